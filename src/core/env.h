@@ -1,0 +1,43 @@
+/*
+ * env.h - what the pure-C learners need from their host.
+ *
+ * The numerical core never includes PostgreSQL headers.  The host (the
+ * PostgreSQL glue or a C test) hands in an allocator and a poll callback.
+ * Under PostgreSQL the allocator is palloc in a dedicated memory context and
+ * the poll callback runs CHECK_FOR_INTERRUPTS(), which may longjmp out of the
+ * core; that is safe because all core memory belongs to that context.
+ */
+#ifndef MRF_ENV_H
+#define MRF_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct MrfEnv
+{
+	/* Returns zeroed memory or NULL; NULL makes the core return MRF_ENOMEM. */
+	void	   *(*alloc) (void *ctx, size_t bytes);
+	void		(*release) (void *ctx, void *ptr);
+	/* Called between units of work; may not return (cancel). May be NULL. */
+	void		(*poll) (void *ctx, int64_t done, int64_t total);
+	void	   *ctx;
+} MrfEnv;
+
+/* Status codes of core functions. */
+typedef enum MrfStatus
+{
+	MRF_OK = 0,
+	MRF_ENOMEM = 1,
+	MRF_EINVAL = 2,
+	MRF_ERNG = 3				/* the operating system's secure source failed */
+} MrfStatus;
+
+/* Allocation helpers that go through the environment. */
+void	   *MrfAlloc(const MrfEnv *env, size_t bytes);
+void		MrfFree(const MrfEnv *env, void *ptr);
+void		MrfPoll(const MrfEnv *env, int64_t done, int64_t total);
+
+/* An environment backed by calloc/free with no poll; for tests and benchmarks. */
+extern const MrfEnv MrfMallocEnv;
+
+#endif

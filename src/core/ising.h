@@ -1,0 +1,40 @@
+/*
+ * ising.h - Ising models and the private Ising learner (Zhang et al. 2020,
+ * Algorithm 2; SPEC.md 4.2).
+ *
+ * Model: P(z) proportional to exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i)
+ * over z in {-1,+1}^p.  A is stored dense, row-major, p x p, zero diagonal.
+ */
+#ifndef MRF_ISING_H
+#define MRF_ISING_H
+
+#include <stdint.h>
+
+#include "env.h"
+#include "noise.h"
+#include "privacy.h"
+
+typedef struct MrfIsingOptions
+{
+	double		rho;			/* total zCDP budget */
+	double		lambda;			/* public width bound */
+	int			iterations;		/* 0: the default from public values */
+	MrfMechanism mechanism;
+	int			symmetrize;
+} MrfIsingOptions;
+
+/* Iterations the learner will run (resolves the default). */
+int			MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n);
+
+/* Bytes of working memory MrfIsingLearn needs for n rows of p variables. */
+size_t		MrfIsingWorkspaceBytes(int p, int64_t n);
+
+/*
+ * Learns A (p x p) and theta (p) from n packed rows (see rows.h) under
+ * opt->rho zCDP.
+ */
+MrfStatus	MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
+						  const MrfIsingOptions *opt, MrfRng *rng,
+						  const MrfEnv *env, double *A, double *theta);
+
+#endif

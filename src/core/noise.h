@@ -1,0 +1,62 @@
+/*
+ * noise.h - a cryptographically secure generator and the noise distributions
+ * the mechanisms draw from.
+ *
+ * MrfRng is ChaCha20 (RFC 8439 block function) used as a stream generator.
+ * In private mode its 256-bit key comes from getrandom(2); in test mode it is
+ * derived from a 64-bit seed, which makes the output reproducible and NOT
+ * private (the glue only allows that for superusers and stamps the model).
+ */
+#ifndef MRF_NOISE_H
+#define MRF_NOISE_H
+
+#include <stdint.h>
+
+typedef struct MrfRng
+{
+	uint32_t	key[8];
+	uint64_t	counter;		/* block counter */
+	uint32_t	block[16];		/* current output block */
+	int			used;			/* 32-bit words of block consumed */
+	int			seeded;			/* nonzero: test seed, not private */
+} MrfRng;
+
+/* Keys the generator from the operating system; returns 0 or -1 on failure. */
+int			MrfRngInitSecure(MrfRng *rng);
+
+/* Keys the generator from a test seed (reproducible, not private). */
+void		MrfRngInitSeeded(MrfRng *rng, uint64_t seed);
+
+/* Derives an independent generator (for a sub-task) from rng's stream. */
+void		MrfRngSplit(MrfRng *rng, MrfRng *child);
+
+uint64_t	MrfRngU64(MrfRng *rng);
+
+/* Uniform integer in [0, bound), bound > 0, without modulo bias. */
+uint64_t	MrfRngBelow(MrfRng *rng, uint64_t bound);
+
+/* Uniform in the open interval (0, 1) on a grid of 2^-53: never 0 or 1. */
+double		MrfRngUniform(MrfRng *rng);
+
+/* Standard Gumbel: -log(-log(U)) with U from MrfRngUniform. */
+double		MrfRngGumbel(MrfRng *rng);
+
+/* Laplace(0, scale) by inversion of a 53-bit uniform. */
+double		MrfRngLaplace(MrfRng *rng, double scale);
+
+/* Bernoulli(exp(-gamma)) for rational gamma = num/den >= 0, exactly (CKS 2020, Alg. 1). */
+int			MrfRngBernoulliExpRational(MrfRng *rng, uint64_t num, uint64_t den);
+
+/*
+ * Discrete Laplace with scale num/den: P(x) proportional to exp(-|x| den/num)
+ * (Canonne-Kamath-Steinke 2020, Algorithm 2).  Exact: integer arithmetic only.
+ */
+int64_t		MrfRngDiscreteLaplace(MrfRng *rng, uint64_t num, uint64_t den);
+
+/*
+ * Discrete Gaussian with sigma^2 = num/den: P(x) proportional to
+ * exp(-x^2 / (2 sigma^2)) (Canonne-Kamath-Steinke 2020, Algorithm 3).  Exact.
+ */
+int64_t		MrfRngDiscreteGaussian(MrfRng *rng, uint64_t num, uint64_t den);
+
+#endif

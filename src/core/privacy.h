@@ -1,0 +1,50 @@
+/*
+ * privacy.h - every privacy calibration constant and conversion of mrfdp.
+ *
+ * Nothing else in the code base may compute a noise scale, a per-step budget
+ * or a conversion between privacy notions: it calls these.  Each definition in
+ * privacy.c names its source and the proof step it serves (SPEC.md section 4).
+ * Neighbouring datasets: replace one row (bounded DP); n is public.
+ */
+#ifndef MRF_PRIVACY_H
+#define MRF_PRIVACY_H
+
+#include <stdint.h>
+
+typedef enum MrfMechanism
+{
+	MRF_MECH_EXPONENTIAL = 0,	/* Gumbel-max exponential mechanism (default) */
+	MRF_MECH_LAPLACE = 1		/* report-noisy-max with Laplace noise */
+} MrfMechanism;
+
+/* Sensitivity of a Frank-Wolfe sum score under replace-one: 2R. */
+double		MrfFwScoreSensitivity(double radius);
+
+/* Per-step pure-DP parameter eps0 of a selection worth rho_step zCDP. */
+double		MrfFwStepEpsilon(MrfMechanism mech, double rho_step);
+
+/* Multiplier c on scores: exponential picks argmax(c*u + Gumbel). */
+double		MrfFwExponentialScale(double eps0, double sensitivity);
+
+/* Laplace scale b for report-noisy-max over non-monotone scores. */
+double		MrfFwLaplaceScale(double eps0, double sensitivity);
+
+/* Default iteration count T from public values only (at least 2). */
+int			MrfFwDefaultIterations(double radius, int64_t n, double rho_node);
+
+/* Per-step zCDP of T-1 noisy selections sharing rho_node. */
+double		MrfFwStepRho(double rho_node, int iterations);
+
+/* rho-zCDP to (eps, delta)-DP: Canonne-Kamath-Steinke 2020, tight. */
+double		MrfZcdpToDpTight(double rho, double delta);
+
+/* rho-zCDP to (eps, delta)-DP: Bun-Steinke 2016, eps = rho + 2 sqrt(rho ln(1/delta)). */
+double		MrfZcdpToDpBs16(double rho, double delta);
+
+/* Largest rho whose tight conversion at delta is at most epsilon. */
+double		MrfZcdpForDp(double epsilon, double delta);
+
+/* Pure eps-DP implies eps^2/2-zCDP (Bun-Steinke 2016, Prop. 1.4). */
+double		MrfDpToZcdp(double epsilon);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * rows.h - packed storage of binary samples: one bit per variable, rows of
+ * whole 64-bit words.  Bit j of a row is 1 for +1 and 0 for -1.
+ */
+#ifndef MRF_ROWS_H
+#define MRF_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 64-bit words per packed row of p variables. */
+static inline int
+MrfBitWords(int p)
+{
+	return (p + 63) / 64;
+}
+
+static inline int
+MrfBitGet(const uint64_t *row, int j)
+{
+	return (int) ((row[j >> 6] >> (j & 63)) & 1);
+}
+
+static inline void
+MrfBitSet(uint64_t *row, int j)
+{
+	row[j >> 6] |= (uint64_t) 1 << (j & 63);
+}
+
+/*
+ * Unpacks n packed rows into a column-major float matrix of n x (p + extra)
+ * with leading dimension n: column j holds +1/-1; the extra columns are 1
+ * (intercepts).
+ */
+void		MrfBitsToColumns(const uint64_t *bits, int64_t n, int p, int extra,
+							 float *cols);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * sample.h - drawing samples from a model: exact enumeration for small p,
+ * Gibbs sampling otherwise.
+ */
+#ifndef MRF_SAMPLE_H
+#define MRF_SAMPLE_H
+
+#include <stdint.h>
+
+#include "env.h"
+#include "noise.h"
+
+/* Largest p sampled exactly by enumerating all 2^p states. */
+#define MRF_EXACT_MAX_P 16
+
+/*
+ * Draws n samples of the Ising model (A p x p row-major, theta p) into out
+ * (n x p, row-major, values -1/+1).  p <= MRF_EXACT_MAX_P enumerates exactly;
+ * otherwise one Gibbs chain runs burn_in sweeps, then keeps one state every
+ * thin sweeps.  A is read symmetrised: (A_ij + A_ji) / 2.
+ */
+MrfStatus	MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
+						   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+						   int8_t *out);
+
+#endif
