@@ -29,6 +29,10 @@ CREATE FUNCTION mrf_to_jsonb(mrf) RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (mrf AS jsonb) WITH FUNCTION mrf_to_jsonb(mrf);
 
+-- Builds an Ising model from a p x p weight matrix (zero diagonal) and fields.
+CREATE FUNCTION mrf_ising(weights float8[], fields float8[] DEFAULT NULL) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 -------------------------------------------------------------------------------
 -- Accessors
 -------------------------------------------------------------------------------

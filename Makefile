@@ -1,0 +1,28 @@
+# mrfdp: PGXS build of the extension, plus the C unit tests and benchmarks.
+EXTENSION = mrfdp
+MODULE_big = mrfdp
+DATA = sql/mrfdp--0.1.0.sql
+
+CORE_SRCS = $(wildcard src/core/*.c)
+PG_SRCS = src/mrfdp.c $(wildcard src/pg/*.c)
+OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
+
+OPENBLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
+OPENBLAS_LIBS := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+
+PG_CPPFLAGS = -I$(srcdir)/src $(OPENBLAS_CFLAGS)
+PG_CFLAGS = -O2 -fno-math-errno
+SHLIB_LINK = $(OPENBLAS_LIBS) -lm
+
+# pg_regress tests: sql/<name>.sql against expected/<name>.out.
+REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/mrfdp--%.sql,$(wildcard sql/*.sql)))
+REGRESS_OPTS = --load-extension=mrfdp
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The core's C unit tests (no server needed).
+.PHONY: ctest
+ctest:
+	$(MAKE) -C test/c check

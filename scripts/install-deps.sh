@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages mrfdp builds, tests and benchmarks with.
+# Run as root (or through sudo).  Skips apt entirely when all are present.
+set -euo pipefail
+
+packages=(
+	build-essential pkg-config
+	postgresql-15 postgresql-server-dev-15 postgresql-common
+	libopenblas-dev
+	postgresql-15-pgtap pgtap
+	postgresql-15-cron
+	python3-numpy python3-psycopg2
+	time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian's postgresql package creates a default cluster; the tests never use it.

@@ -1,0 +1,66 @@
+/*
+ * mrfdp.c - module entry: settings and hook registration.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "mrfdp.h"
+#include "pg/named_call.h"
+
+PG_MODULE_MAGIC;
+
+int			MrfTestSeed = -1;
+int			MrfBlasThreads = 1;
+int			MrfMaxLearnerMemory = 1024 * 1024;	/* kB: 1 GB */
+bool		MrfProgress = false;
+
+void		_PG_init(void);
+
+/* Defines the settings and installs the named-call rewrite. */
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable("mrfdp.test_seed",
+							"Seed for reproducible, NOT private learning (tests only).",
+							"-1 (the default) draws all noise from a cryptographically secure generator. "
+							"Any other value makes every learner reproducible; its models are stamped as not private.",
+							&MrfTestSeed,
+							-1, -1, INT_MAX,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	/*
+	 * OpenBLAS threads are only ever requested right before a learner runs,
+	 * inside a backend, never at load time: a preloaded library must not
+	 * leave BLAS threads behind in the postmaster.
+	 */
+	DefineCustomIntVariable("mrfdp.blas_threads",
+							"OpenBLAS threads a learner may use in this backend.",
+							NULL,
+							&MrfBlasThreads,
+							1, 1, 64,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mrfdp.max_learner_memory",
+							"Largest working memory a learner may plan for, including the packed rows.",
+							NULL,
+							&MrfMaxLearnerMemory,
+							1024 * 1024, 1024, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mrfdp.progress",
+							 "Report learner progress as NOTICE messages.",
+							 NULL,
+							 &MrfProgress,
+							 false,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("mrfdp");
+
+	MrfInstallNamedCallHook();
+}

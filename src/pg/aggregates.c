@@ -1,0 +1,345 @@
+/*
+ * aggregates.c - transition, combine, serialize and deserialize functions of
+ * the binary learners' aggregates, and their final functions.
+ *
+ * Rows are packed as bits while the scan runs; all learning happens in the
+ * final function, which is the only place noise is drawn.  Combine and the
+ * serial forms let parallel workers scan and pack rows.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "libpq/pqformat.h"
+#include "nodes/primnodes.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "core/ising.h"
+#include "core/rows.h"
+#include "pg/aggregates.h"
+#include "pg/model.h"
+#include "pg/options.h"
+#include "pg/release.h"
+
+/* Options accepted by mrf_learn_ising. */
+#define ISING_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_LAMBDA | \
+					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE)
+
+/* The aggregate memory context, or an error when not called as an aggregate. */
+static MemoryContext
+AggregateContext(FunctionCallInfo fcinfo, const char *fn)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in non-aggregate context", fn)));
+	return aggctx;
+}
+
+/* The SQL name of the learner whose aggregate is running, for messages. */
+static const char *
+LearnerName(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+
+	return aggref ? get_func_name(aggref->aggfnoid) : "mrfdp learner";
+}
+
+/* A new empty state in the aggregate context. */
+static MrfBitsState *
+NewState(MemoryContext aggctx)
+{
+	MrfBitsState *state = MemoryContextAllocZero(aggctx, sizeof(MrfBitsState));
+
+	state->p = -1;
+	return state;
+}
+
+/* Room for one more row, growing geometrically under the memory limit. */
+static uint64 *
+AppendSlot(MrfBitsState *state, MemoryContext aggctx, const char *learner)
+{
+	if (state->n == state->capacity)
+	{
+		int64		cap = state->capacity == 0 ? 1024 : state->capacity * 2;
+		Size		bytes = (Size) cap * state->words * sizeof(uint64);
+
+		MrfCheckMemory(learner, (double) bytes);
+		if (state->bits == NULL)
+			state->bits = MemoryContextAllocHuge(aggctx, bytes);
+		else
+			state->bits = repalloc_huge(state->bits, bytes);
+		state->capacity = cap;
+	}
+	return state->bits + (Size) state->n++ * state->words;
+}
+
+/*
+ * The options argument must be a constant or a query parameter: options that
+ * vary from row to row would make the learner's budget data-dependent.
+ */
+static void
+CheckOptionsConstant(FunctionCallInfo fcinfo, const char *learner)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	TargetEntry *tle;
+
+	if (aggref == NULL || list_length(aggref->args) < 2)
+		return;
+	tle = (TargetEntry *) lsecond(aggref->args);
+	if (IsA(tle->expr, Const))
+		return;
+	if (IsA(tle->expr, Param) && ((Param *) tle->expr)->paramkind == PARAM_EXTERN)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s needs the same options for every row", learner),
+			 errdetail("The options argument is not a constant."),
+			 errhint("Pass constants or query parameters to mrf_options().")));
+}
+
+PG_FUNCTION_INFO_V1(mrf_bits_accum);
+/* Transition: packs one sample. */
+Datum
+mrf_bits_accum(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_accum");
+	MrfBitsState *state = PG_ARGISNULL(0) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(0);
+	uint64		scratch[(MRF_MAX_VARIABLES + 63) / 64];
+	uint64	   *slot;
+
+	if (state == NULL)
+	{
+		const char *learner = LearnerName(fcinfo);
+		MemoryContext old;
+
+		state = NewState(aggctx);
+		CheckOptionsConstant(fcinfo, learner);
+		if (PG_ARGISNULL(2))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s needs options", learner),
+					 errhint("Pass mrf_options(rho => ...).")));
+		old = MemoryContextSwitchTo(aggctx);
+		state->options = DatumGetJsonbPCopy(PG_GETARG_DATUM(2));
+		MemoryContextSwitchTo(old);
+		MrfBinaryReaderInit(&state->reader, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							aggctx, MemoryContextStrdup(aggctx, learner));
+		state->reader_ready = true;
+	}
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s does not accept NULL samples", state->reader.learner),
+				 errhint("Filter out NULL rows, e.g. WHERE x IS NOT NULL.")));
+
+	if (state->p < 0)
+	{
+		/* The first row fixes p: read it into scratch space, then size the state. */
+		memset(scratch, 0, sizeof(scratch));
+		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), scratch);
+		state->p = state->reader.p;
+		state->words = MrfBitWords(state->p);
+		slot = AppendSlot(state, aggctx, state->reader.learner);
+		memcpy(slot, scratch, sizeof(uint64) * state->words);
+	}
+	else
+	{
+		slot = AppendSlot(state, aggctx, state->reader.learner);
+		memset(slot, 0, sizeof(uint64) * state->words);
+		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), slot);
+	}
+	PG_RETURN_POINTER(state);
+}
+
+/* Appends src's rows to dst (same p and options). */
+static void
+MergeState(MrfBitsState *dst, const MrfBitsState *src, MemoryContext aggctx)
+{
+	const char *learner = "mrfdp learner";
+
+	if (src == NULL || src->n == 0)
+		return;
+	if (dst->options == NULL)
+		dst->options = DatumGetJsonbPCopy(PointerGetDatum(src->options));
+	else if (VARSIZE(dst->options) != VARSIZE(src->options) ||
+			 memcmp(dst->options, src->options, VARSIZE(dst->options)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s needs the same options for every row", learner)));
+	if (dst->p < 0)
+	{
+		dst->p = src->p;
+		dst->words = src->words;
+	}
+	else if (dst->p != src->p)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("every sample must have the same number of variables"),
+				 errdetail("Samples of %d and of %d variables were both seen.", dst->p, src->p)));
+
+	if (dst->n + src->n > dst->capacity)
+	{
+		int64		cap = Max(dst->n + src->n, dst->capacity * 2);
+		Size		bytes = (Size) cap * dst->words * sizeof(uint64);
+
+		MrfCheckMemory(learner, (double) bytes);
+		if (dst->bits == NULL)
+			dst->bits = MemoryContextAllocHuge(aggctx, bytes);
+		else
+			dst->bits = repalloc_huge(dst->bits, bytes);
+		dst->capacity = cap;
+	}
+	memcpy(dst->bits + (Size) dst->n * dst->words, src->bits,
+		   (Size) src->n * src->words * sizeof(uint64));
+	dst->n += src->n;
+}
+
+PG_FUNCTION_INFO_V1(mrf_bits_combine);
+/* Combine: concatenates two partial states. */
+Datum
+mrf_bits_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_combine");
+	MrfBitsState *a = PG_ARGISNULL(0) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(0);
+	MrfBitsState *b = PG_ARGISNULL(1) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(1);
+	MemoryContext old;
+
+	if (b == NULL)
+		PG_RETURN_POINTER(a);
+	old = MemoryContextSwitchTo(aggctx);
+	if (a == NULL)
+		a = NewState(aggctx);
+	MergeState(a, b, aggctx);
+	MemoryContextSwitchTo(old);
+	PG_RETURN_POINTER(a);
+}
+
+PG_FUNCTION_INFO_V1(mrf_bits_serialize);
+/* Serialize: p, n, options, packed rows. */
+Datum
+mrf_bits_serialize(PG_FUNCTION_ARGS)
+{
+	MrfBitsState *state = (MrfBitsState *) PG_GETARG_POINTER(0);
+	StringInfoData buf;
+	Size		nbytes = (Size) Max(state->n, 0) * Max(state->words, 0) * sizeof(uint64);
+
+	(void) AggregateContext(fcinfo, "mrf_bits_serialize");
+	pq_begintypsend(&buf);
+	pq_sendint32(&buf, state->p);
+	pq_sendint64(&buf, state->n);
+	if (state->options != NULL)
+	{
+		pq_sendint32(&buf, VARSIZE(state->options));
+		pq_sendbytes(&buf, (const char *) state->options, VARSIZE(state->options));
+	}
+	else
+		pq_sendint32(&buf, 0);
+	if (nbytes > 0)
+		pq_sendbytes(&buf, (const char *) state->bits, nbytes);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+PG_FUNCTION_INFO_V1(mrf_bits_deserialize);
+/* Deserialize: the inverse of mrf_bits_serialize, into the aggregate context. */
+Datum
+mrf_bits_deserialize(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_deserialize");
+	bytea	   *data = PG_GETARG_BYTEA_PP(0);
+	StringInfoData buf;
+	MrfBitsState *state = NewState(aggctx);
+	int			optlen;
+	Size		nbytes;
+
+	buf.data = VARDATA_ANY(data);
+	buf.len = VARSIZE_ANY_EXHDR(data);
+	buf.maxlen = buf.len;
+	buf.cursor = 0;
+
+	state->p = pq_getmsgint(&buf, 4);
+	state->n = pq_getmsgint64(&buf);
+	state->words = state->p > 0 ? MrfBitWords(state->p) : 0;
+	optlen = pq_getmsgint(&buf, 4);
+	if (optlen > 0)
+	{
+		state->options = MemoryContextAlloc(aggctx, optlen);
+		pq_copymsgbytes(&buf, (char *) state->options, optlen);
+	}
+	nbytes = (Size) state->n * state->words * sizeof(uint64);
+	if (nbytes > 0)
+	{
+		state->bits = MemoryContextAllocHuge(aggctx, nbytes);
+		pq_copymsgbytes(&buf, (char *) state->bits, nbytes);
+	}
+	state->capacity = state->n;
+	pq_getmsgend(&buf);
+	PG_RETURN_POINTER(state);
+}
+
+PG_FUNCTION_INFO_V1(mrf_ising_final);
+/* Final: learns and releases a private Ising model (Zhang et al. Algorithm 2). */
+Datum
+mrf_ising_final(PG_FUNCTION_ARGS)
+{
+	const char *learner = "mrf_learn_ising";
+	MrfBitsState *state = PG_ARGISNULL(0) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(0);
+	MrfOptions	opt;
+	MrfIsingOptions io;
+	MrfRun		run;
+	MrfModel   *model;
+	StringInfoData meta;
+	int			p;
+	int			iterations;
+	int			status;
+
+	(void) AggregateContext(fcinfo, "mrf_ising_final");
+	if (state == NULL || state->n == 0)
+		PG_RETURN_NULL();
+
+	MrfOptionsParse(state->options, &opt);
+	MrfOptionsCheckAllowed(&opt, ISING_OPTIONS, learner);
+	io.rho = MrfOptionsZcdpBudget(&opt, learner);
+	io.lambda = (opt.given & MRF_OPT_LAMBDA) ? opt.lambda : 1.0;
+	io.iterations = (opt.given & MRF_OPT_ITERATIONS) ? opt.iterations : 0;
+	io.mechanism = (opt.given & MRF_OPT_MECHANISM) ? opt.mechanism : MRF_MECH_EXPONENTIAL;
+	io.symmetrize = (opt.given & MRF_OPT_SYMMETRIZE) ? opt.symmetrize : true;
+
+	p = state->p;
+	iterations = MrfIsingIterations(&io, p, state->n);
+	MrfCheckMemory(learner, (double) MrfIsingWorkspaceBytes(p, state->n) +
+				   (double) state->capacity * state->words * sizeof(uint64) +
+				   (double) MrfIsingParamCount(p) * sizeof(double));
+
+	MrfRunBegin(&run, learner);
+	{
+		double	   *A = palloc0(sizeof(double) * p * p);
+		double	   *theta = palloc0(sizeof(double) * p);
+
+		status = MrfIsingLearn(state->bits, state->n, p, &io, &run.rng, &run.env, A, theta);
+		MrfRunCheck(&run, status);
+
+		MrfMetaBegin(&meta, &run, "zhang2020-algorithm-2", state->n);
+		appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s",
+						 float8out_internal(io.rho));
+		if (opt.given & MRF_OPT_EPSILON)
+			appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
+							 float8out_internal(opt.epsilon), float8out_internal(opt.delta));
+		appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s",
+						 float8out_internal(io.lambda), iterations,
+						 MrfMechanismName(io.mechanism), io.symmetrize ? "true" : "false");
+		model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p),
+							   (run.not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
+							   (io.symmetrize ? MRF_FLAG_SYMMETRIC : 0),
+							   MrfMetaFinish(&meta));
+		memcpy(MrfIsingWeights(model), A, sizeof(double) * p * p);
+		memcpy(MrfIsingFields(model), theta, sizeof(double) * p);
+	}
+	MrfRunEnd(&run);
+	PG_RETURN_POINTER(model);
+}

@@ -1,0 +1,254 @@
+/*
+ * input.c - reading samples of binary variables from row values.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+#include "utils/varbit.h"
+
+#include "core/rows.h"
+#include "pg/input.h"
+
+/* Raises the error for a NULL inside a sample. */
+static void
+pg_attribute_noreturn()
+NullElement(const MrfBinaryReader *reader)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+			 errmsg("%s does not accept NULL variables", reader->learner),
+			 errdetail("A sample contains a NULL element or column."),
+			 errhint("Filter or impute incomplete rows before learning.")));
+}
+
+/* Raises the error for a value outside {-1, +1}. */
+static void
+pg_attribute_noreturn()
+OutsideAlphabet(const MrfBinaryReader *reader)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("%s takes binary variables coded -1 or +1", reader->learner),
+			 errdetail("A sample contains an integer other than -1 and +1."),
+			 errhint("Recode the column, or pass boolean[] or bit varying.")));
+}
+
+/* Checks a value's variable count against the first row's, and the limits. */
+static void
+CheckWidth(MrfBinaryReader *reader, int width)
+{
+	if (reader->p < 0)
+	{
+		if (width < 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s needs at least 2 variables per sample", reader->learner),
+					 errdetail("The first sample has %d.", width)));
+		if (width > MRF_MAX_VARIABLES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s takes at most %d variables", reader->learner, MRF_MAX_VARIABLES),
+					 errdetail("The first sample has %d.", width)));
+		reader->p = width;
+	}
+	else if (width != reader->p)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s needs every sample to have the same number of variables", reader->learner),
+				 errdetail("Samples of %d and of %d variables were both seen.", reader->p, width)));
+}
+
+/* Prepares a reader for values of type typid. */
+void
+MrfBinaryReaderInit(MrfBinaryReader *reader, Oid typid, MemoryContext mcxt,
+					const char *learner)
+{
+	memset(reader, 0, sizeof(*reader));
+	reader->typid = typid;
+	reader->p = -1;
+	reader->mcxt = mcxt;
+	reader->learner = learner;
+
+	switch (typid)
+	{
+		case BOOLARRAYOID:
+			reader->form = MRF_INPUT_BOOL_ARRAY;
+			return;
+		case INT2ARRAYOID:
+			reader->form = MRF_INPUT_INT2_ARRAY;
+			return;
+		case INT4ARRAYOID:
+			reader->form = MRF_INPUT_INT4_ARRAY;
+			return;
+		case BITOID:
+		case VARBITOID:
+			reader->form = MRF_INPUT_BITS;
+			return;
+		default:
+			break;
+	}
+	if (type_is_rowtype(typid))
+	{
+		reader->form = MRF_INPUT_RECORD;
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("%s cannot learn from values of type %s", learner, format_type_be(typid)),
+			 errhint("Pass boolean[], smallint[] or integer[] coded -1/+1, bit varying, or a row of boolean columns.")));
+}
+
+/* Width of a one-dimensional array, rejecting other shapes. */
+static int
+ArrayWidth(MrfBinaryReader *reader, ArrayType *arr)
+{
+	if (ARR_NDIM(arr) == 0)
+		return 0;
+	if (ARR_NDIM(arr) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s takes one-dimensional arrays", reader->learner),
+				 errdetail("A sample is an array of %d dimensions.", ARR_NDIM(arr))));
+	return ARR_DIMS(arr)[0];
+}
+
+/* Sets up the composite row type on the first row and checks it on later ones. */
+static void
+PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
+{
+	Oid			tupType = HeapTupleHeaderGetTypeId(tup);
+	int32		tupTypmod = HeapTupleHeaderGetTypMod(tup);
+	TupleDesc	desc;
+	MemoryContext old;
+	int			width = 0;
+
+	if (reader->tupdesc != NULL && reader->tupdesc->tdtypeid == tupType &&
+		reader->tupdesc->tdtypmod == tupTypmod)
+		return;
+
+	desc = lookup_rowtype_tupdesc(tupType, tupTypmod);
+	old = MemoryContextSwitchTo(reader->mcxt);
+	reader->tupdesc = CreateTupleDescCopy(desc);
+	reader->values = palloc(sizeof(Datum) * desc->natts);
+	reader->nulls = palloc(sizeof(bool) * desc->natts);
+	MemoryContextSwitchTo(old);
+	ReleaseTupleDesc(desc);
+
+	for (int i = 0; i < reader->tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+
+		if (att->attisdropped)
+			continue;
+		if (att->atttypid != BOOLOID)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("%s takes rows whose columns are all boolean", reader->learner),
+					 errdetail("Column \"%s\" has type %s.", NameStr(att->attname),
+							   format_type_be(att->atttypid)),
+					 errhint("Select the boolean columns into a row, e.g. ROW(a, b, c), or an array.")));
+		width++;
+	}
+	CheckWidth(reader, width);
+}
+
+/* Reads one non-null value into dest. */
+void
+MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
+{
+	switch (reader->form)
+	{
+		case MRF_INPUT_BOOL_ARRAY:
+			{
+				ArrayType  *arr = DatumGetArrayTypeP(value);
+				const bool *v;
+
+				CheckWidth(reader, ArrayWidth(reader, arr));
+				if (ARR_HASNULL(arr))
+					NullElement(reader);
+				v = (const bool *) ARR_DATA_PTR(arr);
+				for (int j = 0; j < reader->p; j++)
+					if (v[j])
+						MrfBitSet(dest, j);
+				break;
+			}
+		case MRF_INPUT_INT2_ARRAY:
+			{
+				ArrayType  *arr = DatumGetArrayTypeP(value);
+				const int16 *v;
+
+				CheckWidth(reader, ArrayWidth(reader, arr));
+				if (ARR_HASNULL(arr))
+					NullElement(reader);
+				v = (const int16 *) ARR_DATA_PTR(arr);
+				for (int j = 0; j < reader->p; j++)
+				{
+					if (v[j] == 1)
+						MrfBitSet(dest, j);
+					else if (v[j] != -1)
+						OutsideAlphabet(reader);
+				}
+				break;
+			}
+		case MRF_INPUT_INT4_ARRAY:
+			{
+				ArrayType  *arr = DatumGetArrayTypeP(value);
+				const int32 *v;
+
+				CheckWidth(reader, ArrayWidth(reader, arr));
+				if (ARR_HASNULL(arr))
+					NullElement(reader);
+				v = (const int32 *) ARR_DATA_PTR(arr);
+				for (int j = 0; j < reader->p; j++)
+				{
+					if (v[j] == 1)
+						MrfBitSet(dest, j);
+					else if (v[j] != -1)
+						OutsideAlphabet(reader);
+				}
+				break;
+			}
+		case MRF_INPUT_BITS:
+			{
+				VarBit	   *bits = DatumGetVarBitP(value);
+				const bits8 *b = VARBITS(bits);
+
+				CheckWidth(reader, VARBITLEN(bits));
+				/* bit strings store the first bit in the high bit of each byte */
+				for (int j = 0; j < reader->p; j++)
+					if (b[j >> 3] & (0x80 >> (j & 7)))
+						MrfBitSet(dest, j);
+				break;
+			}
+		case MRF_INPUT_RECORD:
+			{
+				HeapTupleHeader tup = DatumGetHeapTupleHeader(value);
+				HeapTupleData tuple;
+				int			j = 0;
+
+				PrepareRecord(reader, tup);
+				tuple.t_len = HeapTupleHeaderGetDatumLength(tup);
+				ItemPointerSetInvalid(&tuple.t_self);
+				tuple.t_tableOid = InvalidOid;
+				tuple.t_data = tup;
+				heap_deform_tuple(&tuple, reader->tupdesc, reader->values, reader->nulls);
+				for (int i = 0; i < reader->tupdesc->natts; i++)
+				{
+					if (TupleDescAttr(reader->tupdesc, i)->attisdropped)
+						continue;
+					if (reader->nulls[i])
+						NullElement(reader);
+					if (DatumGetBool(reader->values[i]))
+						MrfBitSet(dest, j);
+					j++;
+				}
+				break;
+			}
+	}
+}

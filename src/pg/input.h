@@ -1,0 +1,51 @@
+/*
+ * input.h - reading one sample (a row value) into packed storage.
+ *
+ * Binary learners accept boolean[] (false = -1, true = +1), smallint[] and
+ * int[] with values in {-1, +1}, bit / bit varying (0 = -1, 1 = +1), and
+ * composites whose columns are all boolean.  The alphabet is fixed by the
+ * type, never inferred from the data.  Error messages never quote a value or
+ * a row position: on the protected path they must not reveal data.
+ */
+#ifndef MRF_PG_INPUT_H
+#define MRF_PG_INPUT_H
+
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+
+typedef enum MrfInputForm
+{
+	MRF_INPUT_BOOL_ARRAY = 1,
+	MRF_INPUT_INT2_ARRAY,
+	MRF_INPUT_INT4_ARRAY,
+	MRF_INPUT_BITS,
+	MRF_INPUT_RECORD
+} MrfInputForm;
+
+typedef struct MrfBinaryReader
+{
+	MrfInputForm form;
+	Oid			typid;
+	int			p;				/* variables per row; -1 until the first row */
+	TupleDesc	tupdesc;		/* composites: the row type (kept in mcxt) */
+	Datum	   *values;			/* composites: deform buffers */
+	bool	   *nulls;
+	MemoryContext mcxt;
+	const char *learner;		/* for messages */
+} MrfBinaryReader;
+
+/* Most variables a learner takes. */
+#define MRF_MAX_VARIABLES 4096
+
+/* Prepares a reader for values of type typid; errors for unsupported types. */
+void		MrfBinaryReaderInit(MrfBinaryReader *reader, Oid typid,
+								MemoryContext mcxt, const char *learner);
+
+/*
+ * Reads one non-null value into dest (MrfBitWords(p) zeroed words).  The
+ * first value fixes p; later values of another length are an error.
+ */
+void		MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest);
+
+#endif

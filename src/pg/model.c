@@ -1,0 +1,437 @@
+/*
+ * model.c - the mrf type: construction, JSON text I/O, binary I/O, jsonb
+ * cast and mrf_info.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "pg/model.h"
+
+/* Largest p a model may have: keeps every p x p parameter block well inside 1 GB. */
+#define MRF_MODEL_MAX_P 8192
+
+static const char *const MrfKindNames[] = {
+	NULL, "ising", "pairwise", "twise", "structure", "cliques"
+};
+
+/* The SQL-facing name of a kind. */
+const char *
+MrfKindName(MrfKind kind)
+{
+	if (kind < MRF_KIND_ISING || kind > MRF_KIND_CLIQUES)
+		elog(ERROR, "unknown mrf kind %d", (int) kind);
+	return MrfKindNames[kind];
+}
+
+/* Maps a kind name back to its code, or 0. */
+static MrfKind
+MrfKindFromName(const char *name)
+{
+	for (int i = MRF_KIND_ISING; i <= MRF_KIND_CLIQUES; i++)
+		if (strcmp(name, MrfKindNames[i]) == 0)
+			return (MrfKind) i;
+	return 0;
+}
+
+/* Allocates a model of the given shape; params are zeroed. */
+MrfModel *
+MrfModelCreate(MrfKind kind, int p, int k, int t, int nparams, uint16 flags,
+			   Jsonb *meta)
+{
+	Size		head = MAXALIGN(offsetof(MrfModel, params) + sizeof(double) * (Size) nparams);
+	Size		size = head + VARSIZE(meta);
+	MrfModel   *model;
+
+	if (size > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("mrf model would be too large (%zu bytes)", size),
+				 errdetail("A model value is limited to 1 GB.")));
+	model = palloc0(size);
+	SET_VARSIZE(model, size);
+	model->version = MRF_MODEL_VERSION;
+	model->kind = (uint8) kind;
+	model->flags = flags;
+	model->p = p;
+	model->k = k;
+	model->t = t;
+	model->nparams = nparams;
+	model->meta_offset = (int32) head;
+	memcpy((char *) model + head, meta, VARSIZE(meta));
+	return model;
+}
+
+/* The metadata document of a model. */
+Jsonb *
+MrfModelMeta(const MrfModel *model)
+{
+	return (Jsonb *) ((const char *) model + model->meta_offset);
+}
+
+/* Appends a double as JSON, with the shortest text that reads back exactly. */
+static void
+AppendJsonDouble(StringInfo buf, double value)
+{
+	if (isnan(value) || isinf(value))
+		appendStringInfoString(buf, "null");
+	else
+	{
+		char	   *s = float8out_internal(value);
+
+		appendStringInfoString(buf, s);
+		pfree(s);
+	}
+}
+
+/* Appends a JSON array of n doubles. */
+static void
+AppendJsonVector(StringInfo buf, const double *v, int n)
+{
+	appendStringInfoChar(buf, '[');
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		AppendJsonDouble(buf, v[i]);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+/* Writes the model as a JSON document. */
+static char *
+MrfModelToCString(MrfModel *model)
+{
+	StringInfoData buf;
+	Jsonb	   *meta = MrfModelMeta(model);
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"kind\": \"%s\", \"p\": %d, \"k\": %d",
+					 MrfKindName(model->kind), model->p, model->k);
+	if (model->kind == MRF_KIND_TWISE)
+		appendStringInfo(&buf, ", \"t\": %d", model->t);
+
+	switch (model->kind)
+	{
+		case MRF_KIND_ISING:
+			appendStringInfoString(&buf, ", \"weights\": [");
+			for (int i = 0; i < model->p; i++)
+			{
+				if (i > 0)
+					appendStringInfoString(&buf, ", ");
+				AppendJsonVector(&buf, MrfIsingWeights(model) + (size_t) i * model->p, model->p);
+			}
+			appendStringInfoString(&buf, "], \"fields\": ");
+			AppendJsonVector(&buf, MrfIsingFields(model), model->p);
+			break;
+		default:
+			elog(ERROR, "mrf kind \"%s\" has no text form yet", MrfKindName(model->kind));
+	}
+	appendStringInfoString(&buf, ", \"meta\": ");
+	appendStringInfoString(&buf, JsonbToCString(NULL, &meta->root, VARSIZE(meta)));
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
+/* Raises the error for a malformed mrf document. */
+static void
+pg_attribute_noreturn()
+MalformedModel(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid input syntax for type mrf"),
+			 errdetail("%s", detail)));
+}
+
+/* Looks up key in a JSON object; NULL container or missing key gives false. */
+static bool
+JsonGetKey(JsonbContainer *obj, const char *key, JsonbValue *out)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(obj, key, strlen(key), out);
+
+	return v != NULL;
+}
+
+/* Reads a JSON integer member that must be present. */
+static int
+JsonGetInt(JsonbContainer *obj, const char *key, int lo, int hi)
+{
+	JsonbValue	v;
+	double		d;
+
+	if (!JsonGetKey(obj, key, &v) || v.type != jbvNumeric)
+		MalformedModel(psprintf("Member \"%s\" must be a number.", key));
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric)));
+	if (d != floor(d) || d < lo || d > hi)
+		MalformedModel(psprintf("Member \"%s\" must be an integer from %d to %d.", key, lo, hi));
+	return (int) d;
+}
+
+/* Reads a JSON array of exactly n finite numbers into out. */
+static void
+JsonReadVector(JsonbValue *arr, int n, double *out, const char *what)
+{
+	if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data) ||
+		JsonContainerSize(arr->val.binary.data) != (uint32) n)
+		MalformedModel(psprintf("Member \"%s\" must be an array of %d numbers.", what, n));
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr->val.binary.data, i);
+
+		if (e == NULL || e->type != jbvNumeric)
+			MalformedModel(psprintf("Member \"%s\" must be an array of %d numbers.", what, n));
+		out[i] = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(e->val.numeric)));
+		if (isnan(out[i]) || isinf(out[i]))
+			MalformedModel(psprintf("Member \"%s\" must hold finite numbers.", what));
+	}
+}
+
+/* Parses an mrf JSON document. */
+static MrfModel *
+MrfModelFromCString(char *text)
+{
+	Jsonb	   *doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	JsonbContainer *root = &doc->root;
+	JsonbValue	v;
+	Jsonb	   *meta;
+	MrfModel   *model;
+	MrfKind		kind;
+	int			p;
+
+	if (!JsonContainerIsObject(root))
+		MalformedModel("An mrf document is a JSON object.");
+	if (!JsonGetKey(root, "kind", &v) || v.type != jbvString)
+		MalformedModel("Member \"kind\" must be a string.");
+	kind = MrfKindFromName(pnstrdup(v.val.string.val, v.val.string.len));
+	if (kind == 0)
+		MalformedModel("Member \"kind\" must be one of ising, pairwise, twise, structure, cliques.");
+	p = JsonGetInt(root, "p", 2, MRF_MODEL_MAX_P);
+
+	if (JsonGetKey(root, "meta", &v))
+	{
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			MalformedModel("Member \"meta\" must be an object.");
+		meta = JsonbValueToJsonb(&v);
+	}
+	else
+		meta = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+
+	switch (kind)
+	{
+		case MRF_KIND_ISING:
+			{
+				JsonbValue	rows;
+				double	   *A;
+				bool		symmetric = true;
+
+				if (JsonGetKey(root, "k", &v) && JsonGetInt(root, "k", 2, 2) != 2)
+					MalformedModel("An Ising model has k = 2.");
+				model = MrfModelCreate(kind, p, 2, 0, MrfIsingParamCount(p), 0, meta);
+				A = MrfIsingWeights(model);
+				if (!JsonGetKey(root, "weights", &rows) || rows.type != jbvBinary ||
+					!JsonContainerIsArray(rows.val.binary.data) ||
+					JsonContainerSize(rows.val.binary.data) != (uint32) p)
+					MalformedModel(psprintf("Member \"weights\" must be an array of %d rows.", p));
+				for (int i = 0; i < p; i++)
+				{
+					JsonbValue *row = getIthJsonbValueFromContainer(rows.val.binary.data, i);
+
+					JsonReadVector(row, p, A + (size_t) i * p, "weights");
+					if (A[(size_t) i * p + i] != 0)
+						MalformedModel("The diagonal of \"weights\" must be zero.");
+				}
+				for (int i = 0; i < p && symmetric; i++)
+					for (int j = i + 1; j < p; j++)
+						if (A[(size_t) i * p + j] != A[(size_t) j * p + i])
+						{
+							symmetric = false;
+							break;
+						}
+				if (symmetric)
+					model->flags |= MRF_FLAG_SYMMETRIC;
+				if (!JsonGetKey(root, "fields", &v))
+					MalformedModel("Member \"fields\" is missing.");
+				JsonReadVector(&v, p, MrfIsingFields(model), "fields");
+				break;
+			}
+		default:
+			MalformedModel(psprintf("Models of kind \"%s\" cannot be read yet.", MrfKindName(kind)));
+	}
+
+	/* Keep the binary flag in step with the document it was read from. */
+	if (JsonGetKey(&MrfModelMeta(model)->root, "private", &v) &&
+		v.type == jbvBool && !v.val.boolean)
+		model->flags |= MRF_FLAG_NOT_PRIVATE;
+	return model;
+}
+
+PG_FUNCTION_INFO_V1(mrf_in);
+/* Text input: a JSON document. */
+Datum
+mrf_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(MrfModelFromCString(PG_GETARG_CSTRING(0)));
+}
+
+PG_FUNCTION_INFO_V1(mrf_out);
+/* Text output: a JSON document. */
+Datum
+mrf_out(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_CSTRING(MrfModelToCString(PG_GETARG_MRF_P(0)));
+}
+
+PG_FUNCTION_INFO_V1(mrf_send);
+/* Binary output: a version byte and the JSON text (as jsonb's send does). */
+Datum
+mrf_send(PG_FUNCTION_ARGS)
+{
+	char	   *text = MrfModelToCString(PG_GETARG_MRF_P(0));
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendint8(&buf, 1);
+	pq_sendtext(&buf, text, strlen(text));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+PG_FUNCTION_INFO_V1(mrf_recv);
+/* Binary input: the format of mrf_send. */
+Datum
+mrf_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	int			version = pq_getmsgint(buf, 1);
+	int			nbytes;
+	char	   *text;
+
+	if (version != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("unsupported mrf binary format version %d", version)));
+	text = pq_getmsgtext(buf, buf->len - buf->cursor, &nbytes);
+	PG_RETURN_POINTER(MrfModelFromCString(text));
+}
+
+PG_FUNCTION_INFO_V1(mrf_to_jsonb);
+/* Cast to jsonb: the text form, parsed. */
+Datum
+mrf_to_jsonb(PG_FUNCTION_ARGS)
+{
+	char	   *text = MrfModelToCString(PG_GETARG_MRF_P(0));
+
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+}
+
+PG_FUNCTION_INFO_V1(mrf_info);
+/* Summary of a model: kind, sizes and all metadata, without parameters. */
+Datum
+mrf_info(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	Jsonb	   *meta = MrfModelMeta(model);
+	StringInfoData buf;
+	char	   *metatext = JsonbToCString(NULL, &meta->root, VARSIZE(meta));
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"kind\": \"%s\", \"p\": %d, \"k\": %d, \"parameters\": %d, \"symmetric\": %s",
+					 MrfKindName(model->kind), model->p, model->k, model->nparams,
+					 (model->flags & MRF_FLAG_SYMMETRIC) ? "true" : "false");
+	if (model->kind == MRF_KIND_TWISE)
+		appendStringInfo(&buf, ", \"t\": %d", model->t);
+	/* Merge the metadata object's members after ours. */
+	if (strcmp(metatext, "{}") != 0)
+		appendStringInfo(&buf, ", %s", metatext + 1);
+	else
+		appendStringInfoChar(&buf, '}');
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+PG_FUNCTION_INFO_V1(mrf_ising);
+/* Builds an Ising model from a p x p weight matrix and optional fields. */
+Datum
+mrf_ising(PG_FUNCTION_ARGS)
+{
+	ArrayType  *weights;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	int			p;
+	MrfModel   *model;
+	double	   *A;
+	bool		symmetric = true;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrf_ising needs a weight matrix")));
+	weights = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_NDIM(weights) != 2 || ARR_DIMS(weights)[0] != ARR_DIMS(weights)[1])
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("weights must be a square two-dimensional array")));
+	p = ARR_DIMS(weights)[0];
+	if (p < 2 || p > MRF_MODEL_MAX_P)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an Ising model has from 2 to %d variables", MRF_MODEL_MAX_P)));
+	deconstruct_array(weights, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &nelems);
+
+	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p), 0,
+						   DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}"))));
+	A = MrfIsingWeights(model);
+	for (int i = 0; i < nelems; i++)
+	{
+		if (nulls[i] || isnan(DatumGetFloat8(elems[i])) || isinf(DatumGetFloat8(elems[i])))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("weights must be finite and not NULL")));
+		A[i] = DatumGetFloat8(elems[i]);
+	}
+	for (int i = 0; i < p; i++)
+	{
+		if (A[(size_t) i * p + i] != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the diagonal of the weight matrix must be zero")));
+		for (int j = i + 1; j < p; j++)
+			if (A[(size_t) i * p + j] != A[(size_t) j * p + i])
+				symmetric = false;
+	}
+	if (symmetric)
+		model->flags |= MRF_FLAG_SYMMETRIC;
+
+	if (!PG_ARGISNULL(1))
+	{
+		ArrayType  *fields = PG_GETARG_ARRAYTYPE_P(1);
+		double	   *theta = MrfIsingFields(model);
+
+		deconstruct_array(fields, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+						  &elems, &nulls, &nelems);
+		if (ARR_NDIM(fields) != 1 || nelems != p)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("fields must be a one-dimensional array of %d values", p)));
+		for (int i = 0; i < p; i++)
+		{
+			if (nulls[i] || isnan(DatumGetFloat8(elems[i])) || isinf(DatumGetFloat8(elems[i])))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("fields must be finite and not NULL")));
+			theta[i] = DatumGetFloat8(elems[i]);
+		}
+	}
+	PG_RETURN_POINTER(model);
+}

@@ -1,0 +1,160 @@
+/*
+ * release.c - the common path of every learner from packed rows to a model.
+ */
+#include "postgres.h"
+
+#include <cblas.h>
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "mrfdp.h"
+#include "pg/release.h"
+
+/* Core allocator: zeroed huge allocations in the run's context, NULL on failure. */
+static void *
+RunAlloc(void *ctx, size_t bytes)
+{
+	MrfRun	   *run = (MrfRun *) ctx;
+
+	return MemoryContextAllocExtended(run->mcxt, bytes == 0 ? 1 : bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+}
+
+/* Core deallocator. */
+static void
+RunRelease(void *ctx, void *ptr)
+{
+	if (ptr != NULL)
+		pfree(ptr);
+}
+
+/* Core poll: honours cancel and statement_timeout, and reports progress. */
+static void
+RunPoll(void *ctx, int64_t done, int64_t total)
+{
+	MrfRun	   *run = (MrfRun *) ctx;
+
+	CHECK_FOR_INTERRUPTS();
+	if (MrfProgress && total > 0)
+	{
+		int64		percent = done * 100 / total;
+
+		if (percent / 10 > run->last_percent / 10)
+		{
+			run->last_percent = percent;
+			ereport(NOTICE,
+					(errmsg("%s: %d%% done", run->learner, (int) percent)));
+		}
+	}
+}
+
+/* Errors unless planned_bytes fits mrfdp.max_learner_memory. */
+void
+MrfCheckMemory(const char *learner, double planned_bytes)
+{
+	double		limit = (double) MrfMaxLearnerMemory * 1024.0;
+
+	if (planned_bytes > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s would need %.0f MB of working memory", learner,
+						planned_bytes / (1024.0 * 1024.0)),
+				 errdetail("mrfdp.max_learner_memory is %.0f MB.", limit / (1024.0 * 1024.0)),
+				 errhint("Raise mrfdp.max_learner_memory, or learn from fewer rows or variables.")));
+}
+
+/* Starts a learner run. */
+void
+MrfRunBegin(MrfRun *run, const char *learner)
+{
+	memset(run, 0, sizeof(*run));
+	run->learner = learner;
+	run->mcxt = AllocSetContextCreate(CurrentMemoryContext, "mrfdp learner",
+									  ALLOCSET_DEFAULT_SIZES);
+	run->env.alloc = RunAlloc;
+	run->env.release = RunRelease;
+	run->env.poll = RunPoll;
+	run->env.ctx = run;
+
+	/*
+	 * The secure generator is the default; only a superuser can set
+	 * mrfdp.test_seed (PGC_SUSET), and every model it makes says so.
+	 */
+	if (MrfTestSeed >= 0)
+	{
+		MrfRngInitSeeded(&run->rng, (uint64) MrfTestSeed);
+		run->not_private = true;
+	}
+	else if (MrfRngInitSecure(&run->rng) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not obtain random bytes from the operating system"),
+				 errdetail("getrandom(2) failed: %m.")));
+
+	/* BLAS threads are set here, in the backend, never in the postmaster. */
+	openblas_set_num_threads(MrfBlasThreads);
+}
+
+/* Raises the error matching a core status. */
+void
+MrfRunCheck(MrfRun *run, int status)
+{
+	switch (status)
+	{
+		case MRF_OK:
+			return;
+		case MRF_ENOMEM:
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory in %s", run->learner)));
+			break;
+		case MRF_ERNG:
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not obtain random bytes from the operating system")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("%s failed with internal status %d", run->learner, status)));
+	}
+}
+
+/* Frees what the run allocated. */
+void
+MrfRunEnd(MrfRun *run)
+{
+	explicit_bzero(&run->rng, sizeof(run->rng));
+	MemoryContextDelete(run->mcxt);
+}
+
+/* Starts the metadata document of a release. */
+void
+MrfMetaBegin(StringInfo buf, const MrfRun *run, const char *algorithm, int64 rows)
+{
+	initStringInfo(buf);
+	appendStringInfoString(buf, "{\"learner\": ");
+	escape_json(buf, run->learner);
+	appendStringInfoString(buf, ", \"algorithm\": ");
+	escape_json(buf, algorithm);
+	appendStringInfo(buf, ", \"rows\": " INT64_FORMAT, rows);
+	appendStringInfoString(buf, ", \"neighbours\": \"replace-one\"");
+	appendStringInfo(buf, ", \"private\": %s", run->not_private ? "false" : "true");
+	if (run->not_private)
+		appendStringInfo(buf, ", \"test_seed\": %d", MrfTestSeed);
+	appendStringInfoString(buf, ", \"created\": ");
+	escape_json(buf, timestamptz_to_str(GetCurrentTimestamp()));
+}
+
+/* Closes and parses the metadata document. */
+Jsonb *
+MrfMetaFinish(StringInfo buf)
+{
+	appendStringInfoChar(buf, '}');
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf->data)));
+}

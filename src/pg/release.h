@@ -1,0 +1,48 @@
+/*
+ * release.h - what every learner does between its rows and the model it
+ * releases: the memory limit, the random generator, the core's environment
+ * (memory context, interrupts, progress) and the model's metadata.
+ */
+#ifndef MRF_PG_RELEASE_H
+#define MRF_PG_RELEASE_H
+
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "utils/jsonb.h"
+
+#include "core/env.h"
+#include "core/noise.h"
+
+typedef struct MrfRun
+{
+	const char *learner;		/* SQL name, for messages */
+	MemoryContext mcxt;			/* all core allocations; freed by MrfRunEnd */
+	MrfEnv		env;
+	MrfRng		rng;
+	bool		not_private;	/* a test seed keyed the generator */
+	int64		last_percent;	/* progress already reported */
+} MrfRun;
+
+/* Errors unless planned_bytes fits mrfdp.max_learner_memory. */
+void		MrfCheckMemory(const char *learner, double planned_bytes);
+
+/* Starts a learner run: context, environment, generator, BLAS threads. */
+void		MrfRunBegin(MrfRun *run, const char *learner);
+
+/* Raises the error matching a core status other than MRF_OK. */
+void		MrfRunCheck(MrfRun *run, int status);
+
+/* Frees what the run allocated. */
+void		MrfRunEnd(MrfRun *run);
+
+/*
+ * Starts the metadata document of a release: learner, neighbour relation,
+ * privacy status, creation time.  Callers append ", \"key\": value" members
+ * and close it with MrfMetaFinish.
+ */
+void		MrfMetaBegin(StringInfo buf, const MrfRun *run, const char *algorithm,
+						 int64 rows);
+Jsonb	   *MrfMetaFinish(StringInfo buf);
+
+#endif

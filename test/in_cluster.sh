@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs inside pg_virtualenv (PGHOST, PGPORT, PGUSER, PGPASSWORD are set).
+# $1: directory for the suites' logs.
+set -uo pipefail
+log=$1
+status=0
+
+echo "-- pg_regress"
+make -s PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config installcheck 2>&1 | tee "$log/regress.txt"
+if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+	status=1
+	[ -f regression.diffs ] && head -n 200 regression.diffs
+fi
+
+echo "-- pgTAP"
+dropdb --if-exists mrfdp_tap >/dev/null 2>&1
+createdb mrfdp_tap || exit 1
+psql -X -q -d mrfdp_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION mrfdp' || exit 1
+pg_prove -d mrfdp_tap --failures test/pgtap/*.sql 2>&1 | tee "$log/prove.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+echo "-- pgTAP without the preload"
+PGOPTIONS='-c session_preload_libraries=' pg_prove -d mrfdp_tap --failures test/pgtap-nopreload/*.sql 2>&1 | tee "$log/prove-nopreload.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+exit $status
