@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
-exec pg_virtualenv -o session_preload_libraries=mrfdp \
+exec pg_virtualenv -t -o session_preload_libraries=mrfdp \
 	psql -X -v ON_ERROR_STOP=1 -f scripts/demo.sql

@@ -19,7 +19,7 @@ make -s -C test/c check 2>&1 | tee "$log/c.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "== SQL tests (pg_regress and pgTAP) in a throwaway cluster"
-pg_virtualenv -o session_preload_libraries=mrfdp \
+pg_virtualenv -t -o session_preload_libraries=mrfdp \
 	-o max_worker_processes=16 \
 	bash test/in_cluster.sh "$log" || status=1
 

@@ -40,13 +40,20 @@ AggregateContext(FunctionCallInfo fcinfo, const char *fn)
 	return aggctx;
 }
 
-/* The SQL name of the learner whose aggregate is running, for messages. */
+/* The learner's SQL name (the aggregate's, less "_agg"), for messages. */
 static const char *
 LearnerName(FunctionCallInfo fcinfo)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
+	char	   *name = aggref ? get_func_name(aggref->aggfnoid) : NULL;
+	size_t		len;
 
-	return aggref ? get_func_name(aggref->aggfnoid) : "mrfdp learner";
+	if (name == NULL)
+		return "mrfdp learner";
+	len = strlen(name);
+	if (len > 4 && strcmp(name + len - 4, "_agg") == 0)
+		name[len - 4] = '\0';
+	return name;
 }
 
 /* A new empty state in the aggregate context. */
