@@ -24,7 +24,7 @@ SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SET LOCAL max_parallel_workers_per_gather = 2;
-SELECT like(pg_temp.plan_of('SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1)) FROM ops_rows'),
+SELECT alike(pg_temp.plan_of('SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1)) FROM ops_rows'),
             '%Finalize Aggregate%Gather%Partial Aggregate%', 'the aggregate runs as a parallel plan');
 CREATE TEMP TABLE par AS
 SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
@@ -36,8 +36,10 @@ CREATE TEMP TABLE ser AS
 SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
 SELECT is((SELECT mrf_info(m) - 'created' FROM par), (SELECT mrf_info(m) - 'created' FROM ser),
           'a parallel plan gives a model of the same shape and metadata');
-SELECT is((SELECT count(*) FROM mrf_edges((SELECT m FROM par))), 10::bigint,
-          'the parallel model has all 10 pairs of 5 variables');
+-- Scores are exact integer sums, so the order in which workers deliver rows
+-- cannot change them: under one seed the parallel model is the serial one.
+SELECT ok((SELECT m::jsonb - 'meta' FROM par) = (SELECT m::jsonb - 'meta' FROM ser),
+          'a parallel plan gives exactly the serial model under the same seed');
 
 -- GROUP BY with the aggregate form: one model per group
 SELECT is((SELECT array_agg((mrf_info(m)->>'rows')::int ORDER BY site) FROM
@@ -52,21 +54,30 @@ SELECT is((SELECT count(DISTINCT m::text) FROM
 -- Cancellation: statement_timeout stops a long learn promptly, and nothing is returned.
 CREATE TEMP TABLE wide AS
 SELECT array_agg(random() < 0.5) AS "row" FROM generate_series(1, 60000) g, generate_series(1, 64) j GROUP BY g;
-SAVEPOINT before_timeout;
-CREATE TEMP TABLE t0 AS SELECT clock_timestamp() AS t;
+CREATE FUNCTION pg_temp.learn_until_cancelled(OUT state text, OUT seconds float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	PERFORM mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 1000000)) FROM wide;
+	state := 'finished';
+EXCEPTION WHEN query_canceled THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+END $$;
 SET LOCAL statement_timeout = '500ms';
-SELECT throws_ok($$SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 1000000)) FROM wide$$,
-                 '57014', NULL, 'statement_timeout cancels a long learn');
-RESET statement_timeout;
-SELECT cmp_ok(extract(epoch FROM clock_timestamp() - (SELECT t FROM t0))::float8, '<', 2.5::float8,
-              'the cancel took effect within about a second of the timeout');
+CREATE TEMP TABLE cancelled AS SELECT * FROM pg_temp.learn_until_cancelled();
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT state FROM cancelled), '57014', 'statement_timeout cancels a long learn');
+SELECT cmp_ok((SELECT seconds FROM cancelled), '<', 1.5::float8,
+              'the cancel takes effect within a second of the 0.5 s timeout');
 
 -- BLAS threads: two threads give the same model as one (exact integer scores)
 SET LOCAL mrfdp.blas_threads = 2;
 CREATE TEMP TABLE two AS SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
 SET LOCAL mrfdp.blas_threads = 1;
 CREATE TEMP TABLE one AS SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
-SELECT is((SELECT m::text FROM two), (SELECT m::text FROM one), 'the model does not depend on the BLAS thread count');
+SELECT ok((SELECT m::jsonb - 'meta' FROM two) = (SELECT m::jsonb - 'meta' FROM one), 'the model does not depend on the BLAS thread count');
 SELECT throws_ok('SET mrfdp.blas_threads = 0', '22023', NULL, 'blas_threads is bounded');
 
 SELECT * FROM finish();
