@@ -1,0 +1,363 @@
+/*
+ * sample.c - drawing samples from an Ising model: exact enumeration for
+ * small p, Gibbs sampling otherwise.
+ *
+ * Model: P(z) proportional to exp(sum_{i<j} S_ij z_i z_j + sum_i theta_i z_i)
+ * over z in {-1,+1}^p, where S = (A + A^T) / 2 with its diagonal ignored.
+ *
+ * The code is split so that a pairwise k-ary sampler can reuse its parts:
+ *   - MrfNeighbours: the symmetrised couplings as a compressed sparse row
+ *     list, so a Gibbs update costs the degree of the node, not p;
+ *   - LogWeightsToCdf / DrawFromCdf: a categorical draw from unnormalised
+ *     log-weights (the 2^p states here; k^p states, or the k values of one
+ *     Gibbs conditional, for a k-ary model);
+ *   - the Gibbs driver's schedule (burn-in, thinning, polling).
+ *
+ * Randomness comes from the caller's MrfRng only.  Sampling releases nothing
+ * about private data (the model is already released), so the generator's
+ * privacy mode does not matter here; a seeded generator makes the output
+ * reproducible.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sample.h"
+
+/*
+ * Approximate multiply-adds of Gibbs work between two polls.  A sweep costs
+ * about p + nnz, so polling by work rather than by sweep count keeps cancel
+ * responsive for dense models (p = 2000 is 4M per sweep) without polling
+ * after every sweep of a tiny chain.
+ */
+#define MRF_GIBBS_POLL_WORK ((int64_t) 1 << 20)
+
+/* Exact draws between two polls. */
+#define MRF_EXACT_POLL_DRAWS 1024
+
+/*
+ * Symmetrised off-diagonal couplings in compressed sparse row form: the
+ * neighbours of node i are col[start[i] .. start[i + 1] - 1] with weights
+ * weight[...].  Zero couplings are left out.
+ */
+typedef struct MrfNeighbours
+{
+	int			p;
+	int64_t		nnz;
+	int64_t    *start;			/* p + 1 */
+	int		   *col;			/* nnz */
+	double	   *weight;			/* nnz */
+} MrfNeighbours;
+
+/* Releases the arrays of a neighbour list (safe on a partly built one). */
+static void
+NeighboursFree(const MrfEnv *env, MrfNeighbours *nb)
+{
+	MrfFree(env, nb->start);
+	MrfFree(env, nb->col);
+	MrfFree(env, nb->weight);
+	memset(nb, 0, sizeof(*nb));
+}
+
+/* Coupling S_ij = (A_ij + A_ji) / 2, halved first so that it cannot overflow. */
+static inline double
+Symmetric(const double *A, int p, int i, int j)
+{
+	return 0.5 * A[(int64_t) i * p + j] + 0.5 * A[(int64_t) j * p + i];
+}
+
+/* Builds the neighbour list of S = (A + A^T) / 2, skipping the diagonal. */
+static MrfStatus
+NeighboursBuild(const double *A, int p, const MrfEnv *env, MrfNeighbours *nb)
+{
+	int64_t		nnz = 0;
+	int64_t		k;
+	int			i;
+	int			j;
+
+	memset(nb, 0, sizeof(*nb));
+	nb->p = p;
+
+	for (i = 0; i < p; i++)
+		for (j = 0; j < p; j++)
+			if (i != j && Symmetric(A, p, i, j) != 0.0)
+				nnz++;
+
+	nb->start = MrfAlloc(env, sizeof(int64_t) * ((size_t) p + 1));
+	/* Allocate at least one element so that an empty graph is not NULL. */
+	nb->col = MrfAlloc(env, sizeof(int) * (size_t) (nnz > 0 ? nnz : 1));
+	nb->weight = MrfAlloc(env, sizeof(double) * (size_t) (nnz > 0 ? nnz : 1));
+	if (nb->start == NULL || nb->col == NULL || nb->weight == NULL)
+	{
+		NeighboursFree(env, nb);
+		return MRF_ENOMEM;
+	}
+
+	k = 0;
+	for (i = 0; i < p; i++)
+	{
+		nb->start[i] = k;
+		for (j = 0; j < p; j++)
+		{
+			double		s;
+
+			if (i == j)
+				continue;
+			s = Symmetric(A, p, i, j);
+			if (s != 0.0)
+			{
+				nb->col[k] = j;
+				nb->weight[k] = s;
+				k++;
+			}
+		}
+	}
+	nb->start[p] = k;
+	nb->nnz = k;
+	return MRF_OK;
+}
+
+/*
+ * Turns count unnormalised log-weights into a cumulative distribution in
+ * place: subtracting the maximum and dividing by the sum is the log-sum-exp
+ * normaliser, so no exponential overflows and the largest weight is exact.
+ * The last entry is 1 up to rounding; DrawFromCdf does not rely on it.
+ */
+static void
+LogWeightsToCdf(double *w, int64_t count)
+{
+	double		maxLog = w[0];
+	double		sum = 0.0;
+	double		logZ;
+	int64_t		s;
+
+	for (s = 1; s < count; s++)
+		if (w[s] > maxLog)
+			maxLog = w[s];
+	for (s = 0; s < count; s++)
+		sum += exp(w[s] - maxLog);
+	logZ = maxLog + log(sum);
+
+	sum = 0.0;
+	for (s = 0; s < count; s++)
+	{
+		sum += exp(w[s] - logZ);
+		w[s] = sum;
+	}
+}
+
+/*
+ * Draws an index from a cumulative distribution: the first s with
+ * cdf[s] > u * cdf[count - 1], by binary search.  Scaling u by the last entry
+ * absorbs the rounding of the normalisation.  The product can still round up
+ * to cdf[count - 1] (and MrfRngUniform itself can round to 1), so u is kept
+ * strictly below it; with u in (0, cdf[count - 1]) a state of zero
+ * probability (cdf[s] == cdf[s - 1], or cdf[0] == 0) is never returned.
+ */
+static int64_t
+DrawFromCdf(const double *cdf, int64_t count, MrfRng *rng)
+{
+	double		total = cdf[count - 1];
+	double		u = MrfRngUniform(rng) * total;
+	int64_t		lo = 0;
+	int64_t		hi = count - 1;
+
+	if (u >= total)
+		u = nextafter(total, 0.0);
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Spin of node i in enumeration state s: bit i set means +1. */
+static inline int
+StateSpin(int64_t s, int i)
+{
+	return ((s >> i) & 1) ? 1 : -1;
+}
+
+/* Exact sampling by enumerating all 2^p states (p <= MRF_EXACT_MAX_P). */
+static MrfStatus
+SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
+				 int64_t n, MrfRng *rng, const MrfEnv *env, int8_t *out)
+{
+	int64_t		states = (int64_t) 1 << p;
+	double	   *cdf;
+	int64_t		s;
+	int64_t		m;
+
+	cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
+	if (cdf == NULL)
+		return MRF_ENOMEM;
+
+	/* Unnormalised log-probability of every state; each edge counted once. */
+	for (s = 0; s < states; s++)
+	{
+		double		logw = 0.0;
+		int			i;
+
+		for (i = 0; i < p; i++)
+		{
+			int			zi = StateSpin(s, i);
+			double		pair = 0.0;
+			int64_t		k;
+
+			for (k = nb->start[i]; k < nb->start[i + 1]; k++)
+				if (nb->col[k] > i)
+					pair += nb->weight[k] * StateSpin(s, nb->col[k]);
+			logw += zi * (theta[i] + pair);
+		}
+		cdf[s] = logw;
+	}
+	LogWeightsToCdf(cdf, states);
+
+	for (m = 0; m < n; m++)
+	{
+		int8_t	   *row = out + m * p;
+		int			i;
+
+		if (m % MRF_EXACT_POLL_DRAWS == 0)
+			MrfPoll(env, m, n);
+		s = DrawFromCdf(cdf, states, rng);
+		for (i = 0; i < p; i++)
+			row[i] = (int8_t) StateSpin(s, i);
+	}
+	MrfPoll(env, n, n);
+
+	MrfFree(env, cdf);
+	return MRF_OK;
+}
+
+/*
+ * One systematic-scan Gibbs sweep: for i = 0..p-1 resample z_i from
+ * P(z_i = +1 | rest) = sigmoid(2 h_i), h_i = sum_j S_ij z_j + theta_i.
+ * The field is recomputed from the neighbours at every update rather than
+ * maintained incrementally, so no rounding drift accumulates over long
+ * chains.  1 / (1 + exp(-2h)) is safe at both ends in IEEE arithmetic
+ * (exp overflows to inf, giving 0).
+ */
+static void
+GibbsSweep(const MrfNeighbours *nb, const double *theta, MrfRng *rng,
+		   double *z)
+{
+	int			i;
+
+	for (i = 0; i < nb->p; i++)
+	{
+		double		h = theta[i];
+		double		probPlus;
+		int64_t		k;
+
+		for (k = nb->start[i]; k < nb->start[i + 1]; k++)
+			h += nb->weight[k] * z[nb->col[k]];
+		probPlus = 1.0 / (1.0 + exp(-2.0 * h));
+		z[i] = (MrfRngUniform(rng) < probPlus) ? 1.0 : -1.0;
+	}
+}
+
+/*
+ * Gibbs sampling: one chain from a uniformly random start, burn_in sweeps,
+ * then one kept state every thin sweeps.
+ */
+static MrfStatus
+SampleIsingGibbs(const MrfNeighbours *nb, const double *theta, int p,
+				 int64_t n, int burn_in, int thin, MrfRng *rng,
+				 const MrfEnv *env, int8_t *out)
+{
+	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
+	int64_t		sweepsPerPoll;
+	int64_t		done = 0;
+	double	   *z;
+	int64_t		m;
+	int			i;
+
+	z = MrfAlloc(env, sizeof(double) * (size_t) p);
+	if (z == NULL)
+		return MRF_ENOMEM;
+
+	sweepsPerPoll = MRF_GIBBS_POLL_WORK / ((int64_t) p + nb->nnz);
+	if (sweepsPerPoll < 1)
+		sweepsPerPoll = 1;
+
+	for (i = 0; i < p; i++)
+		z[i] = (MrfRngBelow(rng, 2) == 1) ? 1.0 : -1.0;
+
+	MrfPoll(env, 0, totalSweeps);
+	for (; done < burn_in; done++)
+	{
+		GibbsSweep(nb, theta, rng, z);
+		if ((done + 1) % sweepsPerPoll == 0)
+			MrfPoll(env, done + 1, totalSweeps);
+	}
+
+	for (m = 0; m < n; m++)
+	{
+		int8_t	   *row = out + m * p;
+		int			t;
+
+		for (t = 0; t < thin; t++)
+		{
+			GibbsSweep(nb, theta, rng, z);
+			done++;
+			if (done % sweepsPerPoll == 0)
+				MrfPoll(env, done, totalSweeps);
+		}
+		for (i = 0; i < p; i++)
+			row[i] = (int8_t) (z[i] > 0.0 ? 1 : -1);
+	}
+	MrfPoll(env, totalSweeps, totalSweeps);
+
+	MrfFree(env, z);
+	return MRF_OK;
+}
+
+/* Draws n samples of an Ising model, exactly for small p, by Gibbs otherwise. */
+MrfStatus
+MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
+			   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+			   int8_t *out)
+{
+	MrfNeighbours nb;
+	MrfStatus	status;
+	int64_t		k;
+	int			i;
+
+	if (A == NULL || theta == NULL || rng == NULL || env == NULL)
+		return MRF_EINVAL;
+	if (p < 1 || n < 0 || burn_in < 0 || thin < 1)
+		return MRF_EINVAL;
+	if (n > 0 && out == NULL)
+		return MRF_EINVAL;
+	/* n * p output cells and burn_in + n * thin sweeps must fit in int64. */
+	if (n > INT64_MAX / p || n > (INT64_MAX - burn_in) / thin)
+		return MRF_EINVAL;
+	for (i = 0; i < p; i++)
+		if (!isfinite(theta[i]))
+			return MRF_EINVAL;
+	for (k = 0; k < (int64_t) p * p; k++)
+		if (!isfinite(A[k]))
+			return MRF_EINVAL;
+
+	if (n == 0)
+		return MRF_OK;
+
+	status = NeighboursBuild(A, p, env, &nb);
+	if (status != MRF_OK)
+		return status;
+
+	if (p <= MRF_EXACT_MAX_P)
+		status = SampleIsingExact(&nb, theta, p, n, rng, env, out);
+	else
+		status = SampleIsingGibbs(&nb, theta, p, n, burn_in, thin, rng, env,
+								  out);
+
+	NeighboursFree(env, &nb);
+	return status;
+}

@@ -1,0 +1,539 @@
+/*
+ * test_sample.c - the Ising sampler (sample.c): exact enumeration against the
+ * exact distribution (chi-square, with negative controls that show the test
+ * can fail), Gibbs sampling against closed-form chain correlations and
+ * against brute-force moments just above the enumeration limit, the
+ * burn-in and thinning schedule, argument validation, reproducibility,
+ * polling and memory balance.
+ *
+ * Exact probabilities here are computed independently of sample.c, straight
+ * from P(z) proportional to exp(sum_{i<j} S_ij z_i z_j + sum_i theta_i z_i),
+ * S = (A + A^T) / 2.  Every run uses a fixed seed; thresholds are set so that
+ * a correct sampler fails with probability about 1e-4 per check or less.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "noise.h"
+#include "sample.h"
+
+void		TestSample(void);
+
+/* A correct sampler's chi-square p-value falls below this about 1e-4 of the time. */
+#define P_REJECT 1e-4
+
+/* Draws of the exact-enumeration tests. */
+#define EXACT_DRAWS 200000
+
+/* Log-weights of all 2^p states (bit i of the index set means z_i = +1), normalised. */
+static void
+ExactProbabilities(const double *A, const double *theta, int p, double *prob)
+{
+	long		states = 1L << p;
+	double		maxLog = -INFINITY;
+	double		sum = 0.0;
+	long		s;
+
+	for (s = 0; s < states; s++)
+	{
+		double		logw = 0.0;
+		int			i;
+		int			j;
+
+		for (i = 0; i < p; i++)
+		{
+			int			zi = ((s >> i) & 1) ? 1 : -1;
+
+			logw += theta[i] * zi;
+			for (j = i + 1; j < p; j++)
+			{
+				int			zj = ((s >> j) & 1) ? 1 : -1;
+
+				logw += 0.5 * (A[i * p + j] + A[j * p + i]) * zi * zj;
+			}
+		}
+		prob[s] = logw;
+		if (logw > maxLog)
+			maxLog = logw;
+	}
+	for (s = 0; s < states; s++)
+	{
+		prob[s] = exp(prob[s] - maxLog);
+		sum += prob[s];
+	}
+	for (s = 0; s < states; s++)
+		prob[s] /= sum;
+}
+
+/* State index of a sample row, in the convention of ExactProbabilities. */
+static long
+RowState(const int8_t *row, int p)
+{
+	long		s = 0;
+	int			i;
+
+	for (i = 0; i < p; i++)
+		if (row[i] > 0)
+			s |= 1L << i;
+	return s;
+}
+
+/* Counts the states of n rows; returns 0 if any value is not -1/+1. */
+static int
+CountStates(const int8_t *rows, long n, int p, long *counts)
+{
+	long		m;
+	int			i;
+
+	memset(counts, 0, sizeof(long) * (1UL << p));
+	for (m = 0; m < n; m++)
+	{
+		for (i = 0; i < p; i++)
+			if (rows[m * p + i] != 1 && rows[m * p + i] != -1)
+				return 0;
+		counts[RowState(rows + m * p, p)]++;
+	}
+	return 1;
+}
+
+/* Chi-square p-value of sample rows against a distribution over 2^p states. */
+static double
+StatesPValue(const int8_t *rows, long n, int p, const double *prob)
+{
+	long	   *counts = malloc(sizeof(long) * (1UL << p));
+	double		pvalue = 0.0;
+
+	if (CountStates(rows, n, p, counts))
+		pvalue = ChiSquareSurvival(ChiSquareStatistic(counts, prob, 1 << p, n),
+								   (1 << p) - 1);
+	free(counts);
+	return pvalue;
+}
+
+/*
+ * p = 4, exact path.  A is stored asymmetrically (A_01 = 0.6, A_10 = 0.2,
+ * so S_01 = 0.4; A_23 only above the diagonal) with a nonzero diagonal, so
+ * the test also checks that A is read symmetrised and the diagonal ignored.
+ * Negative controls: the same chi-square must reject samples of a model
+ * whose coupling S_01 is 0.05 larger, and must reject the true samples
+ * against the distribution that reads only the upper triangle of A.
+ */
+static void
+TestExactEnumeration(void)
+{
+	const int	p = 4;
+	double		A[16] = {
+		2.0, 0.6, 0.0, 0.2,
+		0.2, 0.0, -0.3, 0.0,
+		0.0, -0.3, 5.0, 0.5,
+		0.2, 0.0, 0.0, -1.0
+	};
+	double		theta[4] = {0.3, -0.2, 0.0, 0.1};
+	double		Upper[16];
+	double		prob[16];
+	double		probUpper[16];
+	int8_t	   *rows = malloc((size_t) EXACT_DRAWS * p);
+	MrfRng		rng;
+	double		pv;
+	int			i;
+	int			j;
+
+	ExactProbabilities(A, theta, p, prob);
+
+	MrfRngInitSeeded(&rng, 101);
+	CHECK(MrfIsingSample(A, theta, p, EXACT_DRAWS, 0, 1, &rng, &MrfMallocEnv,
+						 rows) == MRF_OK);
+	pv = StatesPValue(rows, EXACT_DRAWS, p, prob);
+	CHECK_MSG(pv > P_REJECT, "exact sampler vs exact probabilities: p-value %.3g", pv);
+
+	/* Negative control 1: upper-triangle-only reading (S_01 = 0.6, S_23 = 0.5). */
+	for (i = 0; i < p; i++)
+		for (j = 0; j < p; j++)
+			Upper[i * p + j] = j > i ? 2.0 * A[i * p + j] : 0.0;
+	ExactProbabilities(Upper, theta, p, probUpper);
+	pv = StatesPValue(rows, EXACT_DRAWS, p, probUpper);
+	CHECK_MSG(pv < 1e-12, "control: unsymmetrised reading not rejected, p-value %.3g", pv);
+
+	/* Negative control 2: samples of a slightly different model (S_01 = 0.45). */
+	A[1] += 0.1;
+	MrfRngInitSeeded(&rng, 102);
+	CHECK(MrfIsingSample(A, theta, p, EXACT_DRAWS, 0, 1, &rng, &MrfMallocEnv,
+						 rows) == MRF_OK);
+	pv = StatesPValue(rows, EXACT_DRAWS, p, prob);
+	CHECK_MSG(pv < 1e-6, "control: perturbed model not rejected, p-value %.3g", pv);
+
+	free(rows);
+}
+
+/* p = 1 and a model with extreme fields: no NaN, all mass where it belongs. */
+static void
+TestExactEdgeCases(void)
+{
+	const long	n = 50000;
+	double		A1 = 0.0;
+	double		theta1 = 0.5;
+	double		A2[4] = {0.0, 40.0, 40.0, 0.0};
+	double		theta2[2] = {400.0, 0.0};
+	int8_t	   *rows = malloc((size_t) n * 2);
+	MrfRng		rng;
+	long		plus = 0;
+	long		m;
+	int			allPlus = 1;
+
+	MrfRngInitSeeded(&rng, 103);
+	CHECK(MrfIsingSample(&A1, &theta1, 1, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
+	for (m = 0; m < n; m++)
+		plus += rows[m] > 0;
+	/* P(+1) = sigmoid(2 theta) = 0.7311; binomial standard error 0.002 */
+	CHECK_NEAR((double) plus / n, 1.0 / (1.0 + exp(-1.0)), 0.01);
+
+	/* exp(440) would overflow without the log-sum-exp normaliser */
+	CHECK(MrfIsingSample(A2, theta2, 2, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
+	for (m = 0; m < 2 * n; m++)
+		allPlus &= rows[m] == 1;
+	CHECK_MSG(allPlus, "state (+1,+1) has probability 1 - 1e-35 but was missed");
+	free(rows);
+}
+
+/* Mean over the chain's edges of E[z_i z_{i+lag}], estimated from rows. */
+static double
+ChainCorrelation(const int8_t *rows, long n, int p, int lag, double *worst,
+				 double expected)
+{
+	double		total = 0.0;
+	int			i;
+
+	*worst = 0.0;
+	for (i = 0; i + lag < p; i++)
+	{
+		long		sum = 0;
+		long		m;
+		double		c;
+
+		for (m = 0; m < n; m++)
+			sum += rows[m * p + i] * rows[m * p + i + lag];
+		c = (double) sum / n;
+		if (fabs(c - expected) > *worst)
+			*worst = fabs(c - expected);
+		total += c;
+	}
+	return total / (p - lag);
+}
+
+/*
+ * Gibbs path, p = 20 chain with S_{i,i+1} = 0.4 and no fields.  For an open
+ * chain E[z_i z_{i+k}] = tanh(0.4)^k exactly, and E[z_i] = 0.  A is stored
+ * symmetrically (both A_{i,i+1} and A_{i+1,i} are 0.4).  With n = 40000 kept
+ * states the standard error of one edge's correlation is about 0.005 (the
+ * chain mixes in a few sweeps at this coupling, and thin = 2) and that of
+ * the mean over the 19 edges about 0.0012; the bounds are 0.03 for any
+ * single edge and 0.006 for the mean.  Negative control: the same estimate
+ * must miss tanh(0.38) by more than the bound, so a sampler whose coupling
+ * is off by 0.02 fails.
+ */
+static void
+TestGibbsChain(void)
+{
+	const int	p = 20;
+	const long	n = 40000;
+	const double coupling = 0.4;
+	double	   *A = calloc((size_t) p * p, sizeof(double));
+	double	   *theta = calloc(p, sizeof(double));
+	int8_t	   *rows = malloc((size_t) n * p);
+	MrfRng		rng;
+	double		worst;
+	double		mean;
+	double		worstMean = 0.0;
+	int			i;
+
+	for (i = 0; i + 1 < p; i++)
+	{
+		A[i * p + i + 1] = coupling;
+		A[(i + 1) * p + i] = coupling;
+	}
+	MrfRngInitSeeded(&rng, 104);
+	CHECK(MrfIsingSample(A, theta, p, n, 1000, 2, &rng, &MrfMallocEnv, rows) == MRF_OK);
+
+	mean = ChainCorrelation(rows, n, p, 1, &worst, tanh(coupling));
+	CHECK_NEAR(mean, tanh(coupling), 0.006);
+	CHECK_MSG(worst < 0.03, "one edge's correlation is off by %.4f", worst);
+
+	mean = ChainCorrelation(rows, n, p, 2, &worst, pow(tanh(coupling), 2));
+	CHECK_NEAR(mean, pow(tanh(coupling), 2), 0.006);
+	CHECK_MSG(worst < 0.03, "one lag-2 correlation is off by %.4f", worst);
+
+	for (i = 0; i < p; i++)
+	{
+		long		sum = 0;
+		long		m;
+
+		for (m = 0; m < n; m++)
+			sum += rows[m * p + i];
+		if (fabs((double) sum / n) > worstMean)
+			worstMean = fabs((double) sum / n);
+	}
+	/* sd of a mean is about 0.009 (variance inflated by the chain's neighbours) */
+	CHECK_MSG(worstMean < 0.05, "a mean is %.4f, expected 0", worstMean);
+
+	/* Negative control: the estimator separates 0.4 from 0.38. */
+	mean = ChainCorrelation(rows, n, p, 1, &worst, tanh(0.38));
+	CHECK_MSG(fabs(mean - tanh(0.38)) > 0.006,
+			  "control: coupling 0.38 not distinguished from 0.4 (%.4f)", mean);
+
+	free(A);
+	free(theta);
+	free(rows);
+}
+
+/*
+ * Gibbs path with fields and mixed-sign couplings at p = 17, one above the
+ * enumeration limit, so the test can still enumerate the exact moments.
+ * The couplings form a ring with chords, stored asymmetrically (only above
+ * the diagonal, doubled) to exercise the symmetrised reading on this path.
+ * Every mean and pairwise correlation must be within 0.04 of the exact
+ * value (about 6 standard errors at n = 40000 kept states, thin = 3); the
+ * moments span roughly [-0.6, 0.6], so a sign or factor-2 error in the
+ * conditional breaks many of them.
+ */
+static void
+TestGibbsVsExact(void)
+{
+	const int	p = 17;
+	const long	n = 40000;
+	long		states = 1L << p;
+	double	   *A = calloc((size_t) p * p, sizeof(double));
+	double	   *theta = calloc(p, sizeof(double));
+	double	   *prob = malloc(sizeof(double) * states);
+	double	   *exactMoment = calloc((size_t) p * p, sizeof(double));
+	int8_t	   *rows = malloc((size_t) n * p);
+	MrfRng		rng;
+	double		worst = 0.0;
+	int			worstI = 0;
+	int			worstJ = 0;
+	long		s;
+	long		m;
+	int			i;
+	int			j;
+
+	for (i = 0; i < p; i++)
+	{
+		int			next = (i + 1) % p;
+		int			chord = (i + 5) % p;
+
+		/* only the upper triangle is set; the sampler halves A_ij + A_ji */
+		A[(i < next ? i : next) * p + (i < next ? next : i)] += 2.0 * ((i % 3 == 0) ? -0.3 : 0.35);
+		if (i % 4 == 0)
+			A[(i < chord ? i : chord) * p + (i < chord ? chord : i)] += 2.0 * 0.25;
+		theta[i] = 0.1 * ((i % 5) - 2);
+	}
+
+	/* exact E[z_i z_j] (i != j) and E[z_i] (on the diagonal) */
+	ExactProbabilities(A, theta, p, prob);
+	for (s = 0; s < states; s++)
+		for (i = 0; i < p; i++)
+		{
+			int			zi = ((s >> i) & 1) ? 1 : -1;
+
+			exactMoment[i * p + i] += prob[s] * zi;
+			for (j = i + 1; j < p; j++)
+				exactMoment[i * p + j] += prob[s] * zi * (((s >> j) & 1) ? 1 : -1);
+		}
+
+	MrfRngInitSeeded(&rng, 105);
+	CHECK(MrfIsingSample(A, theta, p, n, 500, 3, &rng, &MrfMallocEnv, rows) == MRF_OK);
+	for (i = 0; i < p; i++)
+		for (j = i; j < p; j++)
+		{
+			long		sum = 0;
+			double		diff;
+
+			for (m = 0; m < n; m++)
+				sum += (i == j) ? rows[m * p + i] : rows[m * p + i] * rows[m * p + j];
+			diff = fabs((double) sum / n - exactMoment[i * p + j]);
+			if (diff > worst)
+			{
+				worst = diff;
+				worstI = i;
+				worstJ = j;
+			}
+		}
+	CHECK_MSG(worst < 0.04, "moment (%d, %d) is off by %.4f", worstI, worstJ, worst);
+
+	free(A);
+	free(theta);
+	free(prob);
+	free(exactMoment);
+	free(rows);
+}
+
+/* Bad arguments get MRF_EINVAL before anything is written. */
+static void
+TestSampleArguments(void)
+{
+	double		A[4] = {0.0, 0.1, 0.1, 0.0};
+	double		theta[2] = {0.0, 0.0};
+	int8_t		out[8] = {0};
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 106);
+	CHECK(MrfIsingSample(NULL, theta, 2, 4, 0, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, NULL, 2, 4, 0, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 2, 4, 0, 1, NULL, &MrfMallocEnv, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 2, 4, 0, 1, &rng, NULL, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 2, 4, 0, 1, &rng, &MrfMallocEnv, NULL) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 0, 4, 0, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 2, -1, 0, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 2, 4, -1, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 2, 4, 0, 0, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	CHECK(MrfIsingSample(A, theta, 2, INT64_MAX / 2 + 1, 0, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	A[1] = NAN;
+	CHECK(MrfIsingSample(A, theta, 2, 4, 0, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	A[1] = 0.1;
+	theta[0] = INFINITY;
+	CHECK(MrfIsingSample(A, theta, 2, 4, 0, 1, &rng, &MrfMallocEnv, out) == MRF_EINVAL);
+	theta[0] = 0.0;
+	CHECK(out[0] == 0);
+	/* n = 0 is valid and writes nothing, even without an output buffer */
+	CHECK(MrfIsingSample(A, theta, 2, 0, 0, 1, &rng, &MrfMallocEnv, NULL) == MRF_OK);
+}
+
+/* Book-keeping of an environment that counts allocations and polls. */
+typedef struct CountingCtx
+{
+	long		live;			/* allocations not yet released */
+	long		polls;
+	int			monotone;		/* done never decreased */
+	int64_t		lastDone;
+	int64_t		lastTotal;
+} CountingCtx;
+
+/* calloc that counts live blocks. */
+static void *
+CountingAlloc(void *ctx, size_t bytes)
+{
+	((CountingCtx *) ctx)->live++;
+	return calloc(1, bytes);
+}
+
+/* free that counts live blocks. */
+static void
+CountingRelease(void *ctx, void *ptr)
+{
+	((CountingCtx *) ctx)->live--;
+	free(ptr);
+}
+
+/* Records the progress reports. */
+static void
+CountingPoll(void *ctx, int64_t done, int64_t total)
+{
+	CountingCtx *c = ctx;
+
+	if (done < c->lastDone || done > total)
+		c->monotone = 0;
+	c->lastDone = done;
+	c->lastTotal = total;
+	c->polls++;
+}
+
+/*
+ * Both paths free what they allocate, report monotone progress that ends at
+ * done == total, and reproduce their output from the same seed.
+ */
+static void
+TestSampleHousekeeping(void)
+{
+	const int	ps[2] = {6, 40};
+	int			k;
+
+	for (k = 0; k < 2; k++)
+	{
+		const int	p = ps[k];
+		const long	n = 5000;
+		double	   *A = calloc((size_t) p * p, sizeof(double));
+		double	   *theta = calloc(p, sizeof(double));
+		int8_t	   *first = malloc((size_t) n * p);
+		int8_t	   *second = malloc((size_t) n * p);
+		CountingCtx ctx = {0, 0, 1, 0, 0};
+		MrfEnv		env = {CountingAlloc, CountingRelease, CountingPoll, &ctx};
+		MrfRng		rng;
+		int			i;
+
+		for (i = 0; i + 1 < p; i++)
+			A[i * p + i + 1] = 0.3;
+		theta[0] = 0.2;
+
+		MrfRngInitSeeded(&rng, 107);
+		CHECK(MrfIsingSample(A, theta, p, n, 100, 3, &rng, &env, first) == MRF_OK);
+		CHECK_MSG(ctx.live == 0, "p = %d: %ld allocations not released", p, ctx.live);
+		CHECK_MSG(ctx.polls >= 2 && ctx.monotone && ctx.lastDone == ctx.lastTotal,
+				  "p = %d: polls %ld, monotone %d, last %lld of %lld", p, ctx.polls,
+				  ctx.monotone, (long long) ctx.lastDone, (long long) ctx.lastTotal);
+
+		MrfRngInitSeeded(&rng, 107);
+		CHECK(MrfIsingSample(A, theta, p, n, 100, 3, &rng, &env, second) == MRF_OK);
+		CHECK(memcmp(first, second, (size_t) n * p) == 0);
+		MrfRngInitSeeded(&rng, 108);
+		CHECK(MrfIsingSample(A, theta, p, n, 100, 3, &rng, &env, second) == MRF_OK);
+		CHECK(memcmp(first, second, (size_t) n * p) != 0);
+
+		free(A);
+		free(theta);
+		free(first);
+		free(second);
+	}
+}
+
+/*
+ * The Gibbs schedule is one chain: with the same seed, the states kept with
+ * burn-in b and thinning k are rows b + k (m + 1) - 1 of the chain kept at
+ * every sweep without burn-in.  This pins burn-in and thinning exactly
+ * (moment tests cannot see them).
+ */
+static void
+TestGibbsSchedule(void)
+{
+	const int	p = 30;
+	const long	n = 200;
+	const int	burnIn = 7;
+	const int	thin = 3;
+	const long	every = burnIn + thin * n;
+	double	   *A = calloc((size_t) p * p, sizeof(double));
+	double	   *theta = calloc(p, sizeof(double));
+	int8_t	   *all = malloc((size_t) every * p);
+	int8_t	   *kept = malloc((size_t) n * p);
+	MrfRng		rng;
+	long		m;
+	int			same = 1;
+	int			i;
+
+	for (i = 0; i + 1 < p; i++)
+		A[i * p + i + 1] = A[(i + 1) * p + i] = 0.5;
+	MrfRngInitSeeded(&rng, 109);
+	CHECK(MrfIsingSample(A, theta, p, every, 0, 1, &rng, &MrfMallocEnv, all) == MRF_OK);
+	MrfRngInitSeeded(&rng, 109);
+	CHECK(MrfIsingSample(A, theta, p, n, burnIn, thin, &rng, &MrfMallocEnv, kept) == MRF_OK);
+	for (m = 0; m < n; m++)
+		same &= memcmp(kept + m * p, all + (burnIn + thin * (m + 1) - 1) * p, p) == 0;
+	CHECK_MSG(same, "kept states are not every %d-th state after %d sweeps", thin, burnIn);
+
+	free(A);
+	free(theta);
+	free(all);
+	free(kept);
+}
+
+/* The sampler's test group. */
+void
+TestSample(void)
+{
+	TestSampleArguments();
+	TestExactEnumeration();
+	TestExactEdgeCases();
+	TestGibbsChain();
+	TestGibbsVsExact();
+	TestGibbsSchedule();
+	TestSampleHousekeeping();
+}
