@@ -15,6 +15,27 @@
 #include "core/rows.h"
 #include "pg/input.h"
 
+/*
+ * Packs p booleans (bytes of 0 or 1) into bits, eight at a time: the
+ * multiplication moves byte i's low bit to bit 56 + i without carries.
+ */
+static inline void
+PackBools(const uint8 *v, int p, uint64 *dest)
+{
+	int			j = 0;
+
+	for (; j + 8 <= p; j += 8)
+	{
+		uint64		w;
+
+		memcpy(&w, v + j, sizeof(w));
+		dest[j >> 6] |= ((w * UINT64CONST(0x0102040810204080)) >> 56) << (j & 63);
+	}
+	for (; j < p; j++)
+		if (v[j])
+			MrfBitSet(dest, j);
+}
+
 /* Raises the error for a NULL inside a sample. */
 static void
 pg_attribute_noreturn()
@@ -167,15 +188,11 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 		case MRF_INPUT_BOOL_ARRAY:
 			{
 				ArrayType  *arr = DatumGetArrayTypeP(value);
-				const bool *v;
 
 				CheckWidth(reader, ArrayWidth(reader, arr));
 				if (ARR_HASNULL(arr))
 					NullElement(reader);
-				v = (const bool *) ARR_DATA_PTR(arr);
-				for (int j = 0; j < reader->p; j++)
-					if (v[j])
-						MrfBitSet(dest, j);
+				PackBools((const uint8 *) ARR_DATA_PTR(arr), reader->p, dest);
 				break;
 			}
 		case MRF_INPUT_INT2_ARRAY:

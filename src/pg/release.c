@@ -80,6 +80,7 @@ MrfRunBegin(MrfRun *run, const char *learner)
 	run->env.release = RunRelease;
 	run->env.poll = RunPoll;
 	run->env.ctx = run;
+	run->started = GetCurrentTimestamp();
 
 	/*
 	 * The secure generator is the default; only a superuser can set
@@ -147,6 +148,13 @@ MrfMetaBegin(StringInfo buf, const MrfRun *run, const char *algorithm, int64 row
 	appendStringInfo(buf, ", \"private\": %s", run->not_private ? "false" : "true");
 	if (run->not_private)
 		appendStringInfo(buf, ", \"test_seed\": %d", MrfTestSeed);
+	/*
+	 * The learner's own time: the work it times does not branch on the data
+	 * (fixed-size BLAS products, one noise draw per candidate), and the
+	 * caller sees the statement's duration anyway.
+	 */
+	appendStringInfo(buf, ", \"learn_seconds\": %.3f",
+					 (double) (GetCurrentTimestamp() - run->started) / USECS_PER_SEC);
 	appendStringInfoString(buf, ", \"created\": ");
 	escape_json(buf, timestamptz_to_str(GetCurrentTimestamp()));
 }

@@ -8,6 +8,7 @@
 
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
@@ -22,6 +23,7 @@ typedef struct MrfRun
 	MrfRng		rng;
 	bool		not_private;	/* a test seed keyed the generator */
 	int64		last_percent;	/* progress already reported */
+	TimestampTz started;		/* when the run began */
 } MrfRun;
 
 /* Errors unless planned_bytes fits mrfdp.max_learner_memory. */
