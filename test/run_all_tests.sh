@@ -23,6 +23,12 @@ pg_virtualenv -t -o session_preload_libraries=mrfdp \
 	-o max_worker_processes=16 \
 	bash test/in_cluster.sh "$log" || status=1
 
+echo "== pgTAP with mrfdp in shared_preload_libraries"
+pg_virtualenv -t -o shared_preload_libraries=mrfdp \
+	sh -c 'createdb mrfdp_shared && psql -X -q -d mrfdp_shared -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION mrfdp" &&
+		pg_prove -d mrfdp_shared --failures test/pgtap-shared/*.sql' 2>&1 | tee "$log/prove-shared.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
 # One closing line counting every test of every suite.
 passed=0
 failed=0
