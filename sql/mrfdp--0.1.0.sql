@@ -54,6 +54,12 @@ CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
 	RETURNS SETOF int[]
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
+-- Learners running now in any session (needs mrfdp in shared_preload_libraries).
+CREATE FUNCTION mrf_progress(OUT pid int, OUT learner text, OUT done bigint, OUT total bigint,
+							 OUT percent float8, OUT started timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
 -------------------------------------------------------------------------------
 -- Budget conversions (SPEC 3.3); the arithmetic lives in src/core/privacy.c.
 -------------------------------------------------------------------------------

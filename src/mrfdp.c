@@ -10,6 +10,7 @@
 
 #include "mrfdp.h"
 #include "pg/named_call.h"
+#include "pg/progress.h"
 
 PG_MODULE_MAGIC;
 
@@ -65,4 +66,5 @@ _PG_init(void)
 	MarkGUCPrefixReserved("mrfdp");
 
 	MrfInstallNamedCallHook();
+	MrfProgressInit();
 }

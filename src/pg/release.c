@@ -13,6 +13,7 @@
 #include "utils/timestamp.h"
 
 #include "mrfdp.h"
+#include "pg/progress.h"
 #include "pg/release.h"
 
 /* Core allocator: zeroed huge allocations in the run's context, NULL on failure. */
@@ -40,6 +41,7 @@ RunPoll(void *ctx, int64_t done, int64_t total)
 	MrfRun	   *run = (MrfRun *) ctx;
 
 	CHECK_FOR_INTERRUPTS();
+	MrfProgressUpdate(done, total);
 	if (MrfProgress && total > 0)
 	{
 		int64		percent = done * 100 / total;
@@ -81,6 +83,7 @@ MrfRunBegin(MrfRun *run, const char *learner)
 	run->env.poll = RunPoll;
 	run->env.ctx = run;
 	run->started = GetCurrentTimestamp();
+	MrfProgressStart(learner);
 
 	/*
 	 * The secure generator is the default; only a superuser can set
@@ -130,6 +133,7 @@ MrfRunCheck(MrfRun *run, int status)
 void
 MrfRunEnd(MrfRun *run)
 {
+	MrfProgressEnd();
 	explicit_bzero(&run->rng, sizeof(run->rng));
 	MemoryContextDelete(run->mcxt);
 }

@@ -1,6 +1,6 @@
 -- Every bad input gets the right SQLSTATE (the messages are in sql/inputs.sql).
 BEGIN;
-SELECT plan(22);
+SELECT plan(23);
 SET LOCAL mrfdp.test_seed = 1;
 CREATE TEMP TABLE ok_rows AS SELECT ARRAY[g % 2 = 0, g % 3 = 0] AS x FROM generate_series(1, 20) g;
 
@@ -48,6 +48,8 @@ SELECT throws_ok($$SET mrfdp.max_learner_memory = '1MB'; SELECT mrf_learn_ising_
                  '54000', NULL, 'working memory above mrfdp.max_learner_memory');
 RESET mrfdp.max_learner_memory;
 SELECT throws_ok($$SELECT '{"kind": "ising", "p": 2}'::mrf$$, '22P02', NULL, 'malformed model document');
+SELECT throws_ok('SELECT * FROM mrf_progress()', '55000', NULL,
+                 'mrf_progress without mrfdp in shared_preload_libraries explains');
 
 SELECT * FROM finish();
 ROLLBACK;
