@@ -33,12 +33,39 @@ typedef struct MrfFwProblem
 	MrfMechanism mechanism;
 } MrfFwProblem;
 
+/*
+ * Gradient weights are quantised to integers of magnitude at most
+ * MRF_FW_QUANTUM (2^11) so that every BLAS partial sum is an exact float
+ * integer; a score in loss units is radius * S / MRF_FW_QUANTUM, where S is
+ * the integer sum computed by MrfFwScores.
+ */
+#define MRF_FW_QUANTUM 2048
+
+/*
+ * The quantised gradient weight of one row of one problem at margin a = <w,x>:
+ * round(2^11 * y * sigmoid(-y a)) up to the rational tanh (error below 1), in
+ * [-2^11, 2^11]; 0 when y = 0.  Exposed for tests.
+ */
+int			MrfFwQuantizedWeight(float y, float margin);
+
+/*
+ * Integer score sums S[j + k d] = sum_m MrfFwQuantizedWeight(y_mk, a_mk) x_mj
+ * for margins a (n x q, column-major, ld ldm), computed exactly as MrfFwSolve
+ * does (chunked sgemm).  Exposed for tests.
+ */
+MrfStatus	MrfFwScores(const MrfFwProblem *prob, const float *margins,
+						int64_t ldm, const MrfEnv *env, double *scores);
+
 /* Bytes of working memory MrfFwSolve needs beyond its inputs and output. */
 size_t		MrfFwWorkspaceBytes(int64_t n, int d, int q);
 
 /*
  * Runs T-1 private selections for every problem; writes w_T of problem q to
- * w[q * d .. q * d + d - 1].  Polls env once per iteration.
+ * w[q * d .. q * d + d - 1].  Polls env once per block of rows and once per
+ * iteration.  Preconditions (checked, MRF_EINVAL otherwise): x and y entries
+ * in {-1, 0, 1}; every problem has an allowed coordinate; n <= INT_MAX
+ * (BLAS leading dimension); ldy >= n; radius, rho_problem finite and > 0;
+ * T >= 2.
  */
 MrfStatus	MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 					   double *w);

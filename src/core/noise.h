@@ -32,6 +32,17 @@ void		MrfRngSplit(MrfRng *rng, MrfRng *child);
 
 uint64_t	MrfRngU64(MrfRng *rng);
 
+/*
+ * The ChaCha20 block function of RFC 8439 (section 2.3): 32-bit block
+ * counter, 96-bit nonce, 16 output words (serialise little-endian for the
+ * RFC's byte stream).  Exposed for the RFC test vector.
+ */
+void		MrfChaCha20Block(const uint32_t key[8], uint32_t counter,
+							 const uint32_t nonce[3], uint32_t out[16]);
+
+/* What the discrete samplers return for parameters outside their range. */
+#define MRF_NOISE_INVALID INT64_MIN
+
 /* Uniform integer in [0, bound), bound > 0, without modulo bias. */
 uint64_t	MrfRngBelow(MrfRng *rng, uint64_t bound);
 
@@ -44,18 +55,27 @@ double		MrfRngGumbel(MrfRng *rng);
 /* Laplace(0, scale) by inversion of a 53-bit uniform. */
 double		MrfRngLaplace(MrfRng *rng, double scale);
 
-/* Bernoulli(exp(-gamma)) for rational gamma = num/den >= 0, exactly (CKS 2020, Alg. 1). */
+/*
+ * Bernoulli(exp(-gamma)) for rational gamma = num/den >= 0, exactly (CKS 2020,
+ * Alg. 1).  Any num, den >= 1 (num = 0 gives 1); den = 0 returns -1.
+ */
 int			MrfRngBernoulliExpRational(MrfRng *rng, uint64_t num, uint64_t den);
 
 /*
  * Discrete Laplace with scale num/den: P(x) proportional to exp(-|x| den/num)
  * (Canonne-Kamath-Steinke 2020, Algorithm 2).  Exact: integer arithmetic only.
+ * Accepts 1 <= num, den <= 2^62 with num/den <= 2^40; otherwise returns
+ * MRF_NOISE_INVALID.  The result is conditioned on |x| <= INT64_MAX, an event
+ * of probability above 1 - exp(-2^23) in that range.
  */
 int64_t		MrfRngDiscreteLaplace(MrfRng *rng, uint64_t num, uint64_t den);
 
 /*
  * Discrete Gaussian with sigma^2 = num/den: P(x) proportional to
  * exp(-x^2 / (2 sigma^2)) (Canonne-Kamath-Steinke 2020, Algorithm 3).  Exact.
+ * Accepts 1 <= num, den <= 2^40; otherwise returns MRF_NOISE_INVALID.  The
+ * result is conditioned on |x| below 2^23 standard deviations (probability
+ * above 1 - exp(-2^45)) so that all arithmetic fits in 128 bits.
  */
 int64_t		MrfRngDiscreteGaussian(MrfRng *rng, uint64_t num, uint64_t den);
 

@@ -1,0 +1,155 @@
+/*
+ * ising.c - the private Ising learner (Zhang et al. 2020, Algorithm 2; SPEC.md
+ * 4.2) on top of the batched Frank-Wolfe solver.
+ *
+ * Under P(z) proportional to exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i),
+ * P(z_i = 1 | z_-i) = sigmoid(2 (sum_j A_ij z_j + theta_i)): the regression of
+ * z_i on [z_-i, 1] has weights w = (2 A_i., 2 theta_i), whose L1 norm is at
+ * most 2 lambda = R when lambda bounds the width.  All p regressions share one
+ * design matrix: X = [z, 1] (n x (p+1)), problem i uses y = column i of X and
+ * may not select coordinate i.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "fw.h"
+#include "ising.h"
+#include "rows.h"
+
+/* Multiplies sizes, saturating at SIZE_MAX so that overflow reads as "too big". */
+static size_t
+IsingSizeMul(size_t a, size_t b)
+{
+	if (a != 0 && b > SIZE_MAX / a)
+		return SIZE_MAX;
+	return a * b;
+}
+
+/* Adds sizes, saturating at SIZE_MAX. */
+static size_t
+IsingSizeAdd(size_t a, size_t b)
+{
+	if (b > SIZE_MAX - a)
+		return SIZE_MAX;
+	return a + b;
+}
+
+/*
+ * SPEC 4.2: R = 2 lambda and rho_node = rho / p (the p regressions each read
+ * every row, so their budgets add up to rho); T from public values only.
+ * Returns -1 on invalid options.
+ */
+int
+MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n)
+{
+	if (opt == NULL || p < 2 || n < 1)
+		return -1;
+	if (opt->iterations != 0)
+		return opt->iterations >= 2 ? opt->iterations : -1;
+	return MrfFwDefaultIterations(2.0 * opt->lambda, n, opt->rho / p);
+}
+
+/* X, the allowed mask, the p weight vectors, and the solver's own scratch. */
+size_t
+MrfIsingWorkspaceBytes(int p, int64_t n)
+{
+	size_t		d;
+	size_t		total = 0;
+
+	if (p < 0 || n < 0)
+		return SIZE_MAX;
+	d = (size_t) p + 1;
+	total = IsingSizeAdd(total, IsingSizeMul(IsingSizeMul((size_t) n, d), sizeof(float)));
+	total = IsingSizeAdd(total, IsingSizeMul(d, (size_t) p));
+	total = IsingSizeAdd(total, IsingSizeMul(IsingSizeMul(d, (size_t) p), sizeof(double)));
+	total = IsingSizeAdd(total, MrfFwWorkspaceBytes(n, p + 1, p));
+	return total;
+}
+
+/*
+ * Unpack, solve all p node regressions together, then read A and theta off
+ * the weights (halved, see the file comment).  Symmetrising afterwards is
+ * post-processing of the private weights and costs nothing.
+ */
+MrfStatus
+MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
+			  const MrfIsingOptions *opt, MrfRng *rng,
+			  const MrfEnv *env, double *A, double *theta)
+{
+	MrfFwProblem prob;
+	float	   *x = NULL;
+	uint8_t    *allowed = NULL;
+	double	   *w = NULL;
+	MrfStatus	st;
+	int			d = p + 1;
+	int			iters;
+	int			i;
+	int			j;
+
+	if (bits == NULL || opt == NULL || rng == NULL || env == NULL ||
+		A == NULL || theta == NULL || p < 2 || n < 1)
+		return MRF_EINVAL;
+	if (!isfinite(opt->rho) || opt->rho <= 0.0 ||
+		!isfinite(opt->lambda) || opt->lambda <= 0.0)
+		return MRF_EINVAL;
+	iters = MrfIsingIterations(opt, p, n);
+	if (iters < 2)
+		return MRF_EINVAL;
+
+	x = MrfAlloc(env, IsingSizeMul(IsingSizeMul((size_t) n, (size_t) d), sizeof(float)));
+	allowed = MrfAlloc(env, IsingSizeMul((size_t) d, (size_t) p));
+	w = MrfAlloc(env, IsingSizeMul(IsingSizeMul((size_t) d, (size_t) p), sizeof(double)));
+	if (x == NULL || allowed == NULL || w == NULL)
+	{
+		st = MRF_ENOMEM;
+		goto done;
+	}
+
+	MrfBitsToColumns(bits, n, p, 1, x);
+	for (i = 0; i < p; i++)
+		for (j = 0; j < d; j++)
+			allowed[(size_t) i * d + j] = (uint8_t) (j != i);
+
+	memset(&prob, 0, sizeof(prob));
+	prob.n = n;
+	prob.d = d;
+	prob.q = p;
+	prob.x = x;
+	prob.y = x;					/* column i of X is z_i, the label of problem i */
+	prob.ldy = n;
+	prob.allowed = allowed;
+	prob.radius = 2.0 * opt->lambda;
+	prob.iterations = iters;
+	prob.rho_problem = opt->rho / p;
+	prob.mechanism = opt->mechanism;
+
+	st = MrfFwSolve(&prob, rng, env, w);
+	if (st != MRF_OK)
+		goto done;
+
+	for (i = 0; i < p; i++)
+	{
+		const double *wi = w + (size_t) i * d;
+
+		for (j = 0; j < p; j++)
+			A[(size_t) i * p + j] = j == i ? 0.0 : wi[j] / 2.0;
+		theta[i] = wi[p] / 2.0;
+	}
+	if (opt->symmetrize)
+	{
+		for (i = 0; i < p; i++)
+			for (j = i + 1; j < p; j++)
+			{
+				double		avg = (A[(size_t) i * p + j] + A[(size_t) j * p + i]) / 2.0;
+
+				A[(size_t) i * p + j] = avg;
+				A[(size_t) j * p + i] = avg;
+			}
+	}
+
+done:
+	MrfFree(env, w);
+	MrfFree(env, allowed);
+	MrfFree(env, x);
+	return st;
+}

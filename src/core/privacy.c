@@ -1,0 +1,293 @@
+/*
+ * privacy.c - the one place where mrfdp calibrates noise and converts between
+ * privacy notions (SPEC.md section 4).
+ *
+ * Neighbouring datasets differ by replacing one row; n is public.  References:
+ *   [BS16]  Bun, Steinke, "Concentrated Differential Privacy: Simplifications,
+ *           Extensions, and Lower Bounds", TCC 2016.
+ *   [CKS20] Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential
+ *           Privacy", NeurIPS 2020.
+ *   [CR21]  Cesar, Rogers, "Bounding, Concentrating, and Truncating: Unifying
+ *           Privacy Loss Composition for Data Analytics", ALT 2021.
+ *   [DDR20] Dong, Durfee, Rogers, "Optimal Differential Privacy Composition
+ *           for Exponential Mechanisms", ICML 2020.
+ *   [Z20]   Zhang, Kamath, Kulkarni, Wu, "Privately Learning Markov Random
+ *           Fields", ICML 2020, Algorithm 1.
+ *
+ * Every function returns NaN (or -1 for the iteration count) on invalid input
+ * so that the caller can raise an error instead of releasing anything.
+ */
+#include <math.h>
+
+#include "privacy.h"
+
+/* Upper bound on the default iteration count (see MrfFwDefaultIterations). */
+#define FW_MAX_DEFAULT_ITERATIONS 100000
+
+/* Positive and finite: the domain of every budget and radius. */
+static int
+PositiveFinite(double v)
+{
+	return isfinite(v) && v > 0.0;
+}
+
+/*
+ * SPEC 4.1, [Z20] Alg. 1 with sum scores: u(s) = -sum_m <s, grad l(w; d_m)>.
+ * For the logistic loss grad l = -y x sigmoid(-y <w,x>), so with |x_j| <= 1,
+ * |y| <= 1 and ||s||_1 = R every row's term lies in [-R, R].  Replacing one
+ * row swaps one term for another: the score moves by at most 2R, in either
+ * direction.  (fw.c keeps this bound exact under its integer quantisation.)
+ */
+double
+MrfFwScoreSensitivity(double radius)
+{
+	if (!PositiveFinite(radius))
+		return NAN;
+	return 2.0 * radius;
+}
+
+/*
+ * Per-selection pure-DP parameter eps0 for a selection worth rho_step zCDP.
+ * Exponential mechanism: eps0-DP with bounded range (the log-ratio of the
+ * selection probabilities spans an interval of width eps0), which is
+ * eps0^2/8-zCDP ([CR21]; [DDR20]); so eps0 = sqrt(8 rho_step).
+ * Laplace report-noisy-max: only pure eps0-DP, which is eps0^2/2-zCDP
+ * ([BS16] Prop. 1.4); so eps0 = sqrt(2 rho_step).
+ */
+double
+MrfFwStepEpsilon(MrfMechanism mech, double rho_step)
+{
+	if (!PositiveFinite(rho_step))
+		return NAN;
+	switch (mech)
+	{
+		case MRF_MECH_EXPONENTIAL:
+			return sqrt(8.0 * rho_step);
+		case MRF_MECH_LAPLACE:
+			return sqrt(2.0 * rho_step);
+	}
+	return NAN;
+}
+
+/*
+ * The exponential mechanism with utility sensitivity Du selects s with
+ * probability proportional to exp(eps0 u(s) / (2 Du)) and is eps0-DP (SPEC
+ * 4.1; McSherry-Talwar 2007).  Gumbel-max realises it: argmax over s of
+ * c u(s) + Gumbel has exactly the law proportional to exp(c u(s)).
+ */
+double
+MrfFwExponentialScale(double eps0, double sensitivity)
+{
+	if (!PositiveFinite(eps0) || !PositiveFinite(sensitivity))
+		return NAN;
+	return eps0 / (2.0 * sensitivity);
+}
+
+/*
+ * Report-noisy-max with Laplace noise.  Lap(Du/eps0) suffices only for
+ * monotone scores; Frank-Wolfe scores move in both directions under
+ * replace-one, and then the scale 2 Du / eps0 is needed for eps0-DP (the
+ * factor 2 is tight; SPEC 4.1).  The paper's scale is too small: not used.
+ */
+double
+MrfFwLaplaceScale(double eps0, double sensitivity)
+{
+	if (!PositiveFinite(eps0) || !PositiveFinite(sensitivity))
+		return NAN;
+	return 2.0 * sensitivity / eps0;
+}
+
+/*
+ * SPEC 4.1: T = ceil((R n sqrt(rho_node))^(2/3)), at least 2, which balances
+ * the O(1/T) Frank-Wolfe bias against the noise of T-1 selections ([Z20]
+ * Thm. 3.1 with sum scores).  It depends on public values only, so choosing
+ * it costs no privacy.  Capped at FW_MAX_DEFAULT_ITERATIONS = 100000: beyond
+ * that the optimisation error is far below the statistical error of any table
+ * that fits in memory, and the cap bounds the run time.  The factor
+ * (1 - 1e-12) keeps exact cubes (base 1000 -> 100) from rounding up by one.
+ * Returns -1 on invalid input.
+ */
+int
+MrfFwDefaultIterations(double radius, int64_t n, double rho_node)
+{
+	double		base;
+	double		t;
+
+	if (!PositiveFinite(radius) || n <= 0 || !PositiveFinite(rho_node))
+		return -1;
+	base = radius * (double) n * sqrt(rho_node);
+	if (!isfinite(base))
+		return FW_MAX_DEFAULT_ITERATIONS;
+	t = ceil(pow(base, 2.0 / 3.0) * (1.0 - 1e-12));
+	if (t < 2.0)
+		return 2;
+	if (t > (double) FW_MAX_DEFAULT_ITERATIONS)
+		return FW_MAX_DEFAULT_ITERATIONS;
+	return (int) t;
+}
+
+/*
+ * T iterations make T-1 noisy selections (w_1 = 0 is fixed); zCDP composes
+ * additively ([BS16] Lemma 2.3), so each gets rho_node / (T - 1).
+ */
+double
+MrfFwStepRho(double rho_node, int iterations)
+{
+	if (!PositiveFinite(rho_node) || iterations < 2)
+		return NAN;
+	return rho_node / (double) (iterations - 1);
+}
+
+/*
+ * [CKS20] Prop. 12 and Cor. 13: rho-zCDP implies (eps, delta)-DP with
+ * delta = exp((a-1)(a rho - eps)) / (a-1) * (1-1/a)^a for every a > 1.
+ * Solved for eps at order a; x = log(a - 1) parametrises a > 1.
+ */
+static double
+TightEpsilonAt(double rho, double log_delta, double x)
+{
+	double		am1 = exp(x);
+	double		a = 1.0 + am1;
+	double		log1m_inv_a;
+
+	/* log(1 - 1/a) = -log1p(1/(a-1)), evaluated without cancellation */
+	if (x > 0.0)
+		log1m_inv_a = -log1p(exp(-x));
+	else
+		log1m_inv_a = x - log1p(am1);
+	return a * rho + (a * log1m_inv_a - x - log_delta) / am1;
+}
+
+/*
+ * rho-zCDP to (eps, delta)-DP, [CKS20] Cor. 13: eps = min over a > 1 of
+ * TightEpsilonAt.  Every a gives a valid eps, so the search can only err
+ * towards a larger (safe) eps: a coarse scan of log(a-1) over [-20, 40] and a
+ * golden-section refinement around the best grid point.  A negative optimum
+ * means delta(0) < delta already, so 0 is returned.
+ */
+double
+MrfZcdpToDpTight(double rho, double delta)
+{
+	const double lo_x = -20.0;
+	const double hi_x = 40.0;
+	const double step = 0.05;
+	const double inv_phi = 0.6180339887498949;
+	double		log_delta;
+	double		best_x = lo_x;
+	double		best = INFINITY;
+	double		a;
+	double		b;
+	double		c;
+	double		d;
+	double		fc;
+	double		fd;
+	int			i;
+	int			steps;
+
+	if (!PositiveFinite(rho) || !isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return NAN;
+	log_delta = log(delta);
+
+	steps = (int) ((hi_x - lo_x) / step + 0.5);
+	for (i = 0; i <= steps; i++)
+	{
+		double		x = lo_x + step * i;
+		double		e = TightEpsilonAt(rho, log_delta, x);
+
+		if (e < best)
+		{
+			best = e;
+			best_x = x;
+		}
+	}
+
+	a = best_x - step;
+	b = best_x + step;
+	c = b - inv_phi * (b - a);
+	d = a + inv_phi * (b - a);
+	fc = TightEpsilonAt(rho, log_delta, c);
+	fd = TightEpsilonAt(rho, log_delta, d);
+	for (i = 0; i < 100 && b - a > 1e-13; i++)
+	{
+		if (fc < fd)
+		{
+			b = d;
+			d = c;
+			fd = fc;
+			c = b - inv_phi * (b - a);
+			fc = TightEpsilonAt(rho, log_delta, c);
+		}
+		else
+		{
+			a = c;
+			c = d;
+			fc = fd;
+			d = a + inv_phi * (b - a);
+			fd = TightEpsilonAt(rho, log_delta, d);
+		}
+	}
+	if (fc < best)
+		best = fc;
+	if (fd < best)
+		best = fd;
+	if (!(best > 0.0))
+		return isnan(best) ? NAN : 0.0;
+	return best;
+}
+
+/* [BS16] Prop. 1.3: eps = rho + 2 sqrt(rho ln(1/delta)). */
+double
+MrfZcdpToDpBs16(double rho, double delta)
+{
+	if (!PositiveFinite(rho) || !isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return NAN;
+	return rho + 2.0 * sqrt(rho * log(1.0 / delta));
+}
+
+/*
+ * Largest rho with MrfZcdpToDpTight(rho, delta) <= epsilon, by bisection on
+ * the increasing map rho -> eps.  The lower end always satisfies the
+ * inequality, and that end is returned, so the answer is on the safe side.
+ */
+double
+MrfZcdpForDp(double epsilon, double delta)
+{
+	double		lo = 0.0;
+	double		hi;
+	int			i;
+
+	if (!PositiveFinite(epsilon) || !isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return NAN;
+
+	/* grow hi until it violates the target */
+	hi = epsilon;
+	for (i = 0; i < 200 && MrfZcdpToDpTight(hi, delta) <= epsilon; i++)
+	{
+		lo = hi;
+		hi *= 2.0;
+	}
+	if (!isfinite(hi))
+		return NAN;
+
+	for (i = 0; i < 200 && hi - lo > 1e-15 * hi; i++)
+	{
+		double		mid = 0.5 * (lo + hi);
+
+		if (MrfZcdpToDpTight(mid, delta) <= epsilon)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!(lo > 0.0))
+		return NAN;
+	return lo;
+}
+
+/* [BS16] Prop. 1.4: a pure eps-DP mechanism is eps^2/2-zCDP. */
+double
+MrfDpToZcdp(double epsilon)
+{
+	if (!PositiveFinite(epsilon))
+		return NAN;
+	return 0.5 * epsilon * epsilon;
+}

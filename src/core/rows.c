@@ -1,0 +1,51 @@
+/*
+ * rows.c - unpacking of bit-packed binary samples into the float design
+ * matrices that BLAS consumes.
+ */
+#include "rows.h"
+
+/* Rows unpacked per block: their packed words stay in L1 across all columns. */
+#define ROWS_BLOCK 256
+
+/*
+ * Works in blocks of rows so that each column is written sequentially while
+ * the block's packed words are still in cache; a plain column-by-column pass
+ * would stream the whole bit array once per column.
+ */
+void
+MrfBitsToColumns(const uint64_t *bits, int64_t n, int p, int extra,
+				 float *cols)
+{
+	int			words = MrfBitWords(p);
+	int64_t		start;
+	int			j;
+
+	for (start = 0; start < n; start += ROWS_BLOCK)
+	{
+		int64_t		end = start + ROWS_BLOCK < n ? start + ROWS_BLOCK : n;
+
+		for (j = 0; j < p; j++)
+		{
+			float	   *col = cols + (size_t) j * (size_t) n;
+			int			word = j >> 6;
+			int			shift = j & 63;
+			int64_t		m;
+
+			for (m = start; m < end; m++)
+			{
+				uint64_t	bit = (bits[(size_t) m * words + word] >> shift) & 1;
+
+				/* 1 -> +1, 0 -> -1 */
+				col[m] = (float) (2 * (int) bit - 1);
+			}
+		}
+	}
+	for (j = p; j < p + extra; j++)
+	{
+		float	   *col = cols + (size_t) j * (size_t) n;
+		int64_t		m;
+
+		for (m = 0; m < n; m++)
+			col[m] = 1.0f;
+	}
+}

@@ -1,0 +1,165 @@
+/*
+ * harness.c - counters, the runner, and the chi-square helpers shared by the
+ * tests.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+
+int			TestPassed = 0;
+int			TestFailed = 0;
+
+/* Failures are printed as they happen so that the log shows their order. */
+void
+TestRecord(int ok, const char *file, int line, const char *what)
+{
+	if (ok)
+		TestPassed++;
+	else
+	{
+		TestFailed++;
+		printf("FAIL %s:%d: %s\n", file, line, what);
+	}
+}
+
+/*
+ * Regularised lower incomplete gamma P(a, x) by its power series, which
+ * converges for every x; Q = 1 - P is accurate enough for the p-value
+ * thresholds used here (around 1e-4).
+ */
+static double
+LowerGammaRegularised(double a, double x)
+{
+	double		term;
+	double		sum;
+	int			n;
+
+	if (x <= 0.0)
+		return 0.0;
+	term = 1.0 / a;
+	sum = term;
+	for (n = 1; n < 100000; n++)
+	{
+		term *= x / (a + n);
+		sum += term;
+		if (term < sum * 1e-17)
+			break;
+	}
+	return exp(a * log(x) - x - lgamma(a) + log(sum));
+}
+
+/* P(chi2_df >= x) = Q(df/2, x/2). */
+double
+ChiSquareSurvival(double x, int df)
+{
+	double		q = 1.0 - LowerGammaRegularised(0.5 * df, 0.5 * x);
+
+	return q < 0.0 ? 0.0 : q;
+}
+
+/* Sum over cells of (O - E)^2 / E. */
+double
+ChiSquareStatistic(const long *observed, const double *prob, int k, long n)
+{
+	double		stat = 0.0;
+	int			i;
+
+	for (i = 0; i < k; i++)
+	{
+		double		e = prob[i] * (double) n;
+		double		diff = (double) observed[i] - e;
+
+		stat += diff * diff / e;
+	}
+	return stat;
+}
+
+/* Allocates with a size header so that frees can be accounted. */
+static void *
+CountingAlloc(void *ctx, size_t bytes)
+{
+	CountingEnv *ce = ctx;
+	size_t	   *p;
+
+	if (bytes > SIZE_MAX - sizeof(size_t) * 2)
+		return NULL;
+	p = calloc(1, bytes + sizeof(size_t) * 2);
+	if (p == NULL)
+		return NULL;
+	p[0] = bytes;
+	ce->live += bytes;
+	ce->peak = ce->live > ce->peak ? ce->live : ce->peak;
+	ce->allocs++;
+	return p + 2;
+}
+
+/* Frees and accounts. */
+static void
+CountingRelease(void *ctx, void *ptr)
+{
+	CountingEnv *ce = ctx;
+	size_t	   *p = (size_t *) ptr - 2;
+
+	ce->live -= p[0];
+	ce->frees++;
+	free(p);
+}
+
+/* Records the progress reported by the core. */
+static void
+CountingPoll(void *ctx, int64_t done, int64_t total)
+{
+	CountingEnv *ce = ctx;
+
+	ce->polls++;
+	ce->last_done = done;
+	ce->last_total = total;
+}
+
+/* Resets ce and points env's callbacks at it. */
+void
+CountingEnvInit(CountingEnv *ce, MrfEnv *env)
+{
+	memset(ce, 0, sizeof(*ce));
+	env->alloc = CountingAlloc;
+	env->release = CountingRelease;
+	env->poll = CountingPoll;
+	env->ctx = ce;
+}
+
+/* Runs each group, timing it, then prints the closing line. */
+int
+main(void)
+{
+	struct
+	{
+		const char *name;
+		void		(*fn) (void);
+	}			groups[] = {
+		{"noise", TestNoise},
+		{"privacy", TestPrivacy},
+		{"rows", TestRows},
+		{"fw", TestFw},
+		{"ising", TestIsing},
+		{"sample", TestSample},
+	};
+	size_t		i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+	{
+		struct timespec t0;
+		struct timespec t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		groups[i].fn();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("# %s: %.2f s\n", groups[i].name,
+			   (double) (t1.tv_sec - t0.tv_sec) + 1e-9 * (double) (t1.tv_nsec - t0.tv_nsec));
+	}
+	printf("%d passed, %d failed\n", TestPassed, TestFailed);
+	return TestFailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,86 @@
+/*
+ * harness.h - a minimal unit-test harness for the numerical core: checks
+ * count passes and failures, print every failure with its location, and the
+ * runner ends with one line "N passed, N failed".
+ */
+#ifndef MRF_TEST_HARNESS_H
+#define MRF_TEST_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+
+#include "env.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+extern int	TestPassed;
+extern int	TestFailed;
+
+/* Records one outcome; prints the failure with its source location. */
+void		TestRecord(int ok, const char *file, int line, const char *what);
+
+#define CHECK(cond) \
+	TestRecord((cond) ? 1 : 0, __FILE__, __LINE__, #cond)
+
+/* |a - b| <= tol, printing both values on failure. */
+#define CHECK_NEAR(a, b, tol) \
+	do { \
+		double		check_a_ = (double) (a); \
+		double		check_b_ = (double) (b); \
+		double		check_t_ = (double) (tol); \
+		int			check_ok_ = fabs(check_a_ - check_b_) <= check_t_; \
+		TestRecord(check_ok_, __FILE__, __LINE__, #a " ~ " #b); \
+		if (!check_ok_) \
+			printf("    %s = %.10g, %s = %.10g, tolerance %.3g\n", \
+				   #a, check_a_, #b, check_b_, check_t_); \
+	} while (0)
+
+/* A condition with a printf-style explanation on failure. */
+#define CHECK_MSG(cond, ...) \
+	do { \
+		int			check_ok_ = (cond) ? 1 : 0; \
+		TestRecord(check_ok_, __FILE__, __LINE__, #cond); \
+		if (!check_ok_) \
+		{ \
+			printf("    "); \
+			printf(__VA_ARGS__); \
+			printf("\n"); \
+		} \
+	} while (0)
+
+/* Upper tail P(chi2_df >= x) of the chi-square distribution. */
+double		ChiSquareSurvival(double x, int df);
+
+/*
+ * Pearson chi-square of observed counts against expected probabilities over
+ * k cells with total count n.
+ */
+double		ChiSquareStatistic(const long *observed, const double *prob, int k,
+							   long n);
+
+/* Allocation and poll accounting of a test environment. */
+typedef struct CountingEnv
+{
+	size_t		live;
+	size_t		peak;
+	long		allocs;
+	long		frees;
+	long		polls;
+	int64_t		last_done;
+	int64_t		last_total;
+} CountingEnv;
+
+/* Resets ce and points env's callbacks at it. */
+void		CountingEnvInit(CountingEnv *ce, MrfEnv *env);
+
+/* The test groups, one per file. */
+void		TestNoise(void);
+void		TestPrivacy(void);
+void		TestRows(void);
+void		TestFw(void);
+void		TestIsing(void);
+void		TestSample(void);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * test_privacy.c - the calibration functions against their formulas, the
+ * conversion values of SPEC 3.3, and NaN on invalid input.
+ */
+#include "harness.h"
+#include "privacy.h"
+
+/*
+ * delta(eps) of [CKS20] minimised over a dense grid of orders, computed here
+ * independently of privacy.c.
+ */
+static double
+CksDelta(double rho, double eps)
+{
+	double		best = INFINITY;
+	double		x;
+
+	for (x = -15.0; x <= 25.0; x += 1e-4)
+	{
+		double		a = 1.0 + exp(x);
+		double		logd = (a - 1.0) * (a * rho - eps) - log(a - 1.0) +
+			a * log1p(-1.0 / a);
+
+		if (logd < best)
+			best = logd;
+	}
+	return exp(best);
+}
+
+/* SPEC 3.3 values, the tight conversion's optimality, and the inverse. */
+static void
+TestConversions(void)
+{
+	const double eps_targets[] = {0.1, 1.0, 5.0, 20.0};
+	const double deltas[] = {1e-5, 1e-9};
+	double		tight = MrfZcdpToDpTight(2.0, 1e-6);
+	double		bs16 = MrfZcdpToDpBs16(2.0, 1e-6);
+	double		d;
+	size_t		i;
+	size_t		j;
+
+	CHECK_NEAR(tight, 11.6886, 5e-5);
+	/*
+	 * The formula rho + 2 sqrt(rho ln(1/delta)) is 12.51304 at (2, 1e-6); the
+	 * SPEC's printed "12.5132" is a typo of it (ln(1e6) = 13.8155).
+	 */
+	CHECK_NEAR(bs16, 2.0 + 2.0 * sqrt(2.0 * log(1e6)), 1e-12);
+	CHECK_NEAR(bs16, 12.5130, 5e-5);
+	CHECK(tight < bs16);
+
+	/* at the returned eps the best order reaches delta, and not much below */
+	d = CksDelta(2.0, tight);
+	CHECK_MSG(d <= 1e-6 * (1.0 + 1e-6) && d >= 1e-6 * (1.0 - 1e-4),
+			  "delta at returned eps: %.10g", d);
+	d = CksDelta(0.05, MrfZcdpToDpTight(0.05, 1e-9));
+	CHECK_MSG(d <= 1e-9 * (1.0 + 1e-6) && d >= 1e-9 * (1.0 - 1e-4),
+			  "delta at returned eps (rho 0.05): %.10g", d);
+
+	/* increasing in rho, decreasing in delta */
+	CHECK(MrfZcdpToDpTight(0.5, 1e-6) < MrfZcdpToDpTight(0.6, 1e-6));
+	CHECK(MrfZcdpToDpTight(0.5, 1e-6) > MrfZcdpToDpTight(0.5, 1e-5));
+
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 2; j++)
+		{
+			double		rho = MrfZcdpForDp(eps_targets[i], deltas[j]);
+			double		back = MrfZcdpToDpTight(rho, deltas[j]);
+
+			CHECK_MSG(back <= eps_targets[i] && eps_targets[i] - back < 1e-6,
+					  "round trip eps %g delta %g: rho %.12g gives %.12g",
+					  eps_targets[i], deltas[j], rho, back);
+		}
+
+	CHECK_NEAR(MrfDpToZcdp(1.0), 0.5, 1e-15);
+	CHECK_NEAR(MrfDpToZcdp(0.2), 0.02, 1e-15);
+}
+
+/* Invalid budgets are NaN so that the glue refuses them. */
+static void
+TestInvalid(void)
+{
+	CHECK(isnan(MrfZcdpToDpTight(0.0, 1e-6)));
+	CHECK(isnan(MrfZcdpToDpTight(-1.0, 1e-6)));
+	CHECK(isnan(MrfZcdpToDpTight(NAN, 1e-6)));
+	CHECK(isnan(MrfZcdpToDpTight(INFINITY, 1e-6)));
+	CHECK(isnan(MrfZcdpToDpTight(1.0, 0.0)));
+	CHECK(isnan(MrfZcdpToDpTight(1.0, 1.0)));
+	CHECK(isnan(MrfZcdpToDpTight(1.0, NAN)));
+	CHECK(isnan(MrfZcdpToDpBs16(0.0, 1e-6)));
+	CHECK(isnan(MrfZcdpToDpBs16(1.0, 1.5)));
+	CHECK(isnan(MrfZcdpForDp(0.0, 1e-6)));
+	CHECK(isnan(MrfZcdpForDp(1.0, 0.0)));
+	CHECK(isnan(MrfZcdpForDp(INFINITY, 1e-6)));
+	CHECK(isnan(MrfDpToZcdp(-1.0)));
+	CHECK(isnan(MrfDpToZcdp(NAN)));
+	CHECK(isnan(MrfFwScoreSensitivity(0.0)));
+	CHECK(isnan(MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, 0.0)));
+	CHECK(isnan(MrfFwStepEpsilon((MrfMechanism) 7, 1.0)));
+	CHECK(isnan(MrfFwStepRho(1.0, 1)));
+	CHECK(isnan(MrfFwExponentialScale(0.0, 1.0)));
+	CHECK(isnan(MrfFwLaplaceScale(1.0, -1.0)));
+	CHECK(MrfFwDefaultIterations(0.0, 100, 1.0) == -1);
+	CHECK(MrfFwDefaultIterations(1.0, 0, 1.0) == -1);
+	CHECK(MrfFwDefaultIterations(1.0, 100, NAN) == -1);
+}
+
+/* SPEC 4.1 constants. */
+static void
+TestFrankWolfeCalibration(void)
+{
+	CHECK_NEAR(MrfFwScoreSensitivity(3.0), 6.0, 0);
+	CHECK_NEAR(MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, 0.5), 2.0, 1e-15);
+	CHECK_NEAR(MrfFwStepEpsilon(MRF_MECH_LAPLACE, 0.5), 1.0, 1e-15);
+	CHECK_NEAR(MrfFwExponentialScale(2.0, 4.0), 0.25, 0);
+	CHECK_NEAR(MrfFwLaplaceScale(2.0, 4.0), 4.0, 0);
+	CHECK_NEAR(MrfFwStepRho(1.0, 11), 0.1, 1e-16);
+	CHECK_NEAR(MrfFwStepRho(0.3, 2), 0.3, 0);
+
+	/* ceil((R n sqrt(rho))^(2/3)): (2 * 1e5 * 0.1)^(2/3) = 736.8 */
+	CHECK(MrfFwDefaultIterations(2.0, 100000, 0.01) == 737);
+	/* an exact cube must not round up: 1000^(2/3) = 100 */
+	CHECK(MrfFwDefaultIterations(1.0, 1000, 1.0) == 100);
+	CHECK(MrfFwDefaultIterations(2.0, 20000, 6.25) == 2155);
+	CHECK(MrfFwDefaultIterations(0.1, 1, 0.01) == 2);
+	CHECK(MrfFwDefaultIterations(2.0, (int64_t) 1 << 40, 100.0) == 100000);
+}
+
+/* The privacy tests. */
+void
+TestPrivacy(void)
+{
+	TestConversions();
+	TestInvalid();
+	TestFrankWolfeCalibration();
+}
