@@ -239,11 +239,16 @@ RngBelow128(MrfRng *rng, u128 bound)
 	return x % bound;
 }
 
-/* Midpoints of a 2^-53 grid, so that log(U) and log(1-U) are always finite. */
+/*
+ * Midpoints of a 2^-52 grid (odd multiples of 2^-53), so that log(U) and
+ * log(1-U) are always finite.  With 53 bits, (2^53 - 1) + 0.5 is not a double
+ * and rounds to 2^53, giving U = 1 and an infinite Gumbel draw; with 52 bits
+ * every midpoint, up to 1 - 2^-53, is exact.
+ */
 double
 MrfRngUniform(MrfRng *rng)
 {
-	return ((double) (MrfRngU64(rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	return ((double) (MrfRngU64(rng) >> 12) + 0.5) * (1.0 / 4503599627370496.0);
 }
 
 /* Gumbel-max turns this into the exponential mechanism. */

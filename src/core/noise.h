@@ -46,7 +46,7 @@ void		MrfChaCha20Block(const uint32_t key[8], uint32_t counter,
 /* Uniform integer in [0, bound), bound > 0, without modulo bias. */
 uint64_t	MrfRngBelow(MrfRng *rng, uint64_t bound);
 
-/* Uniform in the open interval (0, 1) on a grid of 2^-53: never 0 or 1. */
+/* Uniform in the open interval (0, 1): odd multiples of 2^-53, never 0 or 1. */
 double		MrfRngUniform(MrfRng *rng);
 
 /* Standard Gumbel: -log(-log(U)) with U from MrfRngUniform. */

@@ -283,6 +283,79 @@ MrfZcdpForDp(double epsilon, double delta)
 	return lo;
 }
 
+/*
+ * Largest rho with MrfZcdpToDpBs16(rho, delta) <= epsilon, in closed form:
+ * with L = ln(1/delta), rho + 2 sqrt(rho L) = eps is (sqrt(rho) + sqrt(L))^2
+ * = eps + L, so sqrt(rho) = sqrt(eps + L) - sqrt(L).  Rounding is corrected
+ * downwards until the forward map fits, so the answer is on the safe side.
+ */
+double
+MrfZcdpForDpBs16(double epsilon, double delta)
+{
+	double		L;
+	double		s;
+	double		rho;
+
+	if (!PositiveFinite(epsilon) || !isfinite(delta) || delta <= 0.0 || delta >= 1.0)
+		return NAN;
+	L = log(1.0 / delta);
+	s = sqrt(L + epsilon) - sqrt(L);
+	rho = s * s;
+	while (rho > 0.0 && MrfZcdpToDpBs16(rho, delta) > epsilon)
+		rho = nextafter(rho, 0.0);
+	return rho;
+}
+
+/*
+ * Total epsilon spent on one relation (SPEC 3.4), given its charges:
+ * zcdp_rho = sum of rho of zCDP releases; pure_epsilon and pure_rho = sum of
+ * epsilon and of epsilon^2/2 of pure releases; approx_epsilon, approx_delta =
+ * sums over (epsilon, delta) releases; delta_cap the relation's delta.
+ *
+ * Two accountings are valid and the smaller is returned:
+ *  A (the SPEC's): pure charges enter zCDP as eps^2/2 [BS16, Prop. 1.4];
+ *    zCDP composes additively [BS16, Lemma 2.3]; the total rho converts to
+ *    (eps, delta_cap - sum delta_i) by [CKS20]; basic composition
+ *    [Dwork-Roth, Thm 3.16] adds the approximate releases.
+ *  B: the zCDP releases alone convert as in A; the pure releases compose
+ *    by basic composition (their epsilons add) and join by basic composition.
+ * Both bound the same sequence of mechanisms, so their minimum does too.
+ * A zCDP part needs delta_cap - sum delta_i > 0; without it the result is
+ * +infinity (nothing more fits).  Inputs are rounded up by the caller.
+ */
+double
+MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
+				  double approx_epsilon, double approx_delta, double delta_cap)
+{
+	double		delta_left = delta_cap - approx_delta;
+	double		a;
+	double		b;
+
+	if (zcdp_rho < 0 || pure_epsilon < 0 || pure_rho < 0 || approx_epsilon < 0 ||
+		approx_delta < 0 || !(delta_cap >= 0))
+		return NAN;
+	if (approx_delta > delta_cap)
+		return INFINITY;
+
+	/* A: everything but the approximate releases as one zCDP total */
+	if (zcdp_rho + pure_rho == 0.0)
+		a = approx_epsilon;
+	else if (!(delta_left > 0.0))
+		a = INFINITY;
+	else
+		a = MrfZcdpToDpTight(zcdp_rho + pure_rho, delta_left) + approx_epsilon;
+
+	/* B: pure releases by basic composition */
+	if (zcdp_rho == 0.0)
+		b = pure_epsilon + approx_epsilon;
+	else if (!(delta_left > 0.0))
+		b = INFINITY;
+	else
+		b = MrfZcdpToDpTight(zcdp_rho, delta_left) + pure_epsilon + approx_epsilon;
+
+	return a < b ? a : b;
+}
+
 /* [BS16] Prop. 1.4: a pure eps-DP mechanism is eps^2/2-zCDP. */
 double
 MrfDpToZcdp(double epsilon)

@@ -44,6 +44,14 @@ double		MrfZcdpToDpBs16(double rho, double delta);
 /* Largest rho whose tight conversion at delta is at most epsilon. */
 double		MrfZcdpForDp(double epsilon, double delta);
 
+/* Largest rho whose Bun-Steinke conversion at delta is at most epsilon. */
+double		MrfZcdpForDpBs16(double epsilon, double delta);
+
+/* Total epsilon of a relation's charges under SPEC 3.4 (+infinity: infeasible). */
+double		MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
+							  double approx_epsilon, double approx_delta,
+							  double delta_cap);
+
 /* Pure eps-DP implies eps^2/2-zCDP (Bun-Steinke 2016, Prop. 1.4). */
 double		MrfDpToZcdp(double epsilon);
 

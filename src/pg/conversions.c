@@ -94,12 +94,6 @@ mrf_zcdp_for_dp(PG_FUNCTION_ARGS)
 	if (method == CONVERT_TIGHT)
 		rho = MrfZcdpForDp(epsilon, delta);
 	else
-	{
-		/* Invert eps = rho + 2 sqrt(rho L), L = ln(1/delta): sqrt(rho) = sqrt(L + eps) - sqrt(L). */
-		double		L = log(1.0 / delta);
-		double		s = sqrt(L + epsilon) - sqrt(L);
-
-		rho = s * s;
-	}
+		rho = MrfZcdpForDpBs16(epsilon, delta);
 	PG_RETURN_FLOAT8(rho);
 }
