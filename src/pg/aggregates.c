@@ -19,6 +19,7 @@
 #include "core/ising.h"
 #include "core/rows.h"
 #include "pg/aggregates.h"
+#include "pg/ledger.h"
 #include "pg/model.h"
 #include "pg/options.h"
 #include "pg/release.h"
@@ -348,5 +349,12 @@ mrf_ising_final(PG_FUNCTION_ARGS)
 		memcpy(MrfIsingFields(model), theta, sizeof(double) * p);
 	}
 	MrfRunEnd(&run);
+
+	/* Charge before release: returns only once the charge is committed. */
+	{
+		MrfCharge	charge = {learner, MRF_NOTION_ZCDP, io.rho, 0, 0, state->n};
+
+		MrfChargeStatement(&charge);
+	}
 	PG_RETURN_POINTER(model);
 }

@@ -1,0 +1,633 @@
+/*
+ * ledger.c - the privacy ledger (SPEC 3.4).
+ *
+ * A release is charged before it is returned, in a transaction of its own:
+ * a dynamic background worker connects as the extension's owner, checks and
+ * charges every protected relation with one UPDATE ... WHERE <fits> per
+ * relation (the row lock makes check-and-charge atomic under concurrency),
+ * appends the ledger rows and commits.  Only after that commit does the
+ * caller see the model, so ROLLBACK, an exception block or a later error in
+ * the same statement cannot undo the charge.  A learner that fails or is
+ * cancelled before this point has released nothing and is charged nothing.
+ *
+ * The aggregate path charges every protected relation the running statement
+ * reads: the range tables of the top-level query and of every query started
+ * while it runs (views, subqueries, CTEs, functions), collected by executor
+ * hooks.  Over-charging is safe; under-charging would be a bug.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/genam.h"
+#include "access/parallel.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "parser/parsetree.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/snapmgr.h"
+
+#include "core/privacy.h"
+#include "pg/budget.h"
+#include "pg/ledger.h"
+
+/* The worker's answer. */
+typedef enum ChargeStatus
+{
+	CHARGE_PENDING = 0,
+	CHARGE_COMMITTED = 1,
+	CHARGE_OVER_BUDGET = 2,
+	CHARGE_NOT_PROTECTED = 3
+} ChargeStatus;
+
+#define CHARGE_STATEMENT_LEN 1024
+#define CHARGE_MAX_RELATIONS 1000
+
+/* A charge request and its answer, in a dynamic shared memory segment. */
+typedef struct ChargeRequest
+{
+	Oid			database;
+	Oid			owner;			/* the extension's owner: the worker's role */
+	Oid			role;			/* who released */
+	bool		protected_path; /* every relation must be protected */
+	char		learner[NAMEDATALEN];
+	char		notion[16];
+	char		rho[64];		/* decimal texts, rounded up; "" if none */
+	char		epsilon[64];
+	char		delta[64];
+	char		pure_rho[64];	/* pure charges also enter as eps^2/2 */
+	int64		rows;
+	char		statement[CHARGE_STATEMENT_LEN];
+	int			nrelations;
+	Oid			relations[CHARGE_MAX_RELATIONS];
+	bool		protected[CHARGE_MAX_RELATIONS];	/* filled by the worker */
+	/* answer */
+	volatile int status;
+	Oid			failed_relation;
+} ChargeRequest;
+
+PGDLLEXPORT void mrf_charge_worker_main(Datum main_arg);
+
+static ExecutorStart_hook_type PrevExecutorStart = NULL;
+static ExecutorRun_hook_type PrevExecutorRun = NULL;
+
+/* Relations read by the running top-level statement (TopMemoryContext). */
+static Oid *StatementRelations = NULL;
+static int	StatementRelationCount = 0;
+static int	StatementRelationCapacity = 0;
+static int	RunDepth = 0;
+
+/* Adds the relations of a range table to the statement's set. */
+static void
+AddRangeTable(List *rtable)
+{
+	ListCell   *lc;
+
+	foreach(lc, rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		bool		seen = false;
+
+		if (rte->rtekind != RTE_RELATION || !OidIsValid(rte->relid))
+			continue;
+		for (int i = 0; i < StatementRelationCount && !seen; i++)
+			seen = StatementRelations[i] == rte->relid;
+		if (seen)
+			continue;
+		if (StatementRelationCount == StatementRelationCapacity)
+		{
+			int			cap = Max(16, StatementRelationCapacity * 2);
+
+			if (StatementRelations == NULL)
+				StatementRelations = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * cap);
+			else
+				StatementRelations = repalloc(StatementRelations, sizeof(Oid) * cap);
+			StatementRelationCapacity = cap;
+		}
+		StatementRelations[StatementRelationCount++] = rte->relid;
+	}
+}
+
+/* ExecutorStart: remember what every query of the statement reads. */
+static void
+LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	if (PrevExecutorStart)
+		PrevExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+	if (queryDesc->plannedstmt != NULL)
+		AddRangeTable(queryDesc->plannedstmt->rtable);
+}
+
+/* ExecutorRun: a top-level run starts a new statement's set. */
+static void
+LedgerExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
+				  bool execute_once)
+{
+	if (RunDepth == 0)
+	{
+		StatementRelationCount = 0;
+		if (queryDesc->plannedstmt != NULL)
+			AddRangeTable(queryDesc->plannedstmt->rtable);
+	}
+	RunDepth++;
+	PG_TRY();
+	{
+		if (PrevExecutorRun)
+			PrevExecutorRun(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		RunDepth--;
+	}
+	PG_END_TRY();
+}
+
+/* Installs the executor hooks. */
+void
+MrfLedgerInit(void)
+{
+	PrevExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = LedgerExecutorStart;
+	PrevExecutorRun = ExecutorRun_hook;
+	ExecutorRun_hook = LedgerExecutorRun;
+}
+
+/* The extension's owner, who owns the catalog and runs the charge worker. */
+static Oid
+ExtensionOwner(void)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	Oid			owner = InvalidOid;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ,
+				CStringGetDatum("mrfdp"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"mrfdp\" is not installed in this database")));
+	return owner;
+}
+
+/* Writes value rounded up, as decimal text that reads back at least as large. */
+static void
+DecimalUp(char *buf, size_t len, double value)
+{
+	if (value <= 0)
+		strlcpy(buf, "0", len);
+	else
+		snprintf(buf, len, "%.17g", nextafter(value, INFINITY));
+}
+
+/* The ledger's name of a privacy notion. */
+static const char *
+NotionName(MrfNotion notion)
+{
+	return notion == MRF_NOTION_ZCDP ? "zCDP" : notion == MRF_NOTION_PURE ? "pure" : "approximate";
+}
+
+/* Fills the parts of a request common to both paths. */
+static ChargeRequest *
+NewRequest(dsm_segment **seg, const MrfCharge *charge, Oid role, bool protected_path)
+{
+	ChargeRequest *req;
+
+	if (!(charge->rho >= 0 && charge->epsilon >= 0 && charge->delta >= 0) ||
+		isinf(charge->rho) || isinf(charge->epsilon) || isinf(charge->delta))
+		elog(ERROR, "invalid charge");
+	*seg = dsm_create(sizeof(ChargeRequest), 0);
+	req = dsm_segment_address(*seg);
+	memset(req, 0, sizeof(ChargeRequest));
+	req->database = MyDatabaseId;
+	req->owner = ExtensionOwner();
+	req->role = role;
+	req->protected_path = protected_path;
+	strlcpy(req->learner, charge->learner, NAMEDATALEN);
+	strlcpy(req->notion, NotionName(charge->notion), sizeof(req->notion));
+	DecimalUp(req->rho, sizeof(req->rho), charge->notion == MRF_NOTION_ZCDP ? charge->rho : 0);
+	DecimalUp(req->epsilon, sizeof(req->epsilon), charge->notion == MRF_NOTION_ZCDP ? 0 : charge->epsilon);
+	DecimalUp(req->delta, sizeof(req->delta), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
+	/* [BS16] Prop. 1.4: a pure release also counts as eps^2/2 in zCDP */
+	DecimalUp(req->pure_rho, sizeof(req->pure_rho),
+			  charge->notion == MRF_NOTION_PURE ? MrfDpToZcdp(charge->epsilon) : 0);
+	req->rows = charge->rows;
+	strlcpy(req->statement, debug_query_string ? debug_query_string : "", CHARGE_STATEMENT_LEN);
+	req->status = CHARGE_PENDING;
+	return req;
+}
+
+/* A relation's qualified name for messages, or its OID if it is gone. */
+static const char *
+RelationNameOrOid(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+
+	if (name == NULL)
+		return psprintf("%u", relid);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), name);
+}
+
+/* Runs the charge worker on a request and waits for it to finish. */
+static void
+RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	BgwHandleStatus status;
+	pid_t		pid;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	strlcpy(worker.bgw_library_name, "mrfdp", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "mrf_charge_worker_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "mrfdp charge", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "mrfdp charge", BGW_MAXLEN);
+	worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
+	worker.bgw_notify_pid = MyProcPid;
+
+	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start the mrfdp charge worker"),
+				 errdetail("Nothing was released or charged."),
+				 errhint("Raise max_worker_processes.")));
+	status = WaitForBackgroundWorkerStartup(handle, &pid);
+	if (status != BGWH_STARTED && status != BGWH_STOPPED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start the mrfdp charge worker"),
+				 errdetail("Nothing was released or charged.")));
+	status = WaitForBackgroundWorkerShutdown(handle);
+	if (status != BGWH_STOPPED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("lost contact with the mrfdp charge worker"),
+				 errdetail("The release was withheld; the budget may have been charged.")));
+
+	pg_read_barrier();
+	switch (req->status)
+	{
+		case CHARGE_COMMITTED:
+			return;
+		case CHARGE_OVER_BUDGET:
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("privacy budget of relation %s is exhausted",
+							RelationNameOrOid(req->failed_relation)),
+					 errdetail("%s would exceed the budget set by mrfdp.protect(); nothing was released or charged.",
+							   req->learner),
+					 errhint("See mrfdp.remaining('%s') for what is left.",
+							 RelationNameOrOid(req->failed_relation))));
+			break;
+		case CHARGE_NOT_PROTECTED:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("relation %s is not protected", RelationNameOrOid(req->failed_relation)),
+					 errdetail("Nothing was released or charged.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("the mrfdp charge worker failed"),
+					 errdetail("Nothing was released; see the server log for the worker's error.")));
+	}
+}
+
+/* Whether any of the relations is protected, by a fresh look at the catalog. */
+static bool
+AnyProtected(const Oid *relids, int n)
+{
+	Oid			types[1] = {OIDARRAYOID};
+	Datum	   *elems = palloc(sizeof(Datum) * n);
+	Datum		values[1];
+	uint64		found;
+
+	for (int i = 0; i < n; i++)
+		elems[i] = ObjectIdGetDatum(relids[i]);
+	values[0] = PointerGetDatum(construct_array(elems, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	SPI_connect();
+	/* read_only = false: a new snapshot, so a protect() committed just now is seen */
+	found = MrfCatalogQuery("SELECT 1 FROM mrfdp.budget WHERE relation::oid = ANY ($1)",
+							1, types, values, NULL, false);
+	SPI_finish();
+	return found > 0;
+}
+
+/*
+ * Records a release from unprotected relations only.  Nothing is limited, so
+ * the ledger rows may share the caller's transaction: this keeps releases
+ * cheap (no worker) when, e.g., GROUP BY learns thousands of models.
+ */
+static void
+RecordUnprotected(const MrfCharge *charge)
+{
+	char		amount[64];
+	char		delta[64];
+
+	DecimalUp(amount, sizeof(amount), charge->notion == MRF_NOTION_ZCDP ? charge->rho : charge->epsilon);
+	DecimalUp(delta, sizeof(delta), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
+	SPI_connect();
+	for (int i = 0; i < StatementRelationCount; i++)
+	{
+		Oid			types[8] = {OIDOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TEXTOID};
+		Datum		values[8];
+
+		values[0] = ObjectIdGetDatum(StatementRelations[i]);
+		values[1] = ObjectIdGetDatum(GetUserId());
+		values[2] = CStringGetTextDatum(charge->learner);
+		values[3] = CStringGetTextDatum(NotionName(charge->notion));
+		values[4] = CStringGetTextDatum(amount);
+		values[5] = CStringGetTextDatum(delta);
+		values[6] = Int64GetDatum(charge->rows);
+		values[7] = CStringGetTextDatum(debug_query_string ? debug_query_string : "");
+		MrfCatalogQuery("INSERT INTO mrfdp.ledger (relation, protected, role, learner, notion,"
+						" rho, epsilon, delta, rows_read, statement)"
+						" SELECT $1::oid::regclass, false, $2::oid::regrole, $3, $4,"
+						"  CASE WHEN $4 = 'zCDP' THEN $5::float8 END,"
+						"  CASE WHEN $4 <> 'zCDP' THEN $5::float8 END,"
+						"  CASE WHEN $4 = 'approximate' THEN $6::float8 END,"
+						"  $7, left($8, 1024)",
+						8, types, values, NULL, false);
+	}
+	SPI_finish();
+}
+
+/* Aggregate path: charges every protected relation the statement reads. */
+void
+MrfChargeStatement(const MrfCharge *charge)
+{
+	dsm_segment *seg;
+	ChargeRequest *req;
+
+	if (IsParallelWorker())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot release a model inside a parallel worker", charge->learner),
+				 errhint("Run the query with max_parallel_workers_per_gather = 0.")));
+
+	if (StatementRelationCount == 0)
+		return;					/* nothing was read: VALUES, functions of constants */
+	if (StatementRelationCount > CHARGE_MAX_RELATIONS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a release may read at most %d relations", CHARGE_MAX_RELATIONS)));
+	if (!IsInParallelMode() && !AnyProtected(StatementRelations, StatementRelationCount))
+	{
+		RecordUnprotected(charge);
+		return;
+	}
+	req = NewRequest(&seg, charge, GetUserId(), false);
+	req->nrelations = StatementRelationCount;
+	memcpy(req->relations, StatementRelations, sizeof(Oid) * StatementRelationCount);
+	PG_TRY();
+	{
+		RunChargeWorker(seg, req);
+	}
+	PG_FINALLY();
+	{
+		dsm_detach(seg);
+	}
+	PG_END_TRY();
+}
+
+/* Protected path: charges one relation on behalf of role. */
+void
+MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
+{
+	dsm_segment *seg;
+	ChargeRequest *req = NewRequest(&seg, charge, role, true);
+
+	req->nrelations = 1;
+	req->relations[0] = relid;
+	PG_TRY();
+	{
+		RunChargeWorker(seg, req);
+	}
+	PG_FINALLY();
+	{
+		dsm_detach(seg);
+	}
+	PG_END_TRY();
+}
+
+/* Runs a catalog query as the extension's owner; returns SPI_processed. */
+uint64
+MrfCatalogQuery(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+			 bool read_only)
+{
+	Oid			save_user;
+	int			save_sec;
+	uint64		processed = 0;
+
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(ExtensionOwner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	PG_TRY();
+	{
+		int			rc = SPI_execute_with_args(sql, nargs, types, values, nulls, read_only, 0);
+
+		if (rc < 0)
+			elog(ERROR, "mrfdp catalog query failed: %s", SPI_result_code_string(rc));
+		processed = SPI_processed;
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(save_user, save_sec);
+	}
+	PG_END_TRY();
+	return processed;
+}
+
+/* Errors unless role may learn from relid through the protected path. */
+void
+MrfCheckLearningGrant(Oid relid, Oid role)
+{
+	Oid			types[2] = {OIDOID, OIDOID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(role)};
+	uint64		granted;
+
+	SPI_connect();
+	granted = MrfCatalogQuery("SELECT 1 FROM mrfdp.grants g JOIN mrfdp.budget b USING (relation)"
+						   " WHERE g.relation = $1::oid::regclass"
+						   " AND pg_catalog.pg_has_role($2::oid, g.role, 'USAGE')",
+						   2, types, values, NULL, true);
+	SPI_finish();
+	if (granted == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to learn from relation %s", get_rel_name(relid)),
+				 errhint("The relation's owner can allow it with mrfdp.grant_learning().")));
+}
+
+/* Worker: errors out (the transaction aborts) after setting the answer. */
+static void
+pg_attribute_noreturn()
+WorkerRefuse(ChargeRequest *req, ChargeStatus status, Oid relid)
+{
+	req->failed_relation = relid;
+	pg_write_barrier();
+	req->status = status;
+	ereport(ERROR,
+			(errmsg("mrfdp charge refused for relation %u (%s)", relid,
+					status == CHARGE_OVER_BUDGET ? "over budget" : "not protected")));
+}
+
+/* Background worker: checks and charges in one transaction, then commits. */
+void
+mrf_charge_worker_main(Datum main_arg)
+{
+	dsm_segment *seg;
+	ChargeRequest *req;
+
+	BackgroundWorkerUnblockSignals();
+	seg = dsm_attach(DatumGetUInt32(main_arg));
+	if (seg == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("mrfdp charge worker could not attach to its request")));
+	req = dsm_segment_address(seg);
+	BackgroundWorkerInitializeConnectionByOid(req->database, req->owner, 0);
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "mrfdp charge");
+	/* never wait for ever on a budget row the releasing session itself holds */
+	SetConfigOption("lock_timeout", "10s", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("search_path", "pg_catalog", PGC_SUSET, PGC_S_OVERRIDE);
+
+	for (int i = 0; i < req->nrelations; i++)
+	{
+		Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+		Datum		values[6];
+		int			rc;
+
+		values[0] = ObjectIdGetDatum(req->relations[i]);
+		values[1] = CStringGetTextDatum(req->rho);
+		values[2] = CStringGetTextDatum(req->epsilon);	/* pure or approximate */
+		values[3] = CStringGetTextDatum(req->pure_rho);
+		values[4] = CStringGetTextDatum(req->delta);
+		values[5] = CStringGetTextDatum(req->notion);
+
+		/*
+		 * Check and charge in one statement: concurrent charges of the same
+		 * relation serialise on the row lock and each re-checks the fit
+		 * against the row it finally updates (READ COMMITTED re-evaluation).
+		 */
+		rc = SPI_execute_with_args(
+								   "WITH c AS (SELECT $2::numeric AS zr,"
+								   "  CASE WHEN $6 = 'pure' THEN $3::numeric ELSE 0 END AS pe,"
+								   "  $4::numeric AS pr,"
+								   "  CASE WHEN $6 = 'approximate' THEN $3::numeric ELSE 0 END AS ae,"
+								   "  $5::numeric AS ad)"
+								   " UPDATE mrfdp.budget b SET"
+								   "  spent_zcdp_rho = b.spent_zcdp_rho + c.zr,"
+								   "  spent_pure_epsilon = b.spent_pure_epsilon + c.pe,"
+								   "  spent_pure_rho = b.spent_pure_rho + c.pr,"
+								   "  spent_approx_epsilon = b.spent_approx_epsilon + c.ae,"
+								   "  spent_approx_delta = b.spent_approx_delta + c.ad,"
+								   "  releases = b.releases + 1"
+								   " FROM c WHERE b.relation = $1::oid::regclass"
+								   "  AND mrfdp.spent_epsilon(b.spent_zcdp_rho + c.zr, b.spent_pure_epsilon + c.pe,"
+								   "      b.spent_pure_rho + c.pr, b.spent_approx_epsilon + c.ae,"
+								   "      b.spent_approx_delta + c.ad, b.delta) <= b.epsilon"
+								   "  AND b.spent_approx_delta + c.ad <= b.delta"
+								   "  AND (b.rho_cap IS NULL OR"
+								   "       b.spent_zcdp_rho + b.spent_pure_rho + c.zr + c.pr <= b.rho_cap)"
+								   " RETURNING 1",
+								   6, types, values, NULL, false, 0);
+		if (rc != SPI_OK_UPDATE_RETURNING)
+			elog(ERROR, "mrfdp charge update failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed == 1)
+			req->protected[i] = true;
+		else
+		{
+			rc = SPI_execute_with_args("SELECT 1 FROM mrfdp.budget WHERE relation = $1::oid::regclass",
+									   1, types, values, NULL, true, 0);
+			if (rc != SPI_OK_SELECT)
+				elog(ERROR, "mrfdp budget lookup failed");
+			if (SPI_processed > 0)
+				WorkerRefuse(req, CHARGE_OVER_BUDGET, req->relations[i]);
+			if (req->protected_path)
+				WorkerRefuse(req, CHARGE_NOT_PROTECTED, req->relations[i]);
+			req->protected[i] = false;
+		}
+	}
+
+	for (int i = 0; i < req->nrelations; i++)
+	{
+		Oid			types[10] = {OIDOID, BOOLOID, OIDOID, TEXTOID, TEXTOID, TEXTOID,
+		TEXTOID, TEXTOID, INT8OID, TEXTOID};
+		Datum		values[10];
+		int			rc;
+
+		values[0] = ObjectIdGetDatum(req->relations[i]);
+		values[1] = BoolGetDatum(req->protected[i]);
+		values[2] = ObjectIdGetDatum(req->role);
+		values[3] = CStringGetTextDatum(req->learner);
+		values[4] = CStringGetTextDatum(req->notion);
+		values[5] = CStringGetTextDatum(req->rho);
+		values[6] = CStringGetTextDatum(req->epsilon);
+		values[7] = CStringGetTextDatum(req->delta);
+		values[8] = Int64GetDatum(req->rows);
+		values[9] = CStringGetTextDatum(req->statement);
+		rc = SPI_execute_with_args(
+								   "INSERT INTO mrfdp.ledger (relation, protected, role, learner, notion,"
+								   " rho, epsilon, delta, rows_read, statement)"
+								   " SELECT $1::oid::regclass, $2, $3::oid::regrole, $4, $5,"
+								   "  CASE WHEN $5 = 'zCDP' THEN $6::float8 END,"
+								   "  CASE WHEN $5 <> 'zCDP' THEN $7::float8 END,"
+								   "  CASE WHEN $5 = 'approximate' THEN $8::float8 END,"
+								   "  $9, $10",
+								   10, types, values, NULL, false, 0);
+		if (rc != SPI_OK_INSERT)
+			elog(ERROR, "mrfdp ledger insert failed: %s", SPI_result_code_string(rc));
+	}
+
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+
+	/* Only a committed charge is reported as one. */
+	pg_write_barrier();
+	req->status = CHARGE_COMMITTED;
+	dsm_detach(seg);
+	proc_exit(0);
+}

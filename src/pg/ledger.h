@@ -1,0 +1,47 @@
+/*
+ * ledger.h - the privacy ledger: which relations a statement reads, and
+ * charging them before a release, in a transaction the caller cannot undo.
+ */
+#ifndef MRF_PG_LEDGER_H
+#define MRF_PG_LEDGER_H
+
+#include "postgres.h"
+
+typedef enum MrfNotion
+{
+	MRF_NOTION_ZCDP = 0,		/* rho-zCDP */
+	MRF_NOTION_PURE = 1,		/* epsilon-DP */
+	MRF_NOTION_APPROX = 2		/* (epsilon, delta)-DP */
+} MrfNotion;
+
+/* What one release costs. */
+typedef struct MrfCharge
+{
+	const char *learner;
+	MrfNotion	notion;
+	double		rho;			/* zCDP */
+	double		epsilon;		/* pure or approximate */
+	double		delta;			/* approximate */
+	int64		rows;
+} MrfCharge;
+
+/* Installs the executor hooks that track the relations a statement reads. */
+void		MrfLedgerInit(void);
+
+/*
+ * Aggregate path: charges every protected relation the running statement
+ * reads and records the unprotected ones.  Returns only when the charge is
+ * committed; errors (releasing nothing) when a budget would be exceeded.
+ */
+void		MrfChargeStatement(const MrfCharge *charge);
+
+/*
+ * Protected path: charges one protected relation on behalf of role.
+ * Returns only when the charge is committed.
+ */
+void		MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge);
+
+/* Errors unless role may learn from relid through the protected path. */
+void		MrfCheckLearningGrant(Oid relid, Oid role);
+
+#endif
