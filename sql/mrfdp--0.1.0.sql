@@ -241,3 +241,24 @@ CREATE FUNCTION mrfdp.remaining(relation regclass,
 								OUT spent_epsilon float8, OUT releases bigint)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-------------------------------------------------------------------------------
+-- The protected path: learn from a relation one may not read, once its owner
+-- has granted learning.  SECURITY DEFINER with a fixed search_path; the C
+-- function checks the grant of the role that called it (SPEC 3.4).
+-- column_name NULL means the whole row (all columns boolean).  variables is
+-- needed when the column's type does not fix p (arrays, bit varying).
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
+									 rho float8 DEFAULT NULL,
+									 epsilon float8 DEFAULT NULL,
+									 delta float8 DEFAULT NULL,
+									 lambda float8 DEFAULT 1,
+									 iterations int DEFAULT NULL,
+									 mechanism text DEFAULT 'exponential',
+									 symmetrize boolean DEFAULT true,
+									 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;

@@ -16,17 +16,10 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "core/ising.h"
 #include "core/rows.h"
 #include "pg/aggregates.h"
-#include "pg/ledger.h"
-#include "pg/model.h"
 #include "pg/options.h"
 #include "pg/release.h"
-
-/* Options accepted by mrf_learn_ising. */
-#define ISING_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_LAMBDA | \
-					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE)
 
 /* The aggregate memory context, or an error when not called as an aggregate. */
 static MemoryContext
@@ -57,9 +50,9 @@ LearnerName(FunctionCallInfo fcinfo)
 	return name;
 }
 
-/* A new empty state in the aggregate context. */
-static MrfBitsState *
-NewState(MemoryContext aggctx)
+/* A new empty state in the given (aggregate) context. */
+MrfBitsState *
+MrfBitsStateCreate(MemoryContext aggctx)
 {
 	MrfBitsState *state = MemoryContextAllocZero(aggctx, sizeof(MrfBitsState));
 
@@ -67,9 +60,9 @@ NewState(MemoryContext aggctx)
 	return state;
 }
 
-/* Room for one more row, growing geometrically under the memory limit. */
-static uint64 *
-AppendSlot(MrfBitsState *state, MemoryContext aggctx, const char *learner)
+/* Room for one more (unzeroed) row, growing geometrically under the memory limit. */
+uint64 *
+MrfBitsStateAppend(MrfBitsState *state, MemoryContext aggctx, const char *learner)
 {
 	if (state->n == state->capacity)
 	{
@@ -125,7 +118,7 @@ mrf_bits_accum(PG_FUNCTION_ARGS)
 		const char *learner = LearnerName(fcinfo);
 		MemoryContext old;
 
-		state = NewState(aggctx);
+		state = MrfBitsStateCreate(aggctx);
 		CheckOptionsConstant(fcinfo, learner);
 		if (PG_ARGISNULL(2))
 			ereport(ERROR,
@@ -153,12 +146,12 @@ mrf_bits_accum(PG_FUNCTION_ARGS)
 		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), scratch);
 		state->p = state->reader.p;
 		state->words = MrfBitWords(state->p);
-		slot = AppendSlot(state, aggctx, state->reader.learner);
+		slot = MrfBitsStateAppend(state, aggctx, state->reader.learner);
 		memcpy(slot, scratch, sizeof(uint64) * state->words);
 	}
 	else
 	{
-		slot = AppendSlot(state, aggctx, state->reader.learner);
+		slot = MrfBitsStateAppend(state, aggctx, state->reader.learner);
 		memset(slot, 0, sizeof(uint64) * state->words);
 		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), slot);
 	}
@@ -222,7 +215,7 @@ mrf_bits_combine(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(a);
 	old = MemoryContextSwitchTo(aggctx);
 	if (a == NULL)
-		a = NewState(aggctx);
+		a = MrfBitsStateCreate(aggctx);
 	MergeState(a, b, aggctx);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(a);
@@ -261,7 +254,7 @@ mrf_bits_deserialize(PG_FUNCTION_ARGS)
 	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_deserialize");
 	bytea	   *data = PG_GETARG_BYTEA_PP(0);
 	StringInfoData buf;
-	MrfBitsState *state = NewState(aggctx);
+	MrfBitsState *state = MrfBitsStateCreate(aggctx);
 	int			optlen;
 	Size		nbytes;
 
@@ -288,73 +281,4 @@ mrf_bits_deserialize(PG_FUNCTION_ARGS)
 	state->capacity = state->n;
 	pq_getmsgend(&buf);
 	PG_RETURN_POINTER(state);
-}
-
-PG_FUNCTION_INFO_V1(mrf_ising_final);
-/* Final: learns and releases a private Ising model (Zhang et al. Algorithm 2). */
-Datum
-mrf_ising_final(PG_FUNCTION_ARGS)
-{
-	const char *learner = "mrf_learn_ising";
-	MrfBitsState *state = PG_ARGISNULL(0) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(0);
-	MrfOptions	opt;
-	MrfIsingOptions io;
-	MrfRun		run;
-	MrfModel   *model;
-	StringInfoData meta;
-	int			p;
-	int			iterations;
-	int			status;
-
-	(void) AggregateContext(fcinfo, "mrf_ising_final");
-	if (state == NULL || state->n == 0)
-		PG_RETURN_NULL();
-
-	MrfOptionsParse(state->options, &opt);
-	MrfOptionsCheckAllowed(&opt, ISING_OPTIONS, learner);
-	io.rho = MrfOptionsZcdpBudget(&opt, learner);
-	io.lambda = (opt.given & MRF_OPT_LAMBDA) ? opt.lambda : 1.0;
-	io.iterations = (opt.given & MRF_OPT_ITERATIONS) ? opt.iterations : 0;
-	io.mechanism = (opt.given & MRF_OPT_MECHANISM) ? opt.mechanism : MRF_MECH_EXPONENTIAL;
-	io.symmetrize = (opt.given & MRF_OPT_SYMMETRIZE) ? opt.symmetrize : true;
-
-	p = state->p;
-	iterations = MrfIsingIterations(&io, p, state->n);
-	MrfCheckMemory(learner, (double) MrfIsingWorkspaceBytes(p, state->n) +
-				   (double) state->capacity * state->words * sizeof(uint64) +
-				   (double) MrfIsingParamCount(p) * sizeof(double));
-
-	MrfRunBegin(&run, learner);
-	{
-		double	   *A = palloc0(sizeof(double) * p * p);
-		double	   *theta = palloc0(sizeof(double) * p);
-
-		status = MrfIsingLearn(state->bits, state->n, p, &io, &run.rng, &run.env, A, theta);
-		MrfRunCheck(&run, status);
-
-		MrfMetaBegin(&meta, &run, "zhang2020-algorithm-2", state->n);
-		appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s",
-						 float8out_internal(io.rho));
-		if (opt.given & MRF_OPT_EPSILON)
-			appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-							 float8out_internal(opt.epsilon), float8out_internal(opt.delta));
-		appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s",
-						 float8out_internal(io.lambda), iterations,
-						 MrfMechanismName(io.mechanism), io.symmetrize ? "true" : "false");
-		model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p),
-							   (run.not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
-							   (io.symmetrize ? MRF_FLAG_SYMMETRIC : 0),
-							   MrfMetaFinish(&meta));
-		memcpy(MrfIsingWeights(model), A, sizeof(double) * p * p);
-		memcpy(MrfIsingFields(model), theta, sizeof(double) * p);
-	}
-	MrfRunEnd(&run);
-
-	/* Charge before release: returns only once the charge is committed. */
-	{
-		MrfCharge	charge = {learner, MRF_NOTION_ZCDP, io.rho, 0, 0, state->n};
-
-		MrfChargeStatement(&charge);
-	}
-	PG_RETURN_POINTER(model);
 }

@@ -23,4 +23,10 @@ typedef struct MrfBitsState
 	MrfBinaryReader reader;
 } MrfBitsState;
 
+/* A new empty state in the given (aggregate) context. */
+MrfBitsState *MrfBitsStateCreate(MemoryContext cxt);
+
+/* Room for one more row (not zeroed), under mrfdp.max_learner_memory. */
+uint64	   *MrfBitsStateAppend(MrfBitsState *state, MemoryContext cxt, const char *learner);
+
 #endif

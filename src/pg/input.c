@@ -36,34 +36,40 @@ PackBools(const uint8 *v, int p, uint64 *dest)
 			MrfBitSet(dest, j);
 }
 
-/* Raises the error for a NULL inside a sample. */
-static void
-pg_attribute_noreturn()
+/* Raises the error for a NULL inside a sample (lenient readers: false). */
+static bool
 NullElement(const MrfBinaryReader *reader)
 {
+	if (reader->lenient)
+		return false;
 	ereport(ERROR,
 			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 			 errmsg("%s does not accept NULL variables", reader->learner),
 			 errdetail("A sample contains a NULL element or column."),
 			 errhint("Filter or impute incomplete rows before learning.")));
+	return false;
 }
 
-/* Raises the error for a value outside {-1, +1}. */
-static void
-pg_attribute_noreturn()
+/* Raises the error for a value outside {-1, +1} (lenient readers: false). */
+static bool
 OutsideAlphabet(const MrfBinaryReader *reader)
 {
+	if (reader->lenient)
+		return false;
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg("%s takes binary variables coded -1 or +1", reader->learner),
 			 errdetail("A sample contains an integer other than -1 and +1."),
 			 errhint("Recode the column, or pass boolean[] or bit varying.")));
+	return false;
 }
 
 /* Checks a value's variable count against the first row's, and the limits. */
-static void
+static bool
 CheckWidth(MrfBinaryReader *reader, int width)
 {
+	if (reader->lenient)
+		return width == reader->p;
 	if (reader->p < 0)
 	{
 		if (width < 2)
@@ -83,6 +89,7 @@ CheckWidth(MrfBinaryReader *reader, int width)
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("%s needs every sample to have the same number of variables", reader->learner),
 				 errdetail("Samples of %d and of %d variables were both seen.", reader->p, width)));
+	return true;
 }
 
 /* Prepares a reader for values of type typid. */
@@ -140,7 +147,7 @@ ArrayWidth(MrfBinaryReader *reader, ArrayType *arr)
 }
 
 /* Sets up the composite row type on the first row and checks it on later ones. */
-static void
+static bool
 PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
 {
 	Oid			tupType = HeapTupleHeaderGetTypeId(tup);
@@ -151,7 +158,7 @@ PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
 
 	if (reader->tupdesc != NULL && reader->tupdesc->tdtypeid == tupType &&
 		reader->tupdesc->tdtypmod == tupTypmod)
-		return;
+		return true;
 
 	desc = lookup_rowtype_tupdesc(tupType, tupTypmod);
 	old = MemoryContextSwitchTo(reader->mcxt);
@@ -176,12 +183,15 @@ PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
 					 errhint("Select the boolean columns into a row, e.g. ROW(a, b, c), or an array.")));
 		width++;
 	}
-	CheckWidth(reader, width);
+	return CheckWidth(reader, width);
 }
 
-/* Reads one non-null value into dest. */
-void
-MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
+/*
+ * Reads one value into dest; a lenient reader returns false for an invalid
+ * value instead of raising an error (dest is then unspecified).
+ */
+static bool
+ReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 {
 	switch (reader->form)
 	{
@@ -189,9 +199,10 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 			{
 				ArrayType  *arr = DatumGetArrayTypeP(value);
 
-				CheckWidth(reader, ArrayWidth(reader, arr));
+				if (!CheckWidth(reader, ArrayWidth(reader, arr)))
+					return false;
 				if (ARR_HASNULL(arr))
-					NullElement(reader);
+					return NullElement(reader);
 				PackBools((const uint8 *) ARR_DATA_PTR(arr), reader->p, dest);
 				break;
 			}
@@ -200,16 +211,17 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 				ArrayType  *arr = DatumGetArrayTypeP(value);
 				const int16 *v;
 
-				CheckWidth(reader, ArrayWidth(reader, arr));
+				if (!CheckWidth(reader, ArrayWidth(reader, arr)))
+					return false;
 				if (ARR_HASNULL(arr))
-					NullElement(reader);
+					return NullElement(reader);
 				v = (const int16 *) ARR_DATA_PTR(arr);
 				for (int j = 0; j < reader->p; j++)
 				{
 					if (v[j] == 1)
 						MrfBitSet(dest, j);
 					else if (v[j] != -1)
-						OutsideAlphabet(reader);
+						return OutsideAlphabet(reader);
 				}
 				break;
 			}
@@ -218,16 +230,17 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 				ArrayType  *arr = DatumGetArrayTypeP(value);
 				const int32 *v;
 
-				CheckWidth(reader, ArrayWidth(reader, arr));
+				if (!CheckWidth(reader, ArrayWidth(reader, arr)))
+					return false;
 				if (ARR_HASNULL(arr))
-					NullElement(reader);
+					return NullElement(reader);
 				v = (const int32 *) ARR_DATA_PTR(arr);
 				for (int j = 0; j < reader->p; j++)
 				{
 					if (v[j] == 1)
 						MrfBitSet(dest, j);
 					else if (v[j] != -1)
-						OutsideAlphabet(reader);
+						return OutsideAlphabet(reader);
 				}
 				break;
 			}
@@ -236,7 +249,8 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 				VarBit	   *bits = DatumGetVarBitP(value);
 				const bits8 *b = VARBITS(bits);
 
-				CheckWidth(reader, VARBITLEN(bits));
+				if (!CheckWidth(reader, VARBITLEN(bits)))
+					return false;
 				/* bit strings store the first bit in the high bit of each byte */
 				for (int j = 0; j < reader->p; j++)
 					if (b[j >> 3] & (0x80 >> (j & 7)))
@@ -249,7 +263,8 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 				HeapTupleData tuple;
 				int			j = 0;
 
-				PrepareRecord(reader, tup);
+				if (!PrepareRecord(reader, tup))
+					return false;
 				tuple.t_len = HeapTupleHeaderGetDatumLength(tup);
 				ItemPointerSetInvalid(&tuple.t_self);
 				tuple.t_tableOid = InvalidOid;
@@ -260,7 +275,7 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 					if (TupleDescAttr(reader->tupdesc, i)->attisdropped)
 						continue;
 					if (reader->nulls[i])
-						NullElement(reader);
+						return NullElement(reader);
 					if (DatumGetBool(reader->values[i]))
 						MrfBitSet(dest, j);
 					j++;
@@ -268,4 +283,56 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 				break;
 			}
 	}
+	return true;
+}
+
+/* Reads one non-null value into dest; errors for invalid values. */
+void
+MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
+{
+	Assert(!reader->lenient);
+	(void) ReadRow(reader, value, dest);
+}
+
+/*
+ * Protected path: fixes p from public information and makes the reader
+ * lenient, so that no data value can raise an error.
+ */
+void
+MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p)
+{
+	reader->p = p;
+	reader->lenient = true;
+}
+
+/* Reads one value (NULL allowed); false, with dest zeroed, if it is invalid. */
+bool
+MrfBinaryReadRowLenient(MrfBinaryReader *reader, Datum value, bool isnull,
+						uint64 *dest, int words)
+{
+	Assert(reader->lenient);
+	if (!isnull && ReadRow(reader, value, dest))
+		return true;
+	memset(dest, 0, sizeof(uint64) * words);
+	return false;
+}
+
+/* Variables fixed by a type itself (rows, bit(n)), or -1 when only data can tell. */
+int
+MrfBinaryTypeWidth(Oid typid, int32 typmod)
+{
+	if (typid == BITOID && typmod > 0)
+		return typmod;
+	if (type_is_rowtype(typid) && typid != RECORDOID)
+	{
+		TupleDesc	desc = lookup_rowtype_tupdesc(typid, -1);
+		int			width = 0;
+
+		for (int i = 0; i < desc->natts; i++)
+			if (!TupleDescAttr(desc, i)->attisdropped)
+				width++;
+		ReleaseTupleDesc(desc);
+		return width;
+	}
+	return -1;
 }

@@ -33,6 +33,7 @@ typedef struct MrfBinaryReader
 	bool	   *nulls;
 	MemoryContext mcxt;
 	const char *learner;		/* for messages */
+	bool		lenient;		/* protected path: invalid values never error */
 } MrfBinaryReader;
 
 /* Most variables a learner takes. */
@@ -47,5 +48,18 @@ void		MrfBinaryReaderInit(MrfBinaryReader *reader, Oid typid,
  * first value fixes p; later values of another length are an error.
  */
 void		MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest);
+
+/* Protected path: fixes p from public information; invalid values never error. */
+void		MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p);
+
+/*
+ * Protected path: reads a value (NULL allowed) into dest; an invalid value
+ * gives false and an all -1 row, so errors never depend on the data.
+ */
+bool		MrfBinaryReadRowLenient(MrfBinaryReader *reader, Datum value, bool isnull,
+									uint64 *dest, int words);
+
+/* Variables fixed by a type itself (rows, bit(n)), or -1 when only data can tell. */
+int			MrfBinaryTypeWidth(Oid typid, int32 typmod);
 
 #endif

@@ -209,24 +209,37 @@ MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner)
 	return rho;
 }
 
-PG_FUNCTION_INFO_V1(mrf_options);
-/* Builds the options document from named arguments; NULL means not given. */
-Datum
-mrf_options(PG_FUNCTION_ARGS)
+/* The spec of an option by name, or NULL. */
+static const OptionSpec *
+FindOption(const char *name)
+{
+	for (int i = 0; i < NUM_OPTIONS; i++)
+		if (strcmp(OptionSpecs[i].name, name) == 0)
+			return &OptionSpecs[i];
+	return NULL;
+}
+
+/*
+ * Builds a validated options document from named SQL values of the types of
+ * mrf_options()'s parameters; NULL values are "not given".
+ */
+Jsonb *
+MrfOptionsBuild(int n, const char *const *names, const Datum *values, const bool *nulls)
 {
 	StringInfoData buf;
 	bool		first = true;
 	Jsonb	   *doc;
 	MrfOptions	opt;
 
-	Assert(PG_NARGS() == NUM_OPTIONS);
 	initStringInfo(&buf);
 	appendStringInfoChar(&buf, '{');
-	for (int i = 0; i < NUM_OPTIONS; i++)
+	for (int i = 0; i < n; i++)
 	{
-		const OptionSpec *spec = &OptionSpecs[i];
+		const OptionSpec *spec = FindOption(names[i]);
 
-		if (PG_ARGISNULL(i))
+		if (spec == NULL)
+			elog(ERROR, "unknown mrf option \"%s\"", names[i]);
+		if (nulls[i])
 			continue;
 		appendStringInfo(&buf, "%s\"%s\": ", first ? "" : ", ", spec->name);
 		first = false;
@@ -235,7 +248,7 @@ mrf_options(PG_FUNCTION_ARGS)
 			case OPT_POSITIVE:
 			case OPT_PROBABILITY:
 				{
-					double		d = PG_GETARG_FLOAT8(i);
+					double		d = DatumGetFloat8(values[i]);
 
 					if (isnan(d) || isinf(d))
 						BadOption(spec->name, "The value must be finite.");
@@ -243,18 +256,37 @@ mrf_options(PG_FUNCTION_ARGS)
 					break;
 				}
 			case OPT_ITERATIONS:
-				appendStringInfo(&buf, "%d", PG_GETARG_INT32(i));
+				appendStringInfo(&buf, "%d", DatumGetInt32(values[i]));
 				break;
 			case OPT_MECHANISM:
-				escape_json(&buf, text_to_cstring(PG_GETARG_TEXT_PP(i)));
+				escape_json(&buf, TextDatumGetCString(values[i]));
 				break;
 			case OPT_BOOLEAN:
-				appendStringInfoString(&buf, PG_GETARG_BOOL(i) ? "true" : "false");
+				appendStringInfoString(&buf, DatumGetBool(values[i]) ? "true" : "false");
 				break;
 		}
 	}
 	appendStringInfoChar(&buf, '}');
 	doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 	MrfOptionsParse(doc, &opt);
-	PG_RETURN_JSONB_P(doc);
+	return doc;
+}
+
+PG_FUNCTION_INFO_V1(mrf_options);
+/* Builds the options document from named arguments; NULL means not given. */
+Datum
+mrf_options(PG_FUNCTION_ARGS)
+{
+	const char *names[NUM_OPTIONS];
+	Datum		values[NUM_OPTIONS];
+	bool		nulls[NUM_OPTIONS];
+
+	Assert(PG_NARGS() == NUM_OPTIONS);
+	for (int i = 0; i < NUM_OPTIONS; i++)
+	{
+		names[i] = OptionSpecs[i].name;
+		values[i] = PG_GETARG_DATUM(i);
+		nulls[i] = PG_ARGISNULL(i);
+	}
+	PG_RETURN_JSONB_P(MrfOptionsBuild(NUM_OPTIONS, names, values, nulls));
 }

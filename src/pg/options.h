@@ -35,6 +35,10 @@ typedef struct MrfOptions
 /* Parses and validates an options document (every value checked). */
 void		MrfOptionsParse(Jsonb *doc, MrfOptions *opt);
 
+/* Builds a validated options document from named values (NULL: not given). */
+Jsonb	   *MrfOptionsBuild(int n, const char *const *names, const Datum *values,
+							const bool *nulls);
+
 /* Rejects options the learner does not take. */
 void		MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed,
 								   const char *learner);

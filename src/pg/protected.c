@@ -1,0 +1,196 @@
+/*
+ * protected.c - the protected path: mrf_learn_<kind>_from(relation, column,
+ * <options>) lets a role that was granted learning, but may not SELECT the
+ * relation, learn from it.  The functions are SECURITY DEFINER with a fixed
+ * search_path; they check the grant of the role that called them, stream the
+ * column through a cursor into the same learners, charge the relation in a
+ * transaction of its own and only then return the model.
+ *
+ * Privacy unit: one row of the relation.  Nothing here may raise an error
+ * that depends on the data: p comes from the column's type or the caller,
+ * and a row that cannot be read (NULL, wrong length, value outside the
+ * alphabet) is replaced by a fixed row of -1s, which is a function of that
+ * row alone, so replace-one neighbours stay neighbours.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_proc.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "core/rows.h"
+#include "pg/aggregates.h"
+#include "pg/input.h"
+#include "pg/learners.h"
+#include "pg/ledger.h"
+#include "pg/options.h"
+
+/* Rows fetched from the cursor at a time. */
+#define FETCH_ROWS 10000
+
+/* Builds the options document from the named arguments after (relation, column). */
+static Jsonb *
+OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
+{
+	HeapTuple	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	Oid		   *argtypes;
+	char	  **argnames;
+	char	   *argmodes;
+	int			nargs;
+	const char **names;
+	Datum	   *values;
+	bool	   *nulls;
+	int			n = 0;
+
+	if (!HeapTupleIsValid(proctup))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	nargs = get_func_arg_info(proctup, &argtypes, &argnames, &argmodes);
+	ReleaseSysCache(proctup);
+	if (argnames == NULL || nargs != PG_NARGS())
+		elog(ERROR, "protected learner functions need named parameters");
+
+	names = palloc(sizeof(char *) * nargs);
+	values = palloc(sizeof(Datum) * nargs);
+	nulls = palloc(sizeof(bool) * nargs);
+	*variables = -1;
+	for (int i = 2; i < nargs; i++)
+	{
+		if (strcmp(argnames[i], "variables") == 0)
+		{
+			if (!PG_ARGISNULL(i))
+				*variables = PG_GETARG_INT32(i);
+			continue;
+		}
+		names[n] = argnames[i];
+		values[n] = PG_GETARG_DATUM(i);
+		nulls[n] = PG_ARGISNULL(i);
+		n++;
+	}
+	return MrfOptionsBuild(n, names, values, nulls);
+}
+
+PG_FUNCTION_INFO_V1(mrf_learn_from);
+/* mrf_learn_<kind>_from(relation, column_name, <options>): the protected path. */
+Datum
+mrf_learn_from(PG_FUNCTION_ARGS)
+{
+	/* SECURITY DEFINER switched the current user; the outer user is the caller. */
+	Oid			caller = GetOuterUserId();
+	char	   *fname = get_func_name(fcinfo->flinfo->fn_oid);
+	char	   *learner;
+	Oid			relid;
+	char	   *column = NULL;
+	Oid			typid;
+	int32		typmod;
+	int32		variables;
+	int			p;
+	Jsonb	   *options;
+	MrfOptions	opt;
+	MrfBitsState *state;
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *sql;
+	Portal		portal;
+	MrfModel   *model;
+	MrfCharge	charge;
+
+	if (strcmp(fname, "mrf_learn_ising_from") != 0)
+		elog(ERROR, "%s has no protected-path learner", fname);
+	learner = pnstrdup(fname, strlen(fname) - strlen("_from"));
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s needs a relation", fname)));
+	relid = PG_GETARG_OID(0);
+	if (!PG_ARGISNULL(1))
+		column = text_to_cstring(PG_GETARG_TEXT_PP(1));
+
+	/* Everything checked before a single row is read depends on public facts only. */
+	MrfCheckLearningGrant(relid, caller);
+	options = OptionsFromArguments(fcinfo, &variables);
+	MrfOptionsParse(options, &opt);
+	(void) MrfOptionsZcdpBudget(&opt, learner);
+
+	if (column == NULL)
+	{
+		typid = get_rel_type_id(relid);
+		typmod = -1;
+	}
+	else
+	{
+		AttrNumber	attnum = get_attnum(relid, column);
+		Oid			collid;
+
+		if (attnum == InvalidAttrNumber || attnum < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of relation %s does not exist", column, get_rel_name(relid))));
+		get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
+	}
+	state = MrfBitsStateCreate(cxt);
+	MrfBinaryReaderInit(&state->reader, typid, cxt, learner);
+	p = MrfBinaryTypeWidth(typid, typmod);
+	if (p < 0 && variables < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s needs the number of variables for a column of type %s",
+						fname, format_type_be(typid)),
+				 errdetail("On the protected path the number of variables must not come from the data."),
+				 errhint("Pass variables => p.")));
+	if (p >= 0 && variables >= 0 && variables != p)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("variables => %d does not match the %d variables of type %s",
+						variables, p, format_type_be(typid))));
+	if (p < 0)
+		p = variables;
+	if (p < 2 || p > MRF_MAX_VARIABLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes from 2 to %d variables", fname, MRF_MAX_VARIABLES)));
+	MrfBinaryReaderSetLenient(&state->reader, p);
+	state->p = p;
+	state->words = MrfBitWords(p);
+	state->options = options;
+
+	/* Stream the column through a cursor (as the definer: the caller cannot SELECT). */
+	sql = psprintf("SELECT %s FROM %s AS t",
+				   column ? quote_identifier(column) : "t",
+				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+											  get_rel_name(relid)));
+	SPI_connect();
+	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true, 0);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, FETCH_ROWS);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		isnull;
+			Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+			uint64	   *slot = MrfBitsStateAppend(state, cxt, learner);
+
+			memset(slot, 0, sizeof(uint64) * state->words);
+			(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, state->words);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+
+	if (state->n == 0)
+		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
+
+	model = MrfIsingLearnModel(state->bits, state->n, p, options, &charge);
+	/* Charge before release: this returns only once the charge is committed. */
+	MrfChargeRelation(relid, caller, &charge);
+	PG_RETURN_POINTER(model);
+}
