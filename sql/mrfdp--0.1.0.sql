@@ -262,3 +262,17 @@ CREATE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+
+-- The exact value of a float8 as numeric, for ledger comparisons.
+CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric
+	AS 'MODULE_PATHNAME', 'mrf_ledger_exact_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Dropping a protected relation drops its budget and grants; its ledger rows stay.
+CREATE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM mrfdp.budget b
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objid = b.relation::oid;
+END $$;
+CREATE EVENT TRIGGER mrfdp_forget_dropped ON sql_drop EXECUTE FUNCTION mrfdp.forget_dropped();

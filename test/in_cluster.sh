@@ -5,6 +5,13 @@ set -uo pipefail
 log=$1
 status=0
 
+# The pg_cron scenario needs minutes of wall time: schedule it first and
+# check it last, so the other suites run while it waits.
+dropdb --if-exists mrfdp_tap >/dev/null 2>&1
+createdb mrfdp_tap || exit 1
+psql -X -q -d mrfdp_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION mrfdp' || exit 1
+psql -X -q -v ON_ERROR_STOP=1 -d mrfdp_tap -f test/cron/setup.sql >/dev/null || status=1
+
 echo "-- pg_regress"
 make -s PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config installcheck 2>&1 | tee "$log/regress.txt"
 if [ "${PIPESTATUS[0]}" -ne 0 ]; then
@@ -13,13 +20,14 @@ if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 fi
 
 echo "-- pgTAP"
-dropdb --if-exists mrfdp_tap >/dev/null 2>&1
-createdb mrfdp_tap || exit 1
-psql -X -q -d mrfdp_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION mrfdp' || exit 1
-pg_prove -d mrfdp_tap --failures test/pgtap/*.sql 2>&1 | tee "$log/prove.txt"
+pg_prove -d mrfdp_tap --failures test/pgtap/*.sql test/pgtap-ledger/*.sql 2>&1 | tee "$log/prove.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "-- pgTAP without the preload"
 PGOPTIONS='-c session_preload_libraries=' pg_prove -d mrfdp_tap --failures test/pgtap-nopreload/*.sql 2>&1 | tee "$log/prove-nopreload.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "-- pg_cron scenario (waiting for three scheduled runs)"
+test/cron/wait.sh mrfdp_tap 3 240 || status=1
+pg_prove -d mrfdp_tap --failures test/pgtap-cron/*.sql 2>&1 | tee "$log/prove-cron.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 exit $status

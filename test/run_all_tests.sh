@@ -20,7 +20,8 @@ make -s -C test/c check 2>&1 | tee "$log/c.txt"
 
 echo "== SQL tests (pg_regress and pgTAP) in a throwaway cluster"
 pg_virtualenv -t -o session_preload_libraries=mrfdp \
-	-o max_worker_processes=16 \
+	-o shared_preload_libraries=pg_cron -o cron.database_name=mrfdp_tap \
+	-o cron.use_background_workers=on -o max_worker_processes=32 \
 	bash test/in_cluster.sh "$log" || status=1
 
 echo "== pgTAP with mrfdp in shared_preload_libraries"

@@ -73,10 +73,9 @@ typedef struct ChargeRequest
 	bool		protected_path; /* every relation must be protected */
 	char		learner[NAMEDATALEN];
 	char		notion[16];
-	char		rho[64];		/* decimal texts, rounded up; "" if none */
-	char		epsilon[64];
-	char		delta[64];
-	char		pure_rho[64];	/* pure charges also enter as eps^2/2 */
+	char		rho[MRF_EXACT_DECIMAL_LEN];		/* exact decimal texts of the charge */
+	char		epsilon[MRF_EXACT_DECIMAL_LEN];
+	char		delta[MRF_EXACT_DECIMAL_LEN];
 	int64		rows;
 	char		statement[CHARGE_STATEMENT_LEN];
 	int			nrelations;
@@ -203,14 +202,98 @@ ExtensionOwner(void)
 	return owner;
 }
 
-/* Writes value rounded up, as decimal text that reads back at least as large. */
-static void
-DecimalUp(char *buf, size_t len, double value)
+/*
+ * Writes the exact decimal expansion of a finite double >= 0: x = m 2^e with
+ * integer m, and for e < 0, m 2^e = m 5^-e / 10^-e, so the digits of m 5^-e
+ * with the point moved -e places are exact.  Charges and caps are summed and
+ * compared as numeric from these texts, so nothing is lost to rounding.
+ */
+void
+MrfExactDecimal(char *buf, size_t len, double x)
 {
-	if (value <= 0)
+	uint8	   *digits;			/* little-endian decimal digits */
+	int			ndigits = 1;
+	int			exp2;
+	int			e;
+	uint64		m;
+	int			pos = 0;
+
+	if (!(x > 0) || isinf(x))
+	{
 		strlcpy(buf, "0", len);
-	else
-		snprintf(buf, len, "%.17g", nextafter(value, INFINITY));
+		return;
+	}
+	m = (uint64) ldexp(frexp(x, &exp2), 53);
+	e = exp2 - 53;
+	digits = palloc0(1200);
+	/* digits = m */
+	ndigits = 0;
+	while (m > 0)
+	{
+		digits[ndigits++] = (uint8) (m % 10);
+		m /= 10;
+	}
+	/* multiply by 2^e (e >= 0) or 5^-e (e < 0) */
+	for (int step = 0; step < (e >= 0 ? e : -e); step++)
+	{
+		int			carry = 0;
+		int			factor = e >= 0 ? 2 : 5;
+
+		for (int i = 0; i < ndigits; i++)
+		{
+			int			v = digits[i] * factor + carry;
+
+			digits[i] = (uint8) (v % 10);
+			carry = v / 10;
+		}
+		if (carry > 0)
+			digits[ndigits++] = (uint8) carry;
+	}
+	/* print with the point -e places from the right when e < 0 */
+	{
+		int			scale = e < 0 ? -e : 0;
+		int			intdigits = ndigits - scale;
+
+		if (intdigits <= 0)
+		{
+			buf[pos++] = '0';
+			buf[pos++] = '.';
+			for (int i = 0; i < -intdigits && pos < (int) len - 2; i++)
+				buf[pos++] = '0';
+			for (int i = ndigits - 1; i >= 0 && pos < (int) len - 1; i--)
+				buf[pos++] = (char) ('0' + digits[i]);
+		}
+		else
+		{
+			for (int i = ndigits - 1; i >= 0 && pos < (int) len - 2; i--)
+			{
+				buf[pos++] = (char) ('0' + digits[i]);
+				if (i == scale && scale > 0)
+					buf[pos++] = '.';
+			}
+		}
+	}
+	if (pos >= (int) len - 1)
+		elog(ERROR, "exact decimal does not fit its buffer");
+	buf[pos] = '\0';
+	pfree(digits);
+}
+
+PG_FUNCTION_INFO_V1(mrf_ledger_exact_numeric);
+/* The exact value of a float8 as numeric (float8::numeric rounds to 15 digits). */
+Datum
+mrf_ledger_exact_numeric(PG_FUNCTION_ARGS)
+{
+	double		x = PG_GETARG_FLOAT8(0);
+	char		buf[MRF_EXACT_DECIMAL_LEN];
+
+	if (!(x >= 0) || isinf(x))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("only finite non-negative amounts are exact ledger values")));
+	MrfExactDecimal(buf, sizeof(buf), x);
+	PG_RETURN_DATUM(DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+										ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
 }
 
 /* The ledger's name of a privacy notion. */
@@ -238,12 +321,9 @@ NewRequest(dsm_segment **seg, const MrfCharge *charge, Oid role, bool protected_
 	req->protected_path = protected_path;
 	strlcpy(req->learner, charge->learner, NAMEDATALEN);
 	strlcpy(req->notion, NotionName(charge->notion), sizeof(req->notion));
-	DecimalUp(req->rho, sizeof(req->rho), charge->notion == MRF_NOTION_ZCDP ? charge->rho : 0);
-	DecimalUp(req->epsilon, sizeof(req->epsilon), charge->notion == MRF_NOTION_ZCDP ? 0 : charge->epsilon);
-	DecimalUp(req->delta, sizeof(req->delta), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
-	/* [BS16] Prop. 1.4: a pure release also counts as eps^2/2 in zCDP */
-	DecimalUp(req->pure_rho, sizeof(req->pure_rho),
-			  charge->notion == MRF_NOTION_PURE ? MrfDpToZcdp(charge->epsilon) : 0);
+	MrfExactDecimal(req->rho, sizeof(req->rho), charge->notion == MRF_NOTION_ZCDP ? charge->rho : 0);
+	MrfExactDecimal(req->epsilon, sizeof(req->epsilon), charge->notion == MRF_NOTION_ZCDP ? 0 : charge->epsilon);
+	MrfExactDecimal(req->delta, sizeof(req->delta), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
 	req->rows = charge->rows;
 	strlcpy(req->statement, debug_query_string ? debug_query_string : "", CHARGE_STATEMENT_LEN);
 	req->status = CHARGE_PENDING;
@@ -358,10 +438,10 @@ static void
 RecordUnprotected(const MrfCharge *charge)
 {
 	char		amount[64];
-	char		delta[64];
+	char		delta[MRF_EXACT_DECIMAL_LEN];
 
-	DecimalUp(amount, sizeof(amount), charge->notion == MRF_NOTION_ZCDP ? charge->rho : charge->epsilon);
-	DecimalUp(delta, sizeof(delta), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
+	MrfExactDecimal(amount, sizeof(amount), charge->notion == MRF_NOTION_ZCDP ? charge->rho : charge->epsilon);
+	MrfExactDecimal(delta, sizeof(delta), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
 	SPI_connect();
 	for (int i = 0; i < StatementRelationCount; i++)
 	{
@@ -534,16 +614,15 @@ mrf_charge_worker_main(Datum main_arg)
 
 	for (int i = 0; i < req->nrelations; i++)
 	{
-		Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-		Datum		values[6];
+		Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+		Datum		values[5];
 		int			rc;
 
 		values[0] = ObjectIdGetDatum(req->relations[i]);
 		values[1] = CStringGetTextDatum(req->rho);
 		values[2] = CStringGetTextDatum(req->epsilon);	/* pure or approximate */
-		values[3] = CStringGetTextDatum(req->pure_rho);
-		values[4] = CStringGetTextDatum(req->delta);
-		values[5] = CStringGetTextDatum(req->notion);
+		values[3] = CStringGetTextDatum(req->delta);
+		values[4] = CStringGetTextDatum(req->notion);
 
 		/*
 		 * Check and charge in one statement: concurrent charges of the same
@@ -552,10 +631,11 @@ mrf_charge_worker_main(Datum main_arg)
 		 */
 		rc = SPI_execute_with_args(
 								   "WITH c AS (SELECT $2::numeric AS zr,"
-								   "  CASE WHEN $6 = 'pure' THEN $3::numeric ELSE 0 END AS pe,"
-								   "  $4::numeric AS pr,"
-								   "  CASE WHEN $6 = 'approximate' THEN $3::numeric ELSE 0 END AS ae,"
-								   "  $5::numeric AS ad)"
+								   "  CASE WHEN $5 = 'pure' THEN $3::numeric ELSE 0 END AS pe,"
+		/* [BS16] Prop. 1.4: a pure release also counts as eps^2/2 in zCDP; exact in numeric */
+								   "  CASE WHEN $5 = 'pure' THEN $3::numeric * $3::numeric * 0.5 ELSE 0 END AS pr,"
+								   "  CASE WHEN $5 = 'approximate' THEN $3::numeric ELSE 0 END AS ae,"
+								   "  $4::numeric AS ad)"
 								   " UPDATE mrfdp.budget b SET"
 								   "  spent_zcdp_rho = b.spent_zcdp_rho + c.zr,"
 								   "  spent_pure_epsilon = b.spent_pure_epsilon + c.pe,"
@@ -567,11 +647,11 @@ mrf_charge_worker_main(Datum main_arg)
 								   "  AND mrfdp.spent_epsilon(b.spent_zcdp_rho + c.zr, b.spent_pure_epsilon + c.pe,"
 								   "      b.spent_pure_rho + c.pr, b.spent_approx_epsilon + c.ae,"
 								   "      b.spent_approx_delta + c.ad, b.delta) <= b.epsilon"
-								   "  AND b.spent_approx_delta + c.ad <= b.delta"
+								   "  AND b.spent_approx_delta + c.ad <= mrfdp.exact_numeric(b.delta)"
 								   "  AND (b.rho_cap IS NULL OR"
-								   "       b.spent_zcdp_rho + b.spent_pure_rho + c.zr + c.pr <= b.rho_cap)"
+								   "       b.spent_zcdp_rho + b.spent_pure_rho + c.zr + c.pr <= mrfdp.exact_numeric(b.rho_cap))"
 								   " RETURNING 1",
-								   6, types, values, NULL, false, 0);
+								   5, types, values, NULL, false, 0);
 		if (rc != SPI_OK_UPDATE_RETURNING)
 			elog(ERROR, "mrfdp charge update failed: %s", SPI_result_code_string(rc));
 		if (SPI_processed == 1)

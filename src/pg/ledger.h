@@ -25,6 +25,12 @@ typedef struct MrfCharge
 	int64		rows;
 } MrfCharge;
 
+/* Room for the exact decimal expansion of any double. */
+#define MRF_EXACT_DECIMAL_LEN 1200
+
+/* Writes the exact decimal expansion of a finite double >= 0. */
+void		MrfExactDecimal(char *buf, size_t len, double x);
+
 /* Installs the executor hooks that track the relations a statement reads. */
 void		MrfLedgerInit(void);
 
