@@ -15,5 +15,5 @@ SELECT is((SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'cron_src'::
 SELECT is((SELECT count(*) FROM mrfdp.ledger WHERE relation = 'cron_src'::regclass AND role = 'mrfdp_cron_analyst'::regrole),
           2::bigint, 'one ledger row per stored model, in the analyst''s name');
 SELECT ok((SELECT bool_and(mrf_info(model)->>'private' = 'true') FROM cron_models), 'the stored models are private');
-SELECT cron.unschedule('mrfdp-relearn');
+DELETE FROM cron.job WHERE jobname = 'mrfdp-relearn';
 SELECT * FROM finish();
