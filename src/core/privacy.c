@@ -364,3 +364,190 @@ MrfDpToZcdp(double epsilon)
 		return NAN;
 	return 0.5 * epsilon * epsilon;
 }
+
+/*
+ * ---- stable mode over disjoint blocks (SPEC 4.5; [Z20] Lemma 6.1) ----
+ *
+ * Further references:
+ *   [V17]   Vadhan, "The Complexity of Differential Privacy", 2017,
+ *           Proposition 3.4 (stability-based histograms).
+ *
+ * Mechanism.  The rows are split into m disjoint blocks by an assignment
+ * that does not look at the data; a non-private learner maps each block to a
+ * canonical structure; c_g is the number of blocks that produced g.  For
+ * every g with c_g >= 1 (and only those) draw Z_g from the discrete Laplace
+ * distribution P(z) proportional to exp(-|z| / s), s = num/den >= 2/epsilon,
+ * and keep g when c_g + Z_g >= tau; release the kept g with the largest
+ * noisy count (ties at random), or nothing.
+ *
+ * Why the noise is discrete.  Counts are integers; the exact sampler of
+ * [CKS20] Alg. 2 has no floating-point artefacts (Mironov 2012), so the
+ * tail bound below is the true one, not a property of an idealised real
+ * distribution.  With a = 1/s <= epsilon/2 and k >= 0,
+ * P(Z >= k) = exp(-a k) / (1 + exp(-a)): the discrete tail is heavier than
+ * the continuous Laplace tail (1/2) exp(-a k) by the factor
+ * 2 / (1 + exp(-a)) < 2, so tau is raised accordingly (never lowered).
+ *
+ * Proof of (epsilon, delta)-DP under replace-one.  Let H(D) be the vector,
+ * over all structures, of the thresholded noisy counts (a symbol "dropped"
+ * for unobserved or dropped structures); the release is a function of H, so
+ * it suffices to bound H.  Replacing one row changes the output of one block
+ * from g' to g (nothing else: blocks are disjoint and their assignment does
+ * not depend on the data).  Let C be the structures observed in both D and
+ * D'.  On C the counts differ by at most 1 at g and 1 at g': L1 distance
+ * <= 2, and an integer shift by v multiplies the discrete Laplace density by
+ * at most exp(a |v|), so H_C is (2a <= epsilon)-DP (step 1).  A structure
+ * observed on one side only has count exactly 1 there, is always dropped on
+ * the other side, and survives with probability
+ *     q = P(1 + Z >= tau) = exp(-a (tau - 1)) / (1 + exp(-a)) <= delta
+ * (step 2, MrfStableModeLeak).  Cases, for any set A of outcomes and with
+ * P = P[H(D) in A], P' = P[H(D') in A]:
+ *   - g and g' both in C: P <= e^eps P' by step 1.
+ *   - g new in D, g' new in D': C's counts agree, P <= q + (1-q) y where
+ *     y = P[H_C with both dropped in A] and P' >= (1-q) y, so P <= P' + q.
+ *   - g new in D only: P <= q + e^(eps/2) P'.
+ *   - g' new in D' only: with u = e^(eps/2) y, P <= min(1, u) and
+ *     P' >= (1-q) y, so e^eps P' >= (1-q) e^(eps/2) u >= u - q: P <= e^eps
+ *     P' + q.
+ * In every case P <= e^eps P' + delta.
+ *
+ * Rounding.  epsilon enters only through the rational s = num/den, with
+ * den = 2^20 and num = ceil(fl(2^21/epsilon)) + 1: the quotient has
+ * relative error <= 2^-53 and is below 2^53 in the accepted range, so its
+ * absolute error is below 1 and s >= 2/epsilon exactly.  tau is then the
+ * smallest integer >= 2 for which the tail at a = den/num, evaluated in
+ * double, is at most delta (1 - 1e-9) -- the margin covers the few ulps of
+ * exp and log -- and at least the SPEC's 1 + (2/epsilon) ln(1/(2 delta)).
+ */
+
+/* den of the noise scale: 2^20 keeps num small and the rounding negligible. */
+#define STABLE_DEN_BITS 20
+
+/*
+ * Smallest epsilon accepted: it keeps 2^21/epsilon below 2^53, where the
+ * rounding argument above holds (and num far inside the sampler's range).
+ */
+#define STABLE_MIN_EPSILON 1e-9
+
+/* Relative margin on delta that absorbs the rounding of exp and log. */
+#define STABLE_TAIL_MARGIN 1e-9
+
+/* Valid (epsilon, delta) of the stable mode. */
+static int
+StableModeValid(double epsilon, double delta)
+{
+	return PositiveFinite(epsilon) && epsilon >= STABLE_MIN_EPSILON &&
+		isfinite(delta) && delta > 0.0 && delta < 1.0;
+}
+
+/* The rational scale s = num/den >= 2/epsilon (see the section comment). */
+int
+MrfStableModeNoise(double epsilon, uint64_t *num, uint64_t *den)
+{
+	double		x;
+
+	if (!PositiveFinite(epsilon) || epsilon < STABLE_MIN_EPSILON ||
+		!num || !den)
+		return -1;
+	x = ldexp(2.0 / epsilon, STABLE_DEN_BITS);
+	*num = (uint64_t) ceil(x) + 1;
+	*den = (uint64_t) 1 << STABLE_DEN_BITS;
+	return 0;
+}
+
+/* P(Z >= k) = exp(-a k) / (1 + exp(-a)) for the discrete Laplace, k >= 0. */
+static double
+StableModeTail(double a, int64_t k)
+{
+	return exp(-a * (double) k) / (1.0 + exp(-a));
+}
+
+/*
+ * Step 2 of the proof: the smallest tau >= 2 whose leak probability
+ * P(Z >= tau - 1) is at most delta, raised to the SPEC's real threshold if
+ * that were larger (it never is: the discrete tail is the heavier one).
+ */
+int64_t
+MrfStableModeThreshold(double epsilon, double delta)
+{
+	uint64_t	num;
+	uint64_t	den;
+	double		a;
+	double		k0;
+	double		spec;
+	int64_t		k;
+
+	if (!StableModeValid(epsilon, delta) ||
+		MrfStableModeNoise(epsilon, &num, &den) != 0)
+		return -1;
+	a = (double) den / (double) num;
+	k0 = ceil((-log(delta) - log1p(exp(-a))) / a);
+	spec = ceil((2.0 / epsilon) * log(1.0 / (2.0 * delta)));
+	if (spec > k0)
+		k0 = spec;
+	if (k0 < 1.0)
+		k0 = 1.0;
+	if (!(k0 < 1e15))
+		return -1;
+	k = (int64_t) k0;
+	while (StableModeTail(a, k) > delta * (1.0 - STABLE_TAIL_MARGIN))
+		k++;
+	return k + 1;
+}
+
+/* P(1 + Z >= tau): the survival probability of a structure seen once. */
+double
+MrfStableModeLeak(double epsilon, double delta)
+{
+	uint64_t	num;
+	uint64_t	den;
+	int64_t		tau = MrfStableModeThreshold(epsilon, delta);
+
+	if (tau < 0 || MrfStableModeNoise(epsilon, &num, &den) != 0)
+		return NAN;
+	return StableModeTail((double) den / (double) num, tau - 1);
+}
+
+/*
+ * SPEC 4.6, [B17] Prop. 3: every row adds exactly one count to each of the m
+ * clique tables.  Under add/remove a row moves m cells by 1 (the paper's
+ * Delta1 = m); replacing a row removes one count from each table and adds
+ * one, possibly to another cell, so the L1 distance is up to 2m.
+ */
+double
+MrfCliquesSensitivity(int ncliques)
+{
+	if (ncliques < 1)
+		return NAN;
+	return 2.0 * (double) ncliques;
+}
+
+/*
+ * Discrete Laplace noise with scale t >= Delta1 / epsilon on each cell of an
+ * integer vector of L1 sensitivity Delta1 is epsilon-DP: the density ratio
+ * at any point is at most exp(Delta1 / t) ([CKS20] Sec. 2; Ghosh, Roughgarden,
+ * Sundararajan 2009).  t = 2m/epsilon is written as num/den with den a power
+ * of two no larger than 2^20 and num = ceil(t den) + 1 below 2^51: the
+ * double t den is then within half a unit of the true value, so the +1 keeps
+ * num/den >= 2m/epsilon (rounding only adds noise).  Scales above 2^40, the
+ * sampler's range, are refused.
+ */
+int
+MrfCliquesNoiseScale(double epsilon, int ncliques, uint64_t *num, uint64_t *den)
+{
+	const double max_scale = 1099511627776.0;	/* 2^40 */
+	const double max_num = 2251799813685248.0;	/* 2^51 */
+	double		scale;
+	double		d = 1048576.0;	/* 2^20 */
+
+	if (!PositiveFinite(epsilon) || ncliques < 1)
+		return -1;
+	scale = MrfCliquesSensitivity(ncliques) / epsilon;
+	if (!PositiveFinite(scale) || scale > max_scale)
+		return -1;
+	while (d > 1.0 && scale * d >= max_num / 2.0)
+		d *= 0.5;
+	*den = (uint64_t) d;
+	*num = (uint64_t) ceil(scale * d) + 1;
+	return 0;
+}

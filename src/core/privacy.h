@@ -55,4 +55,23 @@ double		MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 /* Pure eps-DP implies eps^2/2-zCDP (Bun-Steinke 2016, Prop. 1.4). */
 double		MrfDpToZcdp(double epsilon);
 
+/*
+ * Stable mode over disjoint blocks (SPEC 4.5, Zhang et al. 2020 Lemma 6.1):
+ * the discrete Laplace scale num/den (>= 2/epsilon) added to each observed
+ * block count.  Returns 0, or -1 on invalid epsilon.
+ */
+int			MrfStableModeNoise(double epsilon, uint64_t *num, uint64_t *den);
+
+/*
+ * The integer threshold tau: a noisy count survives when count + Z >= tau.
+ * At least the SPEC's 1 + (2/epsilon) ln(1/(2 delta)); -1 on invalid input.
+ */
+int64_t		MrfStableModeThreshold(double epsilon, double delta);
+
+/*
+ * P(1 + Z >= tau) for the noise and threshold above: the probability that a
+ * graph seen in one block only survives (at most delta).  NaN if invalid.
+ */
+double		MrfStableModeLeak(double epsilon, double delta);
+
 #endif

@@ -145,6 +145,7 @@ main(void)
 		{"fw", TestFw},
 		{"ising", TestIsing},
 		{"sample", TestSample},
+		{"structure", TestStructure},
 	};
 	size_t		i;
 

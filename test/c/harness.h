@@ -82,5 +82,6 @@ void		TestRows(void);
 void		TestFw(void);
 void		TestIsing(void);
 void		TestSample(void);
+void		TestStructure(void);
 
 #endif

@@ -1,0 +1,248 @@
+/*
+ * structure.h - structure learning under (epsilon, delta)-DP by the stable
+ * mode over disjoint blocks (Zhang et al. 2020, Section 6 and Lemma 6.1;
+ * SPEC.md 4.5), and the zCDP alternative that thresholds private parameters.
+ *
+ * The pieces:
+ *   - MrfStructure: a canonical structure, the sorted list of its items
+ *     (edges, or the monomials of a t-wise model), so that two blocks that
+ *     learned the same graph hold identical word arrays;
+ *   - MrfBlockLearner: the non-private learner run on each block, a function
+ *     pointer that maps a block of rows to items (Ising here; pairwise and
+ *     t-wise learners plug in the same way);
+ *   - MrfStableModeSelect: the private selection from a histogram of block
+ *     outputs, the only step that touches privacy;
+ *   - MrfStructureLearn: blocks, learners, histogram, selection;
+ *   - the Ising block learner (L1-constrained logistic regression per node,
+ *     Wu-Sanghavi-Dimakis 2019, solved to a duality-gap tolerance), the
+ *     default block count and a planning function for the rows needed.
+ */
+#ifndef MRF_STRUCTURE_H
+#define MRF_STRUCTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "env.h"
+#include "ising.h"
+#include "noise.h"
+
+/*
+ * A structure over variables 0..p-1.  words holds nitems items, each as
+ * [size, v_1, ..., v_size]; in canonical form v_1 < ... < v_size within an
+ * item, and items are sorted by size, then lexicographically, without
+ * repeats.  For a graph every item is an edge [2, i, j] with i < j, so the
+ * canonical form is the sorted edge list.  Walk it with
+ *     for (w = 0; w < s->nwords; w += 1 + s->words[w]) ...
+ * Memory comes from the MrfEnv given to the functions below.
+ */
+typedef struct MrfStructure
+{
+	int			p;
+	int32_t		nitems;
+	int64_t		nwords;
+	int64_t		capacity;		/* words allocated */
+	int32_t    *words;
+} MrfStructure;
+
+/* An empty structure over p variables (no allocation). */
+void		MrfStructureInit(MrfStructure *s, int p);
+
+/* Releases the words; s stays usable (empty). */
+void		MrfStructureFree(MrfStructure *s, const MrfEnv *env);
+
+/* Appends one item of size variables, in any order (canonicalise later). */
+MrfStatus	MrfStructureAdd(MrfStructure *s, const MrfEnv *env, int size,
+							const int32_t *vars);
+
+/*
+ * Sorts the variables of each item, sorts the items and drops repeated
+ * ones.  MRF_EINVAL if an item is empty, names a variable outside 0..p-1 or
+ * names one variable twice (a learner bug).
+ */
+MrfStatus	MrfStructureCanonicalize(MrfStructure *s, const MrfEnv *env);
+
+/* 1 if a and b hold the same words (both canonical), else 0. */
+int			MrfStructureEqual(const MrfStructure *a, const MrfStructure *b);
+
+/* A 64-bit hash of the words (FNV-1a); equal structures hash equally. */
+uint64_t	MrfStructureHash(const MrfStructure *s);
+
+/* Number of edges (items of size 2). */
+int64_t		MrfStructureEdgeCount(const MrfStructure *s);
+
+/* 1 if the canonical structure s contains edge {i, j}, else 0. */
+int			MrfStructureHasEdge(const MrfStructure *s, int i, int j);
+
+/*
+ * A non-private structure learner for one block: reads nrows contiguous rows
+ * of the learner's row_bytes each and appends its items to out (initialised
+ * empty over p variables by the caller, who canonicalises afterwards).  It
+ * must depend on its own block only; it may poll env.  nrows may be small
+ * (any value >= 1); a learner must then still return MRF_OK, whatever graph
+ * it finds, because a data-dependent failure would itself leak.
+ */
+typedef MrfStatus (*MrfBlockLearnFn) (const void *arg, const void *rows,
+									  int64_t nrows, const MrfEnv *env,
+									  MrfStructure *out);
+
+typedef struct MrfBlockLearner
+{
+	MrfBlockLearnFn learn;
+	const void *arg;			/* the learner's options */
+	int			p;				/* variables */
+	size_t		row_bytes;		/* bytes per row, e.g. 8 * MrfBitWords(p) */
+	/* bytes of working memory of one call on nrows rows; may be NULL */
+	size_t		(*workspace) (const void *arg, int64_t nrows);
+} MrfBlockLearner;
+
+typedef struct MrfStructureOptions
+{
+	double		epsilon;
+	double		delta;
+	int			blocks;			/* m; 0: MrfStructureDefaultBlocks */
+} MrfStructureOptions;
+
+/*
+ * The stable-mode selection on a histogram: counts[g] >= 1 is the number of
+ * blocks that produced candidate g (k candidates, k >= 0).  Writes the
+ * released candidate to *winner, or -1 for none.  Noisy counts never leave
+ * this function.  MRF_EINVAL on invalid epsilon/delta or a count below 1.
+ */
+MrfStatus	MrfStableModeSelect(const int64_t *counts, int k, double epsilon,
+								double delta, MrfRng *rng, int *winner);
+
+/*
+ * Default m: the smallest m such that a structure found by 60% of the blocks
+ * has a count of at least twice tau (MrfStableModeThreshold).  -1 if invalid.
+ */
+int			MrfStructureDefaultBlocks(double epsilon, double delta);
+
+/* Rows of block k (0-based) when n rows are split into m blocks. */
+int64_t		MrfStructureBlockRows(int64_t n, int m, int k);
+
+/*
+ * Bytes of working memory of MrfStructureLearn beyond its input, for n rows
+ * and m blocks, when each block's structure has at most max_block_words
+ * words (p (p - 1) / 2 edges take 3 p (p - 1) / 2).
+ */
+size_t		MrfStructureWorkspaceBytes(const MrfBlockLearner *learner, int64_t n,
+									   int m, int64_t max_block_words);
+
+/*
+ * The release: n >= m rows (row k starts at k * learner->row_bytes), each
+ * block a uniformly random subset (secure shuffle from rng), the learner on
+ * each, then MrfStableModeSelect.  On MRF_OK, *released is 1 and out holds
+ * the canonical structure (out must be initialised; its old words are
+ * freed), or *released is 0 and out is empty.  MRF_EINVAL for invalid
+ * options or n < m (public values only).  Polls env with (work done, total).
+ */
+MrfStatus	MrfStructureLearn(const void *rows, int64_t n,
+							  const MrfBlockLearner *learner,
+							  const MrfStructureOptions *opt, MrfRng *rng,
+							  const MrfEnv *env, MrfStructure *out,
+							  int *released);
+
+/* ---- Ising (Wu-Sanghavi-Dimakis block learner) ---- */
+
+/* How the two estimates A_ij (node i's regression) and A_ji combine. */
+typedef enum MrfEdgeRule
+{
+	MRF_EDGE_AVERAGE = 0,		/* |(A_ij + A_ji) / 2| >= eta / 2 (default) */
+	MRF_EDGE_AND = 1,			/* both |A_ij| and |A_ji| >= eta / 2 */
+	MRF_EDGE_OR = 2				/* either */
+} MrfEdgeRule;
+
+/* Default duality-gap tolerance of the node regressions (average loss). */
+#define MRF_LOGREG_TOLERANCE 1e-7
+
+/* Default iteration cap of the node regressions. */
+#define MRF_LOGREG_MAX_ITERATIONS 3000
+
+/* What the solver did (for tests and benchmarks; nothing private). */
+typedef struct MrfLogregStats
+{
+	int			iterations;		/* accelerated steps taken, the largest node */
+	int			unconverged;	/* nodes stopped by the cap */
+	double		max_gap;		/* largest final duality gap */
+} MrfLogregStats;
+
+/*
+ * Non-private: for every node i, minimises the average logistic loss of z_i
+ * on [z_-i, 1] over ||w||_1 <= radius (w_i fixed at 0) by accelerated
+ * projected gradient, until the Frank-Wolfe duality gap is at most tol.
+ * w is p x (p+1), row i = node i's weights (last entry: the intercept).
+ * tol <= 0 and max_iter <= 0 select the defaults; stats may be NULL.
+ */
+MrfStatus	MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p,
+									double radius, double tol, int max_iter,
+									const MrfEnv *env, double *w,
+									MrfLogregStats *stats);
+
+/* Bytes of working memory of MrfIsingNodeRegressions. */
+size_t		MrfIsingNodeRegressionsBytes(int p, int64_t n);
+
+/*
+ * Edges of the directed estimates A (p x p row-major, row i from node i's
+ * regression; the diagonal is ignored): {i, j} is an edge when rule accepts
+ * A_ij and A_ji at eta / 2.  Appends to out and canonicalises it.
+ */
+MrfStatus	MrfIsingEdgesFromWeights(const double *A, int p, double eta,
+									 MrfEdgeRule rule, const MrfEnv *env,
+									 MrfStructure *out);
+
+typedef struct MrfIsingBlockOptions
+{
+	int			p;
+	double		eta;			/* public lower bound on |A_ij| of an edge */
+	double		lambda;			/* public width bound: radius 2 lambda */
+	MrfEdgeRule rule;
+	double		tolerance;		/* 0: MRF_LOGREG_TOLERANCE */
+	int			max_iterations; /* 0: MRF_LOGREG_MAX_ITERATIONS */
+	MrfLogregStats *stats;		/* if not NULL: the last call's statistics */
+} MrfIsingBlockOptions;
+
+/* The Ising block learner (an MrfBlockLearnFn over packed rows). */
+MrfStatus	MrfIsingBlockLearn(const void *arg, const void *rows, int64_t nrows,
+							   const MrfEnv *env, MrfStructure *out);
+
+/* Fills learner to run MrfIsingBlockLearn with opt (which must outlive it). */
+void		MrfIsingBlockLearner(const MrfIsingBlockOptions *opt,
+								 MrfBlockLearner *learner);
+
+/*
+ * The Ising release in one call: packed rows (rows.h) through the block
+ * learner with the default rule and tolerance.
+ */
+MrfStatus	MrfStructureLearnIsing(const uint64_t *bits, int64_t n, int p,
+								   double eta, double lambda,
+								   const MrfStructureOptions *opt, MrfRng *rng,
+								   const MrfEnv *env, MrfStructure *out,
+								   int *released);
+
+/* Bytes of working memory of MrfStructureLearnIsing. */
+size_t		MrfStructureIsingWorkspaceBytes(int p, int64_t n, int m);
+
+/*
+ * Planning: rows per block for the non-private Ising learner to find the
+ * exact graph with probability about 0.8, C lambda^2 e^(12 lambda)
+ * ln(2p) / eta^4 in the Wu-Sanghavi-Dimakis form, with C calibrated by
+ * experiment (see structure.c).  -1 if invalid.
+ */
+int64_t		MrfIsingBlockRowsNeeded(int p, double eta, double lambda);
+
+/* Planning: rows for a release, blocks (0: default) times the above. */
+int64_t		MrfStructurePlanRowsIsing(int p, double eta, double lambda,
+									  double epsilon, double delta, int blocks);
+
+/*
+ * The zCDP alternative (method 'threshold', SPEC 4.5): MrfIsingLearn under
+ * opt (rho-zCDP), then the edges of the estimate at eta / 2 by rule; only
+ * post-processing after the private learner.
+ */
+MrfStatus	MrfStructureThresholdIsing(const uint64_t *bits, int64_t n, int p,
+									   const MrfIsingOptions *opt, double eta,
+									   MrfEdgeRule rule, MrfRng *rng,
+									   const MrfEnv *env, MrfStructure *out);
+
+#endif
