@@ -551,3 +551,129 @@ MrfCliquesNoiseScale(double epsilon, int ncliques, uint64_t *num, uint64_t *den)
 	*num = (uint64_t) ceil(scale * d) + 1;
 	return 0;
 }
+
+/*
+ * ---- binary t-wise learners (SPEC 4.4; [Z20] Algorithms 4 and 5) ----
+ *
+ * Further references:
+ *   [HR10]  Hardt, Rothblum, "A Multiplicative Weights Mechanism for
+ *           Privacy-Preserving Data Analysis", FOCS 2010.
+ *   [HLM12] Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for
+ *           Differentially Private Data Release" (MWEM), NeurIPS 2012.
+ */
+
+/*
+ * Node budgets.  Algorithm 4: the p node regressions each read every row, so
+ * by composition ([BS16] Lemma 2.3) rho/p each adds up to rho.  Algorithm 5:
+ * the regressions share half of the budget, rho/(2p) each, and the parity
+ * queries the other half (MrfTwiseQueryRho): rho/2 + p rho/(2p) = rho.
+ *
+ * The two halves of Algorithm 5 read disjoint rows; under replace-one on the
+ * sequence of rows, parallel composition would let each half spend rho.
+ * SPEC 4.4 fixes rho/2 each, which is valid by plain composition whatever
+ * the split, so we keep it (a factor 2 left on the table, on purpose).
+ */
+double
+MrfTwiseNodeRho(double rho, int p, int linf)
+{
+	if (!PositiveFinite(rho) || p < 1)
+		return NAN;
+	return linf ? rho / (2.0 * p) : rho / p;
+}
+
+/* SPEC 4.4, [Z20] Alg. 5 line 5: the query release gets rho/2. */
+double
+MrfTwiseQueryRho(double rho)
+{
+	if (!PositiveFinite(rho))
+		return NAN;
+	return rho / 2.0;
+}
+
+/*
+ * A parity sum S(I) = sum_m prod_{i in I} z_mi has one term in {-1, +1} per
+ * row; replacing a row changes it by at most 2 (SPEC 4.4).  A vector of k
+ * such sums moves by at most 2 sqrt(k) in l2.
+ */
+double
+MrfParitySumSensitivity(void)
+{
+	return 2.0;
+}
+
+/*
+ * [CKS20] Prop. 5 and Thm. 14: adding independent discrete Gaussians
+ * N_Z(0, sigma^2) to an integer vector of l2 sensitivity D is
+ * D^2/(2 sigma^2)-zCDP (Renyi divergences of integer shifts are at most
+ * alpha mu^2/(2 sigma^2) and add over coordinates).  With D^2 = 4 count
+ * (MrfParitySumSensitivity), rho-zCDP needs sigma^2 >= 2 count / rho.
+ *
+ * The sampler is exact only for a rational sigma^2 = num/den, so we round UP:
+ * den = 2^k and num = ceil(x) + 1 with x = fl(2 count / rho) 2^k.  One
+ * division has relative error at most 2^-53 and the scaling is exact, so the
+ * true value is at most x (1 + 2^-53) <= x + 1 while x <= 2^53 (here x <=
+ * 2^40): num/den >= 2 count / rho.  k is the largest of 20, 19, ..., 0 that
+ * keeps num <= 2^40 (the sampler's range); then the rounding adds at most
+ * 2^-19 to sigma^2 in absolute terms when sigma^2 fits at k = 20.
+ */
+int
+MrfParityGaussianVariance(int64_t count, double rho, uint64_t *num,
+						  uint64_t *den)
+{
+	const double max_arg = 1099511627776.0; /* 2^40 */
+	double		s;
+	int			k;
+
+	if (count < 1 || count > ((int64_t) 1 << 50) || !PositiveFinite(rho) ||
+		!num || !den)
+		return -1;
+	s = 2.0 * (double) count / rho;
+	if (!isfinite(s))
+		return -1;
+	for (k = 20; k >= 0; k--)
+	{
+		double		x = ldexp(s, k);
+
+		if (ceil(x) + 1.0 <= max_arg)
+		{
+			*num = (uint64_t) ceil(x) + 1;
+			*den = (uint64_t) 1 << k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Private multiplicative weights in the MWEM form ([HLM12]; an offline
+ * variant of [HR10]) runs R rounds of two mechanisms on the parity sums:
+ * an exponential-mechanism selection of a badly answered query and a
+ * discrete Gaussian measurement of its sum.  Everything else (the
+ * synthetic distribution and its answers) is post-processing of earlier
+ * outputs.  Adaptive composition ([BS16] Lemma 2.3) of 2R mechanisms of
+ * rho/(2R) each gives rho.
+ */
+double
+MrfPmwStepRho(double rho, int rounds)
+{
+	if (!PositiveFinite(rho) || rounds < 1)
+		return NAN;
+	return rho / (2.0 * rounds);
+}
+
+/*
+ * PMW's selection scores the candidates (I, s), s = +-1, by
+ * s (S(I) - c(I)), where c(I) is the synthetic distribution's answer (a
+ * function of earlier outputs only, made exact in twise.c).  Replacing a row
+ * moves S(I) by at most 2 = MrfParitySumSensitivity() in either direction,
+ * so these are the non-monotone scores of SPEC 4.1 with Du = 2: Gumbel-max
+ * with multiplier eps0 / (2 Du), eps0 = sqrt(8 rho_step), is eps0-DP with
+ * bounded range, hence rho_step-zCDP ([CR21]; [DDR20]).  The same functions
+ * as Frank-Wolfe's selection compute it.
+ */
+double
+MrfPmwSelectionScale(double rho_step)
+{
+	return MrfFwExponentialScale(MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, rho_step),
+								 MrfParitySumSensitivity());
+}

@@ -74,4 +74,29 @@ int64_t		MrfStableModeThreshold(double epsilon, double delta);
  */
 double		MrfStableModeLeak(double epsilon, double delta);
 
+/* ---- binary t-wise learners (Zhang et al. 2020, Alg. 4 and 5; SPEC 4.4) ---- */
+
+/* zCDP budget of each node regression: rho/p (l1) or rho/(2p) (linf). */
+double		MrfTwiseNodeRho(double rho, int p, int linf);
+
+/* zCDP budget of Algorithm 5's parity-query release: rho/2. */
+double		MrfTwiseQueryRho(double rho);
+
+/* Replace-one sensitivity of one parity sum of +-1 products: 2. */
+double		MrfParitySumSensitivity(void);
+
+/*
+ * Variance sigma^2 = num/den of the discrete Gaussian that releases count
+ * parity sums at rho zCDP: at least (2 sqrt(count))^2 / (2 rho), rounded up
+ * to a rational with num, den <= 2^40.  Returns 0, or -1 if out of range.
+ */
+int			MrfParityGaussianVariance(int64_t count, double rho, uint64_t *num,
+									  uint64_t *den);
+
+/* zCDP of each of the 2 x rounds mechanisms of private multiplicative weights. */
+double		MrfPmwStepRho(double rho, int rounds);
+
+/* Multiplier c of PMW's selection argmax(c * error + Gumbel) at rho_step. */
+double		MrfPmwSelectionScale(double rho_step);
+
 #endif

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "sample.h"
+#include "twise.h"
 
 /*
  * Approximate multiply-adds of Gibbs work between two polls.  A sweep costs
@@ -359,5 +360,290 @@ MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 								  out);
 
 	NeighboursFree(env, &nb);
+	return status;
+}
+
+/*
+ * ---- binary t-wise models ----
+ *
+ * P(z) proportional to exp(sum_J c_J prod_{j in J} z_j), with the
+ * coefficients indexed as in twise.h.  P(z_i = +1 | rest) = sigmoid(2 d_i h),
+ * d_i h = sum over J containing i of c_J prod_{j in J, j != i} z_j, so a
+ * Gibbs update of node i needs exactly the monomials that contain i.
+ */
+
+/*
+ * The nonzero monomials by node: entries start[i] .. start[i + 1] - 1 belong
+ * to node i; entry e has coefficient coef[e] and the other members
+ * vars[first[e] .. first[e] + count[e] - 1].
+ */
+typedef struct TwiseIncidence
+{
+	int64_t    *start;			/* p + 1 */
+	double	   *coef;			/* entries */
+	int64_t    *first;			/* entries */
+	int		   *count;			/* entries */
+	int		   *vars;			/* sum of count */
+	int64_t		entries;
+	int64_t		work;			/* multiply-adds of one sweep */
+} TwiseIncidence;
+
+/* Releases the arrays of an incidence list (safe on a partly built one). */
+static void
+TwiseIncidenceFree(const MrfEnv *env, TwiseIncidence *inc)
+{
+	MrfFree(env, inc->start);
+	MrfFree(env, inc->coef);
+	MrfFree(env, inc->first);
+	MrfFree(env, inc->count);
+	MrfFree(env, inc->vars);
+	memset(inc, 0, sizeof(*inc));
+}
+
+/*
+ * Two passes over the monomials in index order: count the entries of each
+ * node, then fill them, each monomial once per member.
+ */
+static MrfStatus
+TwiseIncidenceBuild(const double *coef, int p, int t, const MrfEnv *env,
+					TwiseIncidence *inc)
+{
+	int			vars[MRF_TWISE_MAX_ORDER];
+	int64_t    *fill;
+	int64_t		nvars = 0;
+	int64_t		pos = 0;
+	int64_t		c;
+	int			k;
+	int			i;
+	int			pass;
+
+	memset(inc, 0, sizeof(*inc));
+	inc->start = MrfAlloc(env, sizeof(int64_t) * ((size_t) p + 1));
+	fill = MrfAlloc(env, sizeof(int64_t) * (size_t) p);
+	if (inc->start == NULL || fill == NULL)
+	{
+		MrfFree(env, fill);
+		TwiseIncidenceFree(env, inc);
+		return MRF_ENOMEM;
+	}
+	for (pass = 0; pass < 2; pass++)
+	{
+		k = 0;
+		c = 0;
+		while (MrfSubsetNext(p, t, vars, &k))
+		{
+			int			j;
+
+			c++;
+			if (coef[c] == 0.0)
+				continue;
+			for (j = 0; j < k; j++)
+			{
+				if (pass == 0)
+				{
+					inc->start[vars[j] + 1]++;
+					nvars += k - 1;
+				}
+				else
+				{
+					int64_t		e = fill[vars[j]]++;
+					int			l;
+					int			o = 0;
+
+					inc->coef[e] = coef[c];
+					inc->first[e] = pos;
+					inc->count[e] = k - 1;
+					for (l = 0; l < k; l++)
+						if (l != j)
+							inc->vars[pos + o++] = vars[l];
+					pos += k - 1;
+				}
+			}
+		}
+		if (pass == 1)
+			break;
+		for (i = 0; i < p; i++)
+			inc->start[i + 1] += inc->start[i];
+		inc->entries = inc->start[p];
+		inc->work = p + inc->entries + nvars;
+		memcpy(fill, inc->start, sizeof(int64_t) * (size_t) p);
+		/* at least one element each, so that an empty model is not NULL */
+		inc->coef = MrfAlloc(env, sizeof(double) * (size_t) (inc->entries > 0 ? inc->entries : 1));
+		inc->first = MrfAlloc(env, sizeof(int64_t) * (size_t) (inc->entries > 0 ? inc->entries : 1));
+		inc->count = MrfAlloc(env, sizeof(int) * (size_t) (inc->entries > 0 ? inc->entries : 1));
+		inc->vars = MrfAlloc(env, sizeof(int) * (size_t) (nvars > 0 ? nvars : 1));
+		if (inc->coef == NULL || inc->first == NULL || inc->count == NULL ||
+			inc->vars == NULL)
+		{
+			MrfFree(env, fill);
+			TwiseIncidenceFree(env, inc);
+			return MRF_ENOMEM;
+		}
+	}
+	MrfFree(env, fill);
+	return MRF_OK;
+}
+
+/*
+ * Exact sampling.  The log-weight of state s is sum_J c_J chi_J(s) with
+ * chi_J(s) = (-1)^|J \ s|, which is the Walsh-Hadamard transform of
+ * g(mask(J)) = (-1)^|J| c_J: O(p 2^p) whatever the number of monomials.
+ */
+static MrfStatus
+SampleTwiseExact(const double *coef, int p, int t, int64_t n, MrfRng *rng,
+				 const MrfEnv *env, int8_t *out)
+{
+	int			vars[MRF_TWISE_MAX_ORDER];
+	int64_t		states = (int64_t) 1 << p;
+	double	   *w;
+	int64_t		c = 0;
+	int64_t		m;
+	int			k = 0;
+
+	w = MrfAlloc(env, sizeof(double) * (size_t) states);
+	if (w == NULL)
+		return MRF_ENOMEM;
+	while (MrfSubsetNext(p, t, vars, &k))
+	{
+		int64_t		mask = 0;
+		int			j;
+
+		c++;
+		for (j = 0; j < k; j++)
+			mask |= (int64_t) 1 << vars[j];
+		w[mask] = (k % 2 ? -1.0 : 1.0) * coef[c];
+	}
+	MrfWalshHadamard(w, p);
+	LogWeightsToCdf(w, states);
+
+	for (m = 0; m < n; m++)
+	{
+		int8_t	   *row = out + m * p;
+		int64_t		s;
+		int			i;
+
+		if (m % MRF_EXACT_POLL_DRAWS == 0)
+			MrfPoll(env, m, n);
+		s = DrawFromCdf(w, states, rng);
+		for (i = 0; i < p; i++)
+			row[i] = (int8_t) StateSpin(s, i);
+	}
+	MrfPoll(env, n, n);
+	MrfFree(env, w);
+	return MRF_OK;
+}
+
+/*
+ * One systematic-scan sweep: z_i from sigmoid(2 d_i h), the field
+ * recomputed from the monomials of i at every update (no drift).
+ */
+static void
+TwiseGibbsSweep(const TwiseIncidence *inc, int p, MrfRng *rng, double *z)
+{
+	int			i;
+
+	for (i = 0; i < p; i++)
+	{
+		double		h = 0.0;
+		int64_t		e;
+
+		for (e = inc->start[i]; e < inc->start[i + 1]; e++)
+		{
+			const int  *v = inc->vars + inc->first[e];
+			double		term = inc->coef[e];
+			int			l;
+
+			for (l = 0; l < inc->count[e]; l++)
+				term *= z[v[l]];
+			h += term;
+		}
+		z[i] = (MrfRngUniform(rng) < 1.0 / (1.0 + exp(-2.0 * h))) ? 1.0 : -1.0;
+	}
+}
+
+/* Gibbs sampling with the schedule of SampleIsingGibbs. */
+static MrfStatus
+SampleTwiseGibbs(const TwiseIncidence *inc, int p, int64_t n, int burn_in,
+				 int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
+{
+	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
+	int64_t		sweepsPerPoll;
+	int64_t		done = 0;
+	double	   *z;
+	int64_t		m;
+	int			i;
+
+	z = MrfAlloc(env, sizeof(double) * (size_t) p);
+	if (z == NULL)
+		return MRF_ENOMEM;
+	sweepsPerPoll = MRF_GIBBS_POLL_WORK / (inc->work > 0 ? inc->work : 1);
+	if (sweepsPerPoll < 1)
+		sweepsPerPoll = 1;
+	for (i = 0; i < p; i++)
+		z[i] = (MrfRngBelow(rng, 2) == 1) ? 1.0 : -1.0;
+
+	MrfPoll(env, 0, totalSweeps);
+	for (; done < burn_in; done++)
+	{
+		TwiseGibbsSweep(inc, p, rng, z);
+		if ((done + 1) % sweepsPerPoll == 0)
+			MrfPoll(env, done + 1, totalSweeps);
+	}
+	for (m = 0; m < n; m++)
+	{
+		int8_t	   *row = out + m * p;
+		int			r;
+
+		for (r = 0; r < thin; r++)
+		{
+			TwiseGibbsSweep(inc, p, rng, z);
+			done++;
+			if (done % sweepsPerPoll == 0)
+				MrfPoll(env, done, totalSweeps);
+		}
+		for (i = 0; i < p; i++)
+			row[i] = (int8_t) (z[i] > 0.0 ? 1 : -1);
+	}
+	MrfPoll(env, totalSweeps, totalSweeps);
+	MrfFree(env, z);
+	return MRF_OK;
+}
+
+/* Draws n samples of a t-wise model, exactly for small p, by Gibbs otherwise. */
+MrfStatus
+MrfTwiseSample(const double *coef, int p, int t, int64_t n, int burn_in,
+			   int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
+{
+	TwiseIncidence inc;
+	MrfStatus	status;
+	int64_t		count;
+	int64_t		c;
+
+	if (coef == NULL || rng == NULL || env == NULL)
+		return MRF_EINVAL;
+	if (p < 1 || t < 1 || t > p || t > MRF_TWISE_MAX_ORDER || n < 0 ||
+		burn_in < 0 || thin < 1)
+		return MRF_EINVAL;
+	if (n > 0 && out == NULL)
+		return MRF_EINVAL;
+	if (n > INT64_MAX / p || n > (INT64_MAX - burn_in) / thin)
+		return MRF_EINVAL;
+	count = MrfTwiseCoefCount(p, t);
+	if (count < 0)
+		return MRF_EINVAL;
+	for (c = 1; c < count; c++)
+		if (!isfinite(coef[c]))
+			return MRF_EINVAL;
+	if (n == 0)
+		return MRF_OK;
+
+	if (p <= MRF_EXACT_MAX_P)
+		return SampleTwiseExact(coef, p, t, n, rng, env, out);
+
+	status = TwiseIncidenceBuild(coef, p, t, env, &inc);
+	if (status != MRF_OK)
+		return status;
+	status = SampleTwiseGibbs(&inc, p, n, burn_in, thin, rng, env, out);
+	TwiseIncidenceFree(env, &inc);
 	return status;
 }

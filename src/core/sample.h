@@ -23,4 +23,17 @@ MrfStatus	MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 						   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 						   int8_t *out);
 
+/*
+ * Draws n samples of the binary t-wise model P(z) proportional to
+ * exp(sum_J coef[index(J)] prod_{j in J} z_j) into out (n x p, row-major,
+ * values -1/+1), coef holding MrfTwiseCoefCount(p, t) doubles in the order
+ * of twise.h (entry 0, the constant, is ignored).  1 <= t <= p.
+ * p <= MRF_EXACT_MAX_P enumerates exactly; otherwise one Gibbs chain as in
+ * MrfIsingSample, where the conditional of z_i uses every monomial that
+ * contains i.
+ */
+MrfStatus	MrfTwiseSample(const double *coef, int p, int t, int64_t n,
+						   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+						   int8_t *out);
+
 #endif

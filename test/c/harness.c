@@ -146,6 +146,7 @@ main(void)
 		{"ising", TestIsing},
 		{"sample", TestSample},
 		{"structure", TestStructure},
+		{"twise", TestTwise},
 	};
 	size_t		i;
 

@@ -83,5 +83,6 @@ void		TestFw(void);
 void		TestIsing(void);
 void		TestSample(void);
 void		TestStructure(void);
+void		TestTwise(void);
 
 #endif
