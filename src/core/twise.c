@@ -628,11 +628,15 @@ TwiseAssignL1(int p, int t, int64_t d, const double *w, double *coef)
 	for (;;)
 	{
 		int			top = k == 0 ? p : vars[0];
+		int64_t		base = IndexWithSmallest(p, 0, vars, k);
 		int			i;
 
-		/* nodes below the smallest member; they cannot be members */
+		/*
+		 * Nodes below the smallest member (they cannot be members); the
+		 * index of {i} u K is base + i, since i only adds C(i, 1) = i.
+		 */
 		for (i = 0; i < top; i++)
-			coef[IndexWithSmallest(p, i, vars, k)] = w[(size_t) i * d + c] / 2.0;
+			coef[base + i] = w[(size_t) i * d + c] / 2.0;
 		if (!MrfSubsetNext(p, t - 1, vars, &k))
 			break;
 		c++;
