@@ -22,6 +22,10 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies here: rebuild everything a header can touch.
+HEADERS = $(wildcard src/*.h src/core/*.h src/pg/*.h)
+$(OBJS): $(HEADERS)
+
 # The numerical core is plain C that never relies on signed overflow
 # wrapping; PostgreSQL's -fwrapv stops GCC from vectorising its integer and
 # float loops (the Frank-Wolfe gradient weights ran 3x slower with it).

@@ -82,7 +82,18 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							lambda float8 DEFAULT NULL,
 							iterations int DEFAULT NULL,
 							mechanism text DEFAULT NULL,
-							symmetrize boolean DEFAULT NULL)
+							symmetrize boolean DEFAULT NULL,
+							k int DEFAULT NULL,
+							t int DEFAULT NULL,
+							objective text DEFAULT NULL,
+							query_release text DEFAULT NULL,
+							eta float8 DEFAULT NULL,
+							blocks int DEFAULT NULL,
+							model text DEFAULT NULL,
+							method text DEFAULT NULL,
+							cliques jsonb DEFAULT NULL,
+							tolerance float8 DEFAULT NULL,
+							em_iterations int DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 

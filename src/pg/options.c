@@ -1,12 +1,17 @@
 /*
- * options.c - mrf_options() and the validation of learner options.
+ * options.c - mrf_options() and the validation of learner options.  One
+ * table names every option, its type and its range; each value is checked
+ * when the document is built and again when a learner reads it.
  */
 #include "postgres.h"
 
+#include <limits.h>
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/json.h"
@@ -19,9 +24,10 @@ typedef enum OptionType
 {
 	OPT_POSITIVE,				/* finite float8 > 0 */
 	OPT_PROBABILITY,			/* float8 in (0, 1) */
-	OPT_ITERATIONS,				/* integer >= 2 */
-	OPT_MECHANISM,				/* 'exponential' | 'laplace' */
-	OPT_BOOLEAN
+	OPT_INTEGER,				/* integer in [min, max] */
+	OPT_CHOICE,					/* one of a list of words */
+	OPT_BOOLEAN,
+	OPT_CLIQUES					/* JSON array of arrays of variable numbers */
 } OptionType;
 
 typedef struct OptionSpec
@@ -29,23 +35,41 @@ typedef struct OptionSpec
 	const char *name;
 	uint32		bit;
 	OptionType	type;
+	size_t		offset;			/* field of MrfOptions */
+	int			min;			/* OPT_INTEGER */
+	int			max;
+	const char *choices;		/* OPT_CHOICE: words separated by '|' */
 } OptionSpec;
+
+#define FIELD(f) offsetof(MrfOptions, f)
 
 /* The order is mrf_options()'s parameter order. */
 static const OptionSpec OptionSpecs[] = {
-	{"rho", MRF_OPT_RHO, OPT_POSITIVE},
-	{"epsilon", MRF_OPT_EPSILON, OPT_POSITIVE},
-	{"delta", MRF_OPT_DELTA, OPT_PROBABILITY},
-	{"lambda", MRF_OPT_LAMBDA, OPT_POSITIVE},
-	{"iterations", MRF_OPT_ITERATIONS, OPT_ITERATIONS},
-	{"mechanism", MRF_OPT_MECHANISM, OPT_MECHANISM},
-	{"symmetrize", MRF_OPT_SYMMETRIZE, OPT_BOOLEAN},
+	{"rho", MRF_OPT_RHO, OPT_POSITIVE, FIELD(rho)},
+	{"epsilon", MRF_OPT_EPSILON, OPT_POSITIVE, FIELD(epsilon)},
+	{"delta", MRF_OPT_DELTA, OPT_PROBABILITY, FIELD(delta)},
+	{"lambda", MRF_OPT_LAMBDA, OPT_POSITIVE, FIELD(lambda)},
+	{"iterations", MRF_OPT_ITERATIONS, OPT_INTEGER, FIELD(iterations), 2, 1000000},
+	{"mechanism", MRF_OPT_MECHANISM, OPT_CHOICE, FIELD(mechanism), 0, 0, "exponential|laplace"},
+	{"symmetrize", MRF_OPT_SYMMETRIZE, OPT_BOOLEAN, FIELD(symmetrize)},
+	{"k", MRF_OPT_K, OPT_INTEGER, FIELD(k), 2, 255},
+	{"t", MRF_OPT_T, OPT_INTEGER, FIELD(t), 2, 16},
+	{"objective", MRF_OPT_OBJECTIVE, OPT_CHOICE, FIELD(objective), 0, 0, "l1|linf"},
+	{"query_release", MRF_OPT_QUERY_RELEASE, OPT_CHOICE, FIELD(query_release), 0, 0, "gaussian|pmw"},
+	{"eta", MRF_OPT_ETA, OPT_POSITIVE, FIELD(eta)},
+	{"blocks", MRF_OPT_BLOCKS, OPT_INTEGER, FIELD(blocks), 1, 10000000},
+	{"model", MRF_OPT_MODEL, OPT_CHOICE, FIELD(model), 0, 0, "ising|pairwise|twise"},
+	{"method", MRF_OPT_METHOD, OPT_CHOICE, FIELD(method), 0, 0, "stable|threshold|cgm|naive"},
+	{"cliques", MRF_OPT_CLIQUES, OPT_CLIQUES, FIELD(ncliques)},
+	{"tolerance", MRF_OPT_TOLERANCE, OPT_POSITIVE, FIELD(tolerance)},
+	{"em_iterations", MRF_OPT_EM_ITERATIONS, OPT_INTEGER, FIELD(em_iterations), 1, 100000},
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)
 
-/* Largest iteration count a caller may ask for. */
-#define MRF_MAX_ITERATIONS 1000000
+/* Most cliques, and variables per clique, an options document may name. */
+#define MRF_MAX_CLIQUES 10000
+#define MRF_MAX_CLIQUE_SIZE 16
 
 /* Name of a mechanism as users write it. */
 const char *
@@ -65,7 +89,7 @@ BadOption(const char *name, const char *detail)
 			 errdetail("%s", detail)));
 }
 
-/* Reads a numeric JSON value as float8. */
+/* A numeric JSON value as float8. */
 static double
 JsonNumber(const OptionSpec *spec, JsonbValue *v)
 {
@@ -74,10 +98,71 @@ JsonNumber(const OptionSpec *spec, JsonbValue *v)
 	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
 }
 
+/* Whether word is one of the '|'-separated choices. */
+static bool
+IsChoice(const char *choices, const char *word, int len)
+{
+	const char *c = choices;
+
+	while (*c)
+	{
+		const char *end = strchr(c, '|');
+		int			clen = end ? (int) (end - c) : (int) strlen(c);
+
+		if (clen == len && strncmp(c, word, len) == 0)
+			return true;
+		if (!end)
+			break;
+		c = end + 1;
+	}
+	return false;
+}
+
+/* Parses the cliques option: a JSON array of arrays of 1-based variable numbers. */
+static void
+StoreCliques(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
+{
+	JsonbContainer *outer;
+	int			n;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		BadOption(spec->name, "The value must be an array of cliques, e.g. '[[1, 2], [2, 3]]'.");
+	outer = v->val.binary.data;
+	n = JsonContainerSize(outer);
+	if (n < 1 || n > MRF_MAX_CLIQUES)
+		BadOption(spec->name, psprintf("Give from 1 to %d cliques.", MRF_MAX_CLIQUES));
+	opt->ncliques = n;
+	opt->clique_size = palloc(sizeof(int) * n);
+	opt->clique_vars = palloc(sizeof(int *) * n);
+	for (int c = 0; c < n; c++)
+	{
+		JsonbValue *clique = getIthJsonbValueFromContainer(outer, c);
+		int			size;
+
+		if (clique == NULL || clique->type != jbvBinary || !JsonContainerIsArray(clique->val.binary.data))
+			BadOption(spec->name, "Each clique must be an array of variable numbers.");
+		size = JsonContainerSize(clique->val.binary.data);
+		if (size < 1 || size > MRF_MAX_CLIQUE_SIZE)
+			BadOption(spec->name, psprintf("A clique has from 1 to %d variables.", MRF_MAX_CLIQUE_SIZE));
+		opt->clique_size[c] = size;
+		opt->clique_vars[c] = palloc(sizeof(int) * size);
+		for (int i = 0; i < size; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(clique->val.binary.data, i);
+			double		d = (e && e->type == jbvNumeric) ? JsonNumber(spec, e) : -1;
+
+			if (d != floor(d) || d < 1 || d > INT_MAX)
+				BadOption(spec->name, "Variables are numbered from 1.");
+			opt->clique_vars[c][i] = (int) d - 1;
+		}
+	}
+}
+
 /* Validates one option value and stores it. */
 static void
 StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 {
+	char	   *field = (char *) opt + spec->offset;
 	double		d;
 
 	switch (spec->type)
@@ -86,42 +171,56 @@ StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 			d = JsonNumber(spec, v);
 			if (!(d > 0) || isinf(d))
 				BadOption(spec->name, "The value must be a finite number greater than zero.");
-			if (spec->bit == MRF_OPT_RHO)
-				opt->rho = d;
-			else if (spec->bit == MRF_OPT_EPSILON)
-				opt->epsilon = d;
-			else
-				opt->lambda = d;
+			*(double *) field = d;
 			break;
 		case OPT_PROBABILITY:
 			d = JsonNumber(spec, v);
 			if (!(d > 0 && d < 1))
 				BadOption(spec->name, "The value must lie strictly between 0 and 1.");
-			opt->delta = d;
+			*(double *) field = d;
 			break;
-		case OPT_ITERATIONS:
+		case OPT_INTEGER:
 			d = JsonNumber(spec, v);
-			if (d != floor(d) || d < 2 || d > MRF_MAX_ITERATIONS)
-				BadOption(spec->name, psprintf("The value must be an integer from 2 to %d.", MRF_MAX_ITERATIONS));
-			opt->iterations = (int) d;
+			if (d != floor(d) || d < spec->min || d > spec->max)
+				BadOption(spec->name, psprintf("The value must be an integer from %d to %d.",
+											   spec->min, spec->max));
+			*(int *) field = (int) d;
 			break;
-		case OPT_MECHANISM:
-			if (v->type != jbvString)
-				BadOption(spec->name, "The value must be 'exponential' or 'laplace'.");
-			if (v->val.string.len == 11 && strncmp(v->val.string.val, "exponential", 11) == 0)
-				opt->mechanism = MRF_MECH_EXPONENTIAL;
-			else if (v->val.string.len == 7 && strncmp(v->val.string.val, "laplace", 7) == 0)
-				opt->mechanism = MRF_MECH_LAPLACE;
+		case OPT_CHOICE:
+			if (v->type != jbvString || !IsChoice(spec->choices, v->val.string.val, v->val.string.len))
+			{
+				StringInfoData words;
+
+				initStringInfo(&words);
+				for (const char *c = spec->choices; *c; c++)
+					appendStringInfoString(&words, *c == '|' ? "', '" : pnstrdup(c, 1));
+				BadOption(spec->name, psprintf("The value must be one of '%s'.", words.data));
+			}
+			if (spec->bit == MRF_OPT_MECHANISM)
+				opt->mechanism = v->val.string.val[0] == 'l' ? MRF_MECH_LAPLACE : MRF_MECH_EXPONENTIAL;
 			else
-				BadOption(spec->name, "The value must be 'exponential' or 'laplace'.");
+				strlcpy(field, pnstrdup(v->val.string.val, v->val.string.len), MRF_OPT_CHOICE_LEN);
 			break;
 		case OPT_BOOLEAN:
 			if (v->type != jbvBool)
 				BadOption(spec->name, "The value must be true or false.");
-			opt->symmetrize = v->val.boolean;
+			*(bool *) field = v->val.boolean;
+			break;
+		case OPT_CLIQUES:
+			StoreCliques(spec, v, opt);
 			break;
 	}
 	opt->given |= spec->bit;
+}
+
+/* The spec of an option by name, or NULL. */
+static const OptionSpec *
+FindOption(const char *name)
+{
+	for (int i = 0; i < NUM_OPTIONS; i++)
+		if (strcmp(OptionSpecs[i].name, name) == 0)
+			return &OptionSpecs[i];
+	return NULL;
 }
 
 /* Parses and validates an options document. */
@@ -143,14 +242,12 @@ MrfOptionsParse(Jsonb *doc, MrfOptions *opt)
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
 		char	   *key;
-		const OptionSpec *spec = NULL;
+		const OptionSpec *spec;
 
 		if (tok != WJB_KEY)
 			continue;
 		key = pnstrdup(v.val.string.val, v.val.string.len);
-		for (int i = 0; i < NUM_OPTIONS; i++)
-			if (strcmp(OptionSpecs[i].name, key) == 0)
-				spec = &OptionSpecs[i];
+		spec = FindOption(key);
 		if (spec == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -172,6 +269,18 @@ MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed, const char *learne
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("option \"%s\" does not apply to %s", OptionSpecs[i].name, learner)));
+}
+
+/* Errors unless the options named by `required` are all given. */
+void
+MrfOptionsRequire(const MrfOptions *opt, uint32 required, const char *learner)
+{
+	for (int i = 0; i < NUM_OPTIONS; i++)
+		if ((required & OptionSpecs[i].bit) && !(opt->given & OptionSpecs[i].bit))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s needs option \"%s\"", learner, OptionSpecs[i].name),
+					 errdetail("It has no default: it is public information only you can supply.")));
 }
 
 /* The zCDP budget of a zCDP learner: rho, or the largest rho fitting (epsilon, delta). */
@@ -209,14 +318,39 @@ MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner)
 	return rho;
 }
 
-/* The spec of an option by name, or NULL. */
-static const OptionSpec *
-FindOption(const char *name)
+/* Appends one SQL value as JSON, by its option's type. */
+static void
+AppendValue(StringInfo buf, const OptionSpec *spec, Datum value)
 {
-	for (int i = 0; i < NUM_OPTIONS; i++)
-		if (strcmp(OptionSpecs[i].name, name) == 0)
-			return &OptionSpecs[i];
-	return NULL;
+	switch (spec->type)
+	{
+		case OPT_POSITIVE:
+		case OPT_PROBABILITY:
+			{
+				double		d = DatumGetFloat8(value);
+
+				if (isnan(d) || isinf(d))
+					BadOption(spec->name, "The value must be finite.");
+				appendStringInfoString(buf, float8out_internal(d));
+				break;
+			}
+		case OPT_INTEGER:
+			appendStringInfo(buf, "%d", DatumGetInt32(value));
+			break;
+		case OPT_CHOICE:
+			escape_json(buf, TextDatumGetCString(value));
+			break;
+		case OPT_BOOLEAN:
+			appendStringInfoString(buf, DatumGetBool(value) ? "true" : "false");
+			break;
+		case OPT_CLIQUES:
+			{
+				Jsonb	   *jb = DatumGetJsonbP(value);
+
+				appendStringInfoString(buf, JsonbToCString(NULL, &jb->root, VARSIZE(jb)));
+				break;
+			}
+	}
 }
 
 /*
@@ -243,28 +377,7 @@ MrfOptionsBuild(int n, const char *const *names, const Datum *values, const bool
 			continue;
 		appendStringInfo(&buf, "%s\"%s\": ", first ? "" : ", ", spec->name);
 		first = false;
-		switch (spec->type)
-		{
-			case OPT_POSITIVE:
-			case OPT_PROBABILITY:
-				{
-					double		d = DatumGetFloat8(values[i]);
-
-					if (isnan(d) || isinf(d))
-						BadOption(spec->name, "The value must be finite.");
-					appendStringInfoString(&buf, float8out_internal(d));
-					break;
-				}
-			case OPT_ITERATIONS:
-				appendStringInfo(&buf, "%d", DatumGetInt32(values[i]));
-				break;
-			case OPT_MECHANISM:
-				escape_json(&buf, TextDatumGetCString(values[i]));
-				break;
-			case OPT_BOOLEAN:
-				appendStringInfoString(&buf, DatumGetBool(values[i]) ? "true" : "false");
-				break;
-		}
+		AppendValue(&buf, spec, values[i]);
 	}
 	appendStringInfoChar(&buf, '}');
 	doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
@@ -281,7 +394,8 @@ mrf_options(PG_FUNCTION_ARGS)
 	Datum		values[NUM_OPTIONS];
 	bool		nulls[NUM_OPTIONS];
 
-	Assert(PG_NARGS() == NUM_OPTIONS);
+	if (PG_NARGS() != NUM_OPTIONS)
+		elog(ERROR, "mrf_options has %d parameters in SQL and %d in C", PG_NARGS(), (int) NUM_OPTIONS);
 	for (int i = 0; i < NUM_OPTIONS; i++)
 	{
 		names[i] = OptionSpecs[i].name;

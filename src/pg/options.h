@@ -1,6 +1,7 @@
 /*
  * options.h - learner options: the jsonb document built by mrf_options() and
- * its validation.  Every learner reads its options through here.
+ * its validation.  Every learner reads its options through here; each takes
+ * a subset (MrfOptionsCheckAllowed).
  */
 #ifndef MRF_PG_OPTIONS_H
 #define MRF_PG_OPTIONS_H
@@ -12,13 +13,27 @@
 #include "core/privacy.h"
 
 /* Bits naming options, for the set a learner accepts. */
-#define MRF_OPT_RHO			0x0001
-#define MRF_OPT_EPSILON		0x0002
-#define MRF_OPT_DELTA		0x0004
-#define MRF_OPT_LAMBDA		0x0008
-#define MRF_OPT_ITERATIONS	0x0010
-#define MRF_OPT_MECHANISM	0x0020
-#define MRF_OPT_SYMMETRIZE	0x0040
+#define MRF_OPT_RHO				0x00001
+#define MRF_OPT_EPSILON			0x00002
+#define MRF_OPT_DELTA			0x00004
+#define MRF_OPT_LAMBDA			0x00008
+#define MRF_OPT_ITERATIONS		0x00010
+#define MRF_OPT_MECHANISM		0x00020
+#define MRF_OPT_SYMMETRIZE		0x00040
+#define MRF_OPT_K				0x00080
+#define MRF_OPT_T				0x00100
+#define MRF_OPT_OBJECTIVE		0x00200
+#define MRF_OPT_QUERY_RELEASE	0x00400
+#define MRF_OPT_ETA				0x00800
+#define MRF_OPT_BLOCKS			0x01000
+#define MRF_OPT_MODEL			0x02000
+#define MRF_OPT_METHOD			0x04000
+#define MRF_OPT_CLIQUES			0x08000
+#define MRF_OPT_TOLERANCE		0x10000
+#define MRF_OPT_EM_ITERATIONS	0x20000
+
+/* Longest text of a choice option ('exponential'). */
+#define MRF_OPT_CHOICE_LEN 16
 
 typedef struct MrfOptions
 {
@@ -27,9 +42,22 @@ typedef struct MrfOptions
 	double		epsilon;
 	double		delta;
 	double		lambda;
+	double		eta;			/* public bound on the smallest edge weight */
+	double		tolerance;		/* convergence tolerance (EM) */
 	int			iterations;
+	int			k;				/* alphabet size */
+	int			t;				/* interaction order */
+	int			blocks;			/* disjoint blocks of the stable mode */
+	int			em_iterations;	/* cap on EM iterations */
 	MrfMechanism mechanism;
 	bool		symmetrize;
+	char		objective[MRF_OPT_CHOICE_LEN];	/* 'l1' | 'linf' */
+	char		query_release[MRF_OPT_CHOICE_LEN];	/* 'gaussian' | 'pmw' */
+	char		model[MRF_OPT_CHOICE_LEN];	/* 'ising' | 'pairwise' | 'twise' */
+	char		method[MRF_OPT_CHOICE_LEN];	/* learner-specific */
+	int			ncliques;		/* cliques: 0-based variable lists */
+	int		   *clique_size;
+	int		  **clique_vars;
 } MrfOptions;
 
 /* Parses and validates an options document (every value checked). */
@@ -42,6 +70,9 @@ Jsonb	   *MrfOptionsBuild(int n, const char *const *names, const Datum *values,
 /* Rejects options the learner does not take. */
 void		MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed,
 								   const char *learner);
+
+/* Errors unless the options named by `required` are all given. */
+void		MrfOptionsRequire(const MrfOptions *opt, uint32 required, const char *learner);
 
 /*
  * The zCDP budget a zCDP learner may spend: rho, or the largest rho whose
