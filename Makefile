@@ -1,7 +1,8 @@
 # mrfdp: PGXS build of the extension, plus the C unit tests and benchmarks.
 EXTENSION = mrfdp
 MODULE_big = mrfdp
-DATA = sql/mrfdp--0.1.0.sql
+# The install script is assembled from sql/parts/ (one file per concern).
+DATA_built = sql/mrfdp--0.1.0.sql
 
 CORE_SRCS = $(wildcard src/core/*.c)
 PG_SRCS = src/mrfdp.c $(wildcard src/pg/*.c)
@@ -13,6 +14,9 @@ OPENBLAS_LIBS := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenbl
 PG_CPPFLAGS = -I$(srcdir)/src $(OPENBLAS_CFLAGS)
 PG_CFLAGS = -O2 -fno-math-errno
 SHLIB_LINK = $(OPENBLAS_LIBS) -lm
+
+sql/mrfdp--0.1.0.sql: $(sort $(wildcard sql/parts/*.sql))
+	cat $^ > $@
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out.
 REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/mrfdp--%.sql,$(wildcard sql/*.sql)))

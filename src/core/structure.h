@@ -225,9 +225,10 @@ size_t		MrfStructureIsingWorkspaceBytes(int p, int64_t n, int m);
 
 /*
  * Planning: rows per block for the non-private Ising learner to find the
- * exact graph with probability about 0.8, C lambda^2 e^(12 lambda)
- * ln(2p) / eta^4 in the Wu-Sanghavi-Dimakis form, with C calibrated by
- * experiment (see structure.c).  -1 if invalid.
+ * exact graph with probability about 0.6 (what the default m assumes),
+ * C lambda^2 e^(12 lambda) ln(2p) / eta^4 in the Wu-Sanghavi-Dimakis form,
+ * with C fitted to experiments at lambda = 1 (see structure.c; very
+ * conservative for larger lambda).  -1 if invalid.
  */
 int64_t		MrfIsingBlockRowsNeeded(int p, double eta, double lambda);
 

@@ -5,11 +5,18 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/tuplestore.h"
 
 #include "core/ising.h"
 #include "core/rows.h"
+#include "core/sample.h"
 #include "pg/aggregates.h"
 #include "pg/ledger.h"
 #include "pg/learners.h"
@@ -97,5 +104,192 @@ mrf_ising_final(PG_FUNCTION_ARGS)
 	model = MrfIsingLearnModel(state->bits, state->n, state->p, state->options, &charge);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeStatement(&charge);
+	PG_RETURN_POINTER(model);
+}
+
+/* The "weights" and "fields" members of an Ising model's document. */
+static void
+IsingWriteJson(StringInfo buf, MrfModel *model)
+{
+	appendStringInfoString(buf, ", \"weights\": [");
+	for (int i = 0; i < model->p; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		MrfJsonAppendVector(buf, MrfIsingWeights(model) + (size_t) i * model->p, model->p);
+	}
+	appendStringInfoString(buf, "], \"fields\": ");
+	MrfJsonAppendVector(buf, MrfIsingFields(model), model->p);
+}
+
+/* Sets MRF_FLAG_SYMMETRIC when A equals its transpose. */
+static void
+IsingMarkSymmetric(MrfModel *model)
+{
+	const double *A = MrfIsingWeights(model);
+	int			p = model->p;
+
+	for (int i = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++)
+			if (A[(size_t) i * p + j] != A[(size_t) j * p + i])
+				return;
+	model->flags |= MRF_FLAG_SYMMETRIC;
+}
+
+/* An Ising model from its document. */
+static MrfModel *
+IsingReadJson(JsonbContainer *root, int p, Jsonb *meta)
+{
+	JsonbValue	v;
+	MrfModel   *model;
+	double	   *A;
+
+	if (MrfJsonGetKey(root, "k", &v) && MrfJsonGetInt(root, "k", 2, 2) != 2)
+		MrfModelMalformed("An Ising model has k = 2.");
+	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p), 0, meta);
+	A = MrfIsingWeights(model);
+	MrfJsonReadMatrix(root, "weights", p, p, A);
+	for (int i = 0; i < p; i++)
+		if (A[(size_t) i * p + i] != 0)
+			MrfModelMalformed("The diagonal of \"weights\" must be zero.");
+	IsingMarkSymmetric(model);
+	if (!MrfJsonGetKey(root, "fields", &v))
+		MrfModelMalformed("Member \"fields\" is missing.");
+	MrfJsonReadVector(&v, p, MrfIsingFields(model), "fields");
+	return model;
+}
+
+/* Edges: symmetric models list each pair once (i < j), others every ordered pair. */
+static void
+IsingEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
+{
+	const double *A = MrfIsingWeights(model);
+	int			p = model->p;
+	bool		symmetric = (model->flags & MRF_FLAG_SYMMETRIC) != 0;
+
+	for (int i = 0; i < p; i++)
+		for (int j = symmetric ? i + 1 : 0; j < p; j++)
+		{
+			double		w = A[(size_t) i * p + j];
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			if (i == j || !(fabs(w) > threshold))
+				continue;
+			values[0] = Int32GetDatum(i + 1);
+			values[1] = Int32GetDatum(j + 1);
+			values[2] = Float8GetDatum(w);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+}
+
+/* Fields (i, a, theta): a = 1 names the value +1. */
+static void
+IsingFields(MrfModel *model, ReturnSetInfo *rsinfo)
+{
+	const double *theta = MrfIsingFields(model);
+
+	for (int i = 0; i < model->p; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int32GetDatum(i + 1);
+		values[1] = Int32GetDatum(1);
+		values[2] = Float8GetDatum(theta[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/* Samples coded -1/+1. */
+static int
+IsingSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
+			const MrfEnv *env, int32 *out)
+{
+	int8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
+	int			status;
+
+	if (raw == NULL)
+		return MRF_ENOMEM;
+	status = MrfIsingSample(MrfIsingWeights(model), MrfIsingFields(model), model->p, n,
+							burn_in, thin, rng, env, raw);
+	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
+		out[i] = raw[i];
+	MrfFree(env, raw);
+	return status;
+}
+
+const MrfKindOps MrfIsingOps = {
+	MRF_KIND_ISING, IsingWriteJson, IsingReadJson, IsingEdges, IsingFields, IsingSample
+};
+
+PG_FUNCTION_INFO_V1(mrf_ising);
+/* Builds an Ising model from a p x p weight matrix and optional fields. */
+Datum
+mrf_ising(PG_FUNCTION_ARGS)
+{
+	ArrayType  *weights;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	int			p;
+	MrfModel   *model;
+	double	   *A;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrf_ising needs a weight matrix")));
+	weights = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_NDIM(weights) != 2 || ARR_DIMS(weights)[0] != ARR_DIMS(weights)[1])
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("weights must be a square two-dimensional array")));
+	p = ARR_DIMS(weights)[0];
+	if (p < 2 || p > MRF_MODEL_MAX_P)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an Ising model has from 2 to %d variables", MRF_MODEL_MAX_P)));
+	deconstruct_array(weights, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &nelems);
+
+	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p), 0,
+						   DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}"))));
+	A = MrfIsingWeights(model);
+	for (int i = 0; i < nelems; i++)
+	{
+		if (nulls[i] || isnan(DatumGetFloat8(elems[i])) || isinf(DatumGetFloat8(elems[i])))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("weights must be finite and not NULL")));
+		A[i] = DatumGetFloat8(elems[i]);
+	}
+	for (int i = 0; i < p; i++)
+		if (A[(size_t) i * p + i] != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the diagonal of the weight matrix must be zero")));
+	IsingMarkSymmetric(model);
+
+	if (!PG_ARGISNULL(1))
+	{
+		ArrayType  *fields = PG_GETARG_ARRAYTYPE_P(1);
+		double	   *theta = MrfIsingFields(model);
+
+		deconstruct_array(fields, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+						  &elems, &nulls, &nelems);
+		if (ARR_NDIM(fields) != 1 || nelems != p)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("fields must be a one-dimensional array of %d values", p)));
+		for (int i = 0; i < p; i++)
+		{
+			if (nulls[i] || isnan(DatumGetFloat8(elems[i])) || isinf(DatumGetFloat8(elems[i])))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("fields must be finite and not NULL")));
+			theta[i] = DatumGetFloat8(elems[i]);
+		}
+	}
 	PG_RETURN_POINTER(model);
 }

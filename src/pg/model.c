@@ -18,12 +18,42 @@
 
 #include "pg/model.h"
 
-/* Largest p a model may have: keeps every p x p parameter block well inside 1 GB. */
-#define MRF_MODEL_MAX_P 8192
 
 static const char *const MrfKindNames[] = {
 	NULL, "ising", "pairwise", "twise", "structure", "cliques"
 };
+
+extern const MrfKindOps MrfIsingOps;
+
+/* Every kind's operations, by kind code; NULL: not readable yet. */
+static const MrfKindOps *const KindOps[] = {
+	NULL, &MrfIsingOps, NULL, NULL, NULL, NULL
+};
+
+/* The operations of a model's kind. */
+const MrfKindOps *
+MrfKindOpsOf(const MrfModel *model)
+{
+	if (model->kind < MRF_KIND_ISING || model->kind > MRF_KIND_CLIQUES ||
+		KindOps[model->kind] == NULL)
+		elog(ERROR, "mrf kind %d has no operations", (int) model->kind);
+	return KindOps[model->kind];
+}
+
+/* Reads a rows x cols matrix (an array of row arrays) member into out. */
+void
+MrfJsonReadMatrix(JsonbContainer *root, const char *key, int rows, int cols, double *out)
+{
+	JsonbValue	v;
+
+	if (!MrfJsonGetKey(root, key, &v) || v.type != jbvBinary ||
+		!JsonContainerIsArray(v.val.binary.data) ||
+		JsonContainerSize(v.val.binary.data) != (uint32) rows)
+		MrfModelMalformed(psprintf("Member \"%s\" must be an array of %d rows.", key, rows));
+	for (int i = 0; i < rows; i++)
+		MrfJsonReadVector(getIthJsonbValueFromContainer(v.val.binary.data, i), cols,
+						  out + (size_t) i * cols, key);
+}
 
 /* The SQL-facing name of a kind. */
 const char *
@@ -80,8 +110,8 @@ MrfModelMeta(const MrfModel *model)
 }
 
 /* Appends a double as JSON, with the shortest text that reads back exactly. */
-static void
-AppendJsonDouble(StringInfo buf, double value)
+void
+MrfJsonAppendDouble(StringInfo buf, double value)
 {
 	if (isnan(value) || isinf(value))
 		appendStringInfoString(buf, "null");
@@ -95,15 +125,15 @@ AppendJsonDouble(StringInfo buf, double value)
 }
 
 /* Appends a JSON array of n doubles. */
-static void
-AppendJsonVector(StringInfo buf, const double *v, int n)
+void
+MrfJsonAppendVector(StringInfo buf, const double *v, int n)
 {
 	appendStringInfoChar(buf, '[');
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0)
 			appendStringInfoString(buf, ", ");
-		AppendJsonDouble(buf, v[i]);
+		MrfJsonAppendDouble(buf, v[i]);
 	}
 	appendStringInfoChar(buf, ']');
 }
@@ -121,22 +151,7 @@ MrfModelToCString(MrfModel *model)
 	if (model->kind == MRF_KIND_TWISE)
 		appendStringInfo(&buf, ", \"t\": %d", model->t);
 
-	switch (model->kind)
-	{
-		case MRF_KIND_ISING:
-			appendStringInfoString(&buf, ", \"weights\": [");
-			for (int i = 0; i < model->p; i++)
-			{
-				if (i > 0)
-					appendStringInfoString(&buf, ", ");
-				AppendJsonVector(&buf, MrfIsingWeights(model) + (size_t) i * model->p, model->p);
-			}
-			appendStringInfoString(&buf, "], \"fields\": ");
-			AppendJsonVector(&buf, MrfIsingFields(model), model->p);
-			break;
-		default:
-			elog(ERROR, "mrf kind \"%s\" has no text form yet", MrfKindName(model->kind));
-	}
+	MrfKindOpsOf(model)->write_json(&buf, model);
 	appendStringInfoString(&buf, ", \"meta\": ");
 	appendStringInfoString(&buf, JsonbToCString(NULL, &meta->root, VARSIZE(meta)));
 	appendStringInfoChar(&buf, '}');
@@ -144,9 +159,8 @@ MrfModelToCString(MrfModel *model)
 }
 
 /* Raises the error for a malformed mrf document. */
-static void
-pg_attribute_noreturn()
-MalformedModel(const char *detail)
+void
+MrfModelMalformed(const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -154,9 +168,9 @@ MalformedModel(const char *detail)
 			 errdetail("%s", detail)));
 }
 
-/* Looks up key in a JSON object; NULL container or missing key gives false. */
-static bool
-JsonGetKey(JsonbContainer *obj, const char *key, JsonbValue *out)
+/* Looks up key in a JSON object; a missing key gives false. */
+bool
+MrfJsonGetKey(JsonbContainer *obj, const char *key, JsonbValue *out)
 {
 	JsonbValue *v = getKeyJsonValueFromContainer(obj, key, strlen(key), out);
 
@@ -164,36 +178,36 @@ JsonGetKey(JsonbContainer *obj, const char *key, JsonbValue *out)
 }
 
 /* Reads a JSON integer member that must be present. */
-static int
-JsonGetInt(JsonbContainer *obj, const char *key, int lo, int hi)
+int
+MrfJsonGetInt(JsonbContainer *obj, const char *key, int lo, int hi)
 {
 	JsonbValue	v;
 	double		d;
 
-	if (!JsonGetKey(obj, key, &v) || v.type != jbvNumeric)
-		MalformedModel(psprintf("Member \"%s\" must be a number.", key));
+	if (!MrfJsonGetKey(obj, key, &v) || v.type != jbvNumeric)
+		MrfModelMalformed(psprintf("Member \"%s\" must be a number.", key));
 	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric)));
 	if (d != floor(d) || d < lo || d > hi)
-		MalformedModel(psprintf("Member \"%s\" must be an integer from %d to %d.", key, lo, hi));
+		MrfModelMalformed(psprintf("Member \"%s\" must be an integer from %d to %d.", key, lo, hi));
 	return (int) d;
 }
 
 /* Reads a JSON array of exactly n finite numbers into out. */
-static void
-JsonReadVector(JsonbValue *arr, int n, double *out, const char *what)
+void
+MrfJsonReadVector(JsonbValue *arr, int n, double *out, const char *what)
 {
 	if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data) ||
 		JsonContainerSize(arr->val.binary.data) != (uint32) n)
-		MalformedModel(psprintf("Member \"%s\" must be an array of %d numbers.", what, n));
+		MrfModelMalformed(psprintf("Member \"%s\" must be an array of %d numbers.", what, n));
 	for (int i = 0; i < n; i++)
 	{
 		JsonbValue *e = getIthJsonbValueFromContainer(arr->val.binary.data, i);
 
 		if (e == NULL || e->type != jbvNumeric)
-			MalformedModel(psprintf("Member \"%s\" must be an array of %d numbers.", what, n));
+			MrfModelMalformed(psprintf("Member \"%s\" must be an array of %d numbers.", what, n));
 		out[i] = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(e->val.numeric)));
 		if (isnan(out[i]) || isinf(out[i]))
-			MalformedModel(psprintf("Member \"%s\" must hold finite numbers.", what));
+			MrfModelMalformed(psprintf("Member \"%s\" must hold finite numbers.", what));
 	}
 }
 
@@ -210,67 +224,29 @@ MrfModelFromCString(char *text)
 	int			p;
 
 	if (!JsonContainerIsObject(root))
-		MalformedModel("An mrf document is a JSON object.");
-	if (!JsonGetKey(root, "kind", &v) || v.type != jbvString)
-		MalformedModel("Member \"kind\" must be a string.");
+		MrfModelMalformed("An mrf document is a JSON object.");
+	if (!MrfJsonGetKey(root, "kind", &v) || v.type != jbvString)
+		MrfModelMalformed("Member \"kind\" must be a string.");
 	kind = MrfKindFromName(pnstrdup(v.val.string.val, v.val.string.len));
 	if (kind == 0)
-		MalformedModel("Member \"kind\" must be one of ising, pairwise, twise, structure, cliques.");
-	p = JsonGetInt(root, "p", 2, MRF_MODEL_MAX_P);
+		MrfModelMalformed("Member \"kind\" must be one of ising, pairwise, twise, structure, cliques.");
+	if (KindOps[kind] == NULL)
+		MrfModelMalformed(psprintf("Models of kind \"%s\" cannot be read yet.", MrfKindName(kind)));
+	p = MrfJsonGetInt(root, "p", 2, MRF_MODEL_MAX_P);
 
-	if (JsonGetKey(root, "meta", &v))
+	if (MrfJsonGetKey(root, "meta", &v))
 	{
 		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
-			MalformedModel("Member \"meta\" must be an object.");
+			MrfModelMalformed("Member \"meta\" must be an object.");
 		meta = JsonbValueToJsonb(&v);
 	}
 	else
 		meta = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
 
-	switch (kind)
-	{
-		case MRF_KIND_ISING:
-			{
-				JsonbValue	rows;
-				double	   *A;
-				bool		symmetric = true;
-
-				if (JsonGetKey(root, "k", &v) && JsonGetInt(root, "k", 2, 2) != 2)
-					MalformedModel("An Ising model has k = 2.");
-				model = MrfModelCreate(kind, p, 2, 0, MrfIsingParamCount(p), 0, meta);
-				A = MrfIsingWeights(model);
-				if (!JsonGetKey(root, "weights", &rows) || rows.type != jbvBinary ||
-					!JsonContainerIsArray(rows.val.binary.data) ||
-					JsonContainerSize(rows.val.binary.data) != (uint32) p)
-					MalformedModel(psprintf("Member \"weights\" must be an array of %d rows.", p));
-				for (int i = 0; i < p; i++)
-				{
-					JsonbValue *row = getIthJsonbValueFromContainer(rows.val.binary.data, i);
-
-					JsonReadVector(row, p, A + (size_t) i * p, "weights");
-					if (A[(size_t) i * p + i] != 0)
-						MalformedModel("The diagonal of \"weights\" must be zero.");
-				}
-				for (int i = 0; i < p && symmetric; i++)
-					for (int j = i + 1; j < p; j++)
-						if (A[(size_t) i * p + j] != A[(size_t) j * p + i])
-						{
-							symmetric = false;
-							break;
-						}
-				if (symmetric)
-					model->flags |= MRF_FLAG_SYMMETRIC;
-				if (!JsonGetKey(root, "fields", &v))
-					MalformedModel("Member \"fields\" is missing.");
-				JsonReadVector(&v, p, MrfIsingFields(model), "fields");
-				break;
-			}
-		default:
-			MalformedModel(psprintf("Models of kind \"%s\" cannot be read yet.", MrfKindName(kind)));
-	}
+	model = KindOps[kind]->read_json(root, p, meta);
 
 	/* Keep the binary flag in step with the document it was read from. */
-	if (JsonGetKey(&MrfModelMeta(model)->root, "private", &v) &&
+	if (MrfJsonGetKey(&MrfModelMeta(model)->root, "private", &v) &&
 		v.type == jbvBool && !v.val.boolean)
 		model->flags |= MRF_FLAG_NOT_PRIVATE;
 	return model;
@@ -356,82 +332,4 @@ mrf_info(PG_FUNCTION_ARGS)
 	else
 		appendStringInfoChar(&buf, '}');
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
-}
-
-PG_FUNCTION_INFO_V1(mrf_ising);
-/* Builds an Ising model from a p x p weight matrix and optional fields. */
-Datum
-mrf_ising(PG_FUNCTION_ARGS)
-{
-	ArrayType  *weights;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			nelems;
-	int			p;
-	MrfModel   *model;
-	double	   *A;
-	bool		symmetric = true;
-
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("mrf_ising needs a weight matrix")));
-	weights = PG_GETARG_ARRAYTYPE_P(0);
-	if (ARR_NDIM(weights) != 2 || ARR_DIMS(weights)[0] != ARR_DIMS(weights)[1])
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("weights must be a square two-dimensional array")));
-	p = ARR_DIMS(weights)[0];
-	if (p < 2 || p > MRF_MODEL_MAX_P)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("an Ising model has from 2 to %d variables", MRF_MODEL_MAX_P)));
-	deconstruct_array(weights, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &elems, &nulls, &nelems);
-
-	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p), 0,
-						   DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}"))));
-	A = MrfIsingWeights(model);
-	for (int i = 0; i < nelems; i++)
-	{
-		if (nulls[i] || isnan(DatumGetFloat8(elems[i])) || isinf(DatumGetFloat8(elems[i])))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("weights must be finite and not NULL")));
-		A[i] = DatumGetFloat8(elems[i]);
-	}
-	for (int i = 0; i < p; i++)
-	{
-		if (A[(size_t) i * p + i] != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("the diagonal of the weight matrix must be zero")));
-		for (int j = i + 1; j < p; j++)
-			if (A[(size_t) i * p + j] != A[(size_t) j * p + i])
-				symmetric = false;
-	}
-	if (symmetric)
-		model->flags |= MRF_FLAG_SYMMETRIC;
-
-	if (!PG_ARGISNULL(1))
-	{
-		ArrayType  *fields = PG_GETARG_ARRAYTYPE_P(1);
-		double	   *theta = MrfIsingFields(model);
-
-		deconstruct_array(fields, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-						  &elems, &nulls, &nelems);
-		if (ARR_NDIM(fields) != 1 || nelems != p)
-			ereport(ERROR,
-					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("fields must be a one-dimensional array of %d values", p)));
-		for (int i = 0; i < p; i++)
-		{
-			if (nulls[i] || isnan(DatumGetFloat8(elems[i])) || isinf(DatumGetFloat8(elems[i])))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("fields must be finite and not NULL")));
-			theta[i] = DatumGetFloat8(elems[i]);
-		}
-	}
-	PG_RETURN_POINTER(model);
 }

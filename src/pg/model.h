@@ -8,9 +8,17 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
+#include "core/env.h"
+#include "core/noise.h"
+
 #define MRF_MODEL_VERSION 1
+
+/* Largest p a model may have: keeps every p x p parameter block well inside 1 GB. */
+#define MRF_MODEL_MAX_P 8192
 
 typedef enum MrfKind
 {
@@ -43,6 +51,40 @@ typedef struct MrfModel
 
 #define DatumGetMrfModelP(x) ((MrfModel *) PG_DETOAST_DATUM(x))
 #define PG_GETARG_MRF_P(n) DatumGetMrfModelP(PG_GETARG_DATUM(n))
+
+/*
+ * What each kind of model provides.  Every kind lives in its own file
+ * (src/pg/ising.c, ...) and is listed in model.c's table.  Accessors a kind
+ * does not support are NULL and raise a clear error.
+ */
+typedef struct MrfKindOps
+{
+	MrfKind		kind;
+	/* Appends the kind's members of the JSON document (after "k"). */
+	void		(*write_json) (StringInfo buf, MrfModel *model);
+	/* Builds a model from a parsed document (p validated, meta given). */
+	MrfModel   *(*read_json) (JsonbContainer *root, int p, Jsonb *meta);
+	/* mrf_edges rows (i, j, weight), 1-based, |weight| > threshold. */
+	void		(*edges) (MrfModel *model, double threshold, ReturnSetInfo *rsinfo);
+	/* mrf_fields rows (i, a, theta). */
+	void		(*fields) (MrfModel *model, ReturnSetInfo *rsinfo);
+	/* n samples into out (n x p, values as the learners read them). */
+	int			(*sample) (MrfModel *model, int64 n, int burn_in, int thin,
+						   MrfRng *rng, const MrfEnv *env, int32 *out);
+} MrfKindOps;
+
+/* The operations of a model's kind. */
+const MrfKindOps *MrfKindOpsOf(const MrfModel *model);
+
+/* JSON helpers for the kinds' readers and writers. */
+void		MrfJsonAppendDouble(StringInfo buf, double value);
+void		MrfJsonAppendVector(StringInfo buf, const double *v, int n);
+bool		MrfJsonGetKey(JsonbContainer *obj, const char *key, JsonbValue *out);
+int			MrfJsonGetInt(JsonbContainer *obj, const char *key, int lo, int hi);
+void		MrfJsonReadVector(JsonbValue *arr, int n, double *out, const char *what);
+void		MrfJsonReadMatrix(JsonbContainer *root, const char *key, int rows, int cols,
+							  double *out);
+void		MrfModelMalformed(const char *detail) pg_attribute_noreturn();
 
 /* Allocates a model of the given shape with room for nparams doubles and meta. */
 MrfModel   *MrfModelCreate(MrfKind kind, int p, int k, int t, int nparams,

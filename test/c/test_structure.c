@@ -1092,6 +1092,8 @@ TestPluginAndPartition(void)
 	/* sorted input, shuffled blocks: every block has a 70% majority */
 	CHECK(released == 1);
 	CHECK(s.nitems == 2 && s.nwords == 7 && memcmp(s.words, expect, sizeof(expect)) == 0);
+	/* nothing of the blocks' history (10 words before deduplication) travels */
+	CHECK(s.capacity == s.nwords);
 	MrfStructureFree(&s, &MrfMallocEnv);
 
 	/* a learner that emits an invalid item is an error, not a graph */
@@ -1130,10 +1132,40 @@ TestPlanningAndThreshold(void)
 	CHECK(MrfIsingBlockRowsNeeded(1, 0.5, 1.0) == -1);
 	CHECK(MrfStructurePlanRowsIsing(50, 0.5, 1.0, 0.0, 1e-6, 0) == -1);
 
-	/* threshold variant: a chain at a large rho, exactly */
+	/*
+	 * The plan is enough: at the planned block size (about 1100 rows for
+	 * this chain of 10 with fields, lambda 1.1) the block learner finds the
+	 * chain in at least 18 of 20 blocks.  (It is fitted at lambda = 1, p = 50
+	 * and 200; a constant 10 times too small would fail here.)
+	 */
 	BuildModel(0, &chain);
 	TrueGraph(&chain, &truth);
 	MrfRngInitSeeded(&rng, 9200);
+	{
+		int64_t		b = MrfIsingBlockRowsNeeded(chain.p, chain.eta, chain.lambda);
+		MrfIsingBlockOptions bopt;
+		int			hits = 0;
+		int			r;
+
+		CHECK(b > 300 && b < 5000);
+		memset(&bopt, 0, sizeof(bopt));
+		bopt.p = chain.p;
+		bopt.eta = chain.eta;
+		bopt.lambda = chain.lambda;
+		bits = DrawPacked(&chain, 20 * b, &rng);
+		for (r = 0; r < 20; r++)
+		{
+			MrfStructureInit(&s, chain.p);
+			CHECK(MrfIsingBlockLearn(&bopt, bits + r * b, b, &MrfMallocEnv, &s) == MRF_OK);
+			hits += MrfStructureEqual(&s, &truth);
+			MrfStructureFree(&s, &MrfMallocEnv);
+		}
+		CHECK_MSG(hits >= 18, "at the planned %lld rows per block: %d of 20 exact",
+				  (long long) b, hits);
+		free(bits);
+	}
+
+	/* threshold variant: a chain at a large rho, exactly */
 	bits = DrawPacked(&chain, 20000, &rng);
 	memset(&iopt, 0, sizeof(iopt));
 	iopt.rho = 50.0;

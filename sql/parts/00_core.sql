@@ -1,0 +1,98 @@
+-- mrfdp: differentially private learning of Markov random fields
+\echo Use "CREATE EXTENSION mrfdp" to load this file. \quit
+
+-------------------------------------------------------------------------------
+-- The model type: a varlena with binary parameters; text I/O is JSON.
+-------------------------------------------------------------------------------
+CREATE TYPE mrf;
+
+CREATE FUNCTION mrf_in(cstring) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_out(mrf) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_recv(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_send(mrf) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE mrf (
+	INPUT = mrf_in,
+	OUTPUT = mrf_out,
+	RECEIVE = mrf_recv,
+	SEND = mrf_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+
+CREATE FUNCTION mrf_to_jsonb(mrf) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (mrf AS jsonb) WITH FUNCTION mrf_to_jsonb(mrf);
+
+-- Builds an Ising model from a p x p weight matrix (zero diagonal) and fields.
+CREATE FUNCTION mrf_ising(weights float8[], fields float8[] DEFAULT NULL) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-------------------------------------------------------------------------------
+-- Accessors
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_info(mrf) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION mrf_edges(model mrf, threshold float8 DEFAULT 0,
+						  OUT i int, OUT j int, OUT weight float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION mrf_fields(model mrf, OUT i int, OUT a int, OUT theta float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Gibbs (or exact, for small p) samples; VOLATILE: draws randomness.
+CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
+						   thin int DEFAULT 10, seed bigint DEFAULT NULL)
+	RETURNS SETOF int[]
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Learners running now in any session (needs mrfdp in shared_preload_libraries).
+CREATE FUNCTION mrf_progress(OUT pid int, OUT learner text, OUT done bigint, OUT total bigint,
+							 OUT percent float8, OUT started timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-------------------------------------------------------------------------------
+-- Budget conversions (SPEC 3.3); the arithmetic lives in src/core/privacy.c.
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_zcdp_to_dp(rho float8, delta float8, method text DEFAULT 'tight')
+	RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_dp_to_zcdp(epsilon float8) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_zcdp_for_dp(epsilon float8, delta float8, method text DEFAULT 'tight')
+	RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-------------------------------------------------------------------------------
+-- Learner options: one jsonb document, validated here and again by the
+-- learner.  NULL means "not given".
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
+							epsilon float8 DEFAULT NULL,
+							delta float8 DEFAULT NULL,
+							lambda float8 DEFAULT NULL,
+							iterations int DEFAULT NULL,
+							mechanism text DEFAULT NULL,
+							symmetrize boolean DEFAULT NULL,
+							k int DEFAULT NULL,
+							t int DEFAULT NULL,
+							objective text DEFAULT NULL,
+							query_release text DEFAULT NULL,
+							eta float8 DEFAULT NULL,
+							blocks int DEFAULT NULL,
+							model text DEFAULT NULL,
+							method text DEFAULT NULL,
+							cliques jsonb DEFAULT NULL,
+							tolerance float8 DEFAULT NULL,
+							em_iterations int DEFAULT NULL)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

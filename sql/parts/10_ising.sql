@@ -1,0 +1,66 @@
+-- The Ising learner: bit-packed aggregate, named form, protected path.
+
+-------------------------------------------------------------------------------
+-- Aggregate machinery shared by the binary learners: rows packed as bits.
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_bits_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrf_bits_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrf_bits_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_bits_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_ising_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
+	SFUNC = mrf_bits_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_ising_final,
+	COMBINEFUNC = mrf_bits_combine,
+	SERIALFUNC = mrf_bits_serialize,
+	DESERIALFUNC = mrf_bits_deserialize,
+	PARALLEL = SAFE
+);
+
+-------------------------------------------------------------------------------
+-- Named forms.  Each is rewritten at parse analysis into its aggregate by the
+-- post_parse_analyze_hook in src/pg/named_call.c when the library is loaded
+-- (session_preload_libraries or shared_preload_libraries).  Called directly,
+-- the C function raises an error that explains the preload.  All named forms
+-- share the C symbol mrf_learn_named_form: that is how the hook finds them.
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_learn_ising(x anyelement,
+								rho float8 DEFAULT NULL,
+								epsilon float8 DEFAULT NULL,
+								delta float8 DEFAULT NULL,
+								lambda float8 DEFAULT 1,
+								iterations int DEFAULT NULL,
+								mechanism text DEFAULT 'exponential',
+								symmetrize boolean DEFAULT true)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-------------------------------------------------------------------------------
+-- The protected path: learn from a relation one may not read, once its owner
+-- has granted learning.  SECURITY DEFINER with a fixed search_path; the C
+-- function checks the grant of the role that called it (SPEC 3.4).
+-- column_name NULL means the whole row (all columns boolean).  variables is
+-- needed when the column's type does not fix p (arrays, bit varying).
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
+									 rho float8 DEFAULT NULL,
+									 epsilon float8 DEFAULT NULL,
+									 delta float8 DEFAULT NULL,
+									 lambda float8 DEFAULT 1,
+									 iterations int DEFAULT NULL,
+									 mechanism text DEFAULT 'exponential',
+									 symmetrize boolean DEFAULT true,
+									 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
