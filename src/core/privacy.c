@@ -139,6 +139,26 @@ MrfFwStepRho(double rho_node, int iterations)
 }
 
 /*
+ * SPEC 4.3, [Z20] Alg. 3: rho' = rho / (k^2 p) for each of the p k (k-1)
+ * regressions (i, u, v), u != v.  Proof step: every regression reads all n
+ * rows (rows outside S_uv enter with label 0, hence gradient weight 0), and
+ * its sum scores move by at most 2R under replace-one whether the replaced
+ * row enters, leaves or stays in S_uv (MrfFwScoreSensitivity), so each
+ * regression's Frank-Wolfe run is rho'-zCDP with respect to the whole
+ * dataset.  Adaptive composition ([BS16] Lemma 2.3) over all of them gives
+ * p k (k-1) rho / (k^2 p) = rho (k-1)/k <= rho.  rho / (p k (k-1)) would
+ * compose to exactly rho; SPEC 4.3 fixes the paper's k^2, which leaves the
+ * factor k/(k-1) unspent.
+ */
+double
+MrfPairwiseProblemRho(double rho, int p, int k)
+{
+	if (!PositiveFinite(rho) || p < 1 || k < 2)
+		return NAN;
+	return rho / ((double) k * (double) k * (double) p);
+}
+
+/*
  * [CKS20] Prop. 12 and Cor. 13: rho-zCDP implies (eps, delta)-DP with
  * delta = exp((a-1)(a rho - eps)) / (a-1) * (1-1/a)^a for every a > 1.
  * Solved for eps at order a; x = log(a - 1) parametrises a > 1.

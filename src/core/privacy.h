@@ -35,6 +35,9 @@ int			MrfFwDefaultIterations(double radius, int64_t n, double rho_node);
 /* Per-step zCDP of T-1 noisy selections sharing rho_node. */
 double		MrfFwStepRho(double rho_node, int iterations);
 
+/* zCDP budget of each of the p k (k-1) pairwise regressions: rho / (k^2 p). */
+double		MrfPairwiseProblemRho(double rho, int p, int k);
+
 /* rho-zCDP to (eps, delta)-DP: Canonne-Kamath-Steinke 2020, tight. */
 double		MrfZcdpToDpTight(double rho, double delta);
 

@@ -647,3 +647,332 @@ MrfTwiseSample(const double *coef, int p, int t, int64_t n, int burn_in,
 	TwiseIncidenceFree(env, &inc);
 	return status;
 }
+
+/*
+ * ---- pairwise k-ary models ----
+ *
+ * P(z) proportional to exp(sum_{i<j} S_ij(z_i, z_j) + sum_i theta_i(z_i))
+ * with S_ij(a, b) = (W_ij(a, b) + W_ji(b, a)) / 2, so that a stored W that
+ * is not exactly symmetric still defines one model (as for Ising).  The
+ * conditional of z_i is categorical with log-weights
+ * theta_i(a) + sum_{j != i} S_ij(a, z_j), which needs only the nonzero
+ * blocks of node i.
+ */
+
+/*
+ * Nonzero symmetrised blocks by node: entries start[i] .. start[i + 1] - 1
+ * belong to node i; entry e pairs it with col[e] and holds
+ * block[e k^2 + b k + a] = S_{i,col[e]}(a, b), transposed so that the k
+ * log-weight terms for a given z_j are contiguous.
+ */
+typedef struct PairwiseNeighbours
+{
+	int			p;
+	int			k;
+	int64_t		nnz;
+	int64_t    *start;			/* p + 1 */
+	int		   *col;			/* nnz */
+	double	   *block;			/* nnz k^2 */
+} PairwiseNeighbours;
+
+/* Releases the arrays of a block list (safe on a partly built one). */
+static void
+PairwiseNeighboursFree(const MrfEnv *env, PairwiseNeighbours *nb)
+{
+	MrfFree(env, nb->start);
+	MrfFree(env, nb->col);
+	MrfFree(env, nb->block);
+	memset(nb, 0, sizeof(*nb));
+}
+
+/* S_ij(a, b), halved first so that it cannot overflow. */
+static inline double
+PairwiseSymmetric(const double *W, int p, int k, int i, int j, int a, int b)
+{
+	return 0.5 * W[(((size_t) i * p + j) * k + a) * k + b] +
+		0.5 * W[(((size_t) j * p + i) * k + b) * k + a];
+}
+
+/* Whether the symmetrised block (i, j) has a nonzero entry. */
+static int
+PairwiseBlockNonzero(const double *W, int p, int k, int i, int j)
+{
+	int			a;
+	int			b;
+
+	for (a = 0; a < k; a++)
+		for (b = 0; b < k; b++)
+			if (PairwiseSymmetric(W, p, k, i, j, a, b) != 0.0)
+				return 1;
+	return 0;
+}
+
+/* Two passes: count the nonzero blocks, then copy them transposed. */
+static MrfStatus
+PairwiseNeighboursBuild(const double *W, int p, int k, const MrfEnv *env,
+						PairwiseNeighbours *nb)
+{
+	size_t		kk = (size_t) k * k;
+	int64_t		nnz = 0;
+	int64_t		e = 0;
+	int			i;
+	int			j;
+
+	memset(nb, 0, sizeof(*nb));
+	nb->p = p;
+	nb->k = k;
+	for (i = 0; i < p; i++)
+		for (j = 0; j < p; j++)
+			if (i != j && PairwiseBlockNonzero(W, p, k, i, j))
+				nnz++;
+
+	nb->start = MrfAlloc(env, sizeof(int64_t) * ((size_t) p + 1));
+	/* at least one element each, so that an empty graph is not NULL */
+	nb->col = MrfAlloc(env, sizeof(int) * (size_t) (nnz > 0 ? nnz : 1));
+	nb->block = MrfAlloc(env, sizeof(double) * kk * (size_t) (nnz > 0 ? nnz : 1));
+	if (nb->start == NULL || nb->col == NULL || nb->block == NULL)
+	{
+		PairwiseNeighboursFree(env, nb);
+		return MRF_ENOMEM;
+	}
+	for (i = 0; i < p; i++)
+	{
+		nb->start[i] = e;
+		for (j = 0; j < p; j++)
+		{
+			double	   *blk;
+			int			a;
+			int			b;
+
+			if (i == j || !PairwiseBlockNonzero(W, p, k, i, j))
+				continue;
+			nb->col[e] = j;
+			blk = nb->block + (size_t) e * kk;
+			for (a = 0; a < k; a++)
+				for (b = 0; b < k; b++)
+					blk[(size_t) b * k + a] = PairwiseSymmetric(W, p, k, i, j, a, b);
+			e++;
+		}
+	}
+	nb->start[p] = e;
+	nb->nnz = e;
+	return MRF_OK;
+}
+
+/* k^p if it is at most limit, else -1 (no overflow on the way). */
+static int64_t
+PairwiseStateCount(int p, int k, int64_t limit)
+{
+	int64_t		states = 1;
+	int			i;
+
+	for (i = 0; i < p; i++)
+	{
+		if (states > limit / k)
+			return -1;
+		states *= k;
+	}
+	return states;
+}
+
+/*
+ * Exact sampling over all k^p states (at most
+ * MRF_PAIRWISE_EXACT_MAX_STATES).  State s has z_i = digit i of s in base
+ * k; the states are visited with an odometer, so z never has to be
+ * decoded, and each pair is counted once (col > i).
+ */
+static MrfStatus
+SamplePairwiseExact(const PairwiseNeighbours *nb, const double *theta,
+					int64_t states, int64_t n, MrfRng *rng, const MrfEnv *env,
+					uint8_t *out)
+{
+	const int	p = nb->p;
+	const int	k = nb->k;
+	double	   *cdf;
+	int		   *z;
+	int64_t		s;
+	int64_t		m;
+	int			i;
+
+	cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
+	z = MrfAlloc(env, sizeof(int) * (size_t) p);
+	if (cdf == NULL || z == NULL)
+	{
+		MrfFree(env, cdf);
+		MrfFree(env, z);
+		return MRF_ENOMEM;
+	}
+
+	for (s = 0; s < states; s++)
+	{
+		double		logw = 0.0;
+
+		for (i = 0; i < p; i++)
+		{
+			int64_t		e;
+
+			logw += theta[(size_t) i * k + z[i]];
+			for (e = nb->start[i]; e < nb->start[i + 1]; e++)
+				if (nb->col[e] > i)
+					logw += nb->block[(size_t) e * k * k +
+									  (size_t) z[nb->col[e]] * k + z[i]];
+		}
+		cdf[s] = logw;
+		/* next state: increment the base-k odometer */
+		for (i = 0; i < p && ++z[i] == k; i++)
+			z[i] = 0;
+	}
+	LogWeightsToCdf(cdf, states);
+
+	for (m = 0; m < n; m++)
+	{
+		uint8_t    *row = out + m * p;
+
+		if (m % MRF_EXACT_POLL_DRAWS == 0)
+			MrfPoll(env, m, n);
+		s = DrawFromCdf(cdf, states, rng);
+		for (i = 0; i < p; i++)
+		{
+			row[i] = (uint8_t) (s % k);
+			s /= k;
+		}
+	}
+	MrfPoll(env, n, n);
+
+	MrfFree(env, z);
+	MrfFree(env, cdf);
+	return MRF_OK;
+}
+
+/*
+ * One systematic-scan sweep: z_i drawn from its categorical conditional,
+ * the log-weights recomputed from the neighbours at every update (no
+ * drift); logw holds k doubles of scratch.
+ */
+static void
+PairwiseGibbsSweep(const PairwiseNeighbours *nb, const double *theta,
+				   MrfRng *rng, uint8_t *z, double *logw)
+{
+	const int	k = nb->k;
+	int			i;
+
+	for (i = 0; i < nb->p; i++)
+	{
+		int64_t		e;
+		int			a;
+
+		memcpy(logw, theta + (size_t) i * k, sizeof(double) * k);
+		for (e = nb->start[i]; e < nb->start[i + 1]; e++)
+		{
+			const double *terms = nb->block + (size_t) e * k * k +
+				(size_t) z[nb->col[e]] * k;
+
+			for (a = 0; a < k; a++)
+				logw[a] += terms[a];
+		}
+		LogWeightsToCdf(logw, k);
+		z[i] = (uint8_t) DrawFromCdf(logw, k, rng);
+	}
+}
+
+/* Gibbs sampling with the schedule of SampleIsingGibbs. */
+static MrfStatus
+SamplePairwiseGibbs(const PairwiseNeighbours *nb, const double *theta,
+					int64_t n, int burn_in, int thin, MrfRng *rng,
+					const MrfEnv *env, uint8_t *out)
+{
+	const int	p = nb->p;
+	const int	k = nb->k;
+	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
+	int64_t		sweepsPerPoll;
+	int64_t		done = 0;
+	uint8_t    *z;
+	double	   *logw;
+	int64_t		m;
+	int			i;
+
+	z = MrfAlloc(env, (size_t) p);
+	logw = MrfAlloc(env, sizeof(double) * (size_t) k);
+	if (z == NULL || logw == NULL)
+	{
+		MrfFree(env, z);
+		MrfFree(env, logw);
+		return MRF_ENOMEM;
+	}
+	sweepsPerPoll = MRF_GIBBS_POLL_WORK / (((int64_t) p + nb->nnz) * k);
+	if (sweepsPerPoll < 1)
+		sweepsPerPoll = 1;
+	for (i = 0; i < p; i++)
+		z[i] = (uint8_t) MrfRngBelow(rng, (uint64_t) k);
+
+	MrfPoll(env, 0, totalSweeps);
+	for (; done < burn_in; done++)
+	{
+		PairwiseGibbsSweep(nb, theta, rng, z, logw);
+		if ((done + 1) % sweepsPerPoll == 0)
+			MrfPoll(env, done + 1, totalSweeps);
+	}
+	for (m = 0; m < n; m++)
+	{
+		int			t;
+
+		for (t = 0; t < thin; t++)
+		{
+			PairwiseGibbsSweep(nb, theta, rng, z, logw);
+			done++;
+			if (done % sweepsPerPoll == 0)
+				MrfPoll(env, done, totalSweeps);
+		}
+		memcpy(out + m * p, z, (size_t) p);
+	}
+	MrfPoll(env, totalSweeps, totalSweeps);
+
+	MrfFree(env, logw);
+	MrfFree(env, z);
+	return MRF_OK;
+}
+
+/* Draws n samples of a pairwise model, exactly for small k^p, by Gibbs otherwise. */
+MrfStatus
+MrfPairwiseSample(const double *W, const double *theta, int p, int k,
+				  int64_t n, int burn_in, int thin, MrfRng *rng,
+				  const MrfEnv *env, uint8_t *out)
+{
+	PairwiseNeighbours nb;
+	MrfStatus	status;
+	int64_t		states;
+	int64_t		c;
+	int64_t		cells;
+
+	if (W == NULL || theta == NULL || rng == NULL || env == NULL)
+		return MRF_EINVAL;
+	if (p < 1 || k < 2 || k > 255 || n < 0 || burn_in < 0 || thin < 1)
+		return MRF_EINVAL;
+	if (n > 0 && out == NULL)
+		return MRF_EINVAL;
+	/* n p output cells, burn_in + n thin sweeps and p^2 k^2 weights fit */
+	if (n > INT64_MAX / p || n > (INT64_MAX - burn_in) / thin ||
+		(int64_t) p > INT64_MAX / ((int64_t) p * k * k))
+		return MRF_EINVAL;
+	cells = (int64_t) p * p * k * k;
+	for (c = 0; c < cells; c++)
+		if (!isfinite(W[c]))
+			return MRF_EINVAL;
+	for (c = 0; c < (int64_t) p * k; c++)
+		if (!isfinite(theta[c]))
+			return MRF_EINVAL;
+	if (n == 0)
+		return MRF_OK;
+
+	status = PairwiseNeighboursBuild(W, p, k, env, &nb);
+	if (status != MRF_OK)
+		return status;
+	states = PairwiseStateCount(p, k, MRF_PAIRWISE_EXACT_MAX_STATES);
+	if (states > 0)
+		status = SamplePairwiseExact(&nb, theta, states, n, rng, env, out);
+	else
+		status = SamplePairwiseGibbs(&nb, theta, n, burn_in, thin, rng, env,
+									 out);
+	PairwiseNeighboursFree(env, &nb);
+	return status;
+}

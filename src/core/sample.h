@@ -36,4 +36,20 @@ MrfStatus	MrfTwiseSample(const double *coef, int p, int t, int64_t n,
 						   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 						   int8_t *out);
 
+/* Largest number of states k^p sampled exactly by enumeration (2^16). */
+#define MRF_PAIRWISE_EXACT_MAX_STATES 65536
+
+/*
+ * Draws n samples of the pairwise k-ary model P(z) proportional to
+ * exp(sum_{i<j} W_ij(z_i, z_j) + sum_i theta_i(z_i)) into out (n x p,
+ * row-major, values 0..k-1), W and theta laid out as in pairwise.h.  W is
+ * read symmetrised, (W_ij(a, b) + W_ji(b, a)) / 2, with diagonal blocks
+ * ignored; 2 <= k <= 255.  k^p <= MRF_PAIRWISE_EXACT_MAX_STATES enumerates
+ * exactly; otherwise one Gibbs chain as in MrfIsingSample (burn_in sweeps,
+ * then one state every thin sweeps).
+ */
+MrfStatus	MrfPairwiseSample(const double *W, const double *theta, int p, int k,
+							  int64_t n, int burn_in, int thin, MrfRng *rng,
+							  const MrfEnv *env, uint8_t *out);
+
 #endif

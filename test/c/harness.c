@@ -145,6 +145,7 @@ main(void)
 		{"fw", TestFw},
 		{"ising", TestIsing},
 		{"sample", TestSample},
+		{"pairwise", TestPairwise},
 		{"structure", TestStructure},
 		{"twise", TestTwise},
 	};

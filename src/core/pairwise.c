@@ -1,0 +1,487 @@
+/*
+ * pairwise.c - the private pairwise k-ary learner (Zhang et al. 2020,
+ * Algorithm 3; SPEC.md 4.3) on top of the batched Frank-Wolfe solver.
+ *
+ * Why regressions recover W (the paper's Lemma 3.5): for u != v,
+ *     P(z_i = u | z_i in {u, v}, z_-i)
+ *         = sigmoid(sum_{j != i} (W_ij(u, z_j) - W_ij(v, z_j))
+ *                   + theta_i(u) - theta_i(v)),
+ * a logistic regression of y = +1 (z_i = u) / -1 (z_i = v) on the one-hot
+ * encoding of z_-i and a constant, with weights W_ij(u, .) - W_ij(v, .) on
+ * variable j's block and theta_i(u) - theta_i(v) on the constant.  Its L1
+ * norm is at most 2 lambda k = R (the paper's bound is lambda k; R doubles
+ * it as Algorithm 3 does).
+ *
+ * Batching.  All p k (k-1) regressions share one design matrix X: the
+ * one-hot columns of all p variables (column j k + b is 1 where z_j = b)
+ * and a column of ones, n x (p k + 1), entries 0/1.  Regression (i, u, v)
+ * has y = +1 where z_i = u, -1 where z_i = v and 0 elsewhere: rows outside
+ * S_uv carry weight 0 in every gradient and score, so they take no part,
+ * and variable i's own block is not an allowed coordinate.  MrfFwSolve then
+ * advances every regression with one sgemm per row block and iteration.
+ *
+ * Privacy.  The solver's scores are sums over all n rows (never divided by
+ * the data-dependent |S_uv|), so each regression has sensitivity 2R under
+ * replace-one whether the replaced row enters, leaves or stays in S_uv; the
+ * budget of each regression is MrfPairwiseProblemRho (privacy.c, where the
+ * composition is argued); T depends on public values only.
+ *
+ * Recovery (Eq. (1) and the last loop of Algorithm 3).  The one-hot blocks
+ * each sum to 1 on every row, so a constant can move between a block and the
+ * intercept without changing any margin; Eq. (1) removes that freedom by
+ * centring each block of w and moving its mean into the intercept:
+ *     U_uv(j, b) = w_uv(j, b) - (1/k) sum_a w_uv(j, a),
+ *     U_uv(c)    = w_uv(c) + (1/k) sum_{j != i} sum_a w_uv(j, a).
+ * For the centred truth U_uv(j, .) estimates W_ij(u, .) - W_ij(v, .), and
+ * because the columns of W_ij sum to zero,
+ *     W_ij(u, b) = (1/k) sum_{v} (W_ij(u, b) - W_ij(v, b)),
+ * which Algorithm 3 estimates by (1/k) sum_{v != u} U_uv(j, b) (the v = u
+ * term is zero).  Likewise (1/k) sum_{v != u} U_uv(c) estimates
+ * theta_i(u) - (1/k) sum_v theta_i(v), the centred field, in the
+ * representation where W is centred (the paper's footnote 2 moves the means
+ * of W into theta).  The rows of this estimate sum to zero exactly; its
+ * column sums and field sums estimate zero, and we subtract them: the
+ * centred truth lies in that subspace, so projecting onto it (post-
+ * processing) can only bring the estimate closer in Frobenius norm, and a
+ * field's mean is a constant that no distribution depends on.
+ */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "pairwise.h"
+
+/* Multiplies sizes, saturating at SIZE_MAX so that overflow reads as "too big". */
+static size_t
+PairwiseSizeMul(size_t a, size_t b)
+{
+	if (a != 0 && b > SIZE_MAX / a)
+		return SIZE_MAX;
+	return a * b;
+}
+
+/* Adds sizes, saturating at SIZE_MAX. */
+static size_t
+PairwiseSizeAdd(size_t a, size_t b)
+{
+	if (b > SIZE_MAX - a)
+		return SIZE_MAX;
+	return a + b;
+}
+
+/* Index of regression (i, u, v), u != v: the pairs of node i are contiguous. */
+static inline int
+ProblemIndex(int k, int i, int u, int v)
+{
+	return (i * k + u) * (k - 1) + (v < u ? v : v - 1);
+}
+
+/*
+ * The L1 radius: Lemma 3.5's weights have norm at most lambda k and
+ * Algorithm 3 constrains to 2 lambda k.  Not a privacy constant: the
+ * sensitivity 2R follows whatever R is (privacy.c).
+ */
+static double
+PairwiseRadius(const MrfPairwiseOptions *opt, int k)
+{
+	return 2.0 * opt->lambda * (double) k;
+}
+
+/* p k (k-1); -1 if p or k is out of range. */
+int64_t
+MrfPairwiseProblemCount(int p, int k)
+{
+	if (p < 1 || k < 2 || k > MRF_PAIRWISE_MAX_K)
+		return -1;
+	return (int64_t) p * k * (k - 1);
+}
+
+/* p k + 1; -1 if p or k is out of range. */
+int64_t
+MrfPairwiseCoordinateCount(int p, int k)
+{
+	if (p < 1 || k < 2 || k > MRF_PAIRWISE_MAX_K)
+		return -1;
+	return (int64_t) p * k + 1;
+}
+
+/*
+ * Everything the glue can refuse before reading rows.  The solver multiplies
+ * a d x q score matrix and indexes it with int (BLAS), hence the last test.
+ */
+MrfPairwiseCheck
+MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
+{
+	int64_t		q;
+	int64_t		d;
+
+	if (opt == NULL || p < 2 || n < 1 || n > INT_MAX)
+		return MRF_PAIRWISE_BAD_ARGUMENT;
+	if (k < 2 || k > MRF_PAIRWISE_MAX_K)
+		return MRF_PAIRWISE_BAD_ALPHABET;
+	if (!isfinite(opt->rho) || opt->rho <= 0.0 ||
+		!isfinite(opt->lambda) || opt->lambda <= 0.0)
+		return MRF_PAIRWISE_BAD_BUDGET;
+	if (opt->iterations < 0 || opt->iterations == 1)
+		return MRF_PAIRWISE_BAD_ITERATIONS;
+	if (opt->mechanism != MRF_MECH_EXPONENTIAL &&
+		opt->mechanism != MRF_MECH_LAPLACE)
+		return MRF_PAIRWISE_BAD_MECHANISM;
+	q = MrfPairwiseProblemCount(p, k);
+	d = MrfPairwiseCoordinateCount(p, k);
+	if (q > INT_MAX || d > INT_MAX || d > INT_MAX / q)
+		return MRF_PAIRWISE_TOO_MANY_FEATURES;
+	return MRF_PAIRWISE_VALID;
+}
+
+/*
+ * SPEC 4.3: T from R = 2 lambda k, n and the per-regression budget only
+ * (public values), unless the caller fixed it.
+ */
+int
+MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
+{
+	if (MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID)
+		return -1;
+	if (opt->iterations != 0)
+		return opt->iterations;
+	return MrfFwDefaultIterations(PairwiseRadius(opt, k), n,
+								  MrfPairwiseProblemRho(opt->rho, p, k));
+}
+
+/*
+ * X (n d floats), y (n q floats), the allowed mask (d q bytes), the weights
+ * (d q doubles) and the solver's scratch are all live at once during the
+ * solve; recovery allocates nothing.
+ */
+size_t
+MrfPairwiseWorkspaceBytes(int p, int k, int64_t n)
+{
+	int64_t		q = MrfPairwiseProblemCount(p, k);
+	int64_t		d = MrfPairwiseCoordinateCount(p, k);
+	size_t		dq;
+	size_t		total = 0;
+
+	if (q < 0 || d < 0 || n < 0 || q > INT_MAX || d > INT_MAX)
+		return SIZE_MAX;
+	dq = PairwiseSizeMul((size_t) d, (size_t) q);
+	total = PairwiseSizeAdd(total, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) d), sizeof(float)));
+	total = PairwiseSizeAdd(total, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) q), sizeof(float)));
+	total = PairwiseSizeAdd(total, dq);
+	total = PairwiseSizeAdd(total, PairwiseSizeMul(dq, sizeof(double)));
+	total = PairwiseSizeAdd(total, MrfFwWorkspaceBytes(n, (int) d, (int) q));
+	return total;
+}
+
+/* Frees the arrays of a setup and zeroes it. */
+void
+MrfPairwiseReleaseSetup(MrfPairwiseSetup *setup, const MrfEnv *env)
+{
+	if (setup == NULL)
+		return;
+	MrfFree(env, setup->x);
+	MrfFree(env, setup->y);
+	MrfFree(env, setup->allowed);
+	memset(setup, 0, sizeof(*setup));
+}
+
+/*
+ * Builds X, the labels and the mask (see the file comment).  The allocator
+ * returns zeroed memory, so only the nonzero entries are written.  Values
+ * are checked before anything else, and the error says nothing about which.
+ */
+MrfStatus
+MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
+				   const MrfPairwiseOptions *opt, const MrfEnv *env,
+				   MrfPairwiseSetup *setup)
+{
+	int			d;
+	int			q;
+	int			iters;
+	int			bad = 0;
+	int64_t		m;
+	int			i;
+
+	if (setup == NULL)
+		return MRF_EINVAL;
+	memset(setup, 0, sizeof(*setup));
+	if (z == NULL || env == NULL ||
+		MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID)
+		return MRF_EINVAL;
+	iters = MrfPairwiseIterations(opt, p, k, n);
+	if (iters < 2 || !isfinite(MrfPairwiseProblemRho(opt->rho, p, k)))
+		return MRF_EINVAL;
+	for (m = 0; m < n * p; m++)
+		bad |= z[m] >= k;
+	if (bad)
+		return MRF_EINVAL;
+
+	d = (int) MrfPairwiseCoordinateCount(p, k);
+	q = (int) MrfPairwiseProblemCount(p, k);
+	setup->p = p;
+	setup->k = k;
+	setup->x = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) d), sizeof(float)));
+	setup->y = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) q), sizeof(float)));
+	setup->allowed = MrfAlloc(env, PairwiseSizeMul((size_t) d, (size_t) q));
+	if (setup->x == NULL || setup->y == NULL || setup->allowed == NULL)
+	{
+		MrfPairwiseReleaseSetup(setup, env);
+		return MRF_ENOMEM;
+	}
+
+	for (i = 0; i < p; i++)
+	{
+		for (m = 0; m < n; m++)
+		{
+			int			a = z[(size_t) m * p + i];
+			int			v;
+
+			setup->x[((size_t) i * k + a) * (size_t) n + m] = 1.0f;
+			/* row m is the u of the pairs (a, v) and the v of (v, a) */
+			for (v = 0; v < k; v++)
+			{
+				if (v == a)
+					continue;
+				setup->y[(size_t) ProblemIndex(k, i, a, v) * (size_t) n + m] = 1.0f;
+				setup->y[(size_t) ProblemIndex(k, i, v, a) * (size_t) n + m] = -1.0f;
+			}
+		}
+	}
+	for (m = 0; m < n; m++)
+		setup->x[(size_t) p * k * (size_t) n + m] = 1.0f;
+
+	for (i = 0; i < p; i++)
+	{
+		int			c;
+
+		for (c = i * k * (k - 1); c < (i + 1) * k * (k - 1); c++)
+		{
+			uint8_t    *al = setup->allowed + (size_t) c * d;
+			int			j;
+
+			for (j = 0; j < d; j++)
+				al[j] = (uint8_t) (j / k != i);
+		}
+	}
+
+	setup->fw.n = n;
+	setup->fw.d = d;
+	setup->fw.q = q;
+	setup->fw.x = setup->x;
+	setup->fw.y = setup->y;
+	setup->fw.ldy = n;
+	setup->fw.allowed = setup->allowed;
+	setup->fw.radius = PairwiseRadius(opt, k);
+	setup->fw.iterations = iters;
+	setup->fw.rho_problem = MrfPairwiseProblemRho(opt->rho, p, k);
+	setup->fw.mechanism = opt->mechanism;
+	return MRF_OK;
+}
+
+/* Subtracts the column means of a k x k block (row-major, row stride k). */
+static void
+CentreColumns(double *block, int k)
+{
+	int			a;
+	int			b;
+
+	for (b = 0; b < k; b++)
+	{
+		double		mean = 0.0;
+
+		for (a = 0; a < k; a++)
+			mean += block[(size_t) a * k + b];
+		mean /= k;
+		for (a = 0; a < k; a++)
+			block[(size_t) a * k + b] -= mean;
+	}
+}
+
+/* Subtracts the mean of a field theta_i (a constant of the model). */
+static void
+CentreField(double *field, int k)
+{
+	double		mean = 0.0;
+	int			a;
+
+	for (a = 0; a < k; a++)
+		mean += field[a];
+	mean /= k;
+	for (a = 0; a < k; a++)
+		field[a] -= mean;
+}
+
+/* Averages W_ij and W_ji^T for every pair: free post-processing. */
+static void
+Symmetrise(double *W, int p, int k)
+{
+	int			i;
+	int			j;
+	int			a;
+	int			b;
+
+	for (i = 0; i < p; i++)
+		for (j = i + 1; j < p; j++)
+			for (a = 0; a < k; a++)
+				for (b = 0; b < k; b++)
+				{
+					size_t		ij = MrfPairwiseAt(p, k, i, j, a, b);
+					size_t		ji = MrfPairwiseAt(p, k, j, i, b, a);
+					double		avg = 0.5 * W[ij] + 0.5 * W[ji];
+
+					W[ij] = avg;
+					W[ji] = avg;
+				}
+}
+
+/*
+ * Eq. (1) and the average over v, accumulated straight into W and theta
+ * (zeroed first), then the column and field centring and the optional
+ * symmetrisation (see the file comment).
+ */
+MrfStatus
+MrfPairwiseRecover(const double *w, int p, int k, int symmetrize,
+				   double *W, double *theta)
+{
+	int			d;
+	int			i;
+	int			u;
+	int			v;
+	int			j;
+	int			b;
+
+	if (w == NULL || W == NULL || theta == NULL || p < 2 || k < 2 ||
+		k > MRF_PAIRWISE_MAX_K || MrfPairwiseCoordinateCount(p, k) > INT_MAX)
+		return MRF_EINVAL;
+	d = p * k + 1;
+	memset(W, 0, sizeof(double) * (size_t) p * p * k * k);
+	memset(theta, 0, sizeof(double) * (size_t) p * k);
+
+	for (i = 0; i < p; i++)
+		for (u = 0; u < k; u++)
+			for (v = 0; v < k; v++)
+			{
+				const double *wq;
+				double		moved = 0.0;
+
+				if (v == u)
+					continue;
+				wq = w + (size_t) ProblemIndex(k, i, u, v) * d;
+				for (j = 0; j < p; j++)
+				{
+					double	   *row;
+					double		sum = 0.0;
+
+					if (j == i)
+						continue;
+					for (b = 0; b < k; b++)
+						sum += wq[j * k + b];
+					moved += sum;
+					row = W + MrfPairwiseAt(p, k, i, j, u, 0);
+					for (b = 0; b < k; b++)
+						row[b] += (wq[j * k + b] - sum / k) / k;
+				}
+				theta[(size_t) i * k + u] += (wq[p * k] + moved / k) / k;
+			}
+
+	for (i = 0; i < p; i++)
+	{
+		for (j = 0; j < p; j++)
+			if (j != i)
+				CentreColumns(W + MrfPairwiseAt(p, k, i, j, 0, 0), k);
+		CentreField(theta + (size_t) i * k, k);
+	}
+	if (symmetrize)
+		Symmetrise(W, p, k);
+	return MRF_OK;
+}
+
+/* Prepare, solve every regression together, recover; frees everything. */
+MrfStatus
+MrfPairwiseLearn(const uint8_t *z, int64_t n, int p, int k,
+				 const MrfPairwiseOptions *opt, MrfRng *rng,
+				 const MrfEnv *env, double *W, double *theta)
+{
+	MrfPairwiseSetup setup;
+	double	   *w;
+	MrfStatus	st;
+
+	if (rng == NULL || W == NULL || theta == NULL)
+		return MRF_EINVAL;
+	st = MrfPairwisePrepare(z, n, p, k, opt, env, &setup);
+	if (st != MRF_OK)
+		return st;
+	w = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) setup.fw.d,
+													  (size_t) setup.fw.q),
+									  sizeof(double)));
+	if (w == NULL)
+	{
+		MrfPairwiseReleaseSetup(&setup, env);
+		return MRF_ENOMEM;
+	}
+	st = MrfFwSolve(&setup.fw, rng, env, w);
+	if (st == MRF_OK)
+		st = MrfPairwiseRecover(w, p, k, opt->symmetrize, W, theta);
+	MrfFree(env, w);
+	MrfPairwiseReleaseSetup(&setup, env);
+	return st;
+}
+
+/*
+ * Moves the row means of each symmetrised block into theta_i, its column
+ * means into theta_j, drops the grand mean and the fields' means: every
+ * change adds a function of one variable to the exponent, or a constant, and
+ * is compensated, so the distribution is unchanged.
+ */
+MrfStatus
+MrfPairwiseCentre(double *W, double *theta, int p, int k)
+{
+	double		rowMean[MRF_PAIRWISE_MAX_K];
+	double		colMean[MRF_PAIRWISE_MAX_K];
+	int			i;
+	int			j;
+	int			a;
+	int			b;
+
+	if (W == NULL || theta == NULL || p < 1 || k < 2 || k > MRF_PAIRWISE_MAX_K)
+		return MRF_EINVAL;
+	for (i = 0; i < p; i++)
+	{
+		memset(W + MrfPairwiseAt(p, k, i, i, 0, 0), 0, sizeof(double) * k * k);
+		for (j = i + 1; j < p; j++)
+		{
+			double		grand = 0.0;
+
+			memset(rowMean, 0, sizeof(double) * k);
+			memset(colMean, 0, sizeof(double) * k);
+			for (a = 0; a < k; a++)
+				for (b = 0; b < k; b++)
+				{
+					size_t		ij = MrfPairwiseAt(p, k, i, j, a, b);
+					size_t		ji = MrfPairwiseAt(p, k, j, i, b, a);
+					double		s = 0.5 * W[ij] + 0.5 * W[ji];
+
+					W[ij] = s;
+					rowMean[a] += s / k;
+					colMean[b] += s / k;
+					grand += s / ((double) k * k);
+				}
+			for (a = 0; a < k; a++)
+				for (b = 0; b < k; b++)
+				{
+					size_t		ij = MrfPairwiseAt(p, k, i, j, a, b);
+
+					W[ij] += grand - rowMean[a] - colMean[b];
+					W[MrfPairwiseAt(p, k, j, i, b, a)] = W[ij];
+				}
+			for (a = 0; a < k; a++)
+			{
+				theta[(size_t) i * k + a] += rowMean[a];
+				theta[(size_t) j * k + a] += colMean[a];
+			}
+		}
+	}
+	for (i = 0; i < p; i++)
+		CentreField(theta + (size_t) i * k, k);
+	return MRF_OK;
+}

@@ -1,0 +1,137 @@
+/*
+ * pairwise.h - pairwise k-ary Markov random fields and their private learner
+ * (Zhang et al. 2020, Algorithm 3; SPEC.md 4.3).
+ *
+ * Model over z in {0, ..., k-1}^p:
+ *     P(z) proportional to exp(sum_{i<j} W_ij(z_i, z_j) + sum_i theta_i(z_i)).
+ * Storage: W dense, W[((i p + j) k + a) k + b] = W_ij(a, b) (MrfPairwiseAt),
+ * p^2 k^2 doubles, with W_ji(b, a) = W_ij(a, b) and zero diagonal blocks;
+ * theta[i k + a] = theta_i(a), p k doubles.
+ *
+ * Centring convention of every W and theta this module outputs: the one the
+ * paper assumes without loss of generality (Section 3.3 and its footnote 2;
+ * Eq. (1)): every row and every column of every block sums to zero,
+ *     sum_b W_ij(a, b) = 0  and  sum_a W_ij(a, b) = 0,
+ * and every field sums to zero, sum_a theta_i(a) = 0.  Every model has
+ * exactly one such representative (MrfPairwiseCentre computes it), and the
+ * learner's guarantees are about it.  Rows and data are uint8_t, row-major
+ * (n x p), values 0..k-1; k is public (the declared alphabet), 2 <= k <= 255.
+ */
+#ifndef MRF_PAIRWISE_H
+#define MRF_PAIRWISE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "env.h"
+#include "fw.h"
+#include "noise.h"
+#include "privacy.h"
+
+/* Largest alphabet: values are stored as uint8_t. */
+#define MRF_PAIRWISE_MAX_K 255
+
+typedef struct MrfPairwiseOptions
+{
+	double		rho;			/* total zCDP budget */
+	double		lambda;			/* public width bound lambda(W, theta) */
+	int			iterations;		/* Frank-Wolfe T; 0: the default */
+	MrfMechanism mechanism;
+	int			symmetrize;		/* average W_ij and W_ji^T (free) */
+} MrfPairwiseOptions;
+
+/*
+ * Why a problem is refused before any data is read; the glue maps each to
+ * an SQLSTATE and a message.
+ */
+typedef enum MrfPairwiseCheck
+{
+	MRF_PAIRWISE_VALID = 0,
+	MRF_PAIRWISE_BAD_ARGUMENT,	/* NULL options, p < 2, n < 1, n > INT_MAX */
+	MRF_PAIRWISE_BAD_ALPHABET,	/* k < 2 or k > MRF_PAIRWISE_MAX_K */
+	MRF_PAIRWISE_BAD_BUDGET,	/* rho or lambda not finite and positive */
+	MRF_PAIRWISE_BAD_ITERATIONS,	/* iterations negative or 1 */
+	MRF_PAIRWISE_BAD_MECHANISM,
+	MRF_PAIRWISE_TOO_MANY_FEATURES	/* coordinates x problems > INT_MAX */
+} MrfPairwiseCheck;
+
+/* Offset of W_ij(a, b) in the dense layout above. */
+static inline size_t
+MrfPairwiseAt(int p, int k, int i, int j, int a, int b)
+{
+	return (((size_t) i * p + j) * k + a) * k + b;
+}
+
+/* Checks sizes and options without touching data. */
+MrfPairwiseCheck MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p,
+									 int k, int64_t n);
+
+/*
+ * Regressions: p k (k-1), one per node i and ordered pair u != v.  Problem
+ * (i, u, v) has index (i k + u)(k - 1) + (v < u ? v : v - 1).
+ */
+int64_t		MrfPairwiseProblemCount(int p, int k);
+
+/* Coordinates of the shared design matrix: the p k one-hot columns and 1. */
+int64_t		MrfPairwiseCoordinateCount(int p, int k);
+
+/* Iterations the learner will run (resolves the default); -1 if invalid. */
+int			MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k,
+								  int64_t n);
+
+/*
+ * Bytes of working memory MrfPairwiseLearn needs for n rows (the peak of its
+ * allocations, exactly; SIZE_MAX on overflow).  Dominated by 8 n p k (k-1)
+ * bytes: the labels and the solver's margins, one float per row and
+ * regression each, e.g. 144 MB for p = 30, k = 4, n = 50000.
+ */
+size_t		MrfPairwiseWorkspaceBytes(int p, int k, int64_t n);
+
+/*
+ * The batched Frank-Wolfe problem of Algorithm 3, built from the data: the
+ * one-hot design matrix, the labels of every regression, the allowed
+ * coordinates, the radius R = 2 lambda k, the per-regression budget and T.
+ * Exposed so that tests can check what the solver is given; the arrays
+ * belong to the setup.
+ */
+typedef struct MrfPairwiseSetup
+{
+	MrfFwProblem fw;
+	int			p;
+	int			k;
+	float	   *x;
+	float	   *y;
+	uint8_t    *allowed;
+} MrfPairwiseSetup;
+
+/* Builds the setup; MRF_EINVAL for invalid options or a value >= k. */
+MrfStatus	MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
+							   const MrfPairwiseOptions *opt, const MrfEnv *env,
+							   MrfPairwiseSetup *setup);
+
+/* Releases the arrays of a setup (safe on a zeroed or released one). */
+void		MrfPairwiseReleaseSetup(MrfPairwiseSetup *setup, const MrfEnv *env);
+
+/*
+ * Post-processing: W and theta (centred, see above) from the solver's
+ * weights w (problem q at w[q d .. q d + d - 1], d coordinates), by Eq. (1)
+ * and W_ij(u, :) = (1/k) sum_v U_uv(j, :).  Reads nothing but w.
+ */
+MrfStatus	MrfPairwiseRecover(const double *w, int p, int k, int symmetrize,
+							   double *W, double *theta);
+
+/*
+ * Learns W and theta from n rows under opt->rho zCDP: Prepare, MrfFwSolve,
+ * Recover.
+ */
+MrfStatus	MrfPairwiseLearn(const uint8_t *z, int64_t n, int p, int k,
+							 const MrfPairwiseOptions *opt, MrfRng *rng,
+							 const MrfEnv *env, double *W, double *theta);
+
+/*
+ * Rewrites any model (W read symmetrised, (W_ij(a, b) + W_ji(b, a)) / 2) in
+ * place into the centred representative of the same distribution.
+ */
+MrfStatus	MrfPairwiseCentre(double *W, double *theta, int p, int k);
+
+#endif
