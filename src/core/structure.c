@@ -1048,7 +1048,8 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 		memset(stats, 0, sizeof(*stats));
 		for (i = 0; i < p; i++)
 		{
-			stats->iterations = node_iters[i] > stats->iterations ? node_iters[i] : stats->iterations;
+			if (node_iters[i] > stats->iterations)
+				stats->iterations = node_iters[i];
 			stats->unconverged += !converged[i];
 			if (gap[i] > stats->max_gap)
 				stats->max_gap = gap[i];

@@ -320,7 +320,8 @@ main(int argc, char **argv)
 			MrfStructure s;
 
 			MrfStructureInit(&s, o.p);
-			if (MrfIsingBlockLearn(&bopt, bits + (size_t) k * b * words, b, &MrfMallocEnv, &s) != MRF_OK)
+			if (MrfIsingBlockLearn(&bopt, bits + (size_t) k * b * words, b, &MrfMallocEnv,
+								   &s) != MRF_OK)
 				Die("block learner failed");
 			exact += MrfStructureEqual(&s, &truth);
 			maxit = stats.iterations > maxit ? stats.iterations : maxit;

@@ -806,7 +806,8 @@ TestSolverAndRules(void)
 		CHECK(MrfStructureHasEdge(&s, 0, 1));
 		MrfStructureFree(&s, &MrfMallocEnv);
 		CHECK(MrfIsingEdgesFromWeights(A, 3, 0.0, MRF_EDGE_OR, &MrfMallocEnv, &s) == MRF_EINVAL);
-		CHECK(MrfIsingEdgesFromWeights(A, 3, 0.4, (MrfEdgeRule) 7, &MrfMallocEnv, &s) == MRF_EINVAL);
+		CHECK(MrfIsingEdgesFromWeights(A, 3, 0.4, (MrfEdgeRule) 7, &MrfMallocEnv, &s) ==
+			  MRF_EINVAL);
 	}
 	free(w_tight);
 	free(w);
