@@ -1,17 +1,5 @@
 -- The Ising learner: bit-packed aggregate, named form, protected path.
 
--------------------------------------------------------------------------------
--- Aggregate machinery shared by the binary learners: rows packed as bits.
--------------------------------------------------------------------------------
-CREATE FUNCTION mrf_bits_accum(internal, anyelement, jsonb) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrf_bits_combine(internal, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrf_bits_serialize(internal) RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
-CREATE FUNCTION mrf_bits_deserialize(bytea, internal) RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
-
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrf_ising_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -20,9 +8,9 @@ CREATE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
 	SFUNC = mrf_bits_accum,
 	STYPE = internal,
 	FINALFUNC = mrf_ising_final,
-	COMBINEFUNC = mrf_bits_combine,
-	SERIALFUNC = mrf_bits_serialize,
-	DESERIALFUNC = mrf_bits_deserialize,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 

@@ -1,10 +1,11 @@
 /*
- * aggregates.c - transition, combine, serialize and deserialize functions of
- * the binary learners' aggregates, and their final functions.
+ * aggregates.c - transition, combine, serialize and deserialize functions
+ * shared by every learner's aggregate.
  *
- * Rows are packed as bits while the scan runs; all learning happens in the
- * final function, which is the only place noise is drawn.  Combine and the
- * serial forms let parallel workers scan and pack rows.
+ * Rows are packed while the scan runs (bits for binary learners, bytes for
+ * k-ary ones); all learning happens in the final functions (one per learner,
+ * in its own file), the only place noise is drawn.  Combine and the serial
+ * forms let parallel workers scan and pack rows.
  */
 #include "postgres.h"
 
@@ -18,6 +19,7 @@
 
 #include "core/rows.h"
 #include "pg/aggregates.h"
+#include "pg/options.h"
 #include "pg/options.h"
 #include "pg/release.h"
 
@@ -35,8 +37,8 @@ AggregateContext(FunctionCallInfo fcinfo, const char *fn)
 }
 
 /* The learner's SQL name (the aggregate's, less "_agg"), for messages. */
-static const char *
-LearnerName(FunctionCallInfo fcinfo)
+const char *
+MrfAggregateLearnerName(FunctionCallInfo fcinfo)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
 	char	   *name = aggref ? get_func_name(aggref->aggfnoid) : NULL;
@@ -51,32 +53,55 @@ LearnerName(FunctionCallInfo fcinfo)
 }
 
 /* A new empty state in the given (aggregate) context. */
-MrfBitsState *
-MrfBitsStateCreate(MemoryContext aggctx)
+MrfRowsState *
+MrfRowsStateCreate(MemoryContext cxt, MrfRowFormat format)
 {
-	MrfBitsState *state = MemoryContextAllocZero(aggctx, sizeof(MrfBitsState));
+	MrfRowsState *state = MemoryContextAllocZero(cxt, sizeof(MrfRowsState));
 
+	state->format = format;
 	state->p = -1;
 	return state;
 }
 
-/* Room for one more (unzeroed) row, growing geometrically under the memory limit. */
-uint64 *
-MrfBitsStateAppend(MrfBitsState *state, MemoryContext aggctx, const char *learner)
+/* Fixes p (and k) and the row size. */
+void
+MrfRowsStateSetShape(MrfRowsState *state, int p, int k)
 {
-	if (state->n == state->capacity)
-	{
-		int64		cap = state->capacity == 0 ? 1024 : state->capacity * 2;
-		Size		bytes = (Size) cap * state->words * sizeof(uint64);
+	state->p = p;
+	state->k = k;
+	state->row_bytes = state->format == MRF_ROWS_BITS ?
+		sizeof(uint64) * MrfBitWords(p) : (Size) p;
+}
 
-		MrfCheckMemory(learner, (double) bytes);
-		if (state->bits == NULL)
-			state->bits = MemoryContextAllocHuge(aggctx, bytes);
-		else
-			state->bits = repalloc_huge(state->bits, bytes);
-		state->capacity = cap;
-	}
-	return state->bits + (Size) state->n++ * state->words;
+/* Grows the row storage to hold at least `rows` rows, under the memory limit. */
+static void
+Reserve(MrfRowsState *state, MemoryContext cxt, int64 rows, const char *learner)
+{
+	int64		cap;
+	Size		bytes;
+
+	if (rows <= state->capacity)
+		return;
+	cap = Max(rows, Max(1024, state->capacity * 2));
+	bytes = (Size) cap * state->row_bytes;
+	MrfCheckMemory(learner, (double) bytes);
+	if (state->rows == NULL)
+		state->rows = MemoryContextAllocHuge(cxt, bytes);
+	else
+		state->rows = repalloc_huge(state->rows, bytes);
+	state->capacity = cap;
+}
+
+/* Room for one more row, zeroed, growing geometrically under the memory limit. */
+void *
+MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner)
+{
+	char	   *slot;
+
+	Reserve(state, cxt, state->n + 1, learner);
+	slot = state->rows + (Size) state->n++ * state->row_bytes;
+	memset(slot, 0, state->row_bytes);
+	return slot;
 }
 
 /*
@@ -103,64 +128,107 @@ CheckOptionsConstant(FunctionCallInfo fcinfo, const char *learner)
 			 errhint("Pass constants or query parameters to mrf_options().")));
 }
 
+/* The first call of a transition function: state, constant options, learner name. */
+MrfRowsState *
+MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format, MemoryContext aggctx)
+{
+	const char *learner = MemoryContextStrdup(aggctx, MrfAggregateLearnerName(fcinfo));
+	MrfRowsState *state = MrfRowsStateCreate(aggctx, format);
+	MemoryContext old;
+
+	CheckOptionsConstant(fcinfo, learner);
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s needs options", learner),
+				 errhint("Pass mrf_options(rho => ...).")));
+	old = MemoryContextSwitchTo(aggctx);
+	state->options = DatumGetJsonbPCopy(PG_GETARG_DATUM(2));
+	MemoryContextSwitchTo(old);
+	state->reader.learner = learner;
+	state->kreader.learner = learner;
+	return state;
+}
+
+/* Errors for a NULL sample. */
+static void
+RejectNullSample(FunctionCallInfo fcinfo, const char *learner)
+{
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s does not accept NULL samples", learner),
+				 errhint("Filter out NULL rows, e.g. WHERE x IS NOT NULL.")));
+}
+
 PG_FUNCTION_INFO_V1(mrf_bits_accum);
-/* Transition: packs one sample. */
+/* Transition of the binary learners: packs one sample as bits. */
 Datum
 mrf_bits_accum(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_accum");
-	MrfBitsState *state = PG_ARGISNULL(0) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(0);
-	uint64		scratch[(MRF_MAX_VARIABLES + 63) / 64];
-	uint64	   *slot;
+	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
 
 	if (state == NULL)
 	{
-		const char *learner = LearnerName(fcinfo);
-		MemoryContext old;
-
-		state = MrfBitsStateCreate(aggctx);
-		CheckOptionsConstant(fcinfo, learner);
-		if (PG_ARGISNULL(2))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("%s needs options", learner),
-					 errhint("Pass mrf_options(rho => ...).")));
-		old = MemoryContextSwitchTo(aggctx);
-		state->options = DatumGetJsonbPCopy(PG_GETARG_DATUM(2));
-		MemoryContextSwitchTo(old);
+		state = MrfRowsStateStart(fcinfo, MRF_ROWS_BITS, aggctx);
 		MrfBinaryReaderInit(&state->reader, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							aggctx, MemoryContextStrdup(aggctx, learner));
-		state->reader_ready = true;
+							aggctx, state->reader.learner);
 	}
-
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s does not accept NULL samples", state->reader.learner),
-				 errhint("Filter out NULL rows, e.g. WHERE x IS NOT NULL.")));
+	RejectNullSample(fcinfo, state->reader.learner);
 
 	if (state->p < 0)
 	{
 		/* The first row fixes p: read it into scratch space, then size the state. */
+		uint64		scratch[(MRF_MAX_VARIABLES + 63) / 64];
+
 		memset(scratch, 0, sizeof(scratch));
 		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), scratch);
-		state->p = state->reader.p;
-		state->words = MrfBitWords(state->p);
-		slot = MrfBitsStateAppend(state, aggctx, state->reader.learner);
-		memcpy(slot, scratch, sizeof(uint64) * state->words);
+		MrfRowsStateSetShape(state, state->reader.p, 2);
+		memcpy(MrfRowsStateAppend(state, aggctx, state->reader.learner), scratch, state->row_bytes);
 	}
 	else
-	{
-		slot = MrfBitsStateAppend(state, aggctx, state->reader.learner);
-		memset(slot, 0, sizeof(uint64) * state->words);
-		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), slot);
-	}
+		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1),
+						 MrfRowsStateAppend(state, aggctx, state->reader.learner));
 	PG_RETURN_POINTER(state);
 }
 
-/* Appends src's rows to dst (same p and options). */
+PG_FUNCTION_INFO_V1(mrf_bytes_accum);
+/* Transition of the k-ary learners: stores one sample as bytes 0..k-1. */
+Datum
+mrf_bytes_accum(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bytes_accum");
+	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
+
+	if (state == NULL)
+	{
+		MrfOptions	opt;
+
+		state = MrfRowsStateStart(fcinfo, MRF_ROWS_BYTES, aggctx);
+		MrfOptionsParse(state->options, &opt);
+		MrfKaryReaderInit(&state->kreader, get_fn_expr_argtype(fcinfo->flinfo, 1),
+						  (opt.given & MRF_OPT_K) ? opt.k : 0, aggctx, state->kreader.learner);
+	}
+	RejectNullSample(fcinfo, state->kreader.learner);
+
+	if (state->p < 0)
+	{
+		uint8		scratch[MRF_MAX_VARIABLES];
+
+		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1), scratch);
+		MrfRowsStateSetShape(state, state->kreader.p, state->kreader.k);
+		memcpy(MrfRowsStateAppend(state, aggctx, state->kreader.learner), scratch, state->row_bytes);
+	}
+	else
+		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1),
+					   MrfRowsStateAppend(state, aggctx, state->kreader.learner));
+	PG_RETURN_POINTER(state);
+}
+
+/* Appends src's rows to dst (same format, shape and options). */
 static void
-MergeState(MrfBitsState *dst, const MrfBitsState *src, MemoryContext aggctx)
+MergeState(MrfRowsState *dst, const MrfRowsState *src, MemoryContext aggctx)
 {
 	const char *learner = "mrfdp learner";
 
@@ -175,64 +243,54 @@ MergeState(MrfBitsState *dst, const MrfBitsState *src, MemoryContext aggctx)
 				 errmsg("%s needs the same options for every row", learner)));
 	if (dst->p < 0)
 	{
-		dst->p = src->p;
-		dst->words = src->words;
+		dst->format = src->format;
+		MrfRowsStateSetShape(dst, src->p, src->k);
 	}
-	else if (dst->p != src->p)
+	else if (dst->p != src->p || dst->k != src->k || dst->format != src->format)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("every sample must have the same number of variables"),
 				 errdetail("Samples of %d and of %d variables were both seen.", dst->p, src->p)));
 
-	if (dst->n + src->n > dst->capacity)
-	{
-		int64		cap = Max(dst->n + src->n, dst->capacity * 2);
-		Size		bytes = (Size) cap * dst->words * sizeof(uint64);
-
-		MrfCheckMemory(learner, (double) bytes);
-		if (dst->bits == NULL)
-			dst->bits = MemoryContextAllocHuge(aggctx, bytes);
-		else
-			dst->bits = repalloc_huge(dst->bits, bytes);
-		dst->capacity = cap;
-	}
-	memcpy(dst->bits + (Size) dst->n * dst->words, src->bits,
-		   (Size) src->n * src->words * sizeof(uint64));
+	Reserve(dst, aggctx, dst->n + src->n, learner);
+	memcpy(dst->rows + (Size) dst->n * dst->row_bytes, src->rows, (Size) src->n * src->row_bytes);
 	dst->n += src->n;
 }
 
-PG_FUNCTION_INFO_V1(mrf_bits_combine);
+PG_FUNCTION_INFO_V1(mrf_rows_combine);
 /* Combine: concatenates two partial states. */
 Datum
-mrf_bits_combine(PG_FUNCTION_ARGS)
+mrf_rows_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_combine");
-	MrfBitsState *a = PG_ARGISNULL(0) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(0);
-	MrfBitsState *b = PG_ARGISNULL(1) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(1);
+	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_rows_combine");
+	MrfRowsState *a = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
+	MrfRowsState *b = PG_ARGISNULL(1) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(1);
 	MemoryContext old;
 
 	if (b == NULL)
 		PG_RETURN_POINTER(a);
 	old = MemoryContextSwitchTo(aggctx);
 	if (a == NULL)
-		a = MrfBitsStateCreate(aggctx);
+		a = MrfRowsStateCreate(aggctx, b->format);
 	MergeState(a, b, aggctx);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(a);
 }
 
-PG_FUNCTION_INFO_V1(mrf_bits_serialize);
-/* Serialize: p, n, options, packed rows. */
+PG_FUNCTION_INFO_V1(mrf_rows_serialize);
+/* Serialize: format, p, k, n, options, rows. */
 Datum
-mrf_bits_serialize(PG_FUNCTION_ARGS)
+mrf_rows_serialize(PG_FUNCTION_ARGS)
 {
-	MrfBitsState *state = (MrfBitsState *) PG_GETARG_POINTER(0);
+	MrfRowsState *state = (MrfRowsState *) PG_GETARG_POINTER(0);
 	StringInfoData buf;
-	Size		nbytes = (Size) Max(state->n, 0) * Max(state->words, 0) * sizeof(uint64);
+	Size		nbytes = state->p > 0 ? (Size) state->n * state->row_bytes : 0;
 
-	(void) AggregateContext(fcinfo, "mrf_bits_serialize");
+	(void) AggregateContext(fcinfo, "mrf_rows_serialize");
 	pq_begintypsend(&buf);
+	pq_sendint32(&buf, state->format);
 	pq_sendint32(&buf, state->p);
+	pq_sendint32(&buf, state->k);
 	pq_sendint64(&buf, state->n);
 	if (state->options != NULL)
 	{
@@ -242,19 +300,22 @@ mrf_bits_serialize(PG_FUNCTION_ARGS)
 	else
 		pq_sendint32(&buf, 0);
 	if (nbytes > 0)
-		pq_sendbytes(&buf, (const char *) state->bits, nbytes);
+		pq_sendbytes(&buf, state->rows, nbytes);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
-PG_FUNCTION_INFO_V1(mrf_bits_deserialize);
-/* Deserialize: the inverse of mrf_bits_serialize, into the aggregate context. */
+PG_FUNCTION_INFO_V1(mrf_rows_deserialize);
+/* Deserialize: the inverse of mrf_rows_serialize, into the aggregate context. */
 Datum
-mrf_bits_deserialize(PG_FUNCTION_ARGS)
+mrf_rows_deserialize(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_deserialize");
+	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_rows_deserialize");
 	bytea	   *data = PG_GETARG_BYTEA_PP(0);
 	StringInfoData buf;
-	MrfBitsState *state = MrfBitsStateCreate(aggctx);
+	MrfRowsState *state;
+	int			format;
+	int			p;
+	int			k;
 	int			optlen;
 	Size		nbytes;
 
@@ -263,20 +324,24 @@ mrf_bits_deserialize(PG_FUNCTION_ARGS)
 	buf.maxlen = buf.len;
 	buf.cursor = 0;
 
-	state->p = pq_getmsgint(&buf, 4);
+	format = pq_getmsgint(&buf, 4);
+	state = MrfRowsStateCreate(aggctx, (MrfRowFormat) format);
+	p = pq_getmsgint(&buf, 4);
+	k = pq_getmsgint(&buf, 4);
+	if (p > 0)
+		MrfRowsStateSetShape(state, p, k);
 	state->n = pq_getmsgint64(&buf);
-	state->words = state->p > 0 ? MrfBitWords(state->p) : 0;
 	optlen = pq_getmsgint(&buf, 4);
 	if (optlen > 0)
 	{
 		state->options = MemoryContextAlloc(aggctx, optlen);
 		pq_copymsgbytes(&buf, (char *) state->options, optlen);
 	}
-	nbytes = (Size) state->n * state->words * sizeof(uint64);
+	nbytes = p > 0 ? (Size) state->n * state->row_bytes : 0;
 	if (nbytes > 0)
 	{
-		state->bits = MemoryContextAllocHuge(aggctx, nbytes);
-		pq_copymsgbytes(&buf, (char *) state->bits, nbytes);
+		state->rows = MemoryContextAllocHuge(aggctx, nbytes);
+		pq_copymsgbytes(&buf, state->rows, nbytes);
 	}
 	state->capacity = state->n;
 	pq_getmsgend(&buf);

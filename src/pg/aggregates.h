@@ -1,32 +1,71 @@
 /*
- * aggregates.h - the aggregate state shared by the binary learners: samples
- * packed one bit per variable in the aggregate's memory context.
+ * aggregates.h - the aggregate state shared by every learner: samples packed
+ * in the aggregate's memory context, one bit per variable for binary
+ * learners (MRF_ROWS_BITS, rows.h layout) or one byte per variable for k-ary
+ * learners (MRF_ROWS_BYTES, values 0..k-1).
  */
 #ifndef MRF_PG_AGGREGATES_H
 #define MRF_PG_AGGREGATES_H
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "utils/jsonb.h"
 
 #include "pg/input.h"
+#include "pg/kary.h"
 
-typedef struct MrfBitsState
+typedef enum MrfRowFormat
 {
+	MRF_ROWS_BITS = 1,
+	MRF_ROWS_BYTES = 2
+} MrfRowFormat;
+
+typedef struct MrfRowsState
+{
+	MrfRowFormat format;
 	int			p;				/* variables; -1 until the first row */
-	int			words;			/* 64-bit words per row */
+	int			k;				/* alphabet size (bytes format) */
+	Size		row_bytes;		/* bytes per stored row */
 	int64		n;				/* rows stored */
 	int64		capacity;		/* rows allocated */
-	uint64	   *bits;			/* n x words */
+	char	   *rows;			/* n x row_bytes */
 	Jsonb	   *options;		/* the options document, the same for every row */
-	bool		reader_ready;
-	MrfBinaryReader reader;
-} MrfBitsState;
+	MrfBinaryReader reader;		/* bits format */
+	MrfKaryReader kreader;		/* bytes format */
+} MrfRowsState;
+
+/* Packed binary rows of a bits state (rows.h layout). */
+static inline const uint64 *
+MrfRowsBits(const MrfRowsState *state)
+{
+	return (const uint64 *) state->rows;
+}
+
+/* Rows of a bytes state (n x p, values 0..k-1). */
+static inline const uint8 *
+MrfRowsBytes(const MrfRowsState *state)
+{
+	return (const uint8 *) state->rows;
+}
 
 /* A new empty state in the given (aggregate) context. */
-MrfBitsState *MrfBitsStateCreate(MemoryContext cxt);
+MrfRowsState *MrfRowsStateCreate(MemoryContext cxt, MrfRowFormat format);
 
-/* Room for one more row (not zeroed), under mrfdp.max_learner_memory. */
-uint64	   *MrfBitsStateAppend(MrfBitsState *state, MemoryContext cxt, const char *learner);
+/* Fixes p (and k) and the row size. */
+void		MrfRowsStateSetShape(MrfRowsState *state, int p, int k);
+
+/* Room for one more row, zeroed, under mrfdp.max_learner_memory. */
+void	   *MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner);
+
+/* The learner's SQL name (the aggregate's, less "_agg"), for messages. */
+const char *MrfAggregateLearnerName(FunctionCallInfo fcinfo);
+
+/*
+ * The first call of a transition function: the state, the options (checked
+ * to be constant) and the learner's name.
+ */
+MrfRowsState *MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format,
+								MemoryContext aggctx);
 
 #endif

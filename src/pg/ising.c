@@ -91,7 +91,7 @@ PG_FUNCTION_INFO_V1(mrf_ising_final);
 Datum
 mrf_ising_final(PG_FUNCTION_ARGS)
 {
-	MrfBitsState *state = PG_ARGISNULL(0) ? NULL : (MrfBitsState *) PG_GETARG_POINTER(0);
+	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
 	MrfModel   *model;
 	MrfCharge	charge;
 
@@ -101,7 +101,7 @@ mrf_ising_final(PG_FUNCTION_ARGS)
 				 errmsg("mrf_ising_final called in non-aggregate context")));
 	if (state == NULL || state->n == 0)
 		PG_RETURN_NULL();
-	model = MrfIsingLearnModel(state->bits, state->n, state->p, state->options, &charge);
+	model = MrfIsingLearnModel(MrfRowsBits(state), state->n, state->p, state->options, &charge);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeStatement(&charge);
 	PG_RETURN_POINTER(model);

@@ -93,7 +93,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	int			p;
 	Jsonb	   *options;
 	MrfOptions	opt;
-	MrfBitsState *state;
+	MrfRowsState *state;
 	MemoryContext cxt = CurrentMemoryContext;
 	char	   *sql;
 	Portal		portal;
@@ -133,7 +133,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 					 errmsg("column \"%s\" of relation %s does not exist", column, get_rel_name(relid))));
 		get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	}
-	state = MrfBitsStateCreate(cxt);
+	state = MrfRowsStateCreate(cxt, MRF_ROWS_BITS);
 	MrfBinaryReaderInit(&state->reader, typid, cxt, learner);
 	p = MrfBinaryTypeWidth(typid, typmod);
 	if (p < 0 && variables < 0)
@@ -155,8 +155,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s takes from 2 to %d variables", fname, MRF_MAX_VARIABLES)));
 	MrfBinaryReaderSetLenient(&state->reader, p);
-	state->p = p;
-	state->words = MrfBitWords(p);
+	MrfRowsStateSetShape(state, p, 2);
 	state->options = options;
 
 	/* Stream the column through a cursor (as the definer: the caller cannot SELECT). */
@@ -175,10 +174,9 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		{
 			bool		isnull;
 			Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
-			uint64	   *slot = MrfBitsStateAppend(state, cxt, learner);
+			uint64	   *slot = MrfRowsStateAppend(state, cxt, learner);
 
-			memset(slot, 0, sizeof(uint64) * state->words);
-			(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, state->words);
+			(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
 		}
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
@@ -189,7 +187,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	if (state->n == 0)
 		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
 
-	model = MrfIsingLearnModel(state->bits, state->n, p, options, &charge);
+	model = MrfIsingLearnModel(MrfRowsBits(state), state->n, p, options, &charge);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeRelation(relid, caller, &charge);
 	PG_RETURN_POINTER(model);

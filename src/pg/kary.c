@@ -1,0 +1,360 @@
+/*
+ * kary.c - reading samples of k-ary variables from row values.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_enum.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "pg/input.h"
+#include "pg/kary.h"
+
+/* Raises the error for a NULL inside a sample (lenient readers: false). */
+static bool
+KaryNull(const MrfKaryReader *reader)
+{
+	if (reader->lenient)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+			 errmsg("%s does not accept NULL variables", reader->learner),
+			 errdetail("A sample contains a NULL element or column."),
+			 errhint("Filter or impute incomplete rows before learning.")));
+	return false;
+}
+
+/* Raises the error for a value outside 0..k-1 (lenient readers: false). */
+static bool
+KaryOutside(const MrfKaryReader *reader)
+{
+	if (reader->lenient)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("%s takes values from 0 to k - 1 = %d", reader->learner, reader->k - 1),
+			 errdetail("A sample contains an integer outside the alphabet."),
+			 errhint("The alphabet is declared by k, not read from the data.")));
+	return false;
+}
+
+/* Checks a value's variable count against the first row's, and the limits. */
+static bool
+KaryWidth(MrfKaryReader *reader, int width)
+{
+	if (reader->lenient)
+		return width == reader->p;
+	if (reader->p < 0)
+	{
+		if (width < 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s needs at least 2 variables per sample", reader->learner),
+					 errdetail("The first sample has %d.", width)));
+		if (width > MRF_MAX_VARIABLES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s takes at most %d variables", reader->learner, MRF_MAX_VARIABLES),
+					 errdetail("The first sample has %d.", width)));
+		reader->p = width;
+	}
+	else if (width != reader->p)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s needs every sample to have the same number of variables", reader->learner),
+				 errdetail("Samples of %d and of %d variables were both seen.", reader->p, width)));
+	return true;
+}
+
+/* Orders label OIDs for binary search. */
+static int
+OidCompare(const void *a, const void *b)
+{
+	Oid			x = *(const Oid *) a;
+	Oid			y = *(const Oid *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Loads an enum's labels: its alphabet, in sort order (public: the declaration). */
+static MrfEnumAlphabet
+LoadEnum(Oid enumtypid, MemoryContext mcxt, const char *learner)
+{
+	CatCList   *list = SearchSysCacheList1(ENUMTYPOIDNAME, ObjectIdGetDatum(enumtypid));
+	MrfEnumAlphabet alpha;
+	float4	   *order;
+	int			n = list->n_members;
+
+	if (n < 2 || n > 255)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes enum types of 2 to 255 labels", learner),
+				 errdetail("Type %s has %d.", format_type_be(enumtypid), n)));
+	alpha.typid = enumtypid;
+	alpha.nlabels = n;
+	alpha.oids = MemoryContextAlloc(mcxt, sizeof(Oid) * n);
+	alpha.index = MemoryContextAlloc(mcxt, n);
+	order = palloc(sizeof(float4) * n);
+	for (int i = 0; i < n; i++)
+	{
+		Form_pg_enum e = (Form_pg_enum) GETSTRUCT(&list->members[i]->tuple);
+
+		alpha.oids[i] = e->oid;
+		order[i] = e->enumsortorder;
+	}
+	ReleaseCatCacheList(list);
+	/* sort the OIDs, carrying each label's rank in sort order */
+	{
+		Oid		   *byoid = palloc(sizeof(Oid) * n);
+
+		memcpy(byoid, alpha.oids, sizeof(Oid) * n);
+		qsort(byoid, n, sizeof(Oid), OidCompare);
+		for (int i = 0; i < n; i++)
+		{
+			int			rank = 0;
+			int			at = 0;
+
+			for (int j = 0; j < n; j++)
+			{
+				if (alpha.oids[j] == byoid[i])
+					at = j;
+			}
+			for (int j = 0; j < n; j++)
+				if (order[j] < order[at])
+					rank++;
+			alpha.index[i] = (uint8) rank;
+		}
+		memcpy(alpha.oids, byoid, sizeof(Oid) * n);
+	}
+	return alpha;
+}
+
+/* Position of an enum value in its type's sort order, or -1. */
+static int
+EnumIndex(const MrfEnumAlphabet *alpha, Oid label)
+{
+	Oid		   *hit = bsearch(&label, alpha->oids, alpha->nlabels, sizeof(Oid), OidCompare);
+
+	return hit ? alpha->index[hit - alpha->oids] : -1;
+}
+
+/* Errors unless a given k matches the one the type fixes. */
+static void
+MatchK(MrfKaryReader *reader, int k_option, int k_type)
+{
+	if (k_option > 0 && k_option != k_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k => %d does not match the alphabet of type %s, which has %d values",
+						k_option, format_type_be(reader->typid), k_type)));
+	reader->k = k_type;
+}
+
+/* Prepares a reader for values of type typid. */
+void
+MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext mcxt,
+				  const char *learner)
+{
+	Oid			elemtype = get_element_type(typid);
+
+	memset(reader, 0, sizeof(*reader));
+	reader->typid = typid;
+	reader->p = -1;
+	reader->mcxt = mcxt;
+	reader->learner = learner;
+
+	if (typid == INT2ARRAYOID || typid == INT4ARRAYOID)
+	{
+		reader->form = typid == INT2ARRAYOID ? MRF_KARY_INT2_ARRAY : MRF_KARY_INT4_ARRAY;
+		if (k_option <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s needs k for integer samples", learner),
+					 errdetail("The alphabet must be declared, never read from the data."),
+					 errhint("Pass k => the number of values (values are 0 .. k - 1).")));
+		reader->k = k_option;
+		return;
+	}
+	if (OidIsValid(elemtype) && type_is_enum(elemtype))
+	{
+		reader->form = MRF_KARY_ENUM_ARRAY;
+		reader->alphabets = MemoryContextAlloc(mcxt, sizeof(MrfEnumAlphabet));
+		reader->alphabets[0] = LoadEnum(elemtype, mcxt, learner);
+		MatchK(reader, k_option, reader->alphabets[0].nlabels);
+		return;
+	}
+	if (type_is_rowtype(typid))
+	{
+		reader->form = MRF_KARY_RECORD;
+		reader->k = k_option;	/* fixed by the row type on the first row */
+		return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("%s cannot learn from values of type %s", learner, format_type_be(typid)),
+			 errhint("Pass smallint[] or integer[] with k, an array of an enum type, or a row of enum or boolean columns.")));
+}
+
+/* Sets up the row type on the first row: every column enum or boolean. */
+static bool
+PrepareKaryRecord(MrfKaryReader *reader, HeapTupleHeader tup)
+{
+	Oid			tupType = HeapTupleHeaderGetTypeId(tup);
+	int32		tupTypmod = HeapTupleHeaderGetTypMod(tup);
+	TupleDesc	desc;
+	MemoryContext old;
+	int			width = 0;
+	int			k = 2;
+
+	if (reader->tupdesc != NULL && reader->tupdesc->tdtypeid == tupType &&
+		reader->tupdesc->tdtypmod == tupTypmod)
+		return true;
+	desc = lookup_rowtype_tupdesc(tupType, tupTypmod);
+	old = MemoryContextSwitchTo(reader->mcxt);
+	reader->tupdesc = CreateTupleDescCopy(desc);
+	reader->values = palloc(sizeof(Datum) * desc->natts);
+	reader->nulls = palloc(sizeof(bool) * desc->natts);
+	reader->alphabets = palloc0(sizeof(MrfEnumAlphabet) * desc->natts);
+	MemoryContextSwitchTo(old);
+	ReleaseTupleDesc(desc);
+
+	for (int i = 0; i < reader->tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+
+		if (att->attisdropped)
+			continue;
+		if (type_is_enum(att->atttypid))
+		{
+			reader->alphabets[i] = LoadEnum(att->atttypid, reader->mcxt, reader->learner);
+			k = Max(k, reader->alphabets[i].nlabels);
+		}
+		else if (att->atttypid != BOOLOID)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("%s takes rows whose columns are enums or booleans", reader->learner),
+					 errdetail("Column \"%s\" has type %s.", NameStr(att->attname),
+							   format_type_be(att->atttypid))));
+		width++;
+	}
+	/* the alphabet is the largest column's; smaller columns use its first values */
+	MatchK(reader, reader->k, k);
+	return KaryWidth(reader, width);
+}
+
+/* Reads one value into dest; lenient readers return false instead of erroring. */
+static bool
+KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
+{
+	switch (reader->form)
+	{
+		case MRF_KARY_INT2_ARRAY:
+		case MRF_KARY_INT4_ARRAY:
+		case MRF_KARY_ENUM_ARRAY:
+			{
+				ArrayType  *arr = DatumGetArrayTypeP(value);
+				int			width;
+
+				if (ARR_NDIM(arr) > 1)
+				{
+					if (reader->lenient)
+						return false;
+					ereport(ERROR,
+							(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+							 errmsg("%s takes one-dimensional arrays", reader->learner)));
+				}
+				width = ARR_NDIM(arr) == 0 ? 0 : ARR_DIMS(arr)[0];
+				if (!KaryWidth(reader, width))
+					return false;
+				if (ARR_HASNULL(arr))
+					return KaryNull(reader);
+				for (int j = 0; j < reader->p; j++)
+				{
+					int			v;
+
+					if (reader->form == MRF_KARY_INT2_ARRAY)
+						v = ((const int16 *) ARR_DATA_PTR(arr))[j];
+					else if (reader->form == MRF_KARY_INT4_ARRAY)
+						v = ((const int32 *) ARR_DATA_PTR(arr))[j];
+					else
+						v = EnumIndex(&reader->alphabets[0], ((const Oid *) ARR_DATA_PTR(arr))[j]);
+					if (v < 0 || v >= reader->k)
+						return KaryOutside(reader);
+					dest[j] = (uint8) v;
+				}
+				return true;
+			}
+		case MRF_KARY_RECORD:
+			{
+				HeapTupleHeader tup = DatumGetHeapTupleHeader(value);
+				HeapTupleData tuple;
+				int			j = 0;
+
+				if (!PrepareKaryRecord(reader, tup))
+					return false;
+				tuple.t_len = HeapTupleHeaderGetDatumLength(tup);
+				ItemPointerSetInvalid(&tuple.t_self);
+				tuple.t_tableOid = InvalidOid;
+				tuple.t_data = tup;
+				heap_deform_tuple(&tuple, reader->tupdesc, reader->values, reader->nulls);
+				for (int i = 0; i < reader->tupdesc->natts; i++)
+				{
+					int			v;
+
+					if (TupleDescAttr(reader->tupdesc, i)->attisdropped)
+						continue;
+					if (reader->nulls[i])
+						return KaryNull(reader);
+					if (reader->alphabets[i].nlabels > 0)
+						v = EnumIndex(&reader->alphabets[i], DatumGetObjectId(reader->values[i]));
+					else
+						v = DatumGetBool(reader->values[i]) ? 1 : 0;
+					if (v < 0 || v >= reader->k)
+						return KaryOutside(reader);
+					dest[j++] = (uint8) v;
+				}
+				return true;
+			}
+	}
+	return false;
+}
+
+/* Reads one non-null value into dest; errors for invalid values. */
+void
+MrfKaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
+{
+	Assert(!reader->lenient);
+	(void) KaryReadRow(reader, value, dest);
+}
+
+/* Protected path: fixes p; invalid values never error. */
+void
+MrfKaryReaderSetLenient(MrfKaryReader *reader, int p)
+{
+	reader->p = p;
+	reader->lenient = true;
+}
+
+/* Protected path: reads a value (NULL allowed); false, with dest all 0, if invalid. */
+bool
+MrfKaryReadRowLenient(MrfKaryReader *reader, Datum value, bool isnull, uint8 *dest)
+{
+	Assert(reader->lenient);
+	if (!isnull && KaryReadRow(reader, value, dest))
+		return true;
+	memset(dest, 0, reader->p);
+	return false;
+}
+
+/* Variables fixed by a type itself (rows), or -1 when only data can tell. */
+int
+MrfKaryTypeWidth(Oid typid)
+{
+	return MrfBinaryTypeWidth(typid, -1);
+}
