@@ -28,11 +28,14 @@
 #define ISING_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_LAMBDA | \
 					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE)
 
-/* Learns an Ising model from n packed rows; fills the charge it costs. */
+/* Learns an Ising model from a state's packed rows; fills the charge it costs. */
 MrfModel *
-MrfIsingLearnModel(const uint64 *bits, int64 n, int p, Jsonb *options,
-				   MrfCharge *charge)
+MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
 {
+	const uint64 *bits = MrfRowsBits(state);
+	int64		n = state->n;
+	int			p = state->p;
+	Jsonb	   *options = state->options;
 	const char *learner = "mrf_learn_ising";
 	MrfOptions	opt;
 	MrfIsingOptions io;
@@ -101,7 +104,7 @@ mrf_ising_final(PG_FUNCTION_ARGS)
 				 errmsg("mrf_ising_final called in non-aggregate context")));
 	if (state == NULL || state->n == 0)
 		PG_RETURN_NULL();
-	model = MrfIsingLearnModel(MrfRowsBits(state), state->n, state->p, state->options, &charge);
+	model = MrfIsingLearnState(state, &charge);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeStatement(&charge);
 	PG_RETURN_POINTER(model);

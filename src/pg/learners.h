@@ -9,11 +9,27 @@
 
 #include "utils/jsonb.h"
 
+#include "pg/aggregates.h"
 #include "pg/ledger.h"
 #include "pg/model.h"
 
-/* The private Ising learner on n packed rows of p variables. */
-MrfModel   *MrfIsingLearnModel(const uint64 *bits, int64 n, int p, Jsonb *options,
-							   MrfCharge *charge);
+/*
+ * A learner: from the rows and options of a state (n >= 1) to a model, and
+ * the charge that releasing it costs.  Charging and releasing are the
+ * caller's: the aggregate's final function charges the statement's
+ * relations, the protected path the one relation it read.
+ */
+typedef MrfModel *(*MrfLearnFn) (const MrfRowsState *state, MrfCharge *charge);
+
+/* How the protected path (protected.c) runs a learner. */
+typedef struct MrfProtectedLearner
+{
+	const char *function;		/* SQL name, e.g. mrf_learn_ising_from */
+	MrfRowFormat format;		/* bits or bytes rows */
+	MrfLearnFn	learn;
+} MrfProtectedLearner;
+
+/* The private Ising learner (Zhang et al. 2020, Algorithm 2). */
+MrfModel   *MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge);
 
 #endif

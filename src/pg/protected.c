@@ -35,6 +35,22 @@
 /* Rows fetched from the cursor at a time. */
 #define FETCH_ROWS 10000
 
+/* Every learner of the protected path: one line per learner. */
+static const MrfProtectedLearner ProtectedLearners[] = {
+	{"mrf_learn_ising_from", MRF_ROWS_BITS, MrfIsingLearnState},
+};
+
+/* The protected-path entry of a function, by its SQL name. */
+static const MrfProtectedLearner *
+FindProtectedLearner(const char *fname)
+{
+	for (int i = 0; i < lengthof(ProtectedLearners); i++)
+		if (strcmp(ProtectedLearners[i].function, fname) == 0)
+			return &ProtectedLearners[i];
+	elog(ERROR, "%s has no protected-path learner", fname);
+	return NULL;
+}
+
 /* Builds the options document from the named arguments after (relation, column). */
 static Jsonb *
 OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
@@ -99,9 +115,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	Portal		portal;
 	MrfModel   *model;
 	MrfCharge	charge;
+	const MrfProtectedLearner *entry = FindProtectedLearner(fname);
 
-	if (strcmp(fname, "mrf_learn_ising_from") != 0)
-		elog(ERROR, "%s has no protected-path learner", fname);
 	learner = pnstrdup(fname, strlen(fname) - strlen("_from"));
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -115,7 +130,6 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfCheckLearningGrant(relid, caller);
 	options = OptionsFromArguments(fcinfo, &variables);
 	MrfOptionsParse(options, &opt);
-	(void) MrfOptionsZcdpBudget(&opt, learner);
 
 	if (column == NULL)
 	{
@@ -133,9 +147,18 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 					 errmsg("column \"%s\" of relation %s does not exist", column, get_rel_name(relid))));
 		get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	}
-	state = MrfRowsStateCreate(cxt, MRF_ROWS_BITS);
-	MrfBinaryReaderInit(&state->reader, typid, cxt, learner);
-	p = MrfBinaryTypeWidth(typid, typmod);
+	state = MrfRowsStateCreate(cxt, entry->format);
+	if (entry->format == MRF_ROWS_BITS)
+	{
+		MrfBinaryReaderInit(&state->reader, typid, cxt, learner);
+		p = MrfBinaryTypeWidth(typid, typmod);
+	}
+	else
+	{
+		MrfKaryReaderInit(&state->kreader, typid, (opt.given & MRF_OPT_K) ? opt.k : 0,
+						  cxt, learner);
+		p = MrfKaryTypeWidth(typid);
+	}
 	if (p < 0 && variables < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -154,8 +177,11 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s takes from 2 to %d variables", fname, MRF_MAX_VARIABLES)));
-	MrfBinaryReaderSetLenient(&state->reader, p);
-	MrfRowsStateSetShape(state, p, 2);
+	if (entry->format == MRF_ROWS_BITS)
+		MrfBinaryReaderSetLenient(&state->reader, p);
+	else
+		MrfKaryReaderSetLenient(&state->kreader, p);
+	MrfRowsStateSetShape(state, p, entry->format == MRF_ROWS_BITS ? 2 : state->kreader.k);
 	state->options = options;
 
 	/* Stream the column through a cursor (as the definer: the caller cannot SELECT). */
@@ -174,9 +200,12 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		{
 			bool		isnull;
 			Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
-			uint64	   *slot = MrfRowsStateAppend(state, cxt, learner);
+			void	   *slot = MrfRowsStateAppend(state, cxt, learner);
 
-			(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
+			if (entry->format == MRF_ROWS_BITS)
+				(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
+			else
+				(void) MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
 		}
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
@@ -186,8 +215,10 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 
 	if (state->n == 0)
 		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
+	if (entry->format == MRF_ROWS_BYTES)
+		state->k = state->kreader.k;	/* rows of enums: fixed by the row type */
 
-	model = MrfIsingLearnModel(MrfRowsBits(state), state->n, p, options, &charge);
+	model = entry->learn(state, &charge);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeRelation(relid, caller, &charge);
 	PG_RETURN_POINTER(model);
