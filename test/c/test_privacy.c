@@ -125,6 +125,44 @@ TestFrankWolfeCalibration(void)
 	CHECK(MrfFwDefaultIterations(2.0, (int64_t) 1 << 40, 100.0) == 100000);
 }
 
+/* SPEC 3.4 composition of a relation's charges, and the bs16 inverse. */
+static void
+TestComposition(void)
+{
+	double		tight = MrfZcdpToDpTight(0.5, 1e-6);
+
+	/* nothing spent */
+	CHECK(MrfComposeEpsilon(0, 0, 0, 0, 0, 1e-6) == 0);
+	/* zCDP alone: the tight conversion at the full delta */
+	CHECK_NEAR(MrfComposeEpsilon(0.5, 0, 0, 0, 0, 1e-6), tight, 0);
+	/* an approximate charge adds its epsilon and spends its delta first */
+	CHECK_NEAR(MrfComposeEpsilon(0.5, 0, 0, 0.3, 4e-7, 1e-6),
+			   MrfZcdpToDpTight(0.5, 6e-7) + 0.3, 1e-12);
+	/* pure charges alone: the plain sum of epsilons (route B) beats eps^2/2 conversion */
+	CHECK_NEAR(MrfComposeEpsilon(0, 0.1, 0.005, 0, 0, 1e-6), 0.1, 1e-15);
+	/* many small pure charges: route A (as zCDP) beats the plain sum */
+	CHECK(MrfComposeEpsilon(0, 100 * 0.01, 100 * 0.5 * 0.01 * 0.01, 0, 0, 1e-6) < 1.0);
+	CHECK_NEAR(MrfComposeEpsilon(0, 1.0, 0.005, 0, 0, 1e-6), MrfZcdpToDpTight(0.005, 1e-6), 1e-12);
+	/* a zCDP part needs delta left over */
+	CHECK(isinf(MrfComposeEpsilon(0.5, 0, 0, 0, 1e-6, 1e-6)));
+	CHECK(isinf(MrfComposeEpsilon(0.5, 0, 0, 0, 0, 0)));
+	CHECK(isinf(MrfComposeEpsilon(0, 0, 0, 0.1, 2e-6, 1e-6)));
+	/* pure-only spending is possible with delta = 0 */
+	CHECK_NEAR(MrfComposeEpsilon(0, 0.7, 0.245, 0, 0, 0), 0.7, 0);
+	CHECK(isnan(MrfComposeEpsilon(-1, 0, 0, 0, 0, 1e-6)));
+	/* monotone: more spent never means less epsilon */
+	CHECK(MrfComposeEpsilon(0.6, 0, 0, 0, 0, 1e-6) > MrfComposeEpsilon(0.5, 0, 0, 0, 0, 1e-6));
+
+	/* bs16 inverse: on the safe side and tight */
+	{
+		double		rho = MrfZcdpForDpBs16(1.0, 1e-6);
+
+		CHECK(MrfZcdpToDpBs16(rho, 1e-6) <= 1.0);
+		CHECK(MrfZcdpToDpBs16(rho * (1 + 1e-9), 1e-6) > 1.0 - 1e-8);
+		CHECK(isnan(MrfZcdpForDpBs16(0, 1e-6)));
+	}
+}
+
 /* The privacy tests. */
 void
 TestPrivacy(void)
@@ -132,4 +170,5 @@ TestPrivacy(void)
 	TestConversions();
 	TestInvalid();
 	TestFrankWolfeCalibration();
+	TestComposition();
 }
