@@ -231,6 +231,8 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 
 	for (i = 0; i < p; i++)
 	{
+		/* cancel stays responsive on big inputs; the solver reports progress */
+		MrfPoll(env, 0, 0);
 		for (m = 0; m < n; m++)
 		{
 			int			a = z[(size_t) m * p + i];
@@ -351,7 +353,8 @@ MrfPairwiseRecover(const double *w, int p, int k, int symmetrize,
 	int			b;
 
 	if (w == NULL || W == NULL || theta == NULL || p < 2 || k < 2 ||
-		k > MRF_PAIRWISE_MAX_K || MrfPairwiseCoordinateCount(p, k) > INT_MAX)
+		k > MRF_PAIRWISE_MAX_K || MrfPairwiseCoordinateCount(p, k) > INT_MAX ||
+		MrfPairwiseProblemCount(p, k) > INT_MAX)
 		return MRF_EINVAL;
 	d = p * k + 1;
 	memset(W, 0, sizeof(double) * (size_t) p * p * k * k);

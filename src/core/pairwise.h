@@ -14,8 +14,11 @@
  *     sum_b W_ij(a, b) = 0  and  sum_a W_ij(a, b) = 0,
  * and every field sums to zero, sum_a theta_i(a) = 0.  Every model has
  * exactly one such representative (MrfPairwiseCentre computes it), and the
- * learner's guarantees are about it.  Rows and data are uint8_t, row-major
- * (n x p), values 0..k-1; k is public (the declared alphabet), 2 <= k <= 255.
+ * learner's guarantees are about it.  With symmetrize = 0 the learner
+ * returns W_ij (from node i's regressions) and W_ji (from node j's) as two
+ * separate centred estimates; readers such as the sampler use their average.
+ * Rows are uint8_t, row-major (n x p), values 0..k-1; k is public (the
+ * declared alphabet, never inferred from the data), 2 <= k <= 255.
  */
 #ifndef MRF_PAIRWISE_H
 #define MRF_PAIRWISE_H
@@ -83,7 +86,8 @@ int			MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k,
  * Bytes of working memory MrfPairwiseLearn needs for n rows (the peak of its
  * allocations, exactly; SIZE_MAX on overflow).  Dominated by 8 n p k (k-1)
  * bytes: the labels and the solver's margins, one float per row and
- * regression each, e.g. 144 MB for p = 30, k = 4, n = 50000.
+ * regression each; for p = 30, k = 4, n = 50000 that is 144 MB of 181 MB
+ * (the one-hot X is 4 n (p k + 1) = 24 MB).
  */
 size_t		MrfPairwiseWorkspaceBytes(int p, int k, int64_t n);
 

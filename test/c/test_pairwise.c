@@ -1009,13 +1009,14 @@ Errors(const double *Wh, const double *th, const double *W,
  * One accuracy experiment: data drawn exactly (MrfPairwiseSample) from the
  * uncentred parametrisation Wraw, learned at rho_big and rho_small over
  * several seeds; the estimate at rho_big must meet ACCURACY_BOUND for W and
- * theta, and every wrong answer must miss it.
+ * theta, every wrong answer must miss it, and the mean error must grow as
+ * rho falls (rho_mid = 0: two levels only).
  */
 static void
 AccuracyRun(const char *name, const double *W, const double *theta,
 			const double *Wraw, const double *thetaRaw, int p, int k,
-			int64_t n, double lambda, double rho_big, double rho_small,
-			int seeds, uint64_t seed0)
+			int64_t n, double lambda, double rho_big, double rho_mid,
+			double rho_small, int seeds, uint64_t seed0)
 {
 	const size_t cells = (size_t) p * p * k * k;
 	double	   *Wh = malloc(sizeof(double) * cells);
@@ -1024,6 +1025,7 @@ AccuracyRun(const char *name, const double *W, const double *theta,
 	MrfPairwiseOptions opt;
 	MrfRng		rng;
 	double		errBig = 0.0;
+	double		errMid = 0.0;
 	double		errSmall = 0.0;
 	double		thetaBig = 0.0;
 	double		control = INFINITY;
@@ -1062,10 +1064,26 @@ AccuracyRun(const char *name, const double *W, const double *theta,
 		control = fmin(control, fmin(fmin(e.uncentred, e.transposed),
 									 fmin(e.shifted, e.scaled)));
 
+		if (rho_mid > 0.0)
+		{
+			opt.rho = rho_mid;
+			CHECK(MrfPairwiseLearn(z, n, p, k, &opt, &rng, &MrfMallocEnv, Wh, th) == MRF_OK);
+			Errors(Wh, th, W, theta, Wraw, p, k, &e);
+			errMid += e.W;
+		}
 		opt.rho = rho_small;
 		CHECK(MrfPairwiseLearn(z, n, p, k, &opt, &rng, &MrfMallocEnv, Wh, th) == MRF_OK);
 		Errors(Wh, th, W, theta, Wraw, p, k, &e);
 		errSmall += e.W;
+	}
+	if (rho_mid > 0.0)
+	{
+		CHECK_MSG(errBig < errMid && errMid < errSmall,
+				  "%s: mean errors %.3f, %.3f, %.3f at rho %g, %g, %g do not grow", name,
+				  errBig / seeds, errMid / seeds, errSmall / seeds, rho_big, rho_mid,
+				  rho_small);
+		printf("# pairwise %s: mean max error W %.3f at rho %g\n", name, errMid / seeds,
+			   rho_mid);
 	}
 	CHECK_MSG(errBig < errSmall, "%s: mean error at rho %g (%.3f) not below rho %g (%.3f)",
 			  name, rho_big, errBig / seeds, rho_small, errSmall / seeds);
@@ -1115,7 +1133,7 @@ TestChainAccuracy(void)
 	for (i = 0; i + 1 < p; i++)
 		Uncentre(Wraw, thetaRaw, p, k, i, i + 1, &rng, 0.4);
 
-	AccuracyRun("chain", W, theta, Wraw, thetaRaw, p, k, 20000, 1.2, 100.0, 0.3, 3, 400);
+	AccuracyRun("chain", W, theta, Wraw, thetaRaw, p, k, 20000, 1.2, 100.0, 3.0, 0.3, 3, 400);
 	free(W);
 	free(Wraw);
 }
@@ -1161,7 +1179,7 @@ TestGridAccuracy(void)
 			Uncentre(Wraw, thetaRaw, p, k, i, i + cols, &rng, 0.4);
 	}
 
-	AccuracyRun("grid", W, theta, Wraw, thetaRaw, p, k, 25000, 1.4, 100.0, 0.3, 2, 500);
+	AccuracyRun("grid", W, theta, Wraw, thetaRaw, p, k, 25000, 1.4, 100.0, 0.0, 0.3, 2, 500);
 	free(W);
 	free(Wraw);
 }
