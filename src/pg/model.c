@@ -24,10 +24,11 @@ static const char *const MrfKindNames[] = {
 };
 
 extern const MrfKindOps MrfIsingOps;
+extern const MrfKindOps MrfTwiseOps;
 
 /* Every kind's operations, by kind code; NULL: not readable yet. */
 static const MrfKindOps *const KindOps[] = {
-	NULL, &MrfIsingOps, NULL, NULL, NULL, NULL
+	NULL, &MrfIsingOps, NULL, &MrfTwiseOps, NULL, NULL
 };
 
 /* The operations of a model's kind. */

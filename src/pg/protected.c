@@ -38,6 +38,7 @@
 /* Every learner of the protected path: one line per learner. */
 static const MrfProtectedLearner ProtectedLearners[] = {
 	{"mrf_learn_ising_from", MRF_ROWS_BITS, MrfIsingLearnState},
+	{"mrf_learn_twise_from", MRF_ROWS_BITS, MrfTwiseLearnState},
 };
 
 /* The protected-path entry of a function, by its SQL name. */
