@@ -36,18 +36,25 @@ PackBools(const uint8 *v, int p, uint64 *dest)
 			MrfBitSet(dest, j);
 }
 
-/* Raises the error for a NULL inside a sample (lenient readers: false). */
-static bool
-NullElement(const MrfBinaryReader *reader)
+/* A NULL inside a sample: an error, or false for a lenient reader. */
+bool
+MrfSampleNull(bool lenient, const char *learner)
 {
-	if (reader->lenient)
+	if (lenient)
 		return false;
 	ereport(ERROR,
 			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-			 errmsg("%s does not accept NULL variables", reader->learner),
+			 errmsg("%s does not accept NULL variables", learner),
 			 errdetail("A sample contains a NULL element or column."),
 			 errhint("Filter or impute incomplete rows before learning.")));
 	return false;
+}
+
+/* The error for a NULL inside a binary sample (lenient readers: false). */
+static bool
+NullElement(const MrfBinaryReader *reader)
+{
+	return MrfSampleNull(reader->lenient, reader->learner);
 }
 
 /* Raises the error for a value outside {-1, +1} (lenient readers: false). */
@@ -64,32 +71,43 @@ OutsideAlphabet(const MrfBinaryReader *reader)
 	return false;
 }
 
-/* Checks a value's variable count against the first row's, and the limits. */
-static bool
-CheckWidth(MrfBinaryReader *reader, int width)
+/*
+ * Checks a sample's variable count: the first sample fixes *p (within the
+ * limits), later ones must match; a lenient reader (p fixed in advance)
+ * returns false instead of raising an error.
+ */
+bool
+MrfSampleWidthOk(int *p, int width, bool lenient, const char *learner)
 {
-	if (reader->lenient)
-		return width == reader->p;
-	if (reader->p < 0)
+	if (lenient)
+		return width == *p;
+	if (*p < 0)
 	{
 		if (width < 2)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s needs at least 2 variables per sample", reader->learner),
+					 errmsg("%s needs at least 2 variables per sample", learner),
 					 errdetail("The first sample has %d.", width)));
 		if (width > MRF_MAX_VARIABLES)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s takes at most %d variables", reader->learner, MRF_MAX_VARIABLES),
+					 errmsg("%s takes at most %d variables", learner, MRF_MAX_VARIABLES),
 					 errdetail("The first sample has %d.", width)));
-		reader->p = width;
+		*p = width;
 	}
-	else if (width != reader->p)
+	else if (width != *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("%s needs every sample to have the same number of variables", reader->learner),
-				 errdetail("Samples of %d and of %d variables were both seen.", reader->p, width)));
+				 errmsg("%s needs every sample to have the same number of variables", learner),
+				 errdetail("Samples of %d and of %d variables were both seen.", *p, width)));
 	return true;
+}
+
+/* Checks a binary sample's variable count. */
+static bool
+CheckWidth(MrfBinaryReader *reader, int width)
+{
+	return MrfSampleWidthOk(&reader->p, width, reader->lenient, reader->learner);
 }
 
 /* Prepares a reader for values of type typid. */
@@ -207,39 +225,24 @@ ReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 				break;
 			}
 		case MRF_INPUT_INT2_ARRAY:
-			{
-				ArrayType  *arr = DatumGetArrayTypeP(value);
-				const int16 *v;
-
-				if (!CheckWidth(reader, ArrayWidth(reader, arr)))
-					return false;
-				if (ARR_HASNULL(arr))
-					return NullElement(reader);
-				v = (const int16 *) ARR_DATA_PTR(arr);
-				for (int j = 0; j < reader->p; j++)
-				{
-					if (v[j] == 1)
-						MrfBitSet(dest, j);
-					else if (v[j] != -1)
-						return OutsideAlphabet(reader);
-				}
-				break;
-			}
 		case MRF_INPUT_INT4_ARRAY:
 			{
 				ArrayType  *arr = DatumGetArrayTypeP(value);
-				const int32 *v;
+				const char *data;
 
 				if (!CheckWidth(reader, ArrayWidth(reader, arr)))
 					return false;
 				if (ARR_HASNULL(arr))
 					return NullElement(reader);
-				v = (const int32 *) ARR_DATA_PTR(arr);
+				data = ARR_DATA_PTR(arr);
 				for (int j = 0; j < reader->p; j++)
 				{
-					if (v[j] == 1)
+					int32		v = reader->form == MRF_INPUT_INT2_ARRAY ?
+						((const int16 *) data)[j] : ((const int32 *) data)[j];
+
+					if (v == 1)
 						MrfBitSet(dest, j);
-					else if (v[j] != -1)
+					else if (v != -1)
 						return OutsideAlphabet(reader);
 				}
 				break;

@@ -49,6 +49,10 @@ void		MrfBinaryReaderInit(MrfBinaryReader *reader, Oid typid,
  */
 void		MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest);
 
+/* Shared by the readers: a sample's width (the first fixes p), and NULL variables. */
+bool		MrfSampleWidthOk(int *p, int width, bool lenient, const char *learner);
+bool		MrfSampleNull(bool lenient, const char *learner);
+
 /* Protected path: fixes p from public information; invalid values never error. */
 void		MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p);
 

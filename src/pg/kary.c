@@ -16,18 +16,11 @@
 #include "pg/input.h"
 #include "pg/kary.h"
 
-/* Raises the error for a NULL inside a sample (lenient readers: false). */
+/* The error for a NULL inside a k-ary sample (lenient readers: false). */
 static bool
 KaryNull(const MrfKaryReader *reader)
 {
-	if (reader->lenient)
-		return false;
-	ereport(ERROR,
-			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-			 errmsg("%s does not accept NULL variables", reader->learner),
-			 errdetail("A sample contains a NULL element or column."),
-			 errhint("Filter or impute incomplete rows before learning.")));
-	return false;
+	return MrfSampleNull(reader->lenient, reader->learner);
 }
 
 /* Raises the error for a value outside 0..k-1 (lenient readers: false). */
@@ -44,32 +37,11 @@ KaryOutside(const MrfKaryReader *reader)
 	return false;
 }
 
-/* Checks a value's variable count against the first row's, and the limits. */
+/* Checks a k-ary sample's variable count. */
 static bool
 KaryWidth(MrfKaryReader *reader, int width)
 {
-	if (reader->lenient)
-		return width == reader->p;
-	if (reader->p < 0)
-	{
-		if (width < 2)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s needs at least 2 variables per sample", reader->learner),
-					 errdetail("The first sample has %d.", width)));
-		if (width > MRF_MAX_VARIABLES)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s takes at most %d variables", reader->learner, MRF_MAX_VARIABLES),
-					 errdetail("The first sample has %d.", width)));
-		reader->p = width;
-	}
-	else if (width != reader->p)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("%s needs every sample to have the same number of variables", reader->learner),
-				 errdetail("Samples of %d and of %d variables were both seen.", reader->p, width)));
-	return true;
+	return MrfSampleWidthOk(&reader->p, width, reader->lenient, reader->learner);
 }
 
 /* Orders label OIDs for binary search. */
