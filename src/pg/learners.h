@@ -32,6 +32,9 @@ typedef struct MrfProtectedLearner
 /* The private Ising learner (Zhang et al. 2020, Algorithm 2). */
 MrfModel   *MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge);
 
+/* The private pairwise k-ary learner (Zhang et al. 2020, Algorithm 3). */
+MrfModel   *MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
+
 /* The private binary t-wise learner (Zhang et al. 2020, Algorithms 4 and 5). */
 MrfModel   *MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
 

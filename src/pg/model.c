@@ -24,11 +24,12 @@ static const char *const MrfKindNames[] = {
 };
 
 extern const MrfKindOps MrfIsingOps;
+extern const MrfKindOps MrfPairwiseOps;
 extern const MrfKindOps MrfTwiseOps;
 
 /* Every kind's operations, by kind code; NULL: not readable yet. */
 static const MrfKindOps *const KindOps[] = {
-	NULL, &MrfIsingOps, NULL, &MrfTwiseOps, NULL, NULL
+	NULL, &MrfIsingOps, &MrfPairwiseOps, &MrfTwiseOps, NULL, NULL
 };
 
 /* The operations of a model's kind. */

@@ -39,6 +39,7 @@
 static const MrfProtectedLearner ProtectedLearners[] = {
 	{"mrf_learn_ising_from", MRF_ROWS_BITS, MrfIsingLearnState},
 	{"mrf_learn_twise_from", MRF_ROWS_BITS, MrfTwiseLearnState},
+	{"mrf_learn_pairwise_from", MRF_ROWS_BYTES, MrfPairwiseLearnState},
 };
 
 /* The protected-path entry of a function, by its SQL name. */

@@ -1,0 +1,54 @@
+-- The pairwise k-ary learner (Zhang et al. 2020, Algorithm 3): byte-row
+-- aggregate, named form, protected path, mrf_weights.
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_pairwise_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Rows: smallint[]/int[] with values 0..k-1 (k required), arrays of an enum
+-- type, or rows of enum/boolean columns (k fixed by the type).
+CREATE AGGREGATE mrf_learn_pairwise_agg(anyelement, jsonb) (
+	SFUNC = mrf_bytes_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_pairwise_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_pairwise_agg; see 10_ising.sql).
+CREATE FUNCTION mrf_learn_pairwise(x anyelement,
+								   k int DEFAULT NULL,
+								   rho float8 DEFAULT NULL,
+								   epsilon float8 DEFAULT NULL,
+								   delta float8 DEFAULT NULL,
+								   lambda float8 DEFAULT 1,
+								   iterations int DEFAULT NULL,
+								   mechanism text DEFAULT 'exponential',
+								   symmetrize boolean DEFAULT true)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
+										k int DEFAULT NULL,
+										rho float8 DEFAULT NULL,
+										epsilon float8 DEFAULT NULL,
+										delta float8 DEFAULT NULL,
+										lambda float8 DEFAULT 1,
+										iterations int DEFAULT NULL,
+										mechanism text DEFAULT 'exponential',
+										symmetrize boolean DEFAULT true,
+										variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+
+-- W_ij(a, b) of a pairwise model: 1-based i, j; values a, b in 0..k-1.
+-- Symmetric models list each pair once (i < j), others every ordered pair.
+CREATE FUNCTION mrf_weights(model mrf, OUT i int, OUT j int, OUT a int, OUT b int,
+							OUT weight float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

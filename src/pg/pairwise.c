@@ -1,0 +1,446 @@
+/*
+ * pairwise.c - the private pairwise k-ary learner (Zhang et al. 2020,
+ * Algorithm 3) from byte rows to a released model, its kind operations
+ * (JSON text form, fields, edges, sampling) and mrf_weights.
+ *
+ * Parameters of a pairwise model, as the core lays them out (pairwise.h):
+ * W, p^2 k^2 doubles, W[((i p + j) k + a) k + b] = W_ij(a, b), then theta,
+ * p k doubles, theta[i k + a] = theta_i(a); values a, b are 0..k-1.  The
+ * model is P(z) proportional to
+ * exp(sum_{i<j} W_ij(z_i, z_j) + sum_i theta_i(z_i)), with W read
+ * symmetrised, (W_ij(a, b) + W_ji(b, a)) / 2, and diagonal blocks zero.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/tuplestore.h"
+
+#include "core/pairwise.h"
+#include "core/sample.h"
+#include "pg/aggregates.h"
+#include "pg/ledger.h"
+#include "pg/learners.h"
+#include "pg/model.h"
+#include "pg/options.h"
+#include "pg/release.h"
+
+/* Options accepted by mrf_learn_pairwise. */
+#define PAIRWISE_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_LAMBDA | \
+						  MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE | \
+						  MRF_OPT_K)
+
+/* Doubles of a pairwise model's parameters; -1 if beyond a model's size limit. */
+static int64
+PairwiseParamCount(int p, int k)
+{
+	double		count = (double) p * p * k * k + (double) p * k;
+
+	if (count > (double) (MaxAllocSize / sizeof(double)))
+		return -1;
+	return (int64) count;
+}
+
+static inline double *
+PairwiseW(MrfModel *model)
+{
+	return model->params;
+}
+
+static inline double *
+PairwiseTheta(MrfModel *model)
+{
+	return model->params + (size_t) model->p * model->p * model->k * model->k;
+}
+
+/* Sets MRF_FLAG_SYMMETRIC when W_ij(a, b) = W_ji(b, a) everywhere. */
+static void
+PairwiseMarkSymmetric(MrfModel *model)
+{
+	const double *W = PairwiseW(model);
+	int			p = model->p;
+	int			k = model->k;
+
+	for (int i = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++)
+			for (int a = 0; a < k; a++)
+				for (int b = 0; b < k; b++)
+					if (W[MrfPairwiseAt(p, k, i, j, a, b)] != W[MrfPairwiseAt(p, k, j, i, b, a)])
+						return;
+	model->flags |= MRF_FLAG_SYMMETRIC;
+}
+
+/* Learns a pairwise model from a state's byte rows; fills the charge it costs. */
+MrfModel *
+MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
+{
+	const uint8 *z = MrfRowsBytes(state);
+	int64		n = state->n;
+	int			p = state->p;
+	int			k = state->k;
+	const char *learner = "mrf_learn_pairwise";
+	MrfOptions	opt;
+	MrfPairwiseOptions po;
+	MrfPairwiseCheck check;
+	MrfRun		run;
+	MrfModel   *model;
+	StringInfoData meta;
+	int64		nparams;
+	double	   *W;
+	double	   *theta;
+	int			iterations;
+
+	MrfOptionsParse(state->options, &opt);
+	MrfOptionsCheckAllowed(&opt, PAIRWISE_OPTIONS, learner);
+	memset(&po, 0, sizeof(po));
+	po.rho = MrfOptionsZcdpBudget(&opt, learner);
+	po.lambda = (opt.given & MRF_OPT_LAMBDA) ? opt.lambda : 1.0;
+	po.iterations = (opt.given & MRF_OPT_ITERATIONS) ? opt.iterations : 0;
+	po.mechanism = (opt.given & MRF_OPT_MECHANISM) ? opt.mechanism : MRF_MECH_EXPONENTIAL;
+	po.symmetrize = (opt.given & MRF_OPT_SYMMETRIZE) ? opt.symmetrize : true;
+
+	check = MrfPairwiseValidate(&po, p, k, n);
+	switch (check)
+	{
+		case MRF_PAIRWISE_VALID:
+			break;
+		case MRF_PAIRWISE_BAD_ALPHABET:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s takes k from 2 to %d", learner, MRF_PAIRWISE_MAX_K)));
+			break;
+		case MRF_PAIRWISE_TOO_MANY_FEATURES:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s with p = %d and k = %d needs %lld regressions over %lld coordinates; their product must stay below %d",
+							learner, p, k, (long long) MrfPairwiseProblemCount(p, k),
+							(long long) MrfPairwiseCoordinateCount(p, k), INT_MAX),
+					 errdetail("Algorithm 3 runs p k (k - 1) regressions on p k + 1 one-hot coordinates."),
+					 errhint("Learn from fewer variables or a smaller alphabet.")));
+			break;
+		case MRF_PAIRWISE_BAD_ARGUMENT:
+			if (n > INT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("%s learns from at most %d rows", learner, INT_MAX)));
+			/* FALLTHROUGH */
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
+							learner)));
+	}
+	nparams = PairwiseParamCount(p, k);
+	if (nparams < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s with p = %d and k = %d would release more than %lld parameters",
+						learner, p, k, (long long) (MaxAllocSize / sizeof(double))),
+				 errhint("Learn from fewer variables or a smaller alphabet.")));
+
+	iterations = MrfPairwiseIterations(&po, p, k, n);
+	MrfCheckMemory(learner, (double) MrfPairwiseWorkspaceBytes(p, k, n) +
+				   (double) n * p + 2.0 * (double) nparams * sizeof(double));
+
+	MrfRunBegin(&run, learner);
+	W = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) p * p * k * k);
+	theta = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) p * k);
+	MrfRunCheck(&run, MrfPairwiseLearn(z, n, p, k, &po, &run.rng, &run.env, W, theta));
+
+	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-3", n);
+	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", float8out_internal(po.rho));
+	if (opt.given & MRF_OPT_EPSILON)
+		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
+						 float8out_internal(opt.epsilon), float8out_internal(opt.delta));
+	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s, \"regressions\": %lld, \"rho_per_regression\": %s, \"centred\": true",
+					 float8out_internal(po.lambda), iterations, MrfMechanismName(po.mechanism),
+					 po.symmetrize ? "true" : "false",
+					 (long long) MrfPairwiseProblemCount(p, k),
+					 float8out_internal(MrfPairwiseProblemRho(po.rho, p, k)));
+	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) nparams,
+						   run.not_private ? MRF_FLAG_NOT_PRIVATE : 0, MrfMetaFinish(&meta));
+	memcpy(PairwiseW(model), W, sizeof(double) * (Size) p * p * k * k);
+	memcpy(PairwiseTheta(model), theta, sizeof(double) * (Size) p * k);
+	PairwiseMarkSymmetric(model);
+	MrfRunEnd(&run);
+
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = po.rho;
+	charge->epsilon = 0;
+	charge->delta = 0;
+	charge->rows = n;
+	return model;
+}
+
+PG_FUNCTION_INFO_V1(mrf_pairwise_final);
+/* Final: learns, charges the statement's relations, then releases. */
+Datum
+mrf_pairwise_final(PG_FUNCTION_ARGS)
+{
+	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
+	MrfModel   *model;
+	MrfCharge	charge;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("mrf_pairwise_final called in non-aggregate context")));
+	if (state == NULL || state->n == 0)
+		PG_RETURN_NULL();
+	model = MrfPairwiseLearnState(state, &charge);
+	/* Charge before release: this returns only once the charge is committed. */
+	MrfChargeStatement(&charge);
+	PG_RETURN_POINTER(model);
+}
+
+/*
+ * "weights": nested p x p x k x k arrays, weights[i][j][a][b] = W_ij(a, b)
+ * (0-based positions in the arrays); "fields": p x k, fields[i][a].
+ */
+static void
+PairwiseWriteJson(StringInfo buf, MrfModel *model)
+{
+	int			p = model->p;
+	int			k = model->k;
+	const double *W = PairwiseW(model);
+
+	appendStringInfoString(buf, ", \"weights\": [");
+	for (int i = 0; i < p; i++)
+	{
+		appendStringInfoString(buf, i > 0 ? ", [" : "[");
+		for (int j = 0; j < p; j++)
+		{
+			appendStringInfoString(buf, j > 0 ? ", [" : "[");
+			for (int a = 0; a < k; a++)
+			{
+				if (a > 0)
+					appendStringInfoString(buf, ", ");
+				MrfJsonAppendVector(buf, W + MrfPairwiseAt(p, k, i, j, a, 0), k);
+			}
+			appendStringInfoChar(buf, ']');
+		}
+		appendStringInfoChar(buf, ']');
+	}
+	appendStringInfoString(buf, "], \"fields\": [");
+	for (int i = 0; i < p; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		MrfJsonAppendVector(buf, PairwiseTheta(model) + (size_t) i * k, k);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+/* The i-th element of a JSON array that must have n elements, itself an array. */
+static JsonbContainer *
+JsonArrayOf(JsonbValue *v, int n, const char *detail)
+{
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) != (uint32) n)
+		MrfModelMalformed(detail);
+	return v->val.binary.data;
+}
+
+/* A pairwise model from its document ("k", "weights", "fields"). */
+static MrfModel *
+PairwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
+{
+	JsonbValue	v;
+	MrfModel   *model;
+	JsonbContainer *outer;
+	int			k;
+	int64		nparams;
+	double	   *W;
+	const char *shape;
+
+	k = MrfJsonGetInt(root, "k", 2, MRF_PAIRWISE_MAX_K);
+	nparams = PairwiseParamCount(p, k);
+	if (nparams < 0)
+		MrfModelMalformed("A pairwise model with this p and k has too many parameters.");
+	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) nparams, 0, meta);
+	W = PairwiseW(model);
+	shape = psprintf("Member \"weights\" must be a %d x %d array of %d x %d arrays of numbers.",
+					 p, p, k, k);
+	if (!MrfJsonGetKey(root, "weights", &v))
+		MrfModelMalformed(shape);
+	outer = JsonArrayOf(&v, p, shape);
+	for (int i = 0; i < p; i++)
+	{
+		JsonbContainer *row = JsonArrayOf(getIthJsonbValueFromContainer(outer, i), p, shape);
+
+		for (int j = 0; j < p; j++)
+		{
+			JsonbContainer *block = JsonArrayOf(getIthJsonbValueFromContainer(row, j), k, shape);
+
+			for (int a = 0; a < k; a++)
+				MrfJsonReadVector(getIthJsonbValueFromContainer(block, a), k,
+								  W + MrfPairwiseAt(p, k, i, j, a, 0), "weights");
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	for (int i = 0; i < p; i++)
+		for (int a = 0; a < k; a++)
+			for (int b = 0; b < k; b++)
+				if (W[MrfPairwiseAt(p, k, i, i, a, b)] != 0)
+					MrfModelMalformed("The diagonal blocks of \"weights\" (i = j) must be zero.");
+	MrfJsonReadMatrix(root, "fields", p, k, PairwiseTheta(model));
+	PairwiseMarkSymmetric(model);
+	return model;
+}
+
+/*
+ * Edges (i < j): the Frobenius norm of the doubly centred block of the
+ * symmetrised W, (W_ij(a, b) + W_ji(b, a)) / 2 less its row and column means
+ * plus its grand mean: the part of the block that is an interaction (the
+ * rest could move into the fields), so it does not depend on how the model
+ * is parametrised.
+ */
+static void
+PairwiseEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
+{
+	const double *W = PairwiseW(model);
+	int			p = model->p;
+	int			k = model->k;
+	double	   *B = palloc(sizeof(double) * k * k);
+	double	   *row = palloc(sizeof(double) * k);
+	double	   *col = palloc(sizeof(double) * k);
+
+	for (int i = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++)
+		{
+			double		all = 0;
+			double		norm = 0;
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			memset(row, 0, sizeof(double) * k);
+			memset(col, 0, sizeof(double) * k);
+			for (int a = 0; a < k; a++)
+				for (int b = 0; b < k; b++)
+				{
+					double		w = (W[MrfPairwiseAt(p, k, i, j, a, b)] +
+									 W[MrfPairwiseAt(p, k, j, i, b, a)]) / 2.0;
+
+					B[a * k + b] = w;
+					row[a] += w / k;
+					col[b] += w / k;
+					all += w / ((double) k * k);
+				}
+			for (int a = 0; a < k; a++)
+				for (int b = 0; b < k; b++)
+				{
+					double		c = B[a * k + b] - row[a] - col[b] + all;
+
+					norm += c * c;
+				}
+			norm = sqrt(norm);
+			if (!(norm > threshold))
+				continue;
+			values[0] = Int32GetDatum(i + 1);
+			values[1] = Int32GetDatum(j + 1);
+			values[2] = Float8GetDatum(norm);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+}
+
+/* Fields (i, a, theta_i(a)) for every value a = 0..k-1. */
+static void
+PairwiseFields(MrfModel *model, ReturnSetInfo *rsinfo)
+{
+	const double *theta = PairwiseTheta(model);
+
+	for (int i = 0; i < model->p; i++)
+		for (int a = 0; a < model->k; a++)
+		{
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			values[0] = Int32GetDatum(i + 1);
+			values[1] = Int32GetDatum(a);
+			values[2] = Float8GetDatum(theta[(size_t) i * model->k + a]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+}
+
+/* Samples with values 0..k-1. */
+static int
+PairwiseSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
+			   const MrfEnv *env, int32 *out)
+{
+	uint8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
+	int			status;
+
+	if (raw == NULL)
+		return MRF_ENOMEM;
+	status = MrfPairwiseSample(PairwiseW(model), PairwiseTheta(model), model->p, model->k,
+							   n, burn_in, thin, rng, env, raw);
+	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
+		out[i] = raw[i];
+	MrfFree(env, raw);
+	return status;
+}
+
+const MrfKindOps MrfPairwiseOps = {
+	MRF_KIND_PAIRWISE, PairwiseWriteJson, PairwiseReadJson, PairwiseEdges, PairwiseFields,
+	PairwiseSample
+};
+
+PG_FUNCTION_INFO_V1(mrf_weights);
+/*
+ * Weights (i, j, a, b, W_ij(a, b)), 1-based i, j and values a, b = 0..k-1:
+ * symmetric models list each pair once (i < j), others every ordered pair.
+ */
+Datum
+mrf_weights(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const double *W;
+	int			p;
+	int			k;
+	bool		symmetric;
+
+	if (model->kind != MRF_KIND_PAIRWISE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("mrf_weights does not apply to models of kind %s",
+						MrfKindName(model->kind)),
+				 errhint("Use mrf_edges.")));
+	W = PairwiseW(model);
+	p = model->p;
+	k = model->k;
+	symmetric = (model->flags & MRF_FLAG_SYMMETRIC) != 0;
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < p; i++)
+	{
+		for (int j = symmetric ? i + 1 : 0; j < p; j++)
+		{
+			if (i == j)
+				continue;
+			for (int a = 0; a < k; a++)
+				for (int b = 0; b < k; b++)
+				{
+					Datum		values[5];
+					bool		nulls[5] = {false, false, false, false, false};
+
+					values[0] = Int32GetDatum(i + 1);
+					values[1] = Int32GetDatum(j + 1);
+					values[2] = Int32GetDatum(a);
+					values[3] = Int32GetDatum(b);
+					values[4] = Float8GetDatum(W[MrfPairwiseAt(p, k, i, j, a, b)]);
+					tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+				}
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	return (Datum) 0;
+}
