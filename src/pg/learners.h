@@ -27,6 +27,11 @@ typedef struct MrfProtectedLearner
 	const char *function;		/* SQL name, e.g. mrf_learn_ising_from */
 	MrfRowFormat format;		/* bits or bytes rows */
 	MrfLearnFn	learn;
+	/*
+	 * Optional: explains a NULL model (a learner that may release "nothing",
+	 * such as the stable mode); called only after the charge committed.
+	 */
+	void		(*released_nothing) (const MrfRowsState *state);
 } MrfProtectedLearner;
 
 /* The private Ising learner (Zhang et al. 2020, Algorithm 2). */
@@ -37,5 +42,14 @@ MrfModel   *MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
 
 /* The private binary t-wise learner (Zhang et al. 2020, Algorithms 4 and 5). */
 MrfModel   *MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
+
+/*
+ * Structure learning (Zhang et al. 2020, Section 6): the stable mode under
+ * (epsilon, delta)-DP or the threshold method under zCDP.  NULL when the
+ * stable mode released no graph (the charge is still due); then, once
+ * charged, MrfStructureReleasedNothing explains why with a NOTICE.
+ */
+MrfModel   *MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge);
+void		MrfStructureReleasedNothing(const MrfRowsState *state);
 
 #endif

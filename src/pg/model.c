@@ -26,10 +26,11 @@ static const char *const MrfKindNames[] = {
 extern const MrfKindOps MrfIsingOps;
 extern const MrfKindOps MrfPairwiseOps;
 extern const MrfKindOps MrfTwiseOps;
+extern const MrfKindOps MrfStructureOps;
 
 /* Every kind's operations, by kind code; NULL: not readable yet. */
 static const MrfKindOps *const KindOps[] = {
-	NULL, &MrfIsingOps, &MrfPairwiseOps, &MrfTwiseOps, NULL, NULL
+	NULL, &MrfIsingOps, &MrfPairwiseOps, &MrfTwiseOps, &MrfStructureOps, NULL
 };
 
 /* The operations of a model's kind. */

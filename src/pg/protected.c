@@ -38,6 +38,7 @@
 /* Every learner of the protected path: one line per learner. */
 static const MrfProtectedLearner ProtectedLearners[] = {
 	{"mrf_learn_ising_from", MRF_ROWS_BITS, MrfIsingLearnState},
+	{"mrf_learn_structure_from", MRF_ROWS_BITS, MrfStructureLearnState, MrfStructureReleasedNothing},
 	{"mrf_learn_twise_from", MRF_ROWS_BITS, MrfTwiseLearnState},
 	{"mrf_learn_pairwise_from", MRF_ROWS_BYTES, MrfPairwiseLearnState},
 };
@@ -223,5 +224,12 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	model = entry->learn(state, &charge);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeRelation(relid, caller, &charge);
+	if (model == NULL)
+	{
+		/* "Nothing" is a release too: charged above, explained only now. */
+		if (entry->released_nothing != NULL)
+			entry->released_nothing(state);
+		PG_RETURN_NULL();
+	}
 	PG_RETURN_POINTER(model);
 }

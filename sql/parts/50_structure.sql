@@ -1,0 +1,73 @@
+-------------------------------------------------------------------------------
+-- Structure learning (SPEC 4.5): the stable mode over disjoint blocks under
+-- (epsilon, delta)-DP, or method 'threshold' under rho-zCDP.  Binary rows
+-- only (model 'ising'); the result is an mrf of kind "structure" (an edge
+-- list), or NULL when the stable mode releases no graph (still charged).
+-------------------------------------------------------------------------------
+
+-- Transition: checks the options at each group's first row, then packs bits.
+CREATE FUNCTION mrf_structure_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_structure_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_structure_agg(anyelement, jsonb) (
+	SFUNC = mrf_structure_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_structure_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- The named form (rewritten into mrf_learn_structure_agg, see 10_ising.sql).
+-- rho, iterations and mechanism belong to method 'threshold'; blocks to the
+-- stable mode; k and t to the pairwise and t-wise models, not available yet.
+CREATE FUNCTION mrf_learn_structure(x anyelement,
+									epsilon float8 DEFAULT NULL,
+									delta float8 DEFAULT NULL,
+									eta float8 DEFAULT NULL,
+									lambda float8 DEFAULT 1,
+									model text DEFAULT 'ising',
+									blocks int DEFAULT NULL,
+									method text DEFAULT 'stable',
+									rho float8 DEFAULT NULL,
+									iterations int DEFAULT NULL,
+									mechanism text DEFAULT NULL,
+									k int DEFAULT NULL,
+									t int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
+										 epsilon float8 DEFAULT NULL,
+										 delta float8 DEFAULT NULL,
+										 eta float8 DEFAULT NULL,
+										 lambda float8 DEFAULT 1,
+										 model text DEFAULT 'ising',
+										 blocks int DEFAULT NULL,
+										 method text DEFAULT 'stable',
+										 rho float8 DEFAULT NULL,
+										 iterations int DEFAULT NULL,
+										 mechanism text DEFAULT NULL,
+										 k int DEFAULT NULL,
+										 t int DEFAULT NULL,
+										 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+
+-- Planning for the stable mode (public arithmetic only): the blocks (given
+-- or the default for epsilon and delta), the threshold tau on the noisy
+-- block counts, the rows per block at which the Ising block learner finds
+-- the exact graph in about 60% of blocks (fitted at lambda = 1; very
+-- conservative for wider models), and the rows of the whole table.
+CREATE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
+										  lambda float8 DEFAULT 1, blocks int DEFAULT NULL)
+	RETURNS TABLE (block_count int, tau bigint, rows_per_block bigint, "rows" bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

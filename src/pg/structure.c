@@ -1,0 +1,570 @@
+/*
+ * structure.c - structure learning (SPEC 4.5; Zhang et al. 2020, Section 6)
+ * from packed binary rows to a released graph: the stable mode over disjoint
+ * blocks under (epsilon, delta)-DP (method 'stable', the default), or the
+ * edges of the private Ising learner's estimate under rho-zCDP (method
+ * 'threshold').  All privacy arithmetic is in src/core (structure.c,
+ * privacy.c); this file validates options, plans memory, runs the core,
+ * and turns the canonical edge list into an mrf of kind "structure".
+ *
+ * A structure model stores its edges as params: nparams = 2 * edges, the
+ * pairs (i, j) of 0-based variable numbers as doubles, i < j, sorted by i,
+ * then j (the core's canonical order).  Its JSON form lists them 1-based:
+ *     {"kind": "structure", "p": 4, "k": 2, "edges": [[1, 2], [2, 3]], ...}
+ *
+ * The stable mode may release "no structure": the learner then returns NULL
+ * and its caller charges the budget anyway (the absence of a graph is an
+ * outcome of the mechanism) and only then explains it with a NOTICE, since a
+ * notice sent before the charge commits would release the outcome for free.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/numeric.h"
+#include "utils/tuplestore.h"
+
+#include "core/ising.h"
+#include "core/privacy.h"
+#include "core/rows.h"
+#include "core/structure.h"
+#include "pg/aggregates.h"
+#include "pg/ledger.h"
+#include "pg/learners.h"
+#include "pg/model.h"
+#include "pg/options.h"
+#include "pg/release.h"
+
+/* Options of the stable mode: an (epsilon, delta) budget and the block count. */
+#define STABLE_OPTIONS (MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_ETA | MRF_OPT_LAMBDA | \
+						MRF_OPT_MODEL | MRF_OPT_METHOD | MRF_OPT_BLOCKS)
+
+/* Options of the threshold method: those of the private Ising learner, and eta. */
+#define THRESHOLD_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_ETA | \
+						   MRF_OPT_LAMBDA | MRF_OPT_MODEL | MRF_OPT_METHOD | \
+						   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM)
+
+static const char *const StructureLearner = "mrf_learn_structure";
+
+/* The shared transition of the binary learners (aggregates.c). */
+extern PGDLLEXPORT Datum mrf_bits_accum(PG_FUNCTION_ARGS);
+
+/* The validated options of one structure release. */
+typedef struct StructureParams
+{
+	MrfOptions	opt;
+	bool		threshold;		/* method 'threshold' (zCDP) */
+	double		eta;
+	double		lambda;
+	double		epsilon;		/* stable mode */
+	double		delta;
+	int			blocks;			/* stable mode: given, or 0 for the default */
+	MrfIsingOptions io;			/* threshold method */
+} StructureParams;
+
+/*
+ * Parses and validates the options of mrf_learn_structure.  Every check
+ * here reads public values only, so it runs at the first row (before the
+ * scan) and again in the learner.
+ */
+static void
+StructureReadOptions(Jsonb *options, StructureParams *sp)
+{
+	MrfOptions *opt = &sp->opt;
+	const char *learner = StructureLearner;
+
+	memset(sp, 0, sizeof(*sp));
+	MrfOptionsParse(options, opt);
+
+	if ((opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "ising") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s does not support model => '%s' yet", learner, opt->model),
+				 errdetail("Only binary Ising structure learning (model => 'ising') is implemented; "
+						   "the pairwise and t-wise block learners of SPEC 4.5 are not written yet."),
+				 errhint("Learn the structure of binary rows with model => 'ising'.")));
+	if ((opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "stable") != 0 &&
+		strcmp(opt->method, "threshold") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for option \"method\""),
+				 errdetail("%s takes method 'stable' or 'threshold'.", learner)));
+	sp->threshold = (opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "threshold") == 0;
+	sp->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+
+	if (sp->threshold)
+	{
+		MrfOptionsCheckAllowed(opt, THRESHOLD_OPTIONS, "mrf_learn_structure with method 'threshold'");
+		MrfOptionsRequire(opt, MRF_OPT_ETA, learner);
+		sp->eta = opt->eta;
+		sp->io.rho = MrfOptionsZcdpBudget(opt, learner);
+		sp->io.lambda = sp->lambda;
+		sp->io.iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
+		sp->io.mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
+		sp->io.symmetrize = 0;
+		return;
+	}
+
+	if (opt->given & MRF_OPT_RHO)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the stable mode of %s takes epsilon and delta, not rho", learner),
+				 errdetail("The stable mode over disjoint blocks is (epsilon, delta)-DP; it has no zCDP form."),
+				 errhint("Pass epsilon => ... and delta => ..., or method => 'threshold' for a rho-zCDP release.")));
+	MrfOptionsCheckAllowed(opt, STABLE_OPTIONS, "mrf_learn_structure with method 'stable'");
+	MrfOptionsRequire(opt, MRF_OPT_ETA, learner);
+	sp->eta = opt->eta;
+	if (!(opt->given & (MRF_OPT_EPSILON | MRF_OPT_DELTA)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s needs a privacy budget", learner),
+				 errdetail("There is no default budget."),
+				 errhint("Pass epsilon => ... and delta => ... (the stable mode is (epsilon, delta)-DP).")));
+	if (!(opt->given & MRF_OPT_EPSILON) || !(opt->given & MRF_OPT_DELTA))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s needs both epsilon and delta", learner),
+				 errdetail("The stable mode is (epsilon, delta)-DP: delta bounds the chance that a graph seen in one block only is released.")));
+	sp->epsilon = opt->epsilon;
+	sp->delta = opt->delta;
+	sp->blocks = (opt->given & MRF_OPT_BLOCKS) ? opt->blocks : 0;
+	if (MrfStableModeThreshold(sp->epsilon, sp->delta) < 0 ||
+		MrfStructureDefaultBlocks(sp->epsilon, sp->delta) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon = %g is too small for the stable mode", sp->epsilon),
+				 errdetail("The threshold tau grows as (2/epsilon) ln(1/(2 delta)), and the blocks needed with it.")));
+}
+
+/* The block count of a stable-mode release: given, or the default for (epsilon, delta). */
+static int
+StructureBlocks(const StructureParams *sp)
+{
+	return sp->blocks > 0 ? sp->blocks : MrfStructureDefaultBlocks(sp->epsilon, sp->delta);
+}
+
+/* A structure model holding the canonical edge list of s. */
+static MrfModel *
+StructureModelFromEdges(const MrfStructure *s, int p, uint16 flags, Jsonb *meta)
+{
+	int64		edges = MrfStructureEdgeCount(s);
+	MrfModel   *model;
+	int64		e = 0;
+
+	model = MrfModelCreate(MRF_KIND_STRUCTURE, p, 2, 0, (int) (2 * edges),
+						   flags | MRF_FLAG_SYMMETRIC, meta);
+	for (int64 w = 0; w < s->nwords; w += 1 + s->words[w])
+	{
+		if (s->words[w] != 2)
+			continue;
+		model->params[2 * e] = s->words[w + 1];
+		model->params[2 * e + 1] = s->words[w + 2];
+		e++;
+	}
+	return model;
+}
+
+/* Appends the public parameters both methods share to the metadata. */
+static void
+StructureMetaCommon(StringInfo meta, const StructureParams *sp, int64 edges)
+{
+	appendStringInfo(meta, ", \"model\": \"ising\", \"method\": \"%s\", \"eta\": %s, \"lambda\": %s",
+					 sp->threshold ? "threshold" : "stable",
+					 float8out_internal(sp->eta), float8out_internal(sp->lambda));
+	appendStringInfo(meta, ", \"edge_rule\": \"average\", \"edges\": " INT64_FORMAT, edges);
+}
+
+/* The stable mode (SPEC 4.5): NULL when no graph cleared the threshold. */
+static MrfModel *
+StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCharge *charge)
+{
+	const uint64 *bits = MrfRowsBits(state);
+	int64		n = state->n;
+	int			p = state->p;
+	int			m = StructureBlocks(sp);
+	int64		tau = MrfStableModeThreshold(sp->epsilon, sp->delta);
+	MrfStructureOptions so;
+	MrfStructure out;
+	MrfRun		run;
+	MrfModel   *model = NULL;
+	StringInfoData meta;
+	int			released = 0;
+	uint64_t	num;
+	uint64_t	den;
+
+	/* n is public (SPEC 4): refusing too few rows for the blocks reveals nothing. */
+	if (n < m)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s needs at least one row per block", StructureLearner),
+				 errdetail("The input has " INT64_FORMAT " rows and the stable mode splits them into %d blocks%s.",
+						   n, m, sp->blocks > 0 ? "" : " (the default for this epsilon and delta)"),
+				 errhint("See mrf_structure_rows_needed() for the rows a release needs.")));
+	MrfCheckMemory(StructureLearner, (double) MrfStructureIsingWorkspaceBytes(p, n, m) +
+				   (double) n * MrfBitWords(p) * sizeof(uint64) +
+				   (double) p * (p - 1) * sizeof(double));
+
+	so.epsilon = sp->epsilon;
+	so.delta = sp->delta;
+	so.blocks = m;
+	MrfRunBegin(&run, StructureLearner);
+	MrfStructureInit(&out, p);
+	MrfRunCheck(&run, MrfStructureLearnIsing(bits, n, p, sp->eta, sp->lambda, &so,
+											 &run.rng, &run.env, &out, &released));
+	if (released)
+	{
+		(void) MrfStableModeNoise(sp->epsilon, &num, &den);
+		MrfMetaBegin(&meta, &run, "zhang2020-stable-mode", n);
+		appendStringInfo(&meta, ", \"notion\": \"approximate\", \"epsilon\": %s, \"delta\": %s",
+						 float8out_internal(sp->epsilon), float8out_internal(sp->delta));
+		StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
+		appendStringInfo(&meta, ", \"blocks\": %d, \"block_rows\": " INT64_FORMAT ", \"tau\": " INT64_FORMAT,
+						 m, MrfStructureBlockRows(n, m, m - 1), tau);
+		appendStringInfo(&meta, ", \"noise\": \"discrete laplace\", \"noise_scale\": %s",
+						 float8out_internal((double) num / (double) den));
+		model = StructureModelFromEdges(&out, p, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+										MrfMetaFinish(&meta));
+	}
+	MrfRunEnd(&run);
+
+	charge->learner = StructureLearner;
+	charge->notion = MRF_NOTION_APPROX;
+	charge->rho = 0;
+	charge->epsilon = sp->epsilon;
+	charge->delta = sp->delta;
+	charge->rows = n;
+	return model;
+}
+
+/* The threshold method: edges of the private Ising estimate at eta / 2 (post-processing). */
+static MrfModel *
+StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, MrfCharge *charge)
+{
+	const uint64 *bits = MrfRowsBits(state);
+	int64		n = state->n;
+	int			p = state->p;
+	MrfStructure out;
+	MrfRun		run;
+	MrfModel   *model;
+	StringInfoData meta;
+	int			iterations = MrfIsingIterations(&sp->io, p, n);
+
+	MrfCheckMemory(StructureLearner, (double) MrfIsingWorkspaceBytes(p, n) +
+				   (double) n * MrfBitWords(p) * sizeof(uint64) +
+				   (double) MrfIsingParamCount(p) * sizeof(double) +
+				   (double) p * (p - 1) * sizeof(double));
+
+	MrfRunBegin(&run, StructureLearner);
+	MrfStructureInit(&out, p);
+	MrfRunCheck(&run, MrfStructureThresholdIsing(bits, n, p, &sp->io, sp->eta, MRF_EDGE_AVERAGE,
+												 &run.rng, &run.env, &out));
+	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-2-threshold", n);
+	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", float8out_internal(sp->io.rho));
+	if (sp->opt.given & MRF_OPT_EPSILON)
+		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
+						 float8out_internal(sp->opt.epsilon), float8out_internal(sp->opt.delta));
+	StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
+	appendStringInfo(&meta, ", \"iterations\": %d, \"mechanism\": \"%s\"",
+					 iterations, MrfMechanismName(sp->io.mechanism));
+	model = StructureModelFromEdges(&out, p, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+									MrfMetaFinish(&meta));
+	MrfRunEnd(&run);
+
+	charge->learner = StructureLearner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = sp->io.rho;
+	charge->epsilon = 0;
+	charge->delta = 0;
+	charge->rows = n;
+	return model;
+}
+
+/*
+ * Learns a structure from a state's packed rows; fills the charge it costs.
+ * Returns NULL when the stable mode released no graph (still charged).
+ */
+MrfModel *
+MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge)
+{
+	StructureParams sp;
+
+	StructureReadOptions(state->options, &sp);
+	if (state->format != MRF_ROWS_BITS)
+		elog(ERROR, "mrf_learn_structure needs bit-packed rows");
+	if (sp.threshold)
+		return StructureLearnThreshold(state, &sp, charge);
+	return StructureLearnStable(state, &sp, charge);
+}
+
+/*
+ * Explains a NULL release; called only after the charge has committed.
+ * Everything said here is public: n, p, the options and the outcome.
+ */
+void
+MrfStructureReleasedNothing(const MrfRowsState *state)
+{
+	StructureParams sp;
+	int			m;
+	int64		per_block;
+	int64		needed;
+
+	StructureReadOptions(state->options, &sp);
+	m = StructureBlocks(&sp);
+	per_block = MrfStructureBlockRows(state->n, m, m - 1);
+	needed = MrfIsingBlockRowsNeeded(state->p, sp.eta, sp.lambda);
+	ereport(NOTICE,
+			(errmsg("no structure cleared the stable-mode threshold: %s returns NULL", StructureLearner),
+			 errdetail("No graph was found by enough of the %d blocks to clear tau = " INT64_FORMAT
+					   " after noise. The budget was charged: an empty answer is a release too.",
+					   m, MrfStableModeThreshold(sp.epsilon, sp.delta))));
+	if (needed > 0 && per_block < needed)
+		ereport(NOTICE,
+				(errmsg("the table is likely too small for structure learning"),
+				 errdetail("Each of the %d blocks has " INT64_FORMAT " rows; the planning estimate for p = %d, "
+						   "eta = %g and lambda = %g is " INT64_FORMAT " rows per block.",
+						   m, per_block, state->p, sp.eta, sp.lambda, needed),
+				 errhint("Learn from more rows, or raise epsilon (fewer blocks are then needed); "
+						 "see mrf_structure_rows_needed().")));
+}
+
+PG_FUNCTION_INFO_V1(mrf_structure_accum);
+/*
+ * Transition: validates the options at the first row of each group (so that
+ * an unsupported model or a missing eta fails before the scan, and k-ary
+ * rows meant for model 'pairwise' get the real reason), then packs bits.
+ */
+Datum
+mrf_structure_accum(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) && !PG_ARGISNULL(2) && AggCheckCallContext(fcinfo, NULL))
+	{
+		StructureParams sp;
+
+		StructureReadOptions(PG_GETARG_JSONB_P(2), &sp);
+	}
+	return mrf_bits_accum(fcinfo);
+}
+
+PG_FUNCTION_INFO_V1(mrf_structure_final);
+/* Final: learns, charges the statement's relations, then releases (NULL too). */
+Datum
+mrf_structure_final(PG_FUNCTION_ARGS)
+{
+	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
+	MrfModel   *model;
+	MrfCharge	charge;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("mrf_structure_final called in non-aggregate context")));
+	if (state == NULL || state->n == 0)
+		PG_RETURN_NULL();
+	model = MrfStructureLearnState(state, &charge);
+	/* Charge before release, the empty release included. */
+	MrfChargeStatement(&charge);
+	if (model == NULL)
+	{
+		MrfStructureReleasedNothing(state);
+		PG_RETURN_NULL();
+	}
+	PG_RETURN_POINTER(model);
+}
+
+/* The "edges" member: 1-based pairs. */
+static void
+StructureWriteJson(StringInfo buf, MrfModel *model)
+{
+	int			edges = model->nparams / 2;
+
+	appendStringInfoString(buf, ", \"edges\": [");
+	for (int e = 0; e < edges; e++)
+		appendStringInfo(buf, "%s[%d, %d]", e > 0 ? ", " : "",
+						 (int) model->params[2 * e] + 1, (int) model->params[2 * e + 1] + 1);
+	appendStringInfoChar(buf, ']');
+}
+
+/* Orders 0-based edges as the core's canonical form does. */
+static int
+CompareEdges(const void *a, const void *b)
+{
+	const int32 *x = a;
+	const int32 *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
+	return 0;
+}
+
+/* One vertex number of an edge in a document: an integer from 1 to p. */
+static int32
+ReadVertex(JsonbValue *v, int p)
+{
+	double		d;
+
+	if (v == NULL || v->type != jbvNumeric)
+		MrfModelMalformed("Each edge must be a pair of variable numbers, e.g. [1, 2].");
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+	if (d != floor(d) || d < 1 || d > p)
+		MrfModelMalformed(psprintf("Edge variables must be integers from 1 to %d.", p));
+	return (int32) d - 1;
+}
+
+/* A structure model from its document: edges in range, i < j, no repeats. */
+static MrfModel *
+StructureReadJson(JsonbContainer *root, int p, Jsonb *meta)
+{
+	JsonbValue	v;
+	JsonbContainer *arr;
+	int			n;
+	int32	   *pairs;
+	MrfModel   *model;
+
+	if (MrfJsonGetKey(root, "k", &v) && MrfJsonGetInt(root, "k", 2, 2) != 2)
+		MrfModelMalformed("A structure model has k = 2.");
+	if (!MrfJsonGetKey(root, "edges", &v) || v.type != jbvBinary ||
+		!JsonContainerIsArray(v.val.binary.data))
+		MrfModelMalformed("Member \"edges\" must be an array of pairs [i, j].");
+	arr = v.val.binary.data;
+	n = JsonContainerSize(arr);
+	if ((double) n > (double) p * (p - 1) / 2)
+		MrfModelMalformed(psprintf("A graph on %d variables has at most %d edges.", p, p * (p - 1) / 2));
+	pairs = palloc(sizeof(int32) * 2 * (Size) Max(n, 1));
+	for (int e = 0; e < n; e++)
+	{
+		JsonbValue *edge = getIthJsonbValueFromContainer(arr, e);
+
+		if (edge == NULL || edge->type != jbvBinary || !JsonContainerIsArray(edge->val.binary.data) ||
+			JsonContainerSize(edge->val.binary.data) != 2)
+			MrfModelMalformed("Each edge must be a pair of variable numbers, e.g. [1, 2].");
+		pairs[2 * e] = ReadVertex(getIthJsonbValueFromContainer(edge->val.binary.data, 0), p);
+		pairs[2 * e + 1] = ReadVertex(getIthJsonbValueFromContainer(edge->val.binary.data, 1), p);
+		if (pairs[2 * e] >= pairs[2 * e + 1])
+			MrfModelMalformed("Each edge [i, j] must have i < j.");
+	}
+	qsort(pairs, n, sizeof(int32) * 2, CompareEdges);
+	for (int e = 1; e < n; e++)
+		if (CompareEdges(pairs + 2 * e, pairs + 2 * (e - 1)) == 0)
+			MrfModelMalformed(psprintf("Edge [%d, %d] is listed twice.", pairs[2 * e] + 1, pairs[2 * e + 1] + 1));
+
+	model = MrfModelCreate(MRF_KIND_STRUCTURE, p, 2, 0, 2 * n, MRF_FLAG_SYMMETRIC, meta);
+	for (int e = 0; e < 2 * n; e++)
+		model->params[e] = pairs[e];
+	return model;
+}
+
+/*
+ * Edges (i, j, 1): a structure has no weights, so every edge has weight 1
+ * and mrf_edges' rule |weight| > threshold keeps all of them for thresholds
+ * below 1 and none from 1 up.
+ */
+static void
+StructureEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
+{
+	int			edges = model->nparams / 2;
+
+	if (!(1.0 > threshold))
+		return;
+	for (int e = 0; e < edges; e++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int32GetDatum((int32) model->params[2 * e] + 1);
+		values[1] = Int32GetDatum((int32) model->params[2 * e + 1] + 1);
+		values[2] = Float8GetDatum(1.0);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/* A graph has no fields and defines no distribution to sample from. */
+const MrfKindOps MrfStructureOps = {
+	MRF_KIND_STRUCTURE, StructureWriteJson, StructureReadJson, StructureEdges, NULL, NULL
+};
+
+/* Raises the error for a bad argument of the planning function. */
+static void
+pg_attribute_noreturn()
+BadPlanArgument(const char *name, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value for \"%s\" in mrf_structure_rows_needed", name),
+			 errdetail("%s", detail)));
+}
+
+PG_FUNCTION_INFO_V1(mrf_structure_rows_needed);
+/*
+ * Planning for the stable mode (public arithmetic only): the blocks, the
+ * threshold tau, the rows per block the Ising block learner needs to find
+ * the exact graph in about 60% of blocks (the fraction the default block
+ * count is designed for), and their product.
+ */
+Datum
+mrf_structure_rows_needed(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int32		p;
+	double		eta;
+	double		epsilon;
+	double		delta;
+	double		lambda;
+	int32		blocks = 0;
+	int			m;
+	int64		per_block;
+	int64		rows;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	for (int a = 0; a < 5; a++)
+		if (PG_ARGISNULL(a))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("mrf_structure_rows_needed needs p, eta, epsilon, delta and lambda")));
+	p = PG_GETARG_INT32(0);
+	eta = PG_GETARG_FLOAT8(1);
+	epsilon = PG_GETARG_FLOAT8(2);
+	delta = PG_GETARG_FLOAT8(3);
+	lambda = PG_GETARG_FLOAT8(4);
+	if (!PG_ARGISNULL(5))
+		blocks = PG_GETARG_INT32(5);
+
+	if (p < 2 || p > MRF_MAX_VARIABLES)
+		BadPlanArgument("p", psprintf("The value must be an integer from 2 to %d.", MRF_MAX_VARIABLES));
+	if (!(eta > 0) || isinf(eta))
+		BadPlanArgument("eta", "The value must be a finite number greater than zero.");
+	if (!(lambda > 0) || isinf(lambda))
+		BadPlanArgument("lambda", "The value must be a finite number greater than zero.");
+	if (!(delta > 0 && delta < 1))
+		BadPlanArgument("delta", "The value must lie strictly between 0 and 1.");
+	if (!(epsilon > 0) || isinf(epsilon) || MrfStableModeThreshold(epsilon, delta) < 0 ||
+		MrfStructureDefaultBlocks(epsilon, delta) < 1)
+		BadPlanArgument("epsilon", "The value must be a finite number greater than zero, and not so small that tau overflows.");
+	if (!PG_ARGISNULL(5) && (blocks < 1 || blocks > 10000000))
+		BadPlanArgument("blocks", "The value must be an integer from 1 to 10000000.");
+
+	m = blocks > 0 ? blocks : MrfStructureDefaultBlocks(epsilon, delta);
+	per_block = MrfIsingBlockRowsNeeded(p, eta, lambda);
+	rows = MrfStructurePlanRowsIsing(p, eta, lambda, epsilon, delta, blocks);
+	if (per_block < 0 || rows < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("the planned number of rows is too large to represent"),
+				 errdetail("The plan grows as lambda^2 e^(12 lambda) ln(2p) / eta^4."),
+				 errhint("The plan is calibrated at lambda = 1 and is very conservative for wider models.")));
+
+	InitMaterializedSRF(fcinfo, 0);
+	values[0] = Int32GetDatum(m);
+	values[1] = Int64GetDatum(MrfStableModeThreshold(epsilon, delta));
+	values[2] = Int64GetDatum(per_block);
+	values[3] = Int64GetDatum(rows);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}
