@@ -347,7 +347,8 @@ double
 MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 				  double approx_epsilon, double approx_delta, double delta_cap)
 {
-	double		delta_left = delta_cap - approx_delta;
+	/* rounded down: a smaller delta only makes the conversions more conservative */
+	double		delta_left = nextafter(delta_cap - approx_delta, 0.0);
 	double		a;
 	double		b;
 
@@ -363,7 +364,7 @@ MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 	else if (!(delta_left > 0.0))
 		a = INFINITY;
 	else
-		a = MrfZcdpToDpTight(zcdp_rho + pure_rho, delta_left) + approx_epsilon;
+		a = nextafter(MrfZcdpToDpTight(zcdp_rho + pure_rho, delta_left), INFINITY) + approx_epsilon;
 
 	/* B: pure releases by basic composition */
 	if (zcdp_rho == 0.0)
@@ -371,7 +372,7 @@ MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 	else if (!(delta_left > 0.0))
 		b = INFINITY;
 	else
-		b = MrfZcdpToDpTight(zcdp_rho, delta_left) + pure_epsilon + approx_epsilon;
+		b = nextafter(MrfZcdpToDpTight(zcdp_rho, delta_left), INFINITY) + pure_epsilon + approx_epsilon;
 
 	return a < b ? a : b;
 }
