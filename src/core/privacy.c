@@ -3,6 +3,9 @@
  * privacy notions (SPEC.md section 4).
  *
  * Neighbouring datasets differ by replacing one row; n is public.  References:
+ *   [B17]   Bernstein, McKenna, Sun, Sheldon, Hay, Miklau, "Differentially
+ *           Private Learning of Undirected Graphical Models Using Collective
+ *           Graphical Models", ICML 2017, Proposition 3.
  *   [BS16]  Bun, Steinke, "Concentrated Differential Privacy: Simplifications,
  *           Extensions, and Lower Bounds", TCC 2016.
  *   [CKS20] Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential
@@ -18,6 +21,7 @@
  * so that the caller can raise an error instead of releasing anything.
  */
 #include <math.h>
+#include <stddef.h>
 
 #include "privacy.h"
 

@@ -58,6 +58,16 @@ double		MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 /* Pure eps-DP implies eps^2/2-zCDP (Bun-Steinke 2016, Prop. 1.4). */
 double		MrfDpToZcdp(double epsilon);
 
+/* L1 sensitivity of all clique contingency tables under replace-one: 2m. */
+double		MrfCliquesSensitivity(int ncliques);
+
+/*
+ * Discrete Laplace scale num/den, at least Delta1/epsilon, for the noisy
+ * clique tables (SPEC 4.6); returns 0, or -1 on invalid input.
+ */
+int			MrfCliquesNoiseScale(double epsilon, int ncliques, uint64_t *num,
+								 uint64_t *den);
+
 /*
  * Stable mode over disjoint blocks (SPEC 4.5, Zhang et al. 2020 Lemma 6.1):
  * the discrete Laplace scale num/den (>= 2/epsilon) added to each observed

@@ -1,0 +1,1125 @@
+/*
+ * bp.c - junction trees, exact belief propagation on them, and loopy belief
+ * propagation on the factor graph of a clique model.
+ *
+ * Everything runs in the log domain: potentials are log-potentials, messages
+ * are log-messages, and sums over cells are log-sum-exp with the maximum of
+ * each bucket subtracted first, so strong potentials (Dirichlet draws with
+ * cells near 0, psi near -10) neither underflow nor overflow.
+ *
+ * Exact inference is the two-pass (Shafer-Shenoy with division, i.e.
+ * HUGIN-style) algorithm on a junction tree: collect towards the root, then
+ * distribute, dividing out the message a node sent upwards.  A junction tree
+ * is a maximum-weight spanning tree of the clique graph (weight |C n C'|),
+ * which has the running intersection property iff its weight is
+ * sum_v (#clusters containing v - 1) (Jensen and Jensen, UAI 1994): for each
+ * v the tree edges whose separator holds v form a forest on the clusters
+ * holding v, with at most #-1 edges, and exactly that many iff it is
+ * connected.  Disconnected parts join by empty separators (one cell).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bp.h"
+
+/* Largest p for which a triangulation is attempted (the adjacency is p^2 bytes). */
+#define BP_MAX_TRIANGULATE_P 4096
+
+struct MrfBp
+{
+	const MrfCliqueSet *set;
+	const MrfEnv *env;
+	MrfBpOptions opt;
+	int			exact;
+	int			decomposable;
+
+	/* junction tree: clusters, their tables, and separators with the parent */
+	int			nc;
+	int		   *cstart;			/* nc + 1 */
+	int		   *cvar;
+	int64_t    *coff;			/* nc + 1 cell offsets */
+	int		   *parent;			/* nc, -1 at roots */
+	int		   *order;			/* nc, parents first */
+	int64_t    *soff;			/* nc + 1: separator table of u with its parent */
+	int32_t    *cmap;			/* cluster cell -> its separator's cell */
+	int64_t    *pmoff;			/* nc + 1 */
+	int32_t    *pmap;			/* parent's cell -> u's separator cell */
+	int		   *host;			/* m: cluster holding clique c */
+	int64_t    *hmoff;			/* m + 1 */
+	int32_t    *hmap;			/* host's cell -> clique c's cell */
+	double	   *beta;			/* collected tables */
+	double	   *belief;			/* final log-beliefs */
+	double	   *up;				/* upward messages, by separator */
+	double	   *down;			/* downward messages */
+	double	   *scratch;		/* max over one bucket set */
+	double	   *scratch2;
+
+	/* loopy BP on the factor graph */
+	double	   *f2v;			/* start[c] * k + j * k + a */
+	double	   *v2f;
+	double	   *vsum;			/* p * k */
+	double	   *tab;			/* one clique's scores */
+	double	   *lse;			/* per position and value */
+	double	   *lsemax;
+
+	int			last_iterations;
+	double		last_change;
+	int			last_converged;
+	size_t		bytes;
+};
+
+/* k^size, or -1 when it exceeds limit. */
+int64_t
+MrfTableCells(int k, int size, int64_t limit)
+{
+	int64_t		cells = 1;
+	int			i;
+
+	if (k < 1 || size < 0)
+		return -1;
+	for (i = 0; i < size; i++)
+	{
+		if (cells > limit / k)
+			return -1;
+		cells *= k;
+	}
+	return cells > limit ? -1 : cells;
+}
+
+/*
+ * Odometer over the cells of the larger table: the last variable is the
+ * fastest digit, and the marginal index moves by that variable's stride in
+ * the smaller table (0 if it is summed out).
+ */
+void
+MrfSubsetIndexMap(int k, int nsup, const int *sup_vars, int nsub,
+				  const int *sub_vars, int32_t *map)
+{
+	int64_t		stride[64];
+	int			digit[64];
+	int64_t		cells = 1;
+	int64_t		idx = 0;
+	int64_t		x;
+	int			i;
+	int			j;
+
+	/* strides of the sub-table, by position in sup */
+	j = nsub - 1;
+	{
+		int64_t		s = 1;
+
+		for (i = nsup - 1; i >= 0; i--)
+		{
+			if (j >= 0 && sub_vars[j] == sup_vars[i])
+			{
+				stride[i] = s;
+				s *= k;
+				j--;
+			}
+			else
+				stride[i] = 0;
+		}
+	}
+	for (i = 0; i < nsup; i++)
+	{
+		digit[i] = 0;
+		cells *= k;
+	}
+	for (x = 0; x < cells; x++)
+	{
+		map[x] = (int32_t) idx;
+		/* increment the odometer */
+		for (i = nsup - 1; i >= 0; i--)
+		{
+			if (++digit[i] < k)
+			{
+				idx += stride[i];
+				break;
+			}
+			digit[i] = 0;
+			idx -= stride[i] * (k - 1);
+		}
+	}
+}
+
+/* Size of the intersection of two sorted lists. */
+static int
+IntersectSize(const int *a, int na, const int *b, int nb)
+{
+	int			i = 0;
+	int			j = 0;
+	int			n = 0;
+
+	while (i < na && j < nb)
+	{
+		if (a[i] < b[j])
+			i++;
+		else if (a[i] > b[j])
+			j++;
+		else
+		{
+			n++;
+			i++;
+			j++;
+		}
+	}
+	return n;
+}
+
+/* Whether sorted list a is a subset of sorted list b. */
+static int
+IsSubset(const int *a, int na, const int *b, int nb)
+{
+	return IntersectSize(a, na, b, nb) == na;
+}
+
+/* Writes the sorted intersection of a and b to out; returns its size. */
+static int
+Intersect(const int *a, int na, const int *b, int nb, int *out)
+{
+	int			i = 0;
+	int			j = 0;
+	int			n = 0;
+
+	while (i < na && j < nb)
+	{
+		if (a[i] < b[j])
+			i++;
+		else if (a[i] > b[j])
+			j++;
+		else
+		{
+			out[n++] = a[i];
+			i++;
+			j++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Prim's algorithm for a maximum-weight spanning tree of the complete graph
+ * on the sets (weight = intersection size), rooted at set 0; ties go to the
+ * lowest index so that the tree is deterministic.  key and from are scratch
+ * (n entries each).  Returns the total weight.
+ */
+static int64_t
+MaxSpanningTree(int n, const int *start, const int *var, int *parent,
+				int *order, int *key, int *from)
+{
+	int64_t		total = 0;
+	int			added;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		key[i] = -1;
+		from[i] = -1;
+	}
+	key[0] = 0;
+	for (added = 0; added < n; added++)
+	{
+		int			best = -1;
+
+		for (i = 0; i < n; i++)
+			if (key[i] != -2 && (best < 0 || key[i] > key[best]))
+				best = i;
+		order[added] = best;
+		parent[best] = from[best];
+		if (from[best] >= 0)
+			total += key[best];
+		key[best] = -2;			/* in the tree */
+		for (i = 0; i < n; i++)
+		{
+			int			w;
+
+			if (key[i] == -2)
+				continue;
+			w = IntersectSize(var + start[best], start[best + 1] - start[best],
+							  var + start[i], start[i + 1] - start[i]);
+			if (w > key[i])
+			{
+				key[i] = w;
+				from[i] = best;
+			}
+		}
+	}
+	return total;
+}
+
+/* sum over variables of (#sets holding it - 1), over variables held at all. */
+static int64_t
+RunningIntersectionWeight(int p, int n, const int *start, const int *var,
+						  int *count)
+{
+	int64_t		w = 0;
+	int			i;
+
+	memset(count, 0, sizeof(int) * (size_t) p);
+	for (i = 0; i < start[n]; i++)
+		count[var[i]]++;
+	for (i = 0; i < p; i++)
+		if (count[i] > 0)
+			w += count[i] - 1;
+	return w;
+}
+
+/* Junction tree of the cliques themselves, if they have one. */
+MrfStatus
+MrfCliquesJunctionTree(const MrfCliqueSet *set, const MrfEnv *env,
+					   int *decomposable, int *parent, int *order)
+{
+	int			m = set->m;
+	int		   *scratch;
+	int64_t		tree;
+	int64_t		need;
+
+	scratch = MrfAlloc(env, sizeof(int) * ((size_t) 4 * m + (size_t) set->p));
+	if (scratch == NULL)
+		return MRF_ENOMEM;
+	tree = MaxSpanningTree(m, set->start, set->var, scratch, scratch + m,
+						   scratch + 2 * m, scratch + 3 * m);
+	need = RunningIntersectionWeight(set->p, m, set->start, set->var,
+									 scratch + 4 * m);
+	*decomposable = tree == need;
+	if (parent != NULL)
+		memcpy(parent, scratch, sizeof(int) * (size_t) m);
+	if (order != NULL)
+		memcpy(order, scratch + m, sizeof(int) * (size_t) m);
+	MrfFree(env, scratch);
+	return MRF_OK;
+}
+
+/*
+ * Greedy min-fill elimination (ties: fewest neighbours, then lowest index) of
+ * the variables that occur in some clique; the clusters are each eliminated
+ * variable with its live neighbours, the non-maximal ones dropped.  Returns
+ * MRF_OK with *fits = 0 when a cluster table would exceed limit cells.
+ * On success the caller owns *cstart_out and *cvar_out.
+ */
+static MrfStatus
+Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
+			int *fits, int *nc_out, int **cstart_out, int **cvar_out)
+{
+	int			p = set->p;
+	int			k = set->k;
+	unsigned char *adj = NULL;
+	unsigned char *alive = NULL;
+	int		   *nbr = NULL;
+	int		   *cstart = NULL;
+	int		   *cvar = NULL;
+	int		   *keep = NULL;
+	int			ncovered = 0;
+	int			nc = 0;
+	int64_t		total = 0;
+	int64_t		nvars = 0;
+	MrfStatus	status = MRF_ENOMEM;
+	int			c;
+	int			i;
+	int			j;
+	int			step;
+
+	*fits = 0;
+	if (p > BP_MAX_TRIANGULATE_P)
+		return MRF_OK;
+	adj = MrfAlloc(env, (size_t) p * (size_t) p);
+	alive = MrfAlloc(env, (size_t) p);
+	nbr = MrfAlloc(env, sizeof(int) * (size_t) p);
+	cstart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
+	/* p clusters of at most p variables each, bounded below by the limit */
+	cvar = MrfAlloc(env, sizeof(int) * (size_t) p * (size_t) p);
+	keep = MrfAlloc(env, sizeof(int) * (size_t) p);
+	if (adj == NULL || alive == NULL || nbr == NULL || cstart == NULL ||
+		cvar == NULL || keep == NULL)
+		goto done;
+
+	for (c = 0; c < set->m; c++)
+		for (i = set->start[c]; i < set->start[c + 1]; i++)
+		{
+			alive[set->var[i]] = 1;
+			for (j = set->start[c]; j < set->start[c + 1]; j++)
+				if (i != j)
+					adj[(size_t) set->var[i] * p + set->var[j]] = 1;
+		}
+	for (i = 0; i < p; i++)
+		ncovered += alive[i];
+
+	for (step = 0; step < ncovered; step++)
+	{
+		int			best = -1;
+		int64_t		best_fill = 0;
+		int			best_deg = 0;
+		int			deg = 0;
+		int64_t		cells;
+
+		for (i = 0; i < p; i++)
+		{
+			int64_t		fill = 0;
+			int			d = 0;
+			int			a;
+			int			b;
+
+			if (!alive[i])
+				continue;
+			for (a = 0; a < p; a++)
+				if (alive[a] && adj[(size_t) i * p + a])
+					nbr[d++] = a;
+			for (a = 0; a < d; a++)
+				for (b = a + 1; b < d; b++)
+					if (!adj[(size_t) nbr[a] * p + nbr[b]])
+						fill++;
+			if (best < 0 || fill < best_fill ||
+				(fill == best_fill && d < best_deg))
+			{
+				best = i;
+				best_fill = fill;
+				best_deg = d;
+			}
+		}
+
+		/* the cluster: best and its live neighbours, in increasing order */
+		cstart[nc] = (int) nvars;
+		for (i = 0; i < p; i++)
+			if (i == best || (alive[i] && adj[(size_t) best * p + i]))
+			{
+				cvar[nvars++] = i;
+				deg++;
+			}
+		cells = MrfTableCells(k, deg, limit);
+		if (cells < 0 || total + cells > limit)
+		{
+			status = MRF_OK;	/* *fits stays 0 */
+			goto done;
+		}
+		total += cells;
+		nc++;
+		cstart[nc] = (int) nvars;
+		for (i = cstart[nc - 1]; i < cstart[nc]; i++)
+			for (j = cstart[nc - 1]; j < cstart[nc]; j++)
+				if (i != j)
+					adj[(size_t) cvar[i] * p + cvar[j]] = 1;
+		alive[best] = 0;
+	}
+
+	/* keep maximal clusters; of equal ones the first */
+	{
+		int			nk = 0;
+		int			nv = 0;
+
+		for (c = 0; c < nc; c++)
+		{
+			int			sub = 0;
+
+			for (j = 0; j < nc && !sub; j++)
+			{
+				int			nj = cstart[j + 1] - cstart[j];
+				int			ncl = cstart[c + 1] - cstart[c];
+
+				if (j == c)
+					continue;
+				if (IsSubset(cvar + cstart[c], ncl, cvar + cstart[j], nj) &&
+					(ncl < nj || j < c))
+					sub = 1;
+			}
+			keep[c] = !sub;
+		}
+		/* compact in place: kept clusters only move towards the front */
+		for (c = 0; c < nc; c++)
+		{
+			int			s = cstart[c];
+			int			e = cstart[c + 1];
+
+			if (!keep[c])
+				continue;
+			cstart[nk] = nv;
+			for (i = s; i < e; i++)
+				cvar[nv++] = cvar[i];
+			nk++;
+		}
+		cstart[nk] = nv;
+		nc = nk;
+	}
+	*fits = 1;
+	*nc_out = nc;
+	*cstart_out = cstart;
+	*cvar_out = cvar;
+	cstart = NULL;
+	cvar = NULL;
+	status = MRF_OK;
+
+done:
+	MrfFree(env, adj);
+	MrfFree(env, alive);
+	MrfFree(env, nbr);
+	MrfFree(env, cstart);
+	MrfFree(env, cvar);
+	MrfFree(env, keep);
+	return status;
+}
+
+/* Allocation that counts towards the engine's reported size. */
+static void *
+BpAlloc(MrfBp *bp, size_t bytes)
+{
+	bp->bytes += bytes;
+	return MrfAlloc(bp->env, bytes);
+}
+
+/* Lays out the junction tree's tables, separators and index maps. */
+static MrfStatus
+BuildJunctionTree(MrfBp *bp)
+{
+	const MrfCliqueSet *set = bp->set;
+	int			nc = bp->nc;
+	int			k = set->k;
+	int		   *scratch;
+	int		   *sepvars;
+	int64_t		maxsep = 1;
+	int64_t		maxcl = 1;
+	int			u;
+	int			c;
+
+	scratch = MrfAlloc(bp->env, sizeof(int) * ((size_t) 2 * nc + (size_t) set->p));
+	bp->parent = BpAlloc(bp, sizeof(int) * (size_t) nc);
+	bp->order = BpAlloc(bp, sizeof(int) * (size_t) nc);
+	bp->coff = BpAlloc(bp, sizeof(int64_t) * ((size_t) nc + 1));
+	bp->soff = BpAlloc(bp, sizeof(int64_t) * ((size_t) nc + 1));
+	bp->pmoff = BpAlloc(bp, sizeof(int64_t) * ((size_t) nc + 1));
+	bp->host = BpAlloc(bp, sizeof(int) * (size_t) set->m);
+	bp->hmoff = BpAlloc(bp, sizeof(int64_t) * ((size_t) set->m + 1));
+	if (scratch == NULL || bp->parent == NULL || bp->order == NULL ||
+		bp->coff == NULL || bp->soff == NULL || bp->pmoff == NULL ||
+		bp->host == NULL || bp->hmoff == NULL)
+	{
+		MrfFree(bp->env, scratch);
+		return MRF_ENOMEM;
+	}
+	sepvars = scratch + 2 * nc;
+	MaxSpanningTree(nc, bp->cstart, bp->cvar, bp->parent, bp->order,
+					scratch, scratch + nc);
+
+	/* offsets: cluster tables, separators, parent-side maps */
+	bp->coff[0] = bp->soff[0] = bp->pmoff[0] = 0;
+	for (u = 0; u < nc; u++)
+	{
+		int			nu = bp->cstart[u + 1] - bp->cstart[u];
+		int64_t		cu = MrfTableCells(k, nu, INT32_MAX);
+		int64_t		cs = 1;
+		int64_t		cp = 0;
+
+		if (bp->parent[u] >= 0)
+		{
+			int			pu = bp->parent[u];
+			int			ns = Intersect(bp->cvar + bp->cstart[u], nu,
+									   bp->cvar + bp->cstart[pu],
+									   bp->cstart[pu + 1] - bp->cstart[pu],
+									   sepvars);
+
+			cs = MrfTableCells(k, ns, INT32_MAX);
+			cp = MrfTableCells(k, bp->cstart[pu + 1] - bp->cstart[pu], INT32_MAX);
+		}
+		bp->coff[u + 1] = bp->coff[u] + cu;
+		bp->soff[u + 1] = bp->soff[u] + cs;
+		bp->pmoff[u + 1] = bp->pmoff[u] + cp;
+		maxsep = cs > maxsep ? cs : maxsep;
+		maxcl = cu > maxcl ? cu : maxcl;
+	}
+
+	/* the host of each clique: the first cluster holding it */
+	bp->hmoff[0] = 0;
+	for (c = 0; c < set->m; c++)
+	{
+		int			nclq = set->start[c + 1] - set->start[c];
+
+		bp->host[c] = -1;
+		for (u = 0; u < nc && bp->host[c] < 0; u++)
+			if (IsSubset(set->var + set->start[c], nclq, bp->cvar + bp->cstart[u],
+						 bp->cstart[u + 1] - bp->cstart[u]))
+				bp->host[c] = u;
+		if (bp->host[c] < 0)
+		{
+			MrfFree(bp->env, scratch);
+			return MRF_EINVAL;	/* cannot happen for a valid triangulation */
+		}
+		u = bp->host[c];
+		bp->hmoff[c + 1] = bp->hmoff[c] + (bp->coff[u + 1] - bp->coff[u]);
+		maxcl = set->offset[c + 1] - set->offset[c] > maxcl ?
+			set->offset[c + 1] - set->offset[c] : maxcl;
+	}
+
+	bp->cmap = BpAlloc(bp, sizeof(int32_t) * (size_t) bp->coff[nc]);
+	bp->pmap = BpAlloc(bp, sizeof(int32_t) * (size_t) (bp->pmoff[nc] > 0 ? bp->pmoff[nc] : 1));
+	bp->hmap = BpAlloc(bp, sizeof(int32_t) * (size_t) bp->hmoff[set->m]);
+	bp->beta = BpAlloc(bp, sizeof(double) * (size_t) bp->coff[nc]);
+	bp->belief = BpAlloc(bp, sizeof(double) * (size_t) bp->coff[nc]);
+	bp->up = BpAlloc(bp, sizeof(double) * (size_t) bp->soff[nc]);
+	bp->down = BpAlloc(bp, sizeof(double) * (size_t) bp->soff[nc]);
+	bp->scratch = BpAlloc(bp, sizeof(double) * (size_t) maxcl);
+	bp->scratch2 = BpAlloc(bp, sizeof(double) * (size_t) maxcl);
+	if (bp->cmap == NULL || bp->pmap == NULL || bp->hmap == NULL ||
+		bp->beta == NULL || bp->belief == NULL || bp->up == NULL ||
+		bp->down == NULL || bp->scratch == NULL || bp->scratch2 == NULL)
+	{
+		MrfFree(bp->env, scratch);
+		return MRF_ENOMEM;
+	}
+
+	for (u = 0; u < nc; u++)
+	{
+		const int  *vu = bp->cvar + bp->cstart[u];
+		int			nu = bp->cstart[u + 1] - bp->cstart[u];
+		int			pu = bp->parent[u];
+
+		if (pu < 0)
+		{
+			/* the root's "separator" is the empty set: one cell */
+			MrfSubsetIndexMap(k, nu, vu, 0, NULL, bp->cmap + bp->coff[u]);
+			continue;
+		}
+		{
+			const int  *vp = bp->cvar + bp->cstart[pu];
+			int			np = bp->cstart[pu + 1] - bp->cstart[pu];
+			int			ns = Intersect(vu, nu, vp, np, sepvars);
+
+			MrfSubsetIndexMap(k, nu, vu, ns, sepvars, bp->cmap + bp->coff[u]);
+			MrfSubsetIndexMap(k, np, vp, ns, sepvars, bp->pmap + bp->pmoff[u]);
+		}
+	}
+	for (c = 0; c < set->m; c++)
+	{
+		u = bp->host[c];
+		MrfSubsetIndexMap(k, bp->cstart[u + 1] - bp->cstart[u],
+						  bp->cvar + bp->cstart[u],
+						  set->start[c + 1] - set->start[c],
+						  set->var + set->start[c], bp->hmap + bp->hmoff[c]);
+	}
+	MrfFree(bp->env, scratch);
+	return MRF_OK;
+}
+
+/* Message arrays of loopy BP: one k-vector per (clique, position). */
+static MrfStatus
+BuildLoopy(MrfBp *bp)
+{
+	const MrfCliqueSet *set = bp->set;
+	int64_t		slots = (int64_t) set->start[set->m] * set->k;
+	int64_t		maxcl = 1;
+	int			c;
+
+	for (c = 0; c < set->m; c++)
+		if (set->offset[c + 1] - set->offset[c] > maxcl)
+			maxcl = set->offset[c + 1] - set->offset[c];
+	bp->f2v = BpAlloc(bp, sizeof(double) * (size_t) slots);
+	bp->v2f = BpAlloc(bp, sizeof(double) * (size_t) slots);
+	bp->vsum = BpAlloc(bp, sizeof(double) * (size_t) set->p * (size_t) set->k);
+	bp->tab = BpAlloc(bp, sizeof(double) * (size_t) maxcl);
+	bp->lse = BpAlloc(bp, sizeof(double) * (size_t) slots);
+	bp->lsemax = BpAlloc(bp, sizeof(double) * (size_t) slots);
+	if (bp->f2v == NULL || bp->v2f == NULL || bp->vsum == NULL ||
+		bp->tab == NULL || bp->lse == NULL || bp->lsemax == NULL)
+		return MRF_ENOMEM;
+	return MRF_OK;
+}
+
+/* Resolves defaults, picks exact or loopy inference, and lays out memory. */
+MrfStatus
+MrfBpBuild(const MrfCliqueSet *set, const MrfBpOptions *opt,
+		   const MrfEnv *env, MrfBp **out)
+{
+	MrfBp	   *bp;
+	MrfStatus	status;
+	int			c;
+
+	*out = NULL;
+	if (set == NULL || set->m < 1 || set->k < 2)
+		return MRF_EINVAL;
+	bp = MrfAlloc(env, sizeof(MrfBp));
+	if (bp == NULL)
+		return MRF_ENOMEM;
+	bp->set = set;
+	bp->env = env;
+	bp->bytes = sizeof(MrfBp);
+	if (opt != NULL)
+		bp->opt = *opt;
+	if (bp->opt.max_exact_cells <= 0)
+		bp->opt.max_exact_cells = MRF_BP_DEFAULT_MAX_EXACT_CELLS;
+	if (bp->opt.max_iterations <= 0)
+		bp->opt.max_iterations = MRF_BP_DEFAULT_ITERATIONS;
+	if (!(bp->opt.tolerance > 0))
+		bp->opt.tolerance = MRF_BP_DEFAULT_TOLERANCE;
+	if (!(bp->opt.damping > 0) || bp->opt.damping > 1)
+		bp->opt.damping = MRF_BP_DEFAULT_DAMPING;
+
+	status = MrfCliquesJunctionTree(set, env, &bp->decomposable, NULL, NULL);
+	if (status != MRF_OK)
+		goto fail;
+
+	if (bp->opt.mode != MRF_INFER_LOOPY)
+	{
+		int64_t		total = set->cells;
+
+		if (bp->decomposable && total <= bp->opt.max_exact_cells)
+		{
+			/* the cliques are the clusters */
+			bp->nc = set->m;
+			bp->cstart = BpAlloc(bp, sizeof(int) * ((size_t) set->m + 1));
+			bp->cvar = BpAlloc(bp, sizeof(int) * (size_t) (set->start[set->m] > 0 ? set->start[set->m] : 1));
+			if (bp->cstart == NULL || bp->cvar == NULL)
+			{
+				status = MRF_ENOMEM;
+				goto fail;
+			}
+			memcpy(bp->cstart, set->start, sizeof(int) * ((size_t) set->m + 1));
+			memcpy(bp->cvar, set->var, sizeof(int) * (size_t) set->start[set->m]);
+			bp->exact = 1;
+		}
+		else
+		{
+			int			fits = 0;
+
+			status = Triangulate(set, bp->opt.max_exact_cells, env, &fits,
+								 &bp->nc, &bp->cstart, &bp->cvar);
+			if (status != MRF_OK)
+				goto fail;
+			bp->exact = fits;
+			if (fits)
+				bp->bytes += sizeof(int) * ((size_t) bp->set->p * (bp->set->p + 1));
+		}
+		if (!bp->exact && bp->opt.mode == MRF_INFER_EXACT)
+		{
+			status = MRF_EINVAL;
+			goto fail;
+		}
+	}
+	if (bp->exact)
+		status = BuildJunctionTree(bp);
+	else
+		status = BuildLoopy(bp);
+	if (status != MRF_OK)
+		goto fail;
+	for (c = 0; c < set->m; c++)
+		if (set->start[c + 1] - set->start[c] > 64)
+		{
+			status = MRF_EINVAL;
+			goto fail;
+		}
+	*out = bp;
+	return MRF_OK;
+
+fail:
+	MrfBpFree(bp);
+	return status;
+}
+
+/*
+ * out[b] = log sum_{x : map[x] = b} exp(vals[x]) for b < nb (map NULL: one
+ * bucket), subtracting each bucket's maximum first.
+ */
+static void
+LogSumBuckets(const double *vals, const int32_t *map, int64_t n, int64_t nb,
+			  double *out, double *maxbuf)
+{
+	int64_t		x;
+	int64_t		b;
+
+	for (b = 0; b < nb; b++)
+	{
+		maxbuf[b] = -INFINITY;
+		out[b] = 0.0;
+	}
+	for (x = 0; x < n; x++)
+	{
+		b = map != NULL ? map[x] : 0;
+		if (vals[x] > maxbuf[b])
+			maxbuf[b] = vals[x];
+	}
+	for (x = 0; x < n; x++)
+	{
+		b = map != NULL ? map[x] : 0;
+		out[b] += exp(vals[x] - maxbuf[b]);
+	}
+	for (b = 0; b < nb; b++)
+		out[b] = maxbuf[b] + log(out[b]);
+}
+
+/* Collect and distribute on the junction tree, then clique marginals. */
+static void
+ExactMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
+{
+	const MrfCliqueSet *set = bp->set;
+	int			nc = bp->nc;
+	int			i;
+	int			c;
+	double		lz = 0.0;
+
+	/* cluster tables: the sum of the log-potentials of the cliques hosted */
+	memset(bp->beta, 0, sizeof(double) * (size_t) bp->coff[nc]);
+	for (c = 0; c < set->m; c++)
+	{
+		int			u = bp->host[c];
+		double	   *t = bp->beta + bp->coff[u];
+		const int32_t *map = bp->hmap + bp->hmoff[c];
+		const double *psi = logpot + set->offset[c];
+		int64_t		n = bp->coff[u + 1] - bp->coff[u];
+		int64_t		x;
+
+		for (x = 0; x < n; x++)
+			t[x] += psi[map[x]];
+	}
+
+	/* collect: children (later in order) before parents */
+	for (i = nc - 1; i >= 0; i--)
+	{
+		int			u = bp->order[i];
+		int			pu = bp->parent[u];
+		int64_t		n = bp->coff[u + 1] - bp->coff[u];
+		int64_t		ns = bp->soff[u + 1] - bp->soff[u];
+		double	   *msg = bp->up + bp->soff[u];
+
+		if (pu < 0)
+			continue;
+		LogSumBuckets(bp->beta + bp->coff[u], bp->cmap + bp->coff[u], n, ns,
+					  msg, bp->scratch);
+		{
+			double	   *t = bp->beta + bp->coff[pu];
+			const int32_t *pm = bp->pmap + bp->pmoff[u];
+			int64_t		np = bp->coff[pu + 1] - bp->coff[pu];
+			int64_t		x;
+
+			for (x = 0; x < np; x++)
+				t[x] += msg[pm[x]];
+		}
+	}
+
+	/* distribute: a child's belief is its collected table times the parent's belief over the separator, divided by what it sent */
+	for (i = 0; i < nc; i++)
+	{
+		int			u = bp->order[i];
+		int			pu = bp->parent[u];
+		int64_t		n = bp->coff[u + 1] - bp->coff[u];
+		double	   *b = bp->belief + bp->coff[u];
+		const double *t = bp->beta + bp->coff[u];
+		int64_t		x;
+
+		if (pu < 0)
+		{
+			double		z;
+
+			memcpy(b, t, sizeof(double) * (size_t) n);
+			LogSumBuckets(b, NULL, n, 1, &z, bp->scratch);
+			lz += z;			/* roots of disconnected parts multiply */
+			continue;
+		}
+		{
+			int64_t		ns = bp->soff[u + 1] - bp->soff[u];
+			int64_t		np = bp->coff[pu + 1] - bp->coff[pu];
+			double	   *down = bp->down + bp->soff[u];
+			const double *up = bp->up + bp->soff[u];
+			const int32_t *cm = bp->cmap + bp->coff[u];
+			int64_t		s;
+
+			LogSumBuckets(bp->belief + bp->coff[pu], bp->pmap + bp->pmoff[u],
+						  np, ns, down, bp->scratch);
+			for (s = 0; s < ns; s++)
+				down[s] -= up[s];
+			for (x = 0; x < n; x++)
+				b[x] = t[x] + down[cm[x]];
+		}
+	}
+
+	/* normalise each cluster by its own total, which absorbs rounding */
+	for (c = 0; c < set->m; c++)
+	{
+		int			u = bp->host[c];
+		const double *b = bp->belief + bp->coff[u];
+		int64_t		n = bp->coff[u + 1] - bp->coff[u];
+		int64_t		nm = set->offset[c + 1] - set->offset[c];
+		const int32_t *map = bp->hmap + bp->hmoff[c];
+		double	   *out = marg + set->offset[c];
+		double		z;
+		double		sum = 0.0;
+		int64_t		x;
+
+		LogSumBuckets(b, NULL, n, 1, &z, bp->scratch);
+		memset(out, 0, sizeof(double) * (size_t) nm);
+		for (x = 0; x < n; x++)
+			out[map[x]] += exp(b[x] - z);
+		for (x = 0; x < nm; x++)
+			sum += out[x];
+		for (x = 0; x < nm; x++)
+			out[x] /= sum;
+	}
+	if (logz != NULL)
+		*logz = lz;
+}
+
+/*
+ * Scores t(x) = psi(x) + sum_j v2f[c, j](x_j) of clique c, filled by an
+ * odometer over its cells.
+ */
+static void
+CliqueScores(const MrfBp *bp, int c, const double *psi, double *t)
+{
+	const MrfCliqueSet *set = bp->set;
+	int			k = set->k;
+	int			nv = set->start[c + 1] - set->start[c];
+	const double *in = bp->v2f + (int64_t) set->start[c] * k;
+	int64_t		n = set->offset[c + 1] - set->offset[c];
+	int			digit[64];
+	int64_t		x;
+	int			j;
+
+	for (j = 0; j < nv; j++)
+		digit[j] = 0;
+	for (x = 0; x < n; x++)
+	{
+		double		s = psi[x];
+
+		for (j = 0; j < nv; j++)
+			s += in[j * k + digit[j]];
+		t[x] = s;
+		for (j = nv - 1; j >= 0; j--)
+		{
+			if (++digit[j] < k)
+				break;
+			digit[j] = 0;
+		}
+	}
+}
+
+/* Subtracts log sum exp so that a log-message sums to one. */
+static void
+NormaliseLog(double *v, int k)
+{
+	double		mx = v[0];
+	double		s = 0.0;
+	int			a;
+
+	for (a = 1; a < k; a++)
+		mx = v[a] > mx ? v[a] : mx;
+	for (a = 0; a < k; a++)
+		s += exp(v[a] - mx);
+	s = mx + log(s);
+	for (a = 0; a < k; a++)
+		v[a] -= s;
+}
+
+/*
+ * Variable-to-factor messages from the current factor-to-variable ones:
+ * everything the variable hears except from the factor itself.
+ */
+static void
+LoopyVariableMessages(MrfBp *bp)
+{
+	const MrfCliqueSet *set = bp->set;
+	int			k = set->k;
+	int64_t		slots = (int64_t) set->start[set->m];
+	int64_t		s;
+
+	memset(bp->vsum, 0, sizeof(double) * (size_t) set->p * (size_t) k);
+	for (s = 0; s < slots; s++)
+	{
+		int			a;
+
+		for (a = 0; a < k; a++)
+			bp->vsum[(int64_t) set->var[s] * k + a] += bp->f2v[s * k + a];
+	}
+	for (s = 0; s < slots; s++)
+	{
+		int			a;
+
+		for (a = 0; a < k; a++)
+			bp->v2f[s * k + a] = bp->vsum[(int64_t) set->var[s] * k + a] - bp->f2v[s * k + a];
+		NormaliseLog(bp->v2f + s * k, k);
+	}
+}
+
+/*
+ * Loopy sum-product with parallel (flooding) updates damped in the log
+ * domain; stops when no factor-to-variable message moves by more than the
+ * tolerance or after max_iterations sweeps.
+ */
+static void
+LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
+{
+	const MrfCliqueSet *set = bp->set;
+	int			k = set->k;
+	double		d = bp->opt.damping;
+	int			it;
+	int			c;
+	double		change = INFINITY;
+
+	for (it = 0; it < bp->opt.max_iterations; it++)
+	{
+		change = 0.0;
+		LoopyVariableMessages(bp);
+		for (c = 0; c < set->m; c++)
+		{
+			int			nv = set->start[c + 1] - set->start[c];
+			int64_t		n = set->offset[c + 1] - set->offset[c];
+			int64_t		base = (int64_t) set->start[c] * k;
+			double	   *lse = bp->lse + base;
+			double	   *mx = bp->lsemax + base;
+			int			digit[64];
+			int64_t		x;
+			int			j;
+			int			a;
+
+			CliqueScores(bp, c, logpot + set->offset[c], bp->tab);
+			for (j = 0; j < nv * k; j++)
+			{
+				mx[j] = -INFINITY;
+				lse[j] = 0.0;
+			}
+			for (j = 0; j < nv; j++)
+				digit[j] = 0;
+			for (x = 0; x < n; x++)
+			{
+				for (j = 0; j < nv; j++)
+					if (bp->tab[x] > mx[j * k + digit[j]])
+						mx[j * k + digit[j]] = bp->tab[x];
+				for (j = nv - 1; j >= 0; j--)
+				{
+					if (++digit[j] < k)
+						break;
+					digit[j] = 0;
+				}
+			}
+			for (x = 0; x < n; x++)
+			{
+				for (j = 0; j < nv; j++)
+					lse[j * k + digit[j]] += exp(bp->tab[x] - mx[j * k + digit[j]]);
+				for (j = nv - 1; j >= 0; j--)
+				{
+					if (++digit[j] < k)
+						break;
+					digit[j] = 0;
+				}
+			}
+			for (j = 0; j < nv; j++)
+			{
+				double		msg[256];
+				double	   *old = bp->f2v + base + (int64_t) j * k;
+
+				for (a = 0; a < k; a++)
+					msg[a] = mx[j * k + a] + log(lse[j * k + a]) -
+						bp->v2f[base + (int64_t) j * k + a];
+				NormaliseLog(msg, k);
+				for (a = 0; a < k; a++)
+				{
+					double		nv2 = (1.0 - d) * old[a] + d * msg[a];
+					double		diff = fabs(nv2 - old[a]);
+
+					change = diff > change ? diff : change;
+					old[a] = nv2;
+				}
+				NormaliseLog(old, k);
+			}
+		}
+		if (change < bp->opt.tolerance)
+		{
+			it++;
+			break;
+		}
+	}
+	bp->last_iterations = it;
+	bp->last_change = change;
+	bp->last_converged = change < bp->opt.tolerance;
+
+	/* beliefs: the factor times all incoming variable messages */
+	LoopyVariableMessages(bp);
+	for (c = 0; c < set->m; c++)
+	{
+		int64_t		n = set->offset[c + 1] - set->offset[c];
+		double	   *out = marg + set->offset[c];
+		double		z;
+		int64_t		x;
+
+		CliqueScores(bp, c, logpot + set->offset[c], bp->tab);
+		LogSumBuckets(bp->tab, NULL, n, 1, &z, bp->lsemax);
+		for (x = 0; x < n; x++)
+			out[x] = exp(bp->tab[x] - z);
+	}
+}
+
+/* Dispatches to the junction tree or to loopy BP. */
+MrfStatus
+MrfBpMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
+{
+	int64_t		x;
+
+	for (x = 0; x < bp->set->cells; x++)
+		if (!isfinite(logpot[x]))
+			return MRF_EINVAL;
+	if (bp->exact)
+	{
+		ExactMarginals(bp, logpot, marg, logz);
+		bp->last_iterations = 1;
+		bp->last_change = 0.0;
+		bp->last_converged = 1;
+		return MRF_OK;
+	}
+	LoopyMarginals(bp, logpot, marg);
+	if (logz != NULL)
+		*logz = NAN;
+	return MRF_OK;
+}
+
+/* Uniform messages are log 0 = 0 after normalisation up to a constant. */
+void
+MrfBpReset(MrfBp *bp)
+{
+	if (!bp->exact)
+		memset(bp->f2v, 0, sizeof(double) * (size_t) bp->set->start[bp->set->m] * (size_t) bp->set->k);
+}
+
+/* Copies out the engine's shape and the statistics of its last call. */
+void
+MrfBpGetInfo(const MrfBp *bp, MrfBpInfo *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->exact = bp->exact;
+	info->decomposable = bp->decomposable;
+	info->clusters = bp->exact ? bp->nc : 0;
+	info->cluster_cells = bp->exact ? bp->coff[bp->nc] : 0;
+	info->last_iterations = bp->last_iterations;
+	info->last_change = bp->last_change;
+	info->last_converged = bp->last_converged;
+	info->bytes = bp->bytes;
+}
+
+/* Frees every array (NULL ones included) and the engine. */
+void
+MrfBpFree(MrfBp *bp)
+{
+	const MrfEnv *env;
+
+	if (bp == NULL)
+		return;
+	env = bp->env;
+	MrfFree(env, bp->cstart);
+	MrfFree(env, bp->cvar);
+	MrfFree(env, bp->coff);
+	MrfFree(env, bp->parent);
+	MrfFree(env, bp->order);
+	MrfFree(env, bp->soff);
+	MrfFree(env, bp->cmap);
+	MrfFree(env, bp->pmoff);
+	MrfFree(env, bp->pmap);
+	MrfFree(env, bp->host);
+	MrfFree(env, bp->hmoff);
+	MrfFree(env, bp->hmap);
+	MrfFree(env, bp->beta);
+	MrfFree(env, bp->belief);
+	MrfFree(env, bp->up);
+	MrfFree(env, bp->down);
+	MrfFree(env, bp->scratch);
+	MrfFree(env, bp->scratch2);
+	MrfFree(env, bp->f2v);
+	MrfFree(env, bp->v2f);
+	MrfFree(env, bp->vsum);
+	MrfFree(env, bp->tab);
+	MrfFree(env, bp->lse);
+	MrfFree(env, bp->lsemax);
+	MrfFree(env, bp);
+}

@@ -1,0 +1,114 @@
+/*
+ * bp.h - clique structures and marginal inference for clique models
+ * P(z) proportional to exp(sum_C psi_C(z_C)) over z in {0..k-1}^p.
+ *
+ * A clique set lists m cliques, each a sorted list of distinct variables;
+ * clique c owns the table cells offset[c] .. offset[c+1]-1, row-major over
+ * its sorted variables (the first variable is the most significant digit).
+ * Every per-clique array of the clique learner (counts, noisy counts,
+ * log-potentials, marginals) uses this layout.
+ *
+ * Inference (MrfBp) is exact on a junction tree: the cliques themselves when
+ * they satisfy the running intersection property, otherwise the maximal
+ * cliques of a min-fill triangulation if its tables fit a cell limit.  When
+ * they do not (or when asked), it is loopy belief propagation on the factor
+ * graph of the cliques, which is approximate.
+ */
+#ifndef MRF_BP_H
+#define MRF_BP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "env.h"
+
+typedef struct MrfCliqueSet
+{
+	int			p;				/* variables 0..p-1 */
+	int			k;				/* values 0..k-1 of every variable */
+	int			m;				/* cliques */
+	int		   *start;			/* m + 1: clique c is var[start[c] .. start[c+1]-1] */
+	int		   *var;			/* sorted within each clique */
+	int64_t    *offset;			/* m + 1: table cells of clique c */
+	int64_t		cells;			/* offset[m] */
+} MrfCliqueSet;
+
+typedef enum MrfInferMode
+{
+	MRF_INFER_AUTO = 0,			/* exact when it fits, loopy otherwise */
+	MRF_INFER_EXACT = 1,		/* junction tree or MRF_EINVAL */
+	MRF_INFER_LOOPY = 2			/* loopy BP even on a junction tree */
+} MrfInferMode;
+
+typedef struct MrfBpOptions
+{
+	MrfInferMode mode;
+	int64_t		max_exact_cells;	/* cell limit of the junction tree; 0: default */
+	int			max_iterations;		/* loopy sweeps per call; 0: default */
+	double		tolerance;			/* loopy: max message change; 0: default */
+	double		damping;			/* loopy: weight of the new message; 0: default */
+} MrfBpOptions;
+
+/* Defaults of MrfBpOptions fields left at 0. */
+#define MRF_BP_DEFAULT_MAX_EXACT_CELLS ((int64_t) 1 << 22)
+#define MRF_BP_DEFAULT_ITERATIONS 500
+#define MRF_BP_DEFAULT_TOLERANCE 1e-9
+#define MRF_BP_DEFAULT_DAMPING 0.5
+
+typedef struct MrfBp MrfBp;
+
+/* Reported by MrfBpInfo. */
+typedef struct MrfBpInfo
+{
+	int			exact;			/* 1: junction tree, 0: loopy BP */
+	int			decomposable;	/* the cliques themselves form a junction tree */
+	int			clusters;		/* junction tree nodes (exact) */
+	int64_t		cluster_cells;	/* cells of all junction tree tables */
+	int			last_iterations;	/* loopy sweeps of the last call */
+	double		last_change;	/* loopy: final max message change */
+	int			last_converged; /* loopy: change below tolerance (exact: 1) */
+	size_t		bytes;			/* memory held by the engine */
+} MrfBpInfo;
+
+/* k^size as a cell count, or -1 above limit (overflow-safe). */
+int64_t		MrfTableCells(int k, int size, int64_t limit);
+
+/*
+ * Maps every cell of a table over sup_vars (sorted) to the cell of its
+ * marginal table over sub_vars (sorted, a subset): map[x] for x < k^nsup.
+ */
+void		MrfSubsetIndexMap(int k, int nsup, const int *sup_vars, int nsub,
+							  const int *sub_vars, int32_t *map);
+
+/*
+ * Whether the cliques have the running intersection property (some spanning
+ * tree of the clique graph is a junction tree).  On success *decomposable is
+ * 0 or 1; parent (m entries, may be NULL) receives a junction tree rooted at
+ * clique 0 (-1 for the root), listed in an order where parents come first
+ * (order, m entries, may be NULL).
+ */
+MrfStatus	MrfCliquesJunctionTree(const MrfCliqueSet *set, const MrfEnv *env,
+								   int *decomposable, int *parent, int *order);
+
+/* Builds an inference engine for set (which must outlive it). */
+MrfStatus	MrfBpBuild(const MrfCliqueSet *set, const MrfBpOptions *opt,
+					   const MrfEnv *env, MrfBp **out);
+
+/*
+ * Clique marginals of the model with log-potentials logpot (set->cells):
+ * marg (set->cells) gets each clique's normalised table; logz (may be NULL)
+ * the log partition function when exact, NaN under loopy BP.  Loopy BP starts
+ * from the messages of the previous call, so repeated calls on nearby
+ * potentials are cheap.
+ */
+MrfStatus	MrfBpMarginals(MrfBp *bp, const double *logpot, double *marg,
+						   double *logz);
+
+/* Forgets loopy BP's messages (the next call starts from uniform ones). */
+void		MrfBpReset(MrfBp *bp);
+
+void		MrfBpGetInfo(const MrfBp *bp, MrfBpInfo *info);
+
+void		MrfBpFree(MrfBp *bp);
+
+#endif

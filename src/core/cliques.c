@@ -1,0 +1,1298 @@
+/*
+ * cliques.c - clique models from noisy sufficient statistics (Bernstein et
+ * al., ICML 2017; SPEC.md 5): the release, naive MLE, CGM-EM, and the
+ * model's marginals, KL divergence and sampler.
+ *
+ * Privacy.  The only access to the rows is MrfCliquesCount; its tables enter
+ * MrfCliquesRelease, which adds exact discrete Laplace noise with the scale
+ * privacy.c calibrates (Delta1 = 2m under replace-one; the paper's add/remove
+ * setting has Delta1 = m, so its epsilon is twice ours for the same noise).
+ * Everything after the release reads only the noisy tables, n and public
+ * options: post-processing.
+ *
+ * Naive MLE.  Each noisy table y_C / n is projected onto the simplex (Duchi
+ * et al. 2008) and a pseudo-count alpha is mixed in: tau_C = (n mu_C + alpha)
+ * / (n + alpha k^|C|).  The pathology (paper, Sec. 3.1): noise makes many
+ * projected cells exactly 0, and a zero target has no finite MLE (the
+ * likelihood grows as psi -> -infinity); moreover the projected tables of
+ * overlapping cliques disagree on their common variables, and then no model
+ * matches them all, so the unregularised likelihood of a loopy model is
+ * unbounded.  The pseudo-count keeps every target positive; a small ridge
+ * keeps the loopy fit finite.  On a junction tree the fit is the closed form
+ * psi_C = log tau_C - log tau_C(S), S = C n parent(C), with the separator
+ * marginal taken from the child's own table: the MLE of the directed
+ * factorisation root marginal x conditionals, which is the MLE of the model
+ * when the tables agree and stays well defined when they do not.
+ *
+ * CGM-EM.  The true counts are latent.  E-step: non-linear belief
+ * propagation (Sun, Sheldon, Kumar, ICML 2015; the paper's Algorithm 1):
+ * theta' <- (1 - g) theta' + g (theta + d/dn log p(y | n)), n = n_rows
+ * BP(theta'), which solves the approximate MAP problem (paper Eq. 6) exactly
+ * on a junction tree.  The Laplace log-likelihood -|y - n| / b has a kink at
+ * y = n; it is smoothed to -sqrt((y - n)^2 + delta^2) / b (pseudo-Huber,
+ * delta = smoothing x b), whose gradient is (y - n) / (b sqrt((y - n)^2 +
+ * delta^2)), bounded by 1/b.  The damping g adapts: halved whenever the
+ * residual grows, regrown by 10% while it shrinks.  M-step: the MLE of the
+ * inferred counts (closed form on a junction tree).  EM starts from the
+ * naive MLE, which matters: the likelihood gradient is at most 1/b per cell,
+ * so one EM step moves a log-potential by at most about 1/b and starting
+ * anywhere far would need many steps.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cliques.h"
+#include "privacy.h"
+#include "simplex.h"
+
+/* Defaults of MrfCliquesOptions. */
+#define CLIQUES_DEFAULT_PSEUDOCOUNT 1.0
+#define CLIQUES_DEFAULT_EM_ITERATIONS 100
+#define CLIQUES_DEFAULT_EM_TOLERANCE 1e-5
+#define CLIQUES_DEFAULT_ESTEP_ITERATIONS 200
+#define CLIQUES_DEFAULT_ESTEP_TOLERANCE 1e-3
+#define CLIQUES_DEFAULT_DAMPING 0.5
+#define CLIQUES_DEFAULT_SMOOTHING 0.1
+#define CLIQUES_DEFAULT_FIT_ITERATIONS 3000
+#define CLIQUES_DEFAULT_FIT_TOLERANCE 1e-6
+#define CLIQUES_DEFAULT_L2 0.5
+
+/*
+ * Ridge of fits whose targets agree with each other (the CGM M-step, whose
+ * counts are marginals of one model, and MrfCliquesFitMarginals): only there
+ * to keep the optimum finite.
+ */
+#define CLIQUES_TOKEN_L2 1e-4
+
+/* Smallest NLBP damping the adaptive rule goes down to. */
+#define CLIQUES_MIN_DAMPING 1e-4
+
+/* Sentences for MrfCliquesCheckMessage, indexed by MrfCliquesCheck. */
+static const char *const CheckMessages[] = {
+	"the cliques are valid",
+	"the number of variables must be at least 1",
+	"the alphabet size k must be between 2 and 256",
+	"at least one clique is required",
+	"a clique has no variables",
+	"a clique names a variable outside 1..p",
+	"a clique names the same variable twice",
+	"the same clique is listed twice",
+	"a clique's table of k^|clique| cells exceeds the size limit",
+	"the tables of all cliques together exceed the size limit"
+};
+
+/* A static sentence for the glue's error detail. */
+const char *
+MrfCliquesCheckMessage(MrfCliquesCheck check)
+{
+	if ((int) check < 0 ||
+		(size_t) check >= sizeof(CheckMessages) / sizeof(CheckMessages[0]))
+		return "unknown clique check";
+	return CheckMessages[check];
+}
+
+/* Insertion sort: cliques are short. */
+static void
+SortInts(int *v, int n)
+{
+	int			i;
+
+	for (i = 1; i < n; i++)
+	{
+		int			x = v[i];
+		int			j = i - 1;
+
+		while (j >= 0 && v[j] > x)
+		{
+			v[j + 1] = v[j];
+			j--;
+		}
+		v[j + 1] = x;
+	}
+}
+
+/* Largest clique size accepted before its table size is even computed. */
+#define CLIQUES_MAX_SIZE 62
+
+/*
+ * Per clique: non-empty, at most CLIQUES_MAX_SIZE variables, in range, no
+ * repeats, table within the limit; then the total; then duplicates, by
+ * comparing sorted copies pairwise (m^2, fine for the clique counts a table
+ * of k^|C| cells per clique allows in memory).
+ */
+MrfCliquesCheck
+MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
+				  int64_t max_cells, int *bad_clique)
+{
+	int64_t		total = 0;
+	int			a[CLIQUES_MAX_SIZE];
+	int			b[CLIQUES_MAX_SIZE];
+	int			c;
+	int			d;
+	int			i;
+
+	if (bad_clique != NULL)
+		*bad_clique = -1;
+	if (max_cells <= 0 || max_cells > MRF_CLIQUES_MAX_TABLE_CELLS)
+		max_cells = MRF_CLIQUES_MAX_TABLE_CELLS;
+	if (p < 1)
+		return MRF_CLIQUES_BAD_P;
+	if (k < 2 || k > 256)
+		return MRF_CLIQUES_BAD_K;
+	if (m < 1 || start == NULL || var == NULL)
+		return MRF_CLIQUES_NO_CLIQUES;
+	for (c = 0; c < m; c++)
+	{
+		int			size = start[c + 1] - start[c];
+		int64_t		cells;
+
+		if (bad_clique != NULL)
+			*bad_clique = c;
+		if (size <= 0)
+			return MRF_CLIQUES_EMPTY_CLIQUE;
+		if (size > CLIQUES_MAX_SIZE)
+			return MRF_CLIQUES_TABLE_TOO_LARGE;
+		for (i = 0; i < size; i++)
+		{
+			a[i] = var[start[c] + i];
+			if (a[i] < 0 || a[i] >= p)
+				return MRF_CLIQUES_OUT_OF_RANGE;
+		}
+		SortInts(a, size);
+		for (i = 1; i < size; i++)
+			if (a[i] == a[i - 1])
+				return MRF_CLIQUES_REPEATED_VARIABLE;
+		cells = MrfTableCells(k, size, max_cells);
+		if (cells < 0)
+			return MRF_CLIQUES_TABLE_TOO_LARGE;
+		total += cells;
+		if (total > max_cells)
+			return MRF_CLIQUES_TOTAL_TOO_LARGE;
+	}
+	for (c = 0; c < m; c++)
+	{
+		int			size = start[c + 1] - start[c];
+
+		memcpy(a, var + start[c], sizeof(int) * (size_t) size);
+		SortInts(a, size);
+		for (d = c + 1; d < m; d++)
+		{
+			if (start[d + 1] - start[d] != size)
+				continue;
+			memcpy(b, var + start[d], sizeof(int) * (size_t) size);
+			SortInts(b, size);
+			if (memcmp(a, b, sizeof(int) * (size_t) size) == 0)
+			{
+				if (bad_clique != NULL)
+					*bad_clique = d;
+				return MRF_CLIQUES_DUPLICATE_CLIQUE;
+			}
+		}
+	}
+	if (bad_clique != NULL)
+		*bad_clique = -1;
+	return MRF_CLIQUES_VALID;
+}
+
+/* One allocation for the struct and its three arrays. */
+MrfStatus
+MrfCliqueSetBuild(int p, int k, int m, const int *start, const int *var,
+				  int64_t max_cells, const MrfEnv *env, MrfCliqueSet **out)
+{
+	MrfCliqueSet *set;
+	size_t		nvar;
+	size_t		bytes;
+	char	   *mem;
+	int			c;
+
+	*out = NULL;
+	if (MrfCliqueSetCheck(p, k, m, start, var, max_cells, NULL) != MRF_CLIQUES_VALID)
+		return MRF_EINVAL;
+	nvar = (size_t) (start[m] - start[0]);
+	bytes = sizeof(MrfCliqueSet) + sizeof(int64_t) * ((size_t) m + 1) +
+		sizeof(int) * ((size_t) m + 1) + sizeof(int) * nvar;
+	mem = MrfAlloc(env, bytes);
+	if (mem == NULL)
+		return MRF_ENOMEM;
+	set = (MrfCliqueSet *) mem;
+	set->offset = (int64_t *) (mem + sizeof(MrfCliqueSet));
+	set->start = (int *) (set->offset + m + 1);
+	set->var = set->start + m + 1;
+	set->p = p;
+	set->k = k;
+	set->m = m;
+	set->offset[0] = 0;
+	for (c = 0; c < m; c++)
+	{
+		int			size = start[c + 1] - start[c];
+
+		set->start[c] = start[c] - start[0];
+		memcpy(set->var + set->start[c], var + start[c], sizeof(int) * (size_t) size);
+		SortInts(set->var + set->start[c], size);
+		set->offset[c + 1] = set->offset[c] + MrfTableCells(k, size, INT64_MAX);
+	}
+	set->start[m] = (int) nvar;
+	set->cells = set->offset[m];
+	*out = set;
+	return MRF_OK;
+}
+
+/* The set is one allocation. */
+void
+MrfCliqueSetFree(const MrfEnv *env, MrfCliqueSet *set)
+{
+	MrfFree(env, set);
+}
+
+/* Total cells of all tables. */
+int64_t
+MrfCliqueSetCells(const MrfCliqueSet *set)
+{
+	return set->cells;
+}
+
+/* Defaults chosen on the paper's synthetic study (see test_cliques.c). */
+void
+MrfCliquesDefaultOptions(MrfCliquesOptions *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->method = MRF_CLIQUES_CGM;
+	opt->pseudocount = CLIQUES_DEFAULT_PSEUDOCOUNT;
+	opt->em_iterations = CLIQUES_DEFAULT_EM_ITERATIONS;
+	opt->em_tolerance = CLIQUES_DEFAULT_EM_TOLERANCE;
+	opt->estep_iterations = CLIQUES_DEFAULT_ESTEP_ITERATIONS;
+	opt->estep_tolerance = CLIQUES_DEFAULT_ESTEP_TOLERANCE;
+	opt->damping = CLIQUES_DEFAULT_DAMPING;
+	opt->smoothing = CLIQUES_DEFAULT_SMOOTHING;
+	opt->fit_iterations = CLIQUES_DEFAULT_FIT_ITERATIONS;
+	opt->fit_tolerance = CLIQUES_DEFAULT_FIT_TOLERANCE;
+	opt->l2 = CLIQUES_DEFAULT_L2;
+	opt->bp.mode = MRF_INFER_AUTO;
+}
+
+/* Options with out-of-range fields replaced by defaults. */
+static MrfCliquesOptions
+ResolveOptions(const MrfCliquesOptions *in)
+{
+	MrfCliquesOptions d;
+	MrfCliquesOptions o = *in;
+
+	MrfCliquesDefaultOptions(&d);
+	if (!(o.pseudocount >= 0) || !isfinite(o.pseudocount))
+		o.pseudocount = d.pseudocount;
+	if (o.em_iterations <= 0)
+		o.em_iterations = d.em_iterations;
+	if (!(o.em_tolerance > 0))
+		o.em_tolerance = d.em_tolerance;
+	if (o.estep_iterations <= 0)
+		o.estep_iterations = d.estep_iterations;
+	if (!(o.estep_tolerance > 0))
+		o.estep_tolerance = d.estep_tolerance;
+	if (!(o.damping > 0) || o.damping > 1)
+		o.damping = d.damping;
+	if (!(o.smoothing > 0) || !isfinite(o.smoothing))
+		o.smoothing = d.smoothing;
+	if (o.fit_iterations <= 0)
+		o.fit_iterations = d.fit_iterations;
+	if (!(o.fit_tolerance > 0))
+		o.fit_tolerance = d.fit_tolerance;
+	if (!(o.l2 > 0) || !isfinite(o.l2))
+		o.l2 = d.l2;
+	return o;
+}
+
+/* Row-major index of a row's values on clique c. */
+static inline int64_t
+CliqueIndex(const MrfCliqueSet *set, int c, const uint8_t *z)
+{
+	int64_t		idx = 0;
+	int			i;
+
+	for (i = set->start[c]; i < set->start[c + 1]; i++)
+		idx = idx * set->k + z[set->var[i]];
+	return idx;
+}
+
+/* One pass over the rows; the only function that reads them. */
+MrfStatus
+MrfCliquesCount(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
+				int64_t *counts)
+{
+	int64_t		r;
+	int			c;
+
+	if (n < 0 || (n > 0 && rows == NULL))
+		return MRF_EINVAL;
+	memset(counts, 0, sizeof(int64_t) * (size_t) set->cells);
+	for (r = 0; r < n; r++)
+	{
+		const uint8_t *z = rows + r * set->p;
+		int			j;
+
+		for (j = 0; j < set->p; j++)
+			if (z[j] >= set->k)
+				return MRF_EINVAL;
+		for (c = 0; c < set->m; c++)
+			counts[set->offset[c] + CliqueIndex(set, c, z)]++;
+	}
+	return MRF_OK;
+}
+
+/*
+ * The epsilon-DP step: exact discrete Laplace noise on every cell with the
+ * scale from privacy.c.  Nothing else in this file sees true counts.
+ */
+MrfStatus
+MrfCliquesRelease(const int64_t *counts, const MrfCliqueSet *set,
+				  double epsilon, MrfRng *rng, int64_t *noisy,
+				  MrfCliquesReport *rep)
+{
+	uint64_t	num;
+	uint64_t	den;
+	int64_t		x;
+
+	if (MrfCliquesNoiseScale(epsilon, set->m, &num, &den) != 0)
+		return MRF_EINVAL;
+	for (x = 0; x < set->cells; x++)
+	{
+		int64_t		e = MrfRngDiscreteLaplace(rng, num, den);
+
+		if (e == MRF_NOISE_INVALID)
+			return MRF_EINVAL;
+		/* counts <= n < 2^62 and |e| below 2^62 in practice; saturate anyway */
+		if ((e > 0 && counts[x] > INT64_MAX - e) ||
+			(e < 0 && counts[x] < INT64_MIN - e))
+			return MRF_EINVAL;
+		noisy[x] = counts[x] + e;
+	}
+	if (rep != NULL)
+	{
+		rep->sensitivity = MrfCliquesSensitivity(set->m);
+		rep->noise_num = num;
+		rep->noise_den = den;
+		rep->noise_scale = (double) num / (double) den;
+	}
+	return MRF_OK;
+}
+
+/* Working state of a fit: the engine and the per-cell arrays. */
+typedef struct FitState
+{
+	const MrfCliqueSet *set;
+	const MrfEnv *env;
+	MrfCliquesOptions opt;
+	MrfBp	   *bp;
+	int			decomposable;
+	int		   *jt_parent;		/* junction tree of the cliques (decomposable) */
+	int32_t    *sepmap;			/* clique cell -> separator cell, per clique */
+	int64_t    *sepoff;			/* m + 1 offsets into sep */
+	double	   *sep;			/* separator marginals of the closed form */
+	double	   *marg;			/* cells: marginals */
+	double	   *target;			/* cells: MLE targets */
+	double	   *work1;			/* cells: scratch */
+	double	   *work2;
+	double	   *work3;
+	double		ridge;			/* l2 of the current gradient fits */
+	MrfCliquesReport *rep;
+} FitState;
+
+/* Frees what FitStateInit allocated (safe on a partly built state). */
+static void
+FitStateFree(FitState *fs)
+{
+	MrfBpFree(fs->bp);
+	MrfFree(fs->env, fs->jt_parent);
+	MrfFree(fs->env, fs->sepmap);
+	MrfFree(fs->env, fs->sepoff);
+	MrfFree(fs->env, fs->sep);
+	MrfFree(fs->env, fs->marg);
+	MrfFree(fs->env, fs->target);
+	MrfFree(fs->env, fs->work1);
+	MrfFree(fs->env, fs->work2);
+	MrfFree(fs->env, fs->work3);
+	memset(fs, 0, sizeof(*fs));
+}
+
+/*
+ * Builds the inference engine, detects a junction tree of the cliques and,
+ * if there is one, the index maps of the closed form.
+ */
+static MrfStatus
+FitStateInit(FitState *fs, const MrfCliqueSet *set, const MrfCliquesOptions *opt,
+			 const MrfEnv *env, MrfCliquesReport *rep)
+{
+	size_t		cells = (size_t) set->cells;
+	MrfBpInfo	info;
+	MrfStatus	status;
+	int			c;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->set = set;
+	fs->env = env;
+	fs->opt = ResolveOptions(opt);
+	fs->rep = rep;
+	fs->marg = MrfAlloc(env, sizeof(double) * cells);
+	fs->target = MrfAlloc(env, sizeof(double) * cells);
+	fs->work1 = MrfAlloc(env, sizeof(double) * cells);
+	fs->work2 = MrfAlloc(env, sizeof(double) * cells);
+	fs->work3 = MrfAlloc(env, sizeof(double) * cells);
+	fs->jt_parent = MrfAlloc(env, sizeof(int) * (size_t) set->m);
+	fs->sepoff = MrfAlloc(env, sizeof(int64_t) * ((size_t) set->m + 1));
+	fs->sepmap = MrfAlloc(env, sizeof(int32_t) * cells);
+	if (fs->marg == NULL || fs->target == NULL || fs->work1 == NULL ||
+		fs->work2 == NULL || fs->work3 == NULL || fs->jt_parent == NULL ||
+		fs->sepoff == NULL || fs->sepmap == NULL)
+	{
+		FitStateFree(fs);
+		return MRF_ENOMEM;
+	}
+	status = MrfBpBuild(set, &fs->opt.bp, env, &fs->bp);
+	if (status == MRF_OK)
+		status = MrfCliquesJunctionTree(set, env, &fs->decomposable,
+										fs->jt_parent, NULL);
+	if (status != MRF_OK)
+	{
+		FitStateFree(fs);
+		return status;
+	}
+	MrfBpGetInfo(fs->bp, &info);
+	if (rep != NULL)
+	{
+		rep->exact = info.exact;
+		rep->decomposable = fs->decomposable;
+	}
+	if (!fs->decomposable)
+		return MRF_OK;
+
+	/* separator of each clique with its parent in the clique junction tree */
+	fs->sepoff[0] = 0;
+	for (c = 0; c < set->m; c++)
+	{
+		int			pc = fs->jt_parent[c];
+		int			ns = 0;
+		int			i;
+		int			j;
+
+		if (pc >= 0)
+			for (i = set->start[c]; i < set->start[c + 1]; i++)
+				for (j = set->start[pc]; j < set->start[pc + 1]; j++)
+					ns += set->var[i] == set->var[j];
+		fs->sepoff[c + 1] = fs->sepoff[c] + MrfTableCells(set->k, ns, INT64_MAX);
+	}
+	fs->sep = MrfAlloc(env, sizeof(double) * (size_t) fs->sepoff[set->m]);
+	if (fs->sep == NULL)
+	{
+		FitStateFree(fs);
+		return MRF_ENOMEM;
+	}
+	for (c = 0; c < set->m; c++)
+	{
+		int			pc = fs->jt_parent[c];
+		int			sv[CLIQUES_MAX_SIZE];
+		int			ns = 0;
+		int			i;
+		int			j;
+
+		if (pc >= 0)
+			for (i = set->start[c]; i < set->start[c + 1]; i++)
+				for (j = set->start[pc]; j < set->start[pc + 1]; j++)
+					if (set->var[i] == set->var[j])
+						sv[ns++] = set->var[i];
+		MrfSubsetIndexMap(set->k, set->start[c + 1] - set->start[c],
+						  set->var + set->start[c], ns, sv,
+						  fs->sepmap + set->offset[c]);
+	}
+	return MRF_OK;
+}
+
+/* Marginals through the engine, counting loopy sweeps for the report. */
+static MrfStatus
+Infer(FitState *fs, const double *logpot, double *marg, double *logz)
+{
+	MrfStatus	status = MrfBpMarginals(fs->bp, logpot, marg, logz);
+
+	if (status == MRF_OK && fs->rep != NULL)
+	{
+		MrfBpInfo	info;
+
+		MrfBpGetInfo(fs->bp, &info);
+		if (!info.exact)
+			fs->rep->bp_sweeps += info.last_iterations;
+	}
+	return status;
+}
+
+/*
+ * Closed form on the clique junction tree: psi_C = log tau_C - log tau_C(S)
+ * with tau_C(S) the child's own marginal on the separator (root: S empty,
+ * so psi = log tau_C, and the model is normalised: log Z = 0).
+ */
+static void
+ClosedForm(FitState *fs, const double *tau, double *logpot)
+{
+	const MrfCliqueSet *set = fs->set;
+	int			c;
+
+	for (c = 0; c < set->m; c++)
+	{
+		const double *t = tau + set->offset[c];
+		const int32_t *map = fs->sepmap + set->offset[c];
+		double	   *s = fs->sep + fs->sepoff[c];
+		int64_t		n = set->offset[c + 1] - set->offset[c];
+		int64_t		ns = fs->sepoff[c + 1] - fs->sepoff[c];
+		int64_t		x;
+
+		memset(s, 0, sizeof(double) * (size_t) ns);
+		for (x = 0; x < n; x++)
+			s[map[x]] += t[x];
+		for (x = 0; x < n; x++)
+			logpot[set->offset[c] + x] = log(t[x]) - log(s[map[x]]);
+	}
+}
+
+/*
+ * Regularised MLE by accelerated gradient ascent (FISTA with gradient
+ * restarts, O'Donoghue and Candes 2015) on
+ *   F(psi) = sum_C <tau_C, psi_C> - log Z(psi) - (l2 / 2) ||psi||^2,
+ * whose gradient is tau - marginals(psi) - l2 psi.  The Hessian of log Z is
+ * the covariance of the m stacked one-hot clique indicators, whose largest
+ * eigenvalue is at most m (Var(sum of m terms) <= m sum of variances, each
+ * at most the squared norm), so step 1/(m + l2) never overshoots.  logpot
+ * holds the starting point on entry.
+ */
+static MrfStatus
+GradientFit(FitState *fs, const double *tau, double *logpot)
+{
+	const MrfCliqueSet *set = fs->set;
+	int64_t		cells = set->cells;
+	double		l2 = fs->ridge;
+	double		step = 1.0 / ((double) set->m + l2);
+	double	   *y = fs->work1;
+	double	   *prev = fs->work2;
+	double		t = 1.0;
+	int			it;
+	int64_t		x;
+
+	memcpy(y, logpot, sizeof(double) * (size_t) cells);
+	for (it = 0; it < fs->opt.fit_iterations; it++)
+	{
+		double		gmax = 0.0;
+		double		dot = 0.0;
+		double		tn;
+		MrfStatus	status;
+
+		status = Infer(fs, y, fs->marg, NULL);
+		if (status != MRF_OK)
+			return status;
+		memcpy(prev, logpot, sizeof(double) * (size_t) cells);
+		for (x = 0; x < cells; x++)
+		{
+			double		g = tau[x] - fs->marg[x] - l2 * y[x];
+
+			gmax = fabs(g) > gmax ? fabs(g) : gmax;
+			logpot[x] = y[x] + step * g;
+			dot += g * (logpot[x] - prev[x]);
+		}
+		if (gmax < fs->opt.fit_tolerance)
+		{
+			it++;
+			break;
+		}
+		/* momentum that points downhill is dropped */
+		if (dot < 0.0)
+			t = 1.0;
+		tn = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t));
+		for (x = 0; x < cells; x++)
+			y[x] = logpot[x] + ((t - 1.0) / tn) * (logpot[x] - prev[x]);
+		t = tn;
+		if ((it & 63) == 63)
+			MrfPoll(fs->env, it, fs->opt.fit_iterations);
+	}
+	if (fs->rep != NULL)
+	{
+		fs->rep->fit_steps += it;
+		if (it >= fs->opt.fit_iterations)
+			fs->rep->fit_capped++;
+	}
+	return MRF_OK;
+}
+
+/* MLE of targets tau: closed form when possible, else gradient ascent. */
+static MrfStatus
+FitTargets(FitState *fs, const double *tau, double *logpot, int *converged)
+{
+	int			capped;
+	MrfStatus	status;
+
+	if (fs->decomposable)
+	{
+		ClosedForm(fs, tau, logpot);
+		*converged = 1;
+		return MRF_OK;
+	}
+	capped = fs->rep != NULL ? fs->rep->fit_capped : 0;
+	status = GradientFit(fs, tau, logpot);
+	*converged = fs->rep == NULL || fs->rep->fit_capped == capped;
+	return status;
+}
+
+/*
+ * Naive targets: each noisy table over n projected onto the simplex, then
+ * (n mu + alpha) / (n + alpha K) so that no target is 0.
+ */
+static MrfStatus
+NaiveTargets(FitState *fs, const int64_t *noisy, int64_t n, double *tau)
+{
+	const MrfCliqueSet *set = fs->set;
+	double		alpha = fs->opt.pseudocount;
+	double		nn = n > 0 ? (double) n : 1.0;
+	int			c;
+
+	for (c = 0; c < set->m; c++)
+	{
+		int64_t		off = set->offset[c];
+		int64_t		len = set->offset[c + 1] - off;
+		int64_t		x;
+		MrfStatus	status;
+
+		for (x = 0; x < len; x++)
+			tau[off + x] = (double) noisy[off + x] / nn;
+		status = MrfSimplexProject(tau + off, len, tau + off, fs->env);
+		if (status != MRF_OK)
+			return status;
+		for (x = 0; x < len; x++)
+			tau[off + x] = (nn * tau[off + x] + alpha) / (nn + alpha * (double) len);
+	}
+	return MRF_OK;
+}
+
+/* Zero log-potentials: the uniform model, the start of an iterative fit. */
+static void
+Uniform(const MrfCliqueSet *set, double *logpot)
+{
+	memset(logpot, 0, sizeof(double) * (size_t) set->cells);
+}
+
+/*
+ * NLBP E-step: the fixed point of theta' = theta + grad_n log p(y | n), n =
+ * n_rows BP(theta'), by damped iteration.  theta' (in: the start) is
+ * updated in place; fs->marg holds BP(theta') on return.  The residual
+ * max |theta + grad - theta'| is measured in units of 1/b, the largest
+ * gradient, so the tolerance means the same at every epsilon.
+ */
+static MrfStatus
+EStep(FitState *fs, const double *theta, const int64_t *noisy, int64_t n,
+	  double b, double *thetap)
+{
+	const MrfCliqueSet *set = fs->set;
+	int64_t		cells = set->cells;
+	double		nn = (double) n;
+	double		delta = fs->opt.smoothing * b;
+	double		g = fs->opt.damping;
+	double		prev = INFINITY;
+	double		resid = INFINITY;
+	int			it;
+	int64_t		x;
+
+	for (it = 0; it < fs->opt.estep_iterations; it++)
+	{
+		MrfStatus	status = Infer(fs, thetap, fs->marg, NULL);
+
+		if (status != MRF_OK)
+			return status;
+		resid = 0.0;
+		for (x = 0; x < cells; x++)
+		{
+			double		r = (double) noisy[x] - nn * fs->marg[x];
+			double		grad = r / (b * sqrt(r * r + delta * delta));
+			double		d = theta[x] + grad - thetap[x];
+
+			fs->work3[x] = d;
+			resid = fabs(d) > resid ? fabs(d) : resid;
+		}
+		resid *= b;
+		if (resid < fs->opt.estep_tolerance)
+			break;
+		/* the map is stiff when n b^2 is large: back off when it overshoots */
+		if (resid > prev)
+			g = g * 0.5 > CLIQUES_MIN_DAMPING ? g * 0.5 : CLIQUES_MIN_DAMPING;
+		else
+			g = g * 1.1 < fs->opt.damping ? g * 1.1 : fs->opt.damping;
+		prev = resid;
+		for (x = 0; x < cells; x++)
+			thetap[x] += g * fs->work3[x];
+	}
+	if (fs->rep != NULL)
+	{
+		fs->rep->estep_sweeps += it < fs->opt.estep_iterations ? it + 1 : it;
+		if (it >= fs->opt.estep_iterations)
+		{
+			fs->rep->estep_capped++;
+			/* marginals of the last theta' for the M-step */
+			return Infer(fs, thetap, fs->marg, NULL);
+		}
+		fs->rep->estep_residual = resid;
+	}
+	else if (it >= fs->opt.estep_iterations)
+		return Infer(fs, thetap, fs->marg, NULL);
+	return MRF_OK;
+}
+
+/*
+ * Naive MLE from the noisy tables.  The ridge of a loopy model's fit scales
+ * with the noise in a marginal, b/n: that is the size of the disagreement
+ * between projected tables which makes the unregularised MLE diverge, and it
+ * vanishes as epsilon or n grows, so naive MLE tends to the non-private MLE.
+ */
+static MrfStatus
+FitNaive(FitState *fs, const int64_t *noisy, int64_t n, double b,
+		 double *logpot)
+{
+	int			converged;
+	MrfStatus	status;
+
+	fs->ridge = fs->opt.l2 * b / (double) (n > 0 ? n : 1);
+	if (fs->ridge < CLIQUES_TOKEN_L2)
+		fs->ridge = CLIQUES_TOKEN_L2;
+
+	status = NaiveTargets(fs, noisy, n, fs->target);
+	if (status != MRF_OK)
+		return status;
+	Uniform(fs->set, logpot);
+	status = FitTargets(fs, fs->target, logpot, &converged);
+	if (fs->rep != NULL)
+		fs->rep->converged = converged;
+	return status;
+}
+
+/*
+ * CGM-EM (the paper's Algorithm 2) from the naive MLE: E-step by NLBP,
+ * M-step by MLE of the inferred counts with the same pseudo-count, until no
+ * clique marginal moves by more than em_tolerance or the cap.
+ */
+static MrfStatus
+FitCgm(FitState *fs, const int64_t *noisy, int64_t n, double b, double *logpot)
+{
+	const MrfCliqueSet *set = fs->set;
+	int64_t		cells = set->cells;
+	double		alpha = fs->opt.pseudocount;
+	double		nn = (double) n;
+	double	   *thetap = NULL;
+	double	   *old = NULL;
+	double		change = INFINITY;
+	int			it;
+	MrfStatus	status;
+
+	if (n < 1)
+		return FitNaive(fs, noisy, n, b, logpot);
+	thetap = MrfAlloc(fs->env, sizeof(double) * (size_t) cells);
+	old = MrfAlloc(fs->env, sizeof(double) * (size_t) cells);
+	if (thetap == NULL || old == NULL)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	status = FitNaive(fs, noisy, n, b, logpot);
+	if (status != MRF_OK)
+		goto done;
+	fs->ridge = CLIQUES_TOKEN_L2;
+	status = Infer(fs, logpot, old, NULL);
+	if (status != MRF_OK)
+		goto done;
+
+	for (it = 0; it < fs->opt.em_iterations; it++)
+	{
+		int			c;
+		int			converged;
+		int64_t		x;
+
+		memcpy(thetap, logpot, sizeof(double) * (size_t) cells);
+		status = EStep(fs, logpot, noisy, n, b, thetap);
+		if (status != MRF_OK)
+			goto done;
+
+		/* M-step targets: the inferred counts n BP(theta') with the pseudo-count */
+		for (c = 0; c < set->m; c++)
+		{
+			int64_t		off = set->offset[c];
+			int64_t		len = set->offset[c + 1] - off;
+
+			for (x = 0; x < len; x++)
+				fs->target[off + x] = (nn * fs->marg[off + x] + alpha) /
+					(nn + alpha * (double) len);
+		}
+		/* warm start at theta', which already has these marginals up to alpha */
+		memcpy(logpot, thetap, sizeof(double) * (size_t) cells);
+		status = FitTargets(fs, fs->target, logpot, &converged);
+		if (status != MRF_OK)
+			goto done;
+
+		status = Infer(fs, logpot, fs->marg, NULL);
+		if (status != MRF_OK)
+			goto done;
+		change = 0.0;
+		for (x = 0; x < cells; x++)
+		{
+			double		d = fabs(fs->marg[x] - old[x]);
+
+			change = d > change ? d : change;
+		}
+		memcpy(old, fs->marg, sizeof(double) * (size_t) cells);
+		MrfPoll(fs->env, it + 1, fs->opt.em_iterations);
+		if (change < fs->opt.em_tolerance)
+		{
+			it++;
+			break;
+		}
+	}
+	if (fs->rep != NULL)
+	{
+		fs->rep->em_iterations = it;
+		fs->rep->em_change = change;
+		fs->rep->converged = change < fs->opt.em_tolerance;
+	}
+
+done:
+	MrfFree(fs->env, thetap);
+	MrfFree(fs->env, old);
+	return status;
+}
+
+/* Dispatches on the method; the noise scale comes from privacy.c. */
+MrfStatus
+MrfCliquesFit(const int64_t *noisy, int64_t n, const MrfCliqueSet *set,
+			  const MrfCliquesOptions *opt, const MrfEnv *env, double *logpot,
+			  MrfCliquesReport *rep)
+{
+	FitState	fs;
+	MrfCliquesReport local;
+	uint64_t	num;
+	uint64_t	den;
+	MrfStatus	status;
+
+	if (rep == NULL)
+		rep = &local;
+	memset(rep, 0, sizeof(*rep));
+	if (n < 0 || MrfCliquesNoiseScale(opt->epsilon, set->m, &num, &den) != 0)
+		return MRF_EINVAL;
+	rep->method = opt->method;
+	rep->sensitivity = MrfCliquesSensitivity(set->m);
+	rep->noise_num = num;
+	rep->noise_den = den;
+	rep->noise_scale = (double) num / (double) den;
+	status = FitStateInit(&fs, set, opt, env, rep);
+	if (status != MRF_OK)
+		return status;
+	if (opt->method == MRF_CLIQUES_NAIVE)
+		status = FitNaive(&fs, noisy, n, rep->noise_scale, logpot);
+	else if (opt->method == MRF_CLIQUES_CGM)
+		status = FitCgm(&fs, noisy, n, rep->noise_scale, logpot);
+	else
+		status = MRF_EINVAL;
+	FitStateFree(&fs);
+	return status;
+}
+
+/* Non-private MLE of given marginals, with the options' pseudo-count off. */
+MrfStatus
+MrfCliquesFitMarginals(const double *marg, const MrfCliqueSet *set,
+					   const MrfCliquesOptions *opt, const MrfEnv *env,
+					   double *logpot, MrfCliquesReport *rep)
+{
+	FitState	fs;
+	MrfCliquesReport local;
+	int			converged;
+	int64_t		x;
+	MrfStatus	status;
+
+	if (rep == NULL)
+		rep = &local;
+	memset(rep, 0, sizeof(*rep));
+	for (x = 0; x < set->cells; x++)
+		if (!(marg[x] > 0.0) || !isfinite(marg[x]))
+			return MRF_EINVAL;	/* a zero marginal has no finite MLE */
+	status = FitStateInit(&fs, set, opt, env, rep);
+	if (status != MRF_OK)
+		return status;
+	fs.ridge = CLIQUES_TOKEN_L2;
+	Uniform(set, logpot);
+	status = FitTargets(&fs, marg, logpot, &converged);
+	rep->converged = converged;
+	FitStateFree(&fs);
+	return status;
+}
+
+/* The whole learner: count, release, fit; the counts are wiped after use. */
+MrfStatus
+MrfCliquesLearn(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
+				const MrfCliquesOptions *opt, MrfRng *rng, const MrfEnv *env,
+				double *logpot, int64_t *noisy, MrfCliquesReport *rep)
+{
+	int64_t    *counts;
+	int64_t    *y = noisy;
+	MrfStatus	status;
+
+	counts = MrfAlloc(env, sizeof(int64_t) * (size_t) set->cells);
+	if (y == NULL)
+		y = MrfAlloc(env, sizeof(int64_t) * (size_t) set->cells);
+	if (counts == NULL || y == NULL)
+	{
+		MrfFree(env, counts);
+		if (noisy == NULL)
+			MrfFree(env, y);
+		return MRF_ENOMEM;
+	}
+	status = MrfCliquesCount(rows, n, set, counts);
+	if (status == MRF_OK)
+		status = MrfCliquesRelease(counts, set, opt->epsilon, rng, y, NULL);
+	/* true counts must not outlive the release */
+	memset(counts, 0, sizeof(int64_t) * (size_t) set->cells);
+	MrfFree(env, counts);
+	if (status == MRF_OK)
+		status = MrfCliquesFit(y, n, set, opt, env, logpot, rep);
+	if (noisy == NULL)
+		MrfFree(env, y);
+	return status;
+}
+
+/* Estimate: the engine as built plus the fit's per-cell arrays. */
+MrfStatus
+MrfCliquesWorkspaceBytes(const MrfCliqueSet *set, const MrfCliquesOptions *opt,
+						 const MrfEnv *env, size_t *bytes)
+{
+	MrfCliquesOptions o = ResolveOptions(opt);
+	MrfBp	   *bp;
+	MrfBpInfo	info;
+	MrfStatus	status;
+
+	status = MrfBpBuild(set, &o.bp, env, &bp);
+	if (status != MRF_OK)
+		return status;
+	MrfBpGetInfo(bp, &info);
+	MrfBpFree(bp);
+	/* counts, noisy, 7 double arrays, index and separator maps */
+	*bytes = info.bytes + (size_t) set->cells * (2 * sizeof(int64_t) + 9 * sizeof(double) +
+												 sizeof(int32_t)) +
+		(size_t) set->m * 64;
+	return MRF_OK;
+}
+
+/* Marginals of a model through a throw-away engine. */
+MrfStatus
+MrfCliquesMarginals(const MrfCliqueSet *set, const double *logpot,
+					const MrfBpOptions *bpopt, const MrfEnv *env, double *marg,
+					double *logz)
+{
+	MrfBpOptions o;
+	MrfBp	   *bp;
+	MrfStatus	status;
+
+	memset(&o, 0, sizeof(o));
+	if (bpopt != NULL)
+		o = *bpopt;
+	status = MrfBpBuild(set, &o, env, &bp);
+	if (status != MRF_OK)
+		return status;
+	status = MrfBpMarginals(bp, logpot, marg, logz);
+	MrfBpFree(bp);
+	return status;
+}
+
+/* Unnormalised log-probability of one state. */
+static double
+Score(const MrfCliqueSet *set, const double *logpot, const uint8_t *z)
+{
+	double		s = 0.0;
+	int			c;
+
+	for (c = 0; c < set->m; c++)
+		s += logpot[set->offset[c] + CliqueIndex(set, c, z)];
+	return s;
+}
+
+/* Advances z (p digits base k, last fastest) to the next state. */
+static void
+NextState(uint8_t *z, int p, int k)
+{
+	int			j;
+
+	for (j = p - 1; j >= 0; j--)
+	{
+		if (++z[j] < k)
+			return;
+		z[j] = 0;
+	}
+}
+
+/* k^p, or -1 above limit. */
+static int64_t
+StateCount(int p, int k, int64_t limit)
+{
+	return MrfTableCells(k, p, limit);
+}
+
+/*
+ * KL(a || b) = sum_z P_a(z) (s_a(z) - s_b(z)) - log Z_a + log Z_b, with both
+ * scores stored so that the log partition functions come from the same pass.
+ */
+MrfStatus
+MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
+			 const MrfCliqueSet *b, const double *logpot_b,
+			 const MrfEnv *env, double *kl)
+{
+	int64_t		states;
+	double	   *sa;
+	double	   *sb;
+	uint8_t		z[256];
+	double		ma = -INFINITY;
+	double		mb = -INFINITY;
+	double		za = 0.0;
+	double		zb = 0.0;
+	double		acc = 0.0;
+	int64_t		s;
+
+	if (a->p != b->p || a->k != b->k || a->p > 256)
+		return MRF_EINVAL;
+	states = StateCount(a->p, a->k, MRF_CLIQUES_MAX_ENUM_STATES);
+	if (states < 0)
+		return MRF_EINVAL;
+	sa = MrfAlloc(env, sizeof(double) * (size_t) states);
+	sb = MrfAlloc(env, sizeof(double) * (size_t) states);
+	if (sa == NULL || sb == NULL)
+	{
+		MrfFree(env, sa);
+		MrfFree(env, sb);
+		return MRF_ENOMEM;
+	}
+	memset(z, 0, sizeof(z));
+	for (s = 0; s < states; s++)
+	{
+		sa[s] = Score(a, logpot_a, z);
+		sb[s] = Score(b, logpot_b, z);
+		ma = sa[s] > ma ? sa[s] : ma;
+		mb = sb[s] > mb ? sb[s] : mb;
+		NextState(z, a->p, a->k);
+	}
+	for (s = 0; s < states; s++)
+	{
+		za += exp(sa[s] - ma);
+		zb += exp(sb[s] - mb);
+	}
+	for (s = 0; s < states; s++)
+		acc += exp(sa[s] - ma) * (sa[s] - sb[s]);
+	*kl = acc / za - (ma + log(za)) + (mb + log(zb));
+	if (*kl < 0.0)
+		*kl = 0.0;				/* rounding when the models coincide */
+	MrfFree(env, sa);
+	MrfFree(env, sb);
+	return MRF_OK;
+}
+
+/* Index of the first cumulative weight above u * total (binary search). */
+static int64_t
+DrawCdf(const double *cdf, int64_t len, double u)
+{
+	double		target = u * cdf[len - 1];
+	int64_t		lo = 0;
+	int64_t		hi = len - 1;
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (cdf[mid] < target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Exact draws by inversion of the cumulative distribution over all states. */
+static MrfStatus
+SampleExact(const MrfCliqueSet *set, const double *logpot, int64_t states,
+			int64_t n, MrfRng *rng, const MrfEnv *env, uint8_t *out)
+{
+	double	   *cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
+	uint8_t		z[256];
+	double		mx = -INFINITY;
+	double		acc = 0.0;
+	int64_t		s;
+	int64_t		r;
+
+	if (cdf == NULL)
+		return MRF_ENOMEM;
+	memset(z, 0, sizeof(z));
+	for (s = 0; s < states; s++)
+	{
+		cdf[s] = Score(set, logpot, z);
+		mx = cdf[s] > mx ? cdf[s] : mx;
+		NextState(z, set->p, set->k);
+	}
+	for (s = 0; s < states; s++)
+	{
+		acc += exp(cdf[s] - mx);
+		cdf[s] = acc;
+	}
+	for (r = 0; r < n; r++)
+	{
+		int64_t		idx = DrawCdf(cdf, states, MrfRngUniform(rng));
+		uint8_t    *row = out + r * set->p;
+		int			j;
+
+		for (j = set->p - 1; j >= 0; j--)
+		{
+			row[j] = (uint8_t) (idx % set->k);
+			idx /= set->k;
+		}
+		if ((r & 1023) == 1023)
+			MrfPoll(env, r, n);
+	}
+	MrfFree(env, cdf);
+	return MRF_OK;
+}
+
+/*
+ * Gibbs sampling: each variable in turn from its conditional, which only
+ * involves the cliques holding it (an incidence list built once).
+ */
+static MrfStatus
+SampleGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
+			int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+			uint8_t *out)
+{
+	int			p = set->p;
+	int			k = set->k;
+	int			nslots = set->start[set->m];
+	int		   *istart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
+	int		   *iclq = MrfAlloc(env, sizeof(int) * (size_t) (nslots > 0 ? nslots : 1));
+	int64_t    *istride = MrfAlloc(env, sizeof(int64_t) * (size_t) (nslots > 0 ? nslots : 1));
+	uint8_t    *z = MrfAlloc(env, (size_t) p);
+	double		w[256];
+	int64_t		kept = 0;
+	int64_t		sweep = 0;
+	int			c;
+	int			j;
+
+	if (istart == NULL || iclq == NULL || istride == NULL || z == NULL)
+	{
+		MrfFree(env, istart);
+		MrfFree(env, iclq);
+		MrfFree(env, istride);
+		MrfFree(env, z);
+		return MRF_ENOMEM;
+	}
+	if (thin < 1)
+		thin = 1;
+	if (burn_in < 0)
+		burn_in = 0;
+
+	/* incidence: for each variable, (clique, stride of the variable in it) */
+	for (c = 0; c < set->m; c++)
+		for (j = set->start[c]; j < set->start[c + 1]; j++)
+			istart[set->var[j] + 1]++;
+	for (j = 0; j < p; j++)
+		istart[j + 1] += istart[j];
+	{
+		int		   *fill = MrfAlloc(env, sizeof(int) * (size_t) p);
+
+		if (fill == NULL)
+		{
+			MrfFree(env, istart);
+			MrfFree(env, iclq);
+			MrfFree(env, istride);
+			MrfFree(env, z);
+			return MRF_ENOMEM;
+		}
+		for (c = 0; c < set->m; c++)
+		{
+			int64_t		stride = 1;
+
+			for (j = set->start[c + 1] - 1; j >= set->start[c]; j--)
+			{
+				int			v = set->var[j];
+				int			slot = istart[v] + fill[v]++;
+
+				iclq[slot] = c;
+				istride[slot] = stride;
+				stride *= k;
+			}
+		}
+		MrfFree(env, fill);
+	}
+
+	for (j = 0; j < p; j++)
+		z[j] = (uint8_t) MrfRngBelow(rng, (uint64_t) k);
+	while (kept < n)
+	{
+		int			v;
+
+		for (v = 0; v < p; v++)
+		{
+			double		mx = -INFINITY;
+			double		acc = 0.0;
+			double		u;
+			int			a;
+			int			s;
+
+			for (a = 0; a < k; a++)
+				w[a] = 0.0;
+			for (s = istart[v]; s < istart[v + 1]; s++)
+			{
+				int			cc = iclq[s];
+				int64_t		base = set->offset[cc] + CliqueIndex(set, cc, z) -
+					(int64_t) z[v] * istride[s];
+
+				for (a = 0; a < k; a++)
+					w[a] += logpot[base + a * istride[s]];
+			}
+			for (a = 0; a < k; a++)
+				mx = w[a] > mx ? w[a] : mx;
+			for (a = 0; a < k; a++)
+			{
+				acc += exp(w[a] - mx);
+				w[a] = acc;
+			}
+			u = MrfRngUniform(rng) * acc;
+			for (a = 0; a < k - 1 && w[a] < u; a++)
+				;
+			z[v] = (uint8_t) a;
+		}
+		sweep++;
+		if (sweep > burn_in && (sweep - burn_in) % thin == 0)
+		{
+			memcpy(out + kept * p, z, (size_t) p);
+			kept++;
+		}
+		if ((sweep & 255) == 0)
+			MrfPoll(env, kept, n);
+	}
+	MrfFree(env, istart);
+	MrfFree(env, iclq);
+	MrfFree(env, istride);
+	MrfFree(env, z);
+	return MRF_OK;
+}
+
+/* Exact below MRF_CLIQUES_EXACT_SAMPLE_STATES states, Gibbs above. */
+MrfStatus
+MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
+				 int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+				 uint8_t *out)
+{
+	int64_t		states;
+	int64_t		x;
+
+	if (n < 0 || set->k > 256)
+		return MRF_EINVAL;
+	for (x = 0; x < set->cells; x++)
+		if (!isfinite(logpot[x]))
+			return MRF_EINVAL;
+	if (n == 0)
+		return MRF_OK;
+	states = set->p <= 256 ? StateCount(set->p, set->k, MRF_CLIQUES_EXACT_SAMPLE_STATES) : -1;
+	if (states > 0)
+		return SampleExact(set, logpot, states, n, rng, env, out);
+	return SampleGibbs(set, logpot, n, burn_in, thin, rng, env, out);
+}

@@ -1,0 +1,199 @@
+/*
+ * cliques.h - learning clique models of known structure from noisy
+ * sufficient statistics under epsilon-DP (Bernstein, McKenna, Sun, Sheldon,
+ * Hay, Miklau, ICML 2017; SPEC.md 4.6 and 5).
+ *
+ * Model: P(z) proportional to exp(sum_C psi_C(z_C)) over z in {0..k-1}^p,
+ * one log-potential table per clique, row-major over the clique's sorted
+ * variables (layout in bp.h).  Rows are uint8_t, n x p, row-major.
+ *
+ * Pipeline (MrfCliquesLearn does all of it):
+ *   1. MrfCliquesCount: the contingency table of every clique;
+ *   2. MrfCliquesRelease: the only private step, discrete Laplace noise of
+ *      scale Delta1/epsilon on every cell, Delta1 = 2m under replace-one
+ *      (privacy.c); epsilon-DP;
+ *   3. MrfCliquesFit: post-processing of the noisy tables by naive MLE or by
+ *      CGM-EM (the default).
+ *
+ * For the PostgreSQL glue: build the set with MrfCliqueSetCheck (for a
+ * message naming the faulty clique) and MrfCliqueSetBuild, ask
+ * MrfCliquesWorkspaceBytes before learning, then call MrfCliquesLearn once.
+ */
+#ifndef MRF_CLIQUES_H
+#define MRF_CLIQUES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bp.h"
+#include "env.h"
+#include "noise.h"
+
+typedef enum MrfCliquesMethod
+{
+	MRF_CLIQUES_CGM = 0,		/* collective graphical model EM (default) */
+	MRF_CLIQUES_NAIVE = 1		/* project the noisy tables, then MLE */
+} MrfCliquesMethod;
+
+/* Outcome of validating a clique list (MrfCliqueSetCheck). */
+typedef enum MrfCliquesCheck
+{
+	MRF_CLIQUES_VALID = 0,
+	MRF_CLIQUES_BAD_P,			/* p < 1 */
+	MRF_CLIQUES_BAD_K,			/* k outside 2..256 */
+	MRF_CLIQUES_NO_CLIQUES,		/* m < 1 */
+	MRF_CLIQUES_EMPTY_CLIQUE,	/* a clique without variables */
+	MRF_CLIQUES_OUT_OF_RANGE,	/* a variable index outside 0..p-1 */
+	MRF_CLIQUES_REPEATED_VARIABLE,	/* a variable twice in one clique */
+	MRF_CLIQUES_DUPLICATE_CLIQUE,	/* the same variable set twice */
+	MRF_CLIQUES_TABLE_TOO_LARGE,	/* k^|C| above the cell limit */
+	MRF_CLIQUES_TOTAL_TOO_LARGE /* all tables together above the limit */
+} MrfCliquesCheck;
+
+/* Hard ceiling on cells per table (index maps are 32-bit). */
+#define MRF_CLIQUES_MAX_TABLE_CELLS ((int64_t) 1 << 30)
+
+/* Largest k^p for which MrfCliquesKl enumerates. */
+#define MRF_CLIQUES_MAX_ENUM_STATES ((int64_t) 1 << 24)
+
+/* Largest k^p that MrfCliquesSample draws exactly; Gibbs above. */
+#define MRF_CLIQUES_EXACT_SAMPLE_STATES ((int64_t) 1 << 16)
+
+/* A lower-case sentence describing a check outcome, for error details. */
+const char *MrfCliquesCheckMessage(MrfCliquesCheck check);
+
+/*
+ * Validates m cliques given as var[start[c] .. start[c+1]-1] (any order
+ * within a clique): indices in range, no variable twice in a clique, no
+ * variable set twice, each table at most max_cells cells and all together at
+ * most max_cells (0: MRF_CLIQUES_MAX_TABLE_CELLS).  *bad_clique (may be
+ * NULL) receives the first offending clique, or -1.
+ */
+MrfCliquesCheck MrfCliqueSetCheck(int p, int k, int m, const int *start,
+								  const int *var, int64_t max_cells,
+								  int *bad_clique);
+
+/* Validates, sorts each clique and lays out the tables; MRF_EINVAL if invalid. */
+MrfStatus	MrfCliqueSetBuild(int p, int k, int m, const int *start,
+							  const int *var, int64_t max_cells,
+							  const MrfEnv *env, MrfCliqueSet **out);
+
+void		MrfCliqueSetFree(const MrfEnv *env, MrfCliqueSet *set);
+
+/* Cells of all tables together: the length of every per-clique array here. */
+int64_t		MrfCliqueSetCells(const MrfCliqueSet *set);
+
+typedef struct MrfCliquesOptions
+{
+	double		epsilon;		/* the budget; pure DP */
+	MrfCliquesMethod method;
+	double		pseudocount;	/* counts added to every cell before an MLE */
+	int			em_iterations;	/* cap on EM iterations (CGM) */
+	double		em_tolerance;	/* EM stops when no marginal moves more */
+	int			estep_iterations;	/* cap on NLBP sweeps per E-step */
+	double		estep_tolerance;	/* NLBP stops at this residual, times 1/b */
+	double		damping;		/* NLBP damping g in (0, 1] */
+	double		smoothing;		/* smoothed-Laplace width, in noise scales b */
+	int			fit_iterations; /* cap on gradient steps of a loopy-model MLE */
+	double		fit_tolerance;	/* gradient size at which that MLE stops */
+	double		l2;				/* naive loopy MLE's ridge, in units of b/n */
+	MrfBpOptions bp;			/* inference engine */
+} MrfCliquesOptions;
+
+/* Fills every field with its default (epsilon = 0 must still be set). */
+void		MrfCliquesDefaultOptions(MrfCliquesOptions *opt);
+
+/* What a fit did: the convergence figures go into the model's metadata. */
+typedef struct MrfCliquesReport
+{
+	MrfCliquesMethod method;
+	int			exact;			/* inference was exact (junction tree) */
+	int			decomposable;	/* the cliques themselves form a junction tree */
+	int			em_iterations;	/* CGM: EM iterations run */
+	double		em_change;		/* CGM: last max change of a marginal */
+	int			converged;		/* CGM: EM met its tolerance; naive: the MLE did */
+	int64_t		estep_sweeps;	/* CGM: NLBP sweeps over all E-steps */
+	int			estep_capped;	/* CGM: E-steps that hit their cap */
+	double		estep_residual; /* CGM: residual of the last E-step */
+	int64_t		fit_steps;		/* gradient steps of loopy-model MLEs */
+	int			fit_capped;		/* MLEs that hit their cap */
+	int64_t		bp_sweeps;		/* loopy BP sweeps over all inference calls */
+	double		sensitivity;	/* Delta1 = 2m */
+	uint64_t	noise_num;		/* discrete Laplace scale num/den */
+	uint64_t	noise_den;
+	double		noise_scale;	/* num/den as a double, for display */
+} MrfCliquesReport;
+
+/*
+ * Working memory of MrfCliquesLearn beyond the rows and the output (the
+ * inference engine and the fit's tables), for a check against a limit.
+ */
+MrfStatus	MrfCliquesWorkspaceBytes(const MrfCliqueSet *set,
+									 const MrfCliquesOptions *opt,
+									 const MrfEnv *env, size_t *bytes);
+
+/*
+ * counts (set->cells) = contingency table of every clique over n rows;
+ * MRF_EINVAL if a value is not below k.
+ */
+MrfStatus	MrfCliquesCount(const uint8_t *rows, int64_t n,
+							const MrfCliqueSet *set, int64_t *counts);
+
+/*
+ * noisy = counts + discrete Laplace noise of scale 2m/epsilon (rounded up to
+ * a rational) on every cell: the epsilon-DP release.  The scale used goes to
+ * rep (may be NULL).
+ */
+MrfStatus	MrfCliquesRelease(const int64_t *counts, const MrfCliqueSet *set,
+							  double epsilon, MrfRng *rng, int64_t *noisy,
+							  MrfCliquesReport *rep);
+
+/*
+ * Post-processing: log-potentials (set->cells) from the noisy tables of n
+ * rows, by opt->method, with opt->epsilon giving the noise scale.
+ */
+MrfStatus	MrfCliquesFit(const int64_t *noisy, int64_t n,
+						  const MrfCliqueSet *set, const MrfCliquesOptions *opt,
+						  const MrfEnv *env, double *logpot,
+						  MrfCliquesReport *rep);
+
+/*
+ * Maximum likelihood log-potentials for given clique marginals (set->cells,
+ * each table summing to one): closed form on a junction tree, regularised
+ * gradient ascent otherwise.  Non-private; the reference fit of the tests.
+ */
+MrfStatus	MrfCliquesFitMarginals(const double *marg, const MrfCliqueSet *set,
+								   const MrfCliquesOptions *opt,
+								   const MrfEnv *env, double *logpot,
+								   MrfCliquesReport *rep);
+
+/* Count, release, fit: the whole epsilon-DP learner.  noisy may be NULL. */
+MrfStatus	MrfCliquesLearn(const uint8_t *rows, int64_t n,
+							const MrfCliqueSet *set,
+							const MrfCliquesOptions *opt, MrfRng *rng,
+							const MrfEnv *env, double *logpot, int64_t *noisy,
+							MrfCliquesReport *rep);
+
+/* Clique marginals of a model (see MrfBpMarginals); bp may be NULL. */
+MrfStatus	MrfCliquesMarginals(const MrfCliqueSet *set, const double *logpot,
+								const MrfBpOptions *bp, const MrfEnv *env,
+								double *marg, double *logz);
+
+/*
+ * KL(P_a || P_b) in nats by enumerating all k^p states (at most
+ * MRF_CLIQUES_MAX_ENUM_STATES); the two models share p and k.
+ */
+MrfStatus	MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
+						 const MrfCliqueSet *b, const double *logpot_b,
+						 const MrfEnv *env, double *kl);
+
+/*
+ * n samples (n x p, row-major) of the model: exact when k^p is at most
+ * MRF_CLIQUES_EXACT_SAMPLE_STATES; otherwise one Gibbs chain from a uniform
+ * start, burn_in sweeps, then one sample every thin sweeps.
+ */
+MrfStatus	MrfCliquesSample(const MrfCliqueSet *set, const double *logpot,
+							 int64_t n, int burn_in, int thin, MrfRng *rng,
+							 const MrfEnv *env, uint8_t *out);
+
+#endif
