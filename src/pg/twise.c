@@ -99,8 +99,8 @@ TwiseRefuse(MrfTwiseCheck check, const MrfTwiseOptions *to, int p, int64 n,
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: rho = %g is too small for the parity queries", learner, to->rho),
-					 errdetail("With rho/2 for %lld queries, %s.",
-							   (long long) MrfTwiseQueryCount(p, to->t), why),
+					 errdetail("Released with rho/2, the %lld parity queries would need a discrete Gaussian variance above 2^40.",
+							   (long long) MrfTwiseQueryCount(p, to->t)),
 					 errhint("Raise rho, lower t, or use query_release => 'pmw' (p <= %d).",
 							 MRF_TWISE_PMW_MAX_P)));
 			break;
@@ -300,6 +300,7 @@ TwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	int			t;
 	int64		ncoef;
 	const char *bad_vars;
+	bool	   *seen;
 
 	if (MrfJsonGetKey(root, "k", &v) && MrfJsonGetInt(root, "k", 2, 2) != 2)
 		MrfModelMalformed("A twise model has k = 2.");
@@ -312,6 +313,8 @@ TwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
 		MrfModelMalformed("Member \"monomials\" must be an array of [variables, coefficient] pairs.");
 	list = v.val.binary.data;
 	model = MrfModelCreate(MRF_KIND_TWISE, p, 2, t, (int) ncoef, 0, meta);
+	seen = MemoryContextAllocHuge(CurrentMemoryContext, (Size) ncoef);
+	memset(seen, 0, (Size) ncoef);
 	bad_vars = psprintf("Each monomial's variables must be a non-empty array of at most t = %d distinct integers from 1 to p = %d.",
 						t, p);
 
@@ -361,10 +364,12 @@ TwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
 		index = MrfSubsetIndex(p, vars, k);
 		if (index < 1 || index >= ncoef)
 			MrfModelMalformed(bad_vars);
-		if (model->params[index] != 0)
+		if (seen[index])
 			MrfModelMalformed("A monomial appears twice in \"monomials\".");
+		seen[index] = true;
 		model->params[index] = c;
 	}
+	pfree(seen);
 	return model;
 }
 
