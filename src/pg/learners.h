@@ -43,6 +43,9 @@ MrfModel   *MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
 /* The private binary t-wise learner (Zhang et al. 2020, Algorithms 4 and 5). */
 MrfModel   *MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
 
+/* Clique models from noisy sufficient statistics (Bernstein et al. 2017), epsilon-DP. */
+MrfModel   *MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge);
+
 /*
  * Structure learning (Zhang et al. 2020, Section 6): the stable mode under
  * (epsilon, delta)-DP or the threshold method under zCDP.  NULL when the

@@ -27,10 +27,11 @@ extern const MrfKindOps MrfIsingOps;
 extern const MrfKindOps MrfPairwiseOps;
 extern const MrfKindOps MrfTwiseOps;
 extern const MrfKindOps MrfStructureOps;
+extern const MrfKindOps MrfCliquesOps;
 
 /* Every kind's operations, by kind code; NULL: not readable yet. */
 static const MrfKindOps *const KindOps[] = {
-	NULL, &MrfIsingOps, &MrfPairwiseOps, &MrfTwiseOps, &MrfStructureOps, NULL
+	NULL, &MrfIsingOps, &MrfPairwiseOps, &MrfTwiseOps, &MrfStructureOps, &MrfCliquesOps
 };
 
 /* The operations of a model's kind. */

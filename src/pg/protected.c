@@ -41,6 +41,7 @@ static const MrfProtectedLearner ProtectedLearners[] = {
 	{"mrf_learn_structure_from", MRF_ROWS_BITS, MrfStructureLearnState, MrfStructureReleasedNothing},
 	{"mrf_learn_twise_from", MRF_ROWS_BITS, MrfTwiseLearnState},
 	{"mrf_learn_pairwise_from", MRF_ROWS_BYTES, MrfPairwiseLearnState},
+	{"mrf_learn_cliques_from", MRF_ROWS_BYTES, MrfCliquesLearnState},
 };
 
 /* The protected-path entry of a function, by its SQL name. */

@@ -1,0 +1,59 @@
+-- Clique models of known structure from noisy sufficient statistics
+-- (Bernstein et al. 2017; SPEC 4.6 and 5), epsilon-DP: byte-row aggregate,
+-- named form, protected path, mrf_potentials and mrf_marginals.
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_cliques_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
+	SFUNC = mrf_bytes_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_cliques_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_cliques_agg; see 10_ising.sql).
+-- cliques: '[[1, 2], [2, 3]]' (1-based variables); k for integer arrays;
+-- tolerance (default 1e-5) and em_iterations (default 100) apply to 'cgm'.
+CREATE FUNCTION mrf_learn_cliques(x anyelement,
+								  cliques jsonb DEFAULT NULL,
+								  k int DEFAULT NULL,
+								  epsilon float8 DEFAULT NULL,
+								  method text DEFAULT 'cgm',
+								  tolerance float8 DEFAULT NULL,
+								  em_iterations int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
+									   cliques jsonb DEFAULT NULL,
+									   k int DEFAULT NULL,
+									   epsilon float8 DEFAULT NULL,
+									   method text DEFAULT 'cgm',
+									   tolerance float8 DEFAULT NULL,
+									   em_iterations int DEFAULT NULL,
+									   variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+
+-- Every cell of every log-potential table of a clique model: the clique's
+-- variables (1-based, ascending), the assignment (values 0..k-1, aligned
+-- with clique) and its log-potential.
+CREATE FUNCTION mrf_potentials(model mrf, OUT clique int[], OUT assignment int[],
+							   OUT log_potential float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The clique marginals of a clique model, in the layout of mrf_potentials:
+-- exact on a junction tree, loopy belief propagation otherwise.
+CREATE FUNCTION mrf_marginals(model mrf, OUT clique int[], OUT assignment int[],
+							  OUT probability float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

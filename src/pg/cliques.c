@@ -1,0 +1,672 @@
+/*
+ * cliques.c - clique models of known structure learned from noisy
+ * sufficient statistics under epsilon-DP (Bernstein et al. 2017; SPEC 4.6
+ * and 5): the learner shared by the aggregate's final function and the
+ * protected path, the model kind (JSON text form, sampling) and the
+ * kind-specific accessors mrf_potentials and mrf_marginals.
+ *
+ * Parameters of a clique model, as doubles (m cliques, s = sum of their
+ * sizes, cells = sum of k^|C|):
+ *
+ *   params[0]                    m
+ *   params[1 .. m]               |C_1| .. |C_m|
+ *   params[m + 1 .. m + s]       the variables of each clique in turn,
+ *                                0-based, ascending within a clique
+ *   params[m + s + 1 ..]         the log-potential tables, clique by clique,
+ *                                each k^|C| cells row-major over the
+ *                                clique's ascending variables (the first
+ *                                variable is the most significant digit)
+ *
+ * which is the core's layout (bp.h), so the tables go to the core as they
+ * are.  The JSON text form lists "cliques" 1-based and "log_potentials" as
+ * one array per clique in the same order.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/tuplestore.h"
+
+#include "core/cliques.h"
+#include "pg/aggregates.h"
+#include "pg/ledger.h"
+#include "pg/learners.h"
+#include "pg/model.h"
+#include "pg/options.h"
+#include "pg/release.h"
+
+/* Options accepted by mrf_learn_cliques. */
+#define CLIQUES_OPTIONS (MRF_OPT_EPSILON | MRF_OPT_K | MRF_OPT_CLIQUES | MRF_OPT_METHOD | \
+						 MRF_OPT_TOLERANCE | MRF_OPT_EM_ITERATIONS)
+
+/*
+ * Most table cells a clique model may hold over all its cliques: 2^24
+ * doubles are 128 MB in binary form and well under the 1 GB limit of the
+ * model's JSON text (about 25 bytes a cell), which pg_dump and the binary
+ * protocol both go through.
+ */
+#define CLIQUES_MAX_MODEL_CELLS ((int64) 1 << 24)
+
+/* Most cliques a model document may list (the options' limit as well). */
+#define CLIQUES_MAX_CLIQUES 10000
+
+/* Allocator of the accessors' core calls: zeroed, huge, NULL on failure. */
+static void *
+PallocAlloc(void *ctx, size_t bytes)
+{
+	return palloc_extended(bytes == 0 ? 1 : bytes,
+						   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+}
+
+/* Deallocator matching PallocAlloc. */
+static void
+PallocRelease(void *ctx, void *ptr)
+{
+	if (ptr != NULL)
+		pfree(ptr);
+}
+
+/* Poll of the accessors' core calls: honours cancel. */
+static void
+PallocPoll(void *ctx, int64_t done, int64_t total)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* The environment of accessor calls, in the current memory context. */
+static const MrfEnv PallocEnv = {PallocAlloc, PallocRelease, PallocPoll, NULL};
+
+/* Number of cliques of a clique model. */
+static inline int
+CliquesCount(const MrfModel *model)
+{
+	return (int) model->params[0];
+}
+
+/* Total variables over all cliques (s). */
+static int
+CliquesVarTotal(const MrfModel *model)
+{
+	int			m = CliquesCount(model);
+	int			s = 0;
+
+	for (int c = 0; c < m; c++)
+		s += (int) model->params[1 + c];
+	return s;
+}
+
+/* The log-potential tables of a clique model. */
+static double *
+CliquesTables(MrfModel *model)
+{
+	return model->params + 1 + CliquesCount(model) + CliquesVarTotal(model);
+}
+
+/* Flattens a clique model's cliques into the core's start/var arrays (palloc). */
+static void
+CliquesFlatten(const MrfModel *model, int **start, int **var)
+{
+	int			m = CliquesCount(model);
+	int			s = CliquesVarTotal(model);
+
+	*start = palloc(sizeof(int) * (m + 1));
+	*var = palloc(sizeof(int) * (s + 1));
+	(*start)[0] = 0;
+	for (int c = 0; c < m; c++)
+		(*start)[c + 1] = (*start)[c] + (int) model->params[1 + c];
+	for (int i = 0; i < s; i++)
+		(*var)[i] = (int) model->params[1 + m + i];
+}
+
+/* The core's clique set of a model (valid by construction). */
+static MrfCliqueSet *
+CliquesSetOf(const MrfModel *model, const MrfEnv *env)
+{
+	int		   *start;
+	int		   *var;
+	MrfCliqueSet *set;
+	int			status;
+
+	CliquesFlatten(model, &start, &var);
+	status = MrfCliqueSetBuild(model->p, model->k, CliquesCount(model), start, var,
+							   CLIQUES_MAX_MODEL_CELLS, env, &set);
+	if (status == MRF_ENOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory reading a clique model")));
+	if (status != MRF_OK)
+		elog(ERROR, "clique model with invalid cliques");
+	return set;
+}
+
+/* A model with the given (valid) clique set and zeroed tables. */
+static MrfModel *
+CliquesModelCreate(const MrfCliqueSet *set, uint16 flags, Jsonb *meta)
+{
+	int			m = set->m;
+	int			s = set->start[m];
+	MrfModel   *model;
+
+	model = MrfModelCreate(MRF_KIND_CLIQUES, set->p, set->k, 0,
+						   (int) (1 + m + s + set->cells), flags, meta);
+	model->params[0] = m;
+	for (int c = 0; c < m; c++)
+		model->params[1 + c] = set->start[c + 1] - set->start[c];
+	for (int i = 0; i < s; i++)
+		model->params[1 + m + i] = set->var[i];
+	return model;
+}
+
+/* The text "[a, b, c]" of clique c of the options, 1-based, for messages. */
+static char *
+CliqueText(const MrfOptions *opt, int c)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '[');
+	for (int i = 0; i < opt->clique_size[c]; i++)
+		appendStringInfo(&buf, "%s%d", i ? ", " : "", opt->clique_vars[c][i] + 1);
+	appendStringInfoChar(&buf, ']');
+	return buf.data;
+}
+
+/*
+ * Validates the cliques option against p and k, with messages naming the
+ * clique (options are public, so quoting them leaks nothing), and fills the
+ * core's start/var arrays.
+ */
+static void
+CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
+				   int **start_out, int **var_out)
+{
+	int			m = opt->ncliques;
+	int		   *start = palloc(sizeof(int) * (m + 1));
+	int		   *var;
+	int			bad;
+	MrfCliquesCheck check;
+
+	start[0] = 0;
+	for (int c = 0; c < m; c++)
+		start[c + 1] = start[c] + opt->clique_size[c];
+	var = palloc(sizeof(int) * (start[m] + 1));
+	for (int c = 0; c < m; c++)
+		memcpy(var + start[c], opt->clique_vars[c], sizeof(int) * opt->clique_size[c]);
+
+	check = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
+	switch (check)
+	{
+		case MRF_CLIQUES_VALID:
+			break;
+		case MRF_CLIQUES_OUT_OF_RANGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"cliques\""),
+					 errdetail("Clique %d, %s, names a variable outside 1..%d: the samples have %d variables.",
+							   bad + 1, CliqueText(opt, bad), p, p)));
+			break;
+		case MRF_CLIQUES_REPEATED_VARIABLE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"cliques\""),
+					 errdetail("Clique %d, %s, names the same variable twice.",
+							   bad + 1, CliqueText(opt, bad))));
+			break;
+		case MRF_CLIQUES_DUPLICATE_CLIQUE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"cliques\""),
+					 errdetail("Clique %d, %s, repeats the variables of an earlier clique.",
+							   bad + 1, CliqueText(opt, bad)),
+					 errhint("List each clique once; the order of its variables does not matter.")));
+			break;
+		case MRF_CLIQUES_TABLE_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the table of a clique of %s would be too large", learner),
+					 errdetail("Clique %d, %s, has a table of %d^%d cells; a clique model holds at most " INT64_FORMAT " cells.",
+							   bad + 1, CliqueText(opt, bad), k, opt->clique_size[bad],
+							   CLIQUES_MAX_MODEL_CELLS),
+					 errhint("Use smaller cliques or fewer values per variable.")));
+			break;
+		case MRF_CLIQUES_TOTAL_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the clique tables of %s would be too large", learner),
+					 errdetail("The tables of all cliques together exceed " INT64_FORMAT " cells.",
+							   CLIQUES_MAX_MODEL_CELLS),
+					 errhint("Use fewer or smaller cliques.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"cliques\""),
+					 errdetail("%s.", MrfCliquesCheckMessage(check))));
+	}
+	*start_out = start;
+	*var_out = var;
+}
+
+/* Learns a clique model from a state's byte rows; fills the charge it costs. */
+MrfModel *
+MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
+{
+	const uint8 *rows = MrfRowsBytes(state);
+	int64		n = state->n;
+	int			p = state->p;
+	int			k = state->k;
+	const char *learner = "mrf_learn_cliques";
+	MrfOptions	opt;
+	MrfCliquesOptions co;
+	MrfCliquesReport rep;
+	MrfCliqueSet *set;
+	MrfRun		run;
+	MrfModel   *model;
+	StringInfoData meta;
+	int		   *start;
+	int		   *var;
+	double	   *logpot;
+	size_t		workspace;
+	double		cells;
+
+	MrfOptionsParse(state->options, &opt);
+	if (opt.given & (MRF_OPT_RHO | MRF_OPT_DELTA))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes a pure differential privacy budget", learner),
+				 errdetail("The learner is epsilon-DP: it takes neither rho nor delta."),
+				 errhint("Pass epsilon => ....")));
+	MrfOptionsCheckAllowed(&opt, CLIQUES_OPTIONS, learner);
+	MrfOptionsRequire(&opt, MRF_OPT_CLIQUES | MRF_OPT_EPSILON, learner);
+
+	MrfCliquesDefaultOptions(&co);
+	co.epsilon = opt.epsilon;
+	if (opt.given & MRF_OPT_METHOD)
+	{
+		if (strcmp(opt.method, "cgm") == 0)
+			co.method = MRF_CLIQUES_CGM;
+		else if (strcmp(opt.method, "naive") == 0)
+			co.method = MRF_CLIQUES_NAIVE;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"method\""),
+					 errdetail("%s takes method 'cgm' or 'naive'.", learner)));
+	}
+	if (co.method == MRF_CLIQUES_NAIVE &&
+		(opt.given & (MRF_OPT_TOLERANCE | MRF_OPT_EM_ITERATIONS)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options \"tolerance\" and \"em_iterations\" apply only to method 'cgm'"),
+				 errdetail("The naive method runs no EM iterations.")));
+	if (opt.given & MRF_OPT_TOLERANCE)
+		co.em_tolerance = opt.tolerance;
+	if (opt.given & MRF_OPT_EM_ITERATIONS)
+		co.em_iterations = opt.em_iterations;
+
+	CliquesCheckOption(&opt, p, k, learner, &start, &var);
+
+	/* A first bound from the cell count alone, before anything is allocated. */
+	cells = 0;
+	for (int c = 0; c < opt.ncliques; c++)
+		cells += pow(k, opt.clique_size[c]);
+	MrfCheckMemory(learner, cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32)));
+
+	MrfRunBegin(&run, learner);
+	MrfRunCheck(&run, MrfCliqueSetBuild(p, k, opt.ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
+										&run.env, &set));
+	/* The exact figure, inference engine included. */
+	MrfRunCheck(&run, MrfCliquesWorkspaceBytes(set, &co, &run.env, &workspace));
+	MrfCheckMemory(learner, (double) workspace + (double) set->cells * sizeof(double));
+
+	logpot = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (set->cells + 1));
+	MrfRunCheck(&run, MrfCliquesLearn(rows, n, set, &co, &run.rng, &run.env, logpot, NULL, &rep));
+
+	MrfMetaBegin(&meta, &run, "bernstein2017", n);
+	appendStringInfo(&meta, ", \"notion\": \"pure\", \"epsilon\": %s",
+					 float8out_internal(co.epsilon));
+	appendStringInfo(&meta, ", \"method\": \"%s\"", co.method == MRF_CLIQUES_CGM ? "cgm" : "naive");
+	appendStringInfo(&meta, ", \"cliques\": %d, \"cells\": " INT64_FORMAT, set->m, (int64) set->cells);
+	/* Replace-one: 2 |cliques|; the paper's add/remove relation would give |cliques|. */
+	appendStringInfo(&meta, ", \"mechanism\": \"discrete-laplace\", \"l1_sensitivity\": %s",
+					 float8out_internal(rep.sensitivity));
+	appendStringInfo(&meta, ", \"noise_scale\": %s", float8out_internal(rep.noise_scale));
+	appendStringInfo(&meta, ", \"inference\": \"%s\", \"decomposable\": %s",
+					 rep.exact ? "exact" : "loopy", rep.decomposable ? "true" : "false");
+	if (co.method == MRF_CLIQUES_CGM)
+	{
+		appendStringInfo(&meta, ", \"em\": {\"iterations\": %d, \"max_iterations\": %d, \"converged\": %s",
+						 rep.em_iterations, co.em_iterations, rep.converged ? "true" : "false");
+		appendStringInfoString(&meta, ", \"change\": ");
+		MrfJsonAppendDouble(&meta, rep.em_change);
+		appendStringInfo(&meta, ", \"tolerance\": %s, \"estep_sweeps\": " INT64_FORMAT
+						 ", \"estep_capped\": %d}",
+						 float8out_internal(co.em_tolerance), (int64) rep.estep_sweeps,
+						 rep.estep_capped);
+	}
+	else
+		appendStringInfo(&meta, ", \"fit_converged\": %s", rep.converged ? "true" : "false");
+
+	model = CliquesModelCreate(set, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+							   MrfMetaFinish(&meta));
+	memcpy(CliquesTables(model), logpot, sizeof(double) * set->cells);
+	MrfRunEnd(&run);
+
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_PURE;
+	charge->rho = 0;
+	charge->epsilon = co.epsilon;
+	charge->delta = 0;
+	charge->rows = n;
+	return model;
+}
+
+PG_FUNCTION_INFO_V1(mrf_cliques_final);
+/* Final: learns, charges the statement's relations, then releases. */
+Datum
+mrf_cliques_final(PG_FUNCTION_ARGS)
+{
+	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
+	MrfModel   *model;
+	MrfCharge	charge;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("mrf_cliques_final called in non-aggregate context")));
+	if (state == NULL || state->n == 0)
+		PG_RETURN_NULL();
+	model = MrfCliquesLearnState(state, &charge);
+	/* Charge before release: this returns only once the charge is committed. */
+	MrfChargeStatement(&charge);
+	PG_RETURN_POINTER(model);
+}
+
+/* The "cliques" (1-based) and "log_potentials" members of the document. */
+static void
+CliquesWriteJson(StringInfo buf, MrfModel *model)
+{
+	int			m = CliquesCount(model);
+	const double *var = model->params + 1 + m;
+	const double *table = CliquesTables(model);
+
+	appendStringInfoString(buf, ", \"cliques\": [");
+	for (int c = 0, v = 0; c < m; c++)
+	{
+		int			size = (int) model->params[1 + c];
+
+		appendStringInfoString(buf, c ? ", [" : "[");
+		for (int i = 0; i < size; i++, v++)
+			appendStringInfo(buf, "%s%d", i ? ", " : "", (int) var[v] + 1);
+		appendStringInfoChar(buf, ']');
+	}
+	appendStringInfoString(buf, "], \"log_potentials\": [");
+	for (int c = 0; c < m; c++)
+	{
+		int			cells = (int) pow(model->k, (int) model->params[1 + c]);
+
+		if (c > 0)
+			appendStringInfoString(buf, ", ");
+		MrfJsonAppendVector(buf, table, cells);
+		table += cells;
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+/*
+ * Copies a table listed row-major over the clique's variables in the order
+ * given (given[0..size-1]) into the layout over the ascending variables
+ * (sorted[0..size-1]).
+ */
+static void
+CliquesPermuteTable(int k, int size, const int *given, const int *sorted,
+					const double *in, double *out)
+{
+	int			pos[64];		/* digit of given[i] in the sorted layout */
+	int			digits[64];
+	int64		cells = 1;
+
+	for (int i = 0; i < size; i++)
+	{
+		cells *= k;
+		for (int j = 0; j < size; j++)
+			if (sorted[j] == given[i])
+				pos[i] = j;
+	}
+	memset(digits, 0, sizeof(digits));
+	for (int64 x = 0; x < cells; x++)
+	{
+		int64		g = 0;
+
+		for (int i = 0; i < size; i++)
+			g = g * k + digits[pos[i]];
+		out[x] = in[g];
+		/* next sorted-layout index: the last digit is the least significant */
+		for (int j = size - 1; j >= 0; j--)
+		{
+			if (++digits[j] < k)
+				break;
+			digits[j] = 0;
+		}
+	}
+}
+
+/* A clique model from its document; validates the cliques and every table. */
+static MrfModel *
+CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
+{
+	JsonbValue	v;
+	JsonbValue	lp;
+	JsonbContainer *outer;
+	int			k = MrfJsonGetInt(root, "k", 2, 256);
+	int			m;
+	int		   *start;
+	int		   *var;
+	int			bad;
+	MrfCliquesCheck check;
+	MrfCliqueSet *set;
+	MrfModel   *model;
+	double	   *table;
+
+	if (!MrfJsonGetKey(root, "cliques", &v) || v.type != jbvBinary ||
+		!JsonContainerIsArray(v.val.binary.data))
+		MrfModelMalformed("Member \"cliques\" must be an array of arrays of variable numbers.");
+	outer = v.val.binary.data;
+	m = JsonContainerSize(outer);
+	if (m < 1 || m > CLIQUES_MAX_CLIQUES)
+		MrfModelMalformed(psprintf("Member \"cliques\" must list from 1 to %d cliques.",
+								   CLIQUES_MAX_CLIQUES));
+	start = palloc(sizeof(int) * (m + 1));
+	start[0] = 0;
+	for (int c = 0; c < m; c++)
+	{
+		JsonbValue *cl = getIthJsonbValueFromContainer(outer, c);
+
+		if (cl == NULL || cl->type != jbvBinary || !JsonContainerIsArray(cl->val.binary.data) ||
+			JsonContainerSize(cl->val.binary.data) < 1 || JsonContainerSize(cl->val.binary.data) > 62)
+			MrfModelMalformed("Each clique must be an array of 1 to 62 variable numbers.");
+		start[c + 1] = start[c] + JsonContainerSize(cl->val.binary.data);
+	}
+	var = palloc(sizeof(int) * (start[m] + 1));
+	for (int c = 0; c < m; c++)
+	{
+		JsonbValue *cl = getIthJsonbValueFromContainer(outer, c);
+
+		for (int i = 0; i < start[c + 1] - start[c]; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(cl->val.binary.data, i);
+			double		d;
+
+			if (e == NULL || e->type != jbvNumeric)
+				MrfModelMalformed("Clique variables must be numbers from 1 to p.");
+			d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(e->val.numeric)));
+			if (d != floor(d) || d < 1 || d > p)
+				MrfModelMalformed(psprintf("Clique %d must list integers from 1 to p = %d.", c + 1, p));
+			var[start[c] + i] = (int) d - 1;
+		}
+	}
+	check = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
+	if (check != MRF_CLIQUES_VALID)
+		MrfModelMalformed(psprintf("Clique %d: %s.", bad + 1, MrfCliquesCheckMessage(check)));
+	if (MrfCliqueSetBuild(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &PallocEnv, &set) != MRF_OK)
+		MrfModelMalformed("The cliques could not be laid out.");
+
+	if (!MrfJsonGetKey(root, "log_potentials", &lp) || lp.type != jbvBinary ||
+		!JsonContainerIsArray(lp.val.binary.data) ||
+		JsonContainerSize(lp.val.binary.data) != (uint32) m)
+		MrfModelMalformed(psprintf("Member \"log_potentials\" must be an array with one table per clique (%d).", m));
+	model = CliquesModelCreate(set, 0, meta);
+	table = CliquesTables(model);
+	for (int c = 0; c < m; c++)
+	{
+		int			size = start[c + 1] - start[c];
+		int64		cells = set->offset[c + 1] - set->offset[c];
+		double	   *given = palloc(sizeof(double) * cells);
+
+		MrfJsonReadVector(getIthJsonbValueFromContainer(lp.val.binary.data, c), (int) cells,
+						  given, "log_potentials");
+		CliquesPermuteTable(k, size, var + start[c], set->var + set->start[c], given,
+							table + set->offset[c]);
+		pfree(given);
+	}
+	MrfCliqueSetFree(&PallocEnv, set);
+	return model;
+}
+
+/* Samples with values 0..k-1. */
+static int
+CliquesSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
+			  const MrfEnv *env, int32 *out)
+{
+	MrfCliqueSet *set = CliquesSetOf(model, env);
+	uint8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
+	int			status;
+
+	if (raw == NULL)
+		return MRF_ENOMEM;
+	status = MrfCliquesSample(set, CliquesTables(model), n, burn_in, thin, rng, env, raw);
+	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
+		out[i] = raw[i];
+	MrfFree(env, raw);
+	MrfCliqueSetFree(env, set);
+	return status;
+}
+
+/* mrf_edges and mrf_fields do not apply: the dispatcher raises the error. */
+const MrfKindOps MrfCliquesOps = {
+	MRF_KIND_CLIQUES, CliquesWriteJson, CliquesReadJson, NULL, NULL, CliquesSample
+};
+
+/* Errors unless model is a clique model. */
+static void
+RequireCliques(const MrfModel *model, const char *fn)
+{
+	if (model->kind != MRF_KIND_CLIQUES)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s does not apply to models of kind %s", fn, MrfKindName(model->kind)),
+				 errhint("%s reads clique models (mrf_learn_cliques).", fn)));
+}
+
+/* One row (clique, assignment, value) per cell of every table in values. */
+static void
+CliquesTableRows(MrfModel *model, const double *values, ReturnSetInfo *rsinfo)
+{
+	int			m = CliquesCount(model);
+	int			k = model->k;
+	const double *var = model->params + 1 + m;
+	int64		cell = 0;
+	Datum		elems[64];
+
+	for (int c = 0, v = 0; c < m; c++)
+	{
+		int			size = (int) model->params[1 + c];
+		int			digits[64];
+		int64		cells = 1;
+		Datum		clique;
+
+		for (int i = 0; i < size; i++)
+		{
+			elems[i] = Int32GetDatum((int32) var[v + i] + 1);
+			cells *= k;
+		}
+		v += size;
+		clique = PointerGetDatum(construct_array(elems, size, INT4OID, sizeof(int32), true,
+												 TYPALIGN_INT));
+		memset(digits, 0, sizeof(digits));
+		for (int64 x = 0; x < cells; x++, cell++)
+		{
+			Datum		row[3];
+			bool		nulls[3] = {false, false, false};
+
+			for (int i = 0; i < size; i++)
+				elems[i] = Int32GetDatum(digits[i]);
+			row[0] = clique;
+			row[1] = PointerGetDatum(construct_array(elems, size, INT4OID, sizeof(int32), true,
+													 TYPALIGN_INT));
+			row[2] = Float8GetDatum(values[cell]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+			pfree(DatumGetPointer(row[1]));
+			for (int j = size - 1; j >= 0; j--)
+			{
+				if (++digits[j] < k)
+					break;
+				digits[j] = 0;
+			}
+			if ((x & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+}
+
+PG_FUNCTION_INFO_V1(mrf_potentials);
+/* Log-potential tables (clique, assignment, log_potential): 1-based variables, values 0..k-1. */
+Datum
+mrf_potentials(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+
+	RequireCliques(model, "mrf_potentials");
+	InitMaterializedSRF(fcinfo, 0);
+	CliquesTableRows(model, CliquesTables(model), (ReturnSetInfo *) fcinfo->resultinfo);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_marginals);
+/*
+ * Clique marginals (clique, assignment, probability) of the model: exact on
+ * a junction tree, loopy belief propagation (approximate) otherwise.
+ */
+Datum
+mrf_marginals(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	MrfCliqueSet *set;
+	double	   *marg;
+	int			status;
+
+	RequireCliques(model, "mrf_marginals");
+	set = CliquesSetOf(model, &PallocEnv);
+	marg = palloc_extended(sizeof(double) * (set->cells + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	status = MrfCliquesMarginals(set, CliquesTables(model), NULL, &PallocEnv, marg, NULL);
+	if (status == MRF_ENOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory in mrf_marginals")));
+	if (status != MRF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("mrf_marginals failed with internal status %d", status)));
+	InitMaterializedSRF(fcinfo, 0);
+	CliquesTableRows(model, marg, (ReturnSetInfo *) fcinfo->resultinfo);
+	return (Datum) 0;
+}
