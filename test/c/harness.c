@@ -145,6 +145,7 @@ main(void)
 		{"fw", TestFw},
 		{"ising", TestIsing},
 		{"sample", TestSample},
+		{"cliques", TestCliques},
 		{"pairwise", TestPairwise},
 		{"structure", TestStructure},
 		{"twise", TestTwise},

@@ -82,6 +82,7 @@ void		TestRows(void);
 void		TestFw(void);
 void		TestIsing(void);
 void		TestSample(void);
+void		TestCliques(void);
 void		TestPairwise(void);
 void		TestStructure(void);
 void		TestTwise(void);

@@ -1,0 +1,754 @@
+/*
+ * test_cliques.c - the clique learner of Bernstein et al. 2017 (cliques.c,
+ * bp.c, simplex.c): the noisy release against the discrete Laplace law, the
+ * simplex projection, validation, exact and loopy inference against
+ * enumeration, the closed form on junction trees, the sampler, and the
+ * paper's synthetic study (naive MLE against CGM-EM) at CI size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "bp.h"
+#include "cliques.h"
+#include "cliques_synth.h"
+#include "dirichlet.h"
+#include "privacy.h"
+#include "simplex.h"
+
+/* Standard errors allowed for moment checks. */
+#define SE_TOL 5.0
+
+/* Builds a set from a flat list of equal-sized cliques; aborts the test on failure. */
+static MrfCliqueSet *
+MakeSet(int p, int k, int m, int size, const int *vars)
+{
+	int			start[64];
+	MrfCliqueSet *set = NULL;
+	int			c;
+
+	for (c = 0; c <= m; c++)
+		start[c] = c * size;
+	CHECK(MrfCliqueSetBuild(p, k, m, start, vars, 0, &MrfMallocEnv, &set) == MRF_OK);
+	return set;
+}
+
+/*
+ * Clique marginals and log Z by enumerating all k^p states: the reference
+ * every inference routine is held to (independent of bp.c).
+ */
+static void
+EnumerateMarginals(const MrfCliqueSet *set, const double *logpot, double *marg,
+				   double *logz)
+{
+	int64_t		states = 1;
+	uint8_t		z[32];
+	double	   *w;
+	double		mx = -INFINITY;
+	double		total = 0.0;
+	int64_t		s;
+	int			pass;
+	int			j;
+
+	for (j = 0; j < set->p; j++)
+		states *= set->k;
+	w = malloc(sizeof(double) * (size_t) states);
+	memset(marg, 0, sizeof(double) * (size_t) set->cells);
+	for (pass = 0; pass < 2; pass++)
+	{
+		memset(z, 0, sizeof(z));
+		for (s = 0; s < states; s++)
+		{
+			int			c;
+
+			if (pass == 0)
+			{
+				double		sc = 0.0;
+
+				for (c = 0; c < set->m; c++)
+				{
+					int64_t		idx = 0;
+					int			i;
+
+					for (i = set->start[c]; i < set->start[c + 1]; i++)
+						idx = idx * set->k + z[set->var[i]];
+					sc += logpot[set->offset[c] + idx];
+				}
+				w[s] = sc;
+				mx = sc > mx ? sc : mx;
+			}
+			else
+			{
+				double		pr = exp(w[s] - mx);
+
+				total += pr;
+				for (c = 0; c < set->m; c++)
+				{
+					int64_t		idx = 0;
+					int			i;
+
+					for (i = set->start[c]; i < set->start[c + 1]; i++)
+						idx = idx * set->k + z[set->var[i]];
+					marg[set->offset[c] + idx] += pr;
+				}
+			}
+			for (j = set->p - 1; j >= 0; j--)
+			{
+				if (++z[j] < set->k)
+					break;
+				z[j] = 0;
+			}
+		}
+	}
+	for (s = 0; s < set->cells; s++)
+		marg[s] /= total;
+	if (logz != NULL)
+		*logz = mx + log(total);
+	free(w);
+}
+
+/* Largest absolute difference of two arrays. */
+static double
+MaxDiff(const double *a, const double *b, int64_t n)
+{
+	double		worst = 0.0;
+	int64_t		i;
+
+	for (i = 0; i < n; i++)
+		worst = fabs(a[i] - b[i]) > worst ? fabs(a[i] - b[i]) : worst;
+	return worst;
+}
+
+/* N(0, sd^2) log-potentials. */
+static void
+GaussianPotentials(const MrfCliqueSet *set, MrfRng *rng, double sd, double *logpot)
+{
+	int64_t		x;
+
+	for (x = 0; x < set->cells; x++)
+		logpot[x] = sd * MrfRngNormal(rng);
+}
+
+/*
+ * The released noise against the discrete Laplace law with scale t = num/den
+ * (q = exp(-1/t)): mean 0, variance 2q/(1-q)^2, P(0) = (1-q)/(1+q); and the
+ * scale itself is 2m/epsilon rounded up (never down).
+ */
+static void
+TestReleaseNoise(void)
+{
+	const int	vars[] = {0, 1, 1, 2, 0, 2};
+	MrfCliqueSet *set = MakeSet(3, 64, 3, 2, vars);	/* 3 x 4096 cells */
+	const double eps = 1.5;
+	const int	rounds = 20;
+	int64_t    *counts = calloc((size_t) set->cells, sizeof(int64_t));
+	int64_t    *noisy = malloc(sizeof(int64_t) * (size_t) set->cells);
+	MrfCliquesReport rep;
+	MrfRng		rng;
+	double		sum = 0.0;
+	double		sum2 = 0.0;
+	double		sum4 = 0.0;
+	long		zeros = 0;
+	long		draws = 0;
+	double		t;
+	double		q;
+	double		var;
+	double		p0;
+	double		mean;
+	double		v_hat;
+	int			r;
+	int64_t		x;
+	uint64_t	num;
+	uint64_t	den;
+
+	MrfRngInitSeeded(&rng, 600);
+	/* a constant offset in the counts must pass through unchanged */
+	for (x = 0; x < set->cells; x++)
+		counts[x] = 1000;
+	for (r = 0; r < rounds; r++)
+	{
+		CHECK(MrfCliquesRelease(counts, set, eps, &rng, noisy, &rep) == MRF_OK);
+		for (x = 0; x < set->cells; x++)
+		{
+			double		e = (double) (noisy[x] - 1000);
+
+			sum += e;
+			sum2 += e * e;
+			sum4 += e * e * e * e;
+			zeros += noisy[x] == 1000;
+			draws++;
+		}
+	}
+	CHECK_NEAR(rep.sensitivity, 6.0, 0.0);
+	CHECK(rep.noise_num * 1.0 / rep.noise_den >= 6.0 / eps);
+	CHECK(rep.noise_num * 1.0 / rep.noise_den < 6.0 / eps * (1 + 1e-5));
+	t = (double) rep.noise_num / (double) rep.noise_den;
+	q = exp(-1.0 / t);
+	var = 2.0 * q / ((1.0 - q) * (1.0 - q));
+	p0 = (1.0 - q) / (1.0 + q);
+	mean = sum / draws;
+	v_hat = sum2 / draws;
+	CHECK_MSG(fabs(mean) < SE_TOL * sqrt(var / draws), "mean %.4f, se %.4f", mean,
+			  sqrt(var / draws));
+	CHECK_MSG(fabs(v_hat - var) < SE_TOL * sqrt((sum4 / draws - v_hat * v_hat) / draws),
+			  "variance %.4f, expected %.4f", v_hat, var);
+	CHECK_MSG(fabs((double) zeros / draws - p0) < SE_TOL * sqrt(p0 * (1 - p0) / draws),
+			  "P(0) %.5f, expected %.5f", (double) zeros / draws, p0);
+	/* negative control: the add/remove scale m/eps has half the variance */
+	{
+		double		q2 = exp(-2.0 / t);
+		double		var2 = 2.0 * q2 / ((1.0 - q2) * (1.0 - q2));
+
+		CHECK(fabs(v_hat - var2) > 10 * SE_TOL * sqrt(var / draws));
+	}
+
+	/* calibration edge cases */
+	CHECK(MrfCliquesNoiseScale(1.0, 5, &num, &den) == 0 && num >= 10 * den);
+	CHECK(MrfCliquesNoiseScale(0.0, 5, &num, &den) == -1);
+	CHECK(MrfCliquesNoiseScale(NAN, 5, &num, &den) == -1);
+	CHECK(MrfCliquesNoiseScale(1.0, 0, &num, &den) == -1);
+	CHECK(MrfCliquesNoiseScale(1e-12, 5, &num, &den) == -1);	/* scale > 2^40 */
+	CHECK(MrfCliquesNoiseScale(1e-9, 5, &num, &den) == 0 &&
+		  (double) num / (double) den >= 1e10);
+	CHECK(MrfCliquesRelease(counts, set, -1.0, &rng, noisy, NULL) == MRF_EINVAL);
+	free(counts);
+	free(noisy);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+}
+
+/* Duchi et al. 2008 projection: known answers and the KKT conditions. */
+static void
+TestSimplex(void)
+{
+	double		out[8];
+	MrfRng		rng;
+	int			trial;
+
+	{
+		const double v[3] = {0.2, 0.3, 0.5};	/* already on the simplex */
+
+		CHECK(MrfSimplexProject(v, 3, out, &MrfMallocEnv) == MRF_OK);
+		CHECK(MaxDiff(out, v, 3) < 1e-15);
+	}
+	{
+		const double v[3] = {-1.0, -2.0, -3.0};	/* all negative */
+		const double e[3] = {1.0, 0.0, 0.0};
+
+		CHECK(MrfSimplexProject(v, 3, out, &MrfMallocEnv) == MRF_OK);
+		CHECK(MaxDiff(out, e, 3) < 1e-15);
+	}
+	{
+		const double v[3] = {0.5, 0.5, 0.5};	/* three-way tie */
+
+		CHECK(MrfSimplexProject(v, 3, out, &MrfMallocEnv) == MRF_OK);
+		CHECK_NEAR(out[0], 1.0 / 3, 1e-15);
+		CHECK_NEAR(out[1], 1.0 / 3, 1e-15);
+		CHECK_NEAR(out[2], 1.0 / 3, 1e-15);
+	}
+	{
+		const double v[4] = {1.0, 1.0, 0.0, -5.0};	/* tie at the top */
+		const double e[4] = {0.5, 0.5, 0.0, 0.0};
+
+		CHECK(MrfSimplexProject(v, 4, out, &MrfMallocEnv) == MRF_OK);
+		CHECK(MaxDiff(out, e, 4) < 1e-15);
+	}
+	{
+		const double v[3] = {0.5, 0.8, -0.1};	/* tau = 0.15 */
+		const double e[3] = {0.35, 0.65, 0.0};
+
+		CHECK(MrfSimplexProject(v, 3, out, &MrfMallocEnv) == MRF_OK);
+		CHECK(MaxDiff(out, e, 3) < 1e-15);
+	}
+	{
+		double		v[2] = {7.0, 3.0};	/* in place, one survivor */
+
+		CHECK(MrfSimplexProject(v, 2, v, &MrfMallocEnv) == MRF_OK);
+		CHECK(v[0] == 1.0 && v[1] == 0.0);
+	}
+
+	/* KKT: out = max(v - tau, 0) for one tau, and sum(out) = 1 */
+	MrfRngInitSeeded(&rng, 601);
+	for (trial = 0; trial < 200; trial++)
+	{
+		double		v[8];
+		double		tau = NAN;
+		double		s = 0.0;
+		int			ok = 1;
+		int			i;
+
+		for (i = 0; i < 8; i++)
+			v[i] = 2.0 * MrfRngNormal(&rng);
+		MrfSimplexProject(v, 8, out, &MrfMallocEnv);
+		for (i = 0; i < 8; i++)
+		{
+			s += out[i];
+			ok &= out[i] >= 0.0;
+			if (out[i] > 0.0)
+			{
+				if (isnan(tau))
+					tau = v[i] - out[i];
+				ok &= fabs(v[i] - out[i] - tau) < 1e-12;
+			}
+		}
+		for (i = 0; i < 8; i++)
+			if (out[i] == 0.0)
+				ok &= v[i] <= tau + 1e-12;
+		CHECK_MSG(ok && fabs(s - 1.0) < 1e-12, "trial %d: KKT violated (sum %.15f)", trial, s);
+		if (!ok)
+			break;
+	}
+	{
+		const double bad[2] = {NAN, 1.0};
+
+		CHECK(MrfSimplexProject(bad, 2, out, &MrfMallocEnv) == MRF_EINVAL);
+		CHECK(MrfSimplexProject(bad, 0, out, &MrfMallocEnv) == MRF_EINVAL);
+	}
+}
+
+/* Every validation outcome, with the offending clique. */
+static void
+TestValidation(void)
+{
+	int			bad;
+	MrfCliqueSet *set;
+
+	{
+		const int	start[] = {0, 2, 4};
+		const int	var[] = {2, 0, 1, 2};	/* unsorted input is accepted */
+
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 0, &bad) == MRF_CLIQUES_VALID && bad == -1);
+		CHECK(MrfCliqueSetBuild(3, 2, 2, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
+		CHECK(set->var[0] == 0 && set->var[1] == 2 && set->cells == 8);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+		CHECK(MrfCliqueSetCheck(0, 2, 2, start, var, 0, &bad) == MRF_CLIQUES_BAD_P);
+		CHECK(MrfCliqueSetCheck(3, 1, 2, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
+		CHECK(MrfCliqueSetCheck(3, 257, 2, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
+		CHECK(MrfCliqueSetCheck(3, 2, 0, start, var, 0, &bad) == MRF_CLIQUES_NO_CLIQUES);
+		CHECK(MrfCliqueSetCheck(2, 2, 2, start, var, 0, &bad) == MRF_CLIQUES_OUT_OF_RANGE && bad == 0);
+		/* 2 + 2 cells: the limit 3 rejects each table, 7 only the total */
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 3, &bad) == MRF_CLIQUES_TABLE_TOO_LARGE);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 7, &bad) == MRF_CLIQUES_TOTAL_TOO_LARGE && bad == 1);
+	}
+	{
+		const int	start[] = {0, 2, 2};
+
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {0, 1}, 0, &bad) == MRF_CLIQUES_EMPTY_CLIQUE && bad == 1);
+	}
+	{
+		const int	start[] = {0, 1, 3};
+
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {0, 1, 1}, 0, &bad) == MRF_CLIQUES_REPEATED_VARIABLE && bad == 1);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {-1, 1, 2}, 0, &bad) == MRF_CLIQUES_OUT_OF_RANGE && bad == 0);
+	}
+	{
+		const int	start[] = {0, 2, 4, 6};
+
+		CHECK(MrfCliqueSetCheck(3, 2, 3, start, (const int[]) {0, 1, 1, 2, 1, 0}, 0, &bad) == MRF_CLIQUES_DUPLICATE_CLIQUE && bad == 2);
+		CHECK(MrfCliqueSetBuild(3, 2, 3, start, (const int[]) {0, 1, 1, 2, 1, 0}, 0, &MrfMallocEnv, &set) == MRF_EINVAL);
+	}
+	{
+		int			start[] = {0, 40};
+		int			var[40];
+		int			i;
+
+		for (i = 0; i < 40; i++)
+			var[i] = i;
+		/* 2^40 cells is over the hard ceiling of 2^30 */
+		CHECK(MrfCliqueSetCheck(40, 2, 1, start, var, 0, &bad) == MRF_CLIQUES_TABLE_TOO_LARGE);
+	}
+	CHECK(strstr(MrfCliquesCheckMessage(MRF_CLIQUES_DUPLICATE_CLIQUE), "twice") != NULL);
+	CHECK(strcmp(MrfCliquesCheckMessage((MrfCliquesCheck) 99), "unknown clique check") == 0);
+}
+
+/*
+ * Exact inference (junction tree of the cliques, and of a triangulation)
+ * and loopy BP against enumeration; decomposability detection.
+ */
+static void
+TestInference(void)
+{
+	MrfRng		rng;
+	double		psi[512];
+	double		a[512];
+	double		b[512];
+	double		lz_a;
+	double		lz_b;
+	MrfBpOptions bo;
+	int			dec;
+
+	MrfRngInitSeeded(&rng, 602);
+	memset(&bo, 0, sizeof(bo));
+	{
+		/* a tree of edges with a singleton clique and a disconnected edge */
+		const int	start[] = {0, 2, 4, 6, 8, 9, 11};
+		const int	var[] = {0, 1, 1, 2, 1, 3, 3, 4, 2, 5, 6};
+		MrfCliqueSet *set;
+
+		CHECK(MrfCliqueSetBuild(7, 3, 6, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
+		CHECK(MrfCliquesJunctionTree(set, &MrfMallocEnv, &dec, NULL, NULL) == MRF_OK && dec == 1);
+		GaussianPotentials(set, &rng, 1.5, psi);
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, &lz_a) == MRF_OK);
+		EnumerateMarginals(set, psi, b, &lz_b);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-12, "tree: %.3g", MaxDiff(a, b, set->cells));
+		CHECK_NEAR(lz_a, lz_b, 1e-10);
+		/* on a tree of pairwise factors loopy BP is exact too */
+		bo.mode = MRF_INFER_LOOPY;
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, &lz_a) == MRF_OK);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-7, "tree, loopy BP: %.3g", MaxDiff(a, b, set->cells));
+		CHECK(isnan(lz_a));
+		bo.mode = MRF_INFER_AUTO;
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* chain of triples: a junction tree with two-variable separators */
+		const int	var[] = {0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4, 5};
+		MrfCliqueSet *set = MakeSet(6, 3, 4, 3, var);
+
+		CHECK(MrfCliquesJunctionTree(set, &MrfMallocEnv, &dec, NULL, NULL) == MRF_OK && dec == 1);
+		GaussianPotentials(set, &rng, 1.5, psi);
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, &lz_a) == MRF_OK);
+		EnumerateMarginals(set, psi, b, &lz_b);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-12, "triples: %.3g", MaxDiff(a, b, set->cells));
+		CHECK_NEAR(lz_a, lz_b, 1e-10);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/*
+		 * loopy: a 5-cycle with a chord, plus a triangle in its own
+		 * component (disconnected parts join by empty separators)
+		 */
+		const int	var[] = {0, 1, 1, 2, 2, 3, 3, 4, 0, 4, 1, 3, 5, 6, 6, 7, 5, 7};
+		MrfCliqueSet *set = MakeSet(8, 3, 9, 2, var);
+		MrfBpInfo	info;
+		MrfBp	   *bp;
+
+		CHECK(MrfCliquesJunctionTree(set, &MrfMallocEnv, &dec, NULL, NULL) == MRF_OK && dec == 0);
+		GaussianPotentials(set, &rng, 1.5, psi);
+		CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &bp) == MRF_OK);
+		MrfBpGetInfo(bp, &info);
+		CHECK(info.exact == 1 && info.decomposable == 0 && info.clusters == 4);
+		CHECK(MrfBpMarginals(bp, psi, a, &lz_a) == MRF_OK);
+		MrfBpFree(bp);
+		EnumerateMarginals(set, psi, b, &lz_b);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-12, "triangulated: %.3g", MaxDiff(a, b, set->cells));
+		CHECK_NEAR(lz_a, lz_b, 1e-10);
+
+		/* forced exact with a cell limit too small for the triangulation */
+		bo.mode = MRF_INFER_EXACT;
+		bo.max_exact_cells = 20;
+		CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &bp) == MRF_EINVAL && bp == NULL);
+		bo.mode = MRF_INFER_AUTO;
+		CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &bp) == MRF_OK);
+		MrfBpGetInfo(bp, &info);
+		CHECK(info.exact == 0);	/* fell back to loopy BP */
+		MrfBpFree(bp);
+		bo.max_exact_cells = 0;
+
+		/* loopy BP is approximate: weak potentials, small error */
+		GaussianPotentials(set, &rng, 0.3, psi);
+		EnumerateMarginals(set, psi, b, NULL);
+		bo.mode = MRF_INFER_LOOPY;
+		CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &bp) == MRF_OK);
+		CHECK(MrfBpMarginals(bp, psi, a, NULL) == MRF_OK);
+		MrfBpGetInfo(bp, &info);
+		CHECK(info.last_converged && info.last_iterations > 1);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 0.02, "loopy BP: %.3g", MaxDiff(a, b, set->cells));
+		/* and not exact: a loopy BP that returned the truth would be suspicious */
+		CHECK(MaxDiff(a, b, set->cells) > 1e-6);
+		/* warm start: the same potentials again converge at once */
+		CHECK(MrfBpMarginals(bp, psi, a, NULL) == MRF_OK);
+		MrfBpGetInfo(bp, &info);
+		CHECK(info.last_iterations <= 2);
+		MrfBpFree(bp);
+		bo.mode = MRF_INFER_AUTO;
+		psi[3] = INFINITY;
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, NULL) == MRF_EINVAL);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+}
+
+/*
+ * Non-private fits from exact marginals: on junction trees the closed form
+ * reproduces the model (KL 0, marginals equal); on a loopy graph the
+ * gradient fit gets close.
+ */
+static void
+TestClosedForm(void)
+{
+	MrfCliquesOptions opt;
+	MrfCliquesReport rep;
+	MrfRng		rng;
+	double		psi[512];
+	double		fit[512];
+	double		m0[512];
+	double		m1[512];
+	double		kl;
+
+	MrfCliquesDefaultOptions(&opt);
+	MrfRngInitSeeded(&rng, 603);
+	{
+		/* a tree model (star plus path) with k = 3, Dirichlet(1) potentials */
+		const int	var[] = {0, 1, 0, 2, 0, 3, 3, 4, 4, 5};
+		MrfCliqueSet *set = MakeSet(6, 3, 5, 2, var);
+
+		SynthPotentials(set, &rng, psi);
+		EnumerateMarginals(set, psi, m0, NULL);
+		CHECK(MrfCliquesFitMarginals(m0, set, &opt, &MrfMallocEnv, fit, &rep) == MRF_OK);
+		CHECK(rep.decomposable == 1 && rep.converged == 1 && rep.fit_steps == 0);
+		EnumerateMarginals(set, fit, m1, NULL);
+		CHECK_MSG(MaxDiff(m0, m1, set->cells) < 1e-12, "tree closed form: %.3g",
+				  MaxDiff(m0, m1, set->cells));
+		CHECK(MrfCliquesKl(set, psi, set, fit, &MrfMallocEnv, &kl) == MRF_OK);
+		CHECK(kl < 1e-12);
+		/* negative control: the KL of a perturbed model is not 0 */
+		fit[0] += 0.5;
+		CHECK(MrfCliquesKl(set, psi, set, fit, &MrfMallocEnv, &kl) == MRF_OK && kl > 1e-4);
+		m0[0] = 0.0;
+		CHECK(MrfCliquesFitMarginals(m0, set, &opt, &MrfMallocEnv, fit, &rep) == MRF_EINVAL);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		const int	var[] = {0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4, 5, 4, 5, 6};
+		MrfCliqueSet *set = MakeSet(7, 2, 5, 3, var);
+
+		SynthPotentials(set, &rng, psi);
+		EnumerateMarginals(set, psi, m0, NULL);
+		CHECK(MrfCliquesFitMarginals(m0, set, &opt, &MrfMallocEnv, fit, &rep) == MRF_OK);
+		CHECK(MrfCliquesKl(set, psi, set, fit, &MrfMallocEnv, &kl) == MRF_OK);
+		CHECK_MSG(kl < 1e-12, "triple chain closed form: KL %.3g", kl);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* loopy (4-cycle): gradient ascent with the token ridge */
+		const int	var[] = {0, 1, 1, 2, 2, 3, 0, 3};
+		MrfCliqueSet *set = MakeSet(4, 3, 4, 2, var);
+
+		SynthPotentials(set, &rng, psi);
+		EnumerateMarginals(set, psi, m0, NULL);
+		CHECK(MrfCliquesFitMarginals(m0, set, &opt, &MrfMallocEnv, fit, &rep) == MRF_OK);
+		CHECK(rep.decomposable == 0 && rep.fit_steps > 0);
+		EnumerateMarginals(set, fit, m1, NULL);
+		CHECK_MSG(MaxDiff(m0, m1, set->cells) < 2e-3, "4-cycle fit: %.3g", MaxDiff(m0, m1, set->cells));
+		CHECK(MrfCliquesKl(set, psi, set, fit, &MrfMallocEnv, &kl) == MRF_OK);
+		CHECK_MSG(kl < 1e-3, "4-cycle fit: KL %.3g", kl);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+}
+
+/* Exact sampler by chi-square; Gibbs (k^p above 2^16) by its clique marginals. */
+static void
+TestSampler(void)
+{
+	MrfRng		rng;
+	double		psi[512];
+	double		m0[512];
+
+	MrfRngInitSeeded(&rng, 604);
+	{
+		const int	var[] = {0, 1, 1, 2};
+		MrfCliqueSet *set = MakeSet(3, 2, 2, 2, var);
+		const int64_t n = 40000;
+		uint8_t    *rows = malloc((size_t) n * 3);
+		long		obs[8] = {0};
+		double		prob[8];
+		double		total = 0.0;
+		int64_t		r;
+		int			s;
+
+		GaussianPotentials(set, &rng, 1.0, psi);
+		CHECK(MrfCliquesSample(set, psi, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
+		for (r = 0; r < n; r++)
+			obs[rows[3 * r] * 4 + rows[3 * r + 1] * 2 + rows[3 * r + 2]]++;
+		for (s = 0; s < 8; s++)
+		{
+			prob[s] = exp(psi[(s >> 1)] + psi[4 + (s & 3)]);
+			total += prob[s];
+		}
+		for (s = 0; s < 8; s++)
+			prob[s] /= total;
+		CHECK_MSG(ChiSquareSurvival(ChiSquareStatistic(obs, prob, 8, n), 7) > 1e-4,
+				  "exact sampler: chi-square p-value too small");
+		free(rows);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* 17 binary variables in a path: 2^17 states, so Gibbs */
+		int			var[32];
+		MrfCliqueSet *set;
+		const int64_t n = 20000;
+		uint8_t    *rows = malloc((size_t) n * 17);
+		int64_t    *counts = malloc(sizeof(int64_t) * 64);
+		double		emp[64];
+		int			i;
+		int64_t		x;
+
+		for (i = 0; i < 16; i++)
+		{
+			var[2 * i] = i;
+			var[2 * i + 1] = i + 1;
+		}
+		set = MakeSet(17, 2, 16, 2, var);
+		GaussianPotentials(set, &rng, 0.7, psi);
+		CHECK(MrfCliquesMarginals(set, psi, NULL, &MrfMallocEnv, m0, NULL) == MRF_OK);
+		CHECK(MrfCliquesSample(set, psi, n, 200, 3, &rng, &MrfMallocEnv, rows) == MRF_OK);
+		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_OK);
+		for (x = 0; x < set->cells; x++)
+			emp[x] = (double) counts[x] / (double) n;
+		CHECK_MSG(MaxDiff(emp, m0, set->cells) < 0.025, "Gibbs marginals off by %.3g",
+				  MaxDiff(emp, m0, set->cells));
+		rows[5] = 2;			/* a value outside the alphabet */
+		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_EINVAL);
+		free(rows);
+		free(counts);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+}
+
+/*
+ * The whole learner through a counting environment: it frees what it
+ * allocates, polls, reports, and the workspace estimate covers its peak.
+ */
+static void
+TestLearnInterface(void)
+{
+	const int	var[] = {0, 1, 2, 1, 2, 3, 2, 3, 4};
+	MrfCliqueSet *set = MakeSet(5, 3, 3, 3, var);
+	const int64_t n = 2000;
+	uint8_t    *rows = malloc((size_t) n * 5);
+	int64_t    *noisy = malloc(sizeof(int64_t) * (size_t) set->cells);
+	double	   *psi = malloc(sizeof(double) * (size_t) set->cells);
+	double	   *fit = malloc(sizeof(double) * (size_t) set->cells);
+	MrfCliquesOptions opt;
+	MrfCliquesReport rep;
+	CountingEnv ce;
+	MrfEnv		env;
+	MrfRng		rng;
+	size_t		bytes = 0;
+	double		kl;
+
+	MrfRngInitSeeded(&rng, 605);
+	SynthPotentials(set, &rng, psi);
+	CHECK(MrfCliquesSample(set, psi, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
+	MrfCliquesDefaultOptions(&opt);
+	opt.epsilon = 5.0;
+	CountingEnvInit(&ce, &env);
+	CHECK(MrfCliquesWorkspaceBytes(set, &opt, &env, &bytes) == MRF_OK && bytes > 0);
+	CHECK(MrfCliquesLearn(rows, n, set, &opt, &rng, &env, fit, noisy, &rep) == MRF_OK);
+	CHECK(ce.live == 0 && ce.allocs == ce.frees);
+	CHECK_MSG(ce.peak <= bytes, "peak %zu above the estimate %zu", ce.peak, bytes);
+	CHECK(ce.polls > 0);
+	CHECK(rep.method == MRF_CLIQUES_CGM && rep.exact && rep.decomposable);
+	CHECK(rep.em_iterations >= 1 && rep.estep_sweeps >= rep.em_iterations);
+	CHECK(rep.sensitivity == 6.0);
+	CHECK(MrfCliquesKl(set, psi, set, fit, &MrfMallocEnv, &kl) == MRF_OK);
+	CHECK_MSG(kl < 0.1, "learned at epsilon 5, n 2000: KL %.3g", kl);
+	{
+		int64_t		total = 0;
+		int64_t		x;
+
+		for (x = 0; x < 27; x++)
+			total += noisy[x];
+		/* the first released table sums to n plus noise of scale 1.2 on 27 cells */
+		CHECK(llabs(total - n) < 200);
+	}
+	opt.method = MRF_CLIQUES_NAIVE;
+	CHECK(MrfCliquesFit(noisy, n, set, &opt, &env, fit, &rep) == MRF_OK);
+	CHECK(rep.method == MRF_CLIQUES_NAIVE && rep.converged && rep.em_iterations == 0);
+	opt.method = (MrfCliquesMethod) 7;
+	CHECK(MrfCliquesFit(noisy, n, set, &opt, &env, fit, &rep) == MRF_EINVAL);
+	opt.method = MRF_CLIQUES_CGM;
+	opt.epsilon = 0.0;
+	CHECK(MrfCliquesLearn(rows, n, set, &opt, &rng, &env, fit, NULL, &rep) == MRF_EINVAL);
+	CHECK(ce.live == 0);
+	free(rows);
+	free(noisy);
+	free(psi);
+	free(fit);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+}
+
+/* Repetitions of the synthetic study: each a new model, data set and release. */
+#define STUDY_REPS 4
+
+/*
+ * The paper's Sec. 4.1 at CI size: 10-node chains of triples (k = 3) and
+ * connected ER graphs (k = 2), Dirichlet(1) potentials, mean KL(true ||
+ * learned) over STUDY_REPS.  CGM must beat naive MLE at every epsilon in
+ * {0.1, 1} and n in {1e3, 1e4}; at epsilon = 100 both must sit within 30%
+ * (plus 0.002) of the non-private MLE.
+ */
+static void
+TestSyntheticStudy(void)
+{
+	const SynthGraph graphs[2] = {SYNTH_CHAIN, SYNTH_ER};
+	const int	ks[2] = {3, 2};
+	const double eps[3] = {0.1, 1.0, 100.0};
+	const int64_t ns[2] = {1000, 10000};
+	MrfCliquesOptions opt;
+	int			g;
+
+	MrfCliquesDefaultOptions(&opt);
+	for (g = 0; g < 2; g++)
+	{
+		int			e;
+		int			ni;
+
+		for (e = 0; e < 3; e++)
+			for (ni = 0; ni < 2; ni++)
+			{
+				double		kn = 0.0;
+				double		kc = 0.0;
+				double		kp = 0.0;
+				int			iters = 0;
+				int			conv = 0;
+				int			r;
+				MrfRng		rng;
+
+				/* the same models and data at every (epsilon, n) */
+				MrfRngInitSeeded(&rng, 700 + g);
+				for (r = 0; r < STUDY_REPS; r++)
+				{
+					MrfCliqueSet *set = NULL;
+					double	   *truth;
+					SynthTrial	t;
+
+					CHECK(SynthCliques(graphs[g], 10, ks[g], &rng, &set) == MRF_OK);
+					truth = malloc(sizeof(double) * (size_t) set->cells);
+					SynthPotentials(set, &rng, truth);
+					CHECK(SynthRun(set, truth, ns[ni], eps[e], &opt, &rng, &t) == MRF_OK);
+					kn += t.kl_naive / STUDY_REPS;
+					kc += t.kl_cgm / STUDY_REPS;
+					kp += t.kl_nonprivate / STUDY_REPS;
+					iters += t.rep_cgm.em_iterations;
+					conv += t.rep_cgm.converged;
+					free(truth);
+					MrfCliqueSetFree(&MrfMallocEnv, set);
+				}
+				printf("# cliques %s k=%d eps=%g n=%ld: KL naive %.4f, cgm %.4f, non-private %.4f; EM iterations %.0f, converged %d/%d\n",
+					   graphs[g] == SYNTH_CHAIN ? "chain" : "ER", ks[g], eps[e],
+					   (long) ns[ni], kn, kc, kp, (double) iters / STUDY_REPS, conv,
+					   STUDY_REPS);
+				if (eps[e] <= 1.0)
+					CHECK_MSG(kc < kn, "CGM %.4f not below naive %.4f", kc, kn);
+				else
+				{
+					CHECK_MSG(kn < 1.3 * kp + 0.002, "naive %.4f far from non-private %.4f", kn, kp);
+					CHECK_MSG(kc < 1.3 * kp + 0.002, "CGM %.4f far from non-private %.4f", kc, kp);
+				}
+			}
+	}
+}
+
+/* The "cliques" group. */
+void
+TestCliques(void)
+{
+	TestReleaseNoise();
+	TestSimplex();
+	TestValidation();
+	TestInference();
+	TestClosedForm();
+	TestSampler();
+	TestLearnInterface();
+	TestSyntheticStudy();
+}
