@@ -340,8 +340,9 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 	appendStringInfo(&meta, ", \"mechanism\": \"discrete-laplace\", \"l1_sensitivity\": %s",
 					 float8out_internal(rep.sensitivity));
 	appendStringInfo(&meta, ", \"noise_scale\": %s", float8out_internal(rep.noise_scale));
-	appendStringInfo(&meta, ", \"inference\": \"%s\", \"decomposable\": %s",
-					 rep.exact ? "exact" : "loopy", rep.decomposable ? "true" : "false");
+	appendStringInfo(&meta, ", \"inference\": \"%s\", \"decomposable\": %s, \"pseudocount\": %s",
+					 rep.exact ? "exact" : "loopy", rep.decomposable ? "true" : "false",
+					 float8out_internal(co.pseudocount));
 	if (co.method == MRF_CLIQUES_CGM)
 	{
 		appendStringInfo(&meta, ", \"em\": {\"iterations\": %d, \"max_iterations\": %d, \"converged\": %s",
