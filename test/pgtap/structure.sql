@@ -71,7 +71,6 @@ END $$;
 SELECT is((SELECT count(*) FROM generate_series(101, 103) s WHERE pg_temp.grid_release(s) = (SELECT pg_temp.graph(m) FROM truth WHERE name = 'grid')),
           3::bigint, 'grid: three releases with other seeds, all exact');
 SET LOCAL mrfdp.test_seed = 77;
-SET LOCAL client_min_messages = warning;  -- the NULL releases' notices are checked in sql/structure.sql
 
 -- Far too few rows: NULL (charged, with a notice) or an agreed graph, never an error.
 SELECT lives_ok($$CREATE TEMP TABLE tiny AS
