@@ -3,9 +3,11 @@
 # runs the C unit tests, then starts a throwaway PostgreSQL 15 cluster
 # (pg_virtualenv; the server runs as the postgres user) with mrfdp preloaded
 # and runs the pg_regress and pgTAP suites.  Exits non-zero on any failure.
+# MRFDP_DESTDIR=/some/dir tests a staged install instead of the system's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/lib/postgresql/15/bin:$PATH
+. scripts/pg_options.sh
 
 ./scripts/install-deps.sh || exit 1
 make -s clean >/dev/null 2>&1
@@ -19,13 +21,13 @@ make -s -C test/c check 2>&1 | tee "$log/c.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "== SQL tests (pg_regress and pgTAP) in a throwaway cluster"
-pg_virtualenv -t -o session_preload_libraries=mrfdp \
+pg_virtualenv -t "${PG_STAGED[@]}" -o session_preload_libraries=mrfdp \
 	-o shared_preload_libraries=pg_cron -o cron.database_name=mrfdp_tap \
 	-o cron.use_background_workers=on -o max_worker_processes=32 \
 	bash test/in_cluster.sh "$log" || status=1
 
 echo "== pgTAP with mrfdp in shared_preload_libraries"
-pg_virtualenv -t -o shared_preload_libraries=mrfdp \
+pg_virtualenv -t "${PG_STAGED[@]}" -o shared_preload_libraries=mrfdp \
 	sh -c 'createdb mrfdp_shared && psql -X -q -d mrfdp_shared -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION mrfdp" &&
 		pg_prove -d mrfdp_shared --failures test/pgtap-shared/*.sql' 2>&1 | tee "$log/prove-shared.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
