@@ -26,6 +26,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 #include "utils/tuplestore.h"
 
@@ -179,6 +180,20 @@ StructureMetaCommon(StringInfo meta, const StructureParams *sp, int64 edges)
 	appendStringInfo(meta, ", \"edge_rule\": \"average\", \"edges\": " INT64_FORMAT, edges);
 }
 
+/*
+ * The stable mode's metadata without "learn_seconds": unlike the fixed-size
+ * work of the Frank-Wolfe learners, the block solvers stop at a duality-gap
+ * tolerance, so their time depends on the data (a side channel the core
+ * documents).  The caller still sees the statement's duration; a model
+ * passed on to others should not carry it.
+ */
+static Jsonb *
+StructureMetaWithoutTime(Jsonb *meta)
+{
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(meta),
+											  CStringGetTextDatum("learn_seconds")));
+}
+
 /* The stable mode (SPEC 4.5): NULL when no graph cleared the threshold. */
 static MrfModel *
 StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCharge *charge)
@@ -228,7 +243,7 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 		appendStringInfo(&meta, ", \"noise\": \"discrete laplace\", \"noise_scale\": %s",
 						 float8out_internal((double) num / (double) den));
 		model = StructureModelFromEdges(&out, p, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
-										MrfMetaFinish(&meta));
+										StructureMetaWithoutTime(MrfMetaFinish(&meta)));
 	}
 	MrfRunEnd(&run);
 
