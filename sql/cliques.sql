@@ -80,7 +80,9 @@ CREATE TABLE cl_r AS SELECT x[1] AS a, x[2] AS b, x[3] AS c FROM cl_e;
 SELECT (SELECT mrf_learn_cliques(x, cliques => '[[1, 2], [2, 3]]', epsilon => 1)::jsonb -> 'log_potentials' FROM cl_e) =
        (SELECT m::jsonb -> 'log_potentials' FROM cl_learned WHERE method = 'cgm') AS enum_array_same,
        (SELECT mrf_learn_cliques(cl_r, cliques => '[[1, 2], [2, 3]]', epsilon => 1)::jsonb -> 'log_potentials' FROM cl_r) =
-       (SELECT m::jsonb -> 'log_potentials' FROM cl_learned WHERE method = 'cgm') AS enum_row_same;
+       (SELECT m::jsonb -> 'log_potentials' FROM cl_learned WHERE method = 'cgm') AS enum_row_same,
+       (SELECT mrf_learn_cliques(x::smallint[], cliques => '[[1, 2], [2, 3]]', k => 3, epsilon => 1)::jsonb -> 'log_potentials' FROM cl_d) =
+       (SELECT m::jsonb -> 'log_potentials' FROM cl_learned WHERE method = 'cgm') AS smallint_same;
 CREATE TABLE cl_flags AS SELECT x[1] = 1 AS a, x[2] = 1 AS b FROM cl_d;
 SELECT mrf_info(mrf_learn_cliques(f, cliques => '[[1, 2]]', epsilon => 1))->>'k' AS k_of_booleans FROM cl_flags f;
 -- GROUP BY needs the aggregate form

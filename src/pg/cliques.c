@@ -315,18 +315,20 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 
 	CliquesCheckOption(&opt, p, k, learner, &start, &var);
 
-	/* A first bound from the cell count alone, before anything is allocated. */
+	/* A first bound from the rows and the cell count, before anything is allocated. */
 	cells = 0;
 	for (int c = 0; c < opt.ncliques; c++)
 		cells += pow(k, opt.clique_size[c]);
-	MrfCheckMemory(learner, cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32)));
+	MrfCheckMemory(learner, (double) n * p +
+				   cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32)));
 
 	MrfRunBegin(&run, learner);
 	MrfRunCheck(&run, MrfCliqueSetBuild(p, k, opt.ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
 										&run.env, &set));
 	/* The exact figure, inference engine included. */
 	MrfRunCheck(&run, MrfCliquesWorkspaceBytes(set, &co, &run.env, &workspace));
-	MrfCheckMemory(learner, (double) workspace + (double) set->cells * sizeof(double));
+	MrfCheckMemory(learner, (double) n * p + (double) workspace +
+				   (double) set->cells * sizeof(double));
 
 	logpot = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (set->cells + 1));
 	MrfRunCheck(&run, MrfCliquesLearn(rows, n, set, &co, &run.rng, &run.env, logpot, NULL, &rep));
