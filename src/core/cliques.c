@@ -53,7 +53,7 @@
 #define CLIQUES_DEFAULT_ESTEP_ITERATIONS 200
 #define CLIQUES_DEFAULT_ESTEP_TOLERANCE 1e-3
 #define CLIQUES_DEFAULT_DAMPING 0.5
-#define CLIQUES_DEFAULT_SMOOTHING 0.1
+#define CLIQUES_DEFAULT_SMOOTHING 1.0
 #define CLIQUES_DEFAULT_FIT_ITERATIONS 3000
 #define CLIQUES_DEFAULT_FIT_TOLERANCE 1e-6
 #define CLIQUES_DEFAULT_L2 0.5
@@ -705,11 +705,12 @@ EStep(FitState *fs, const double *theta, const int64_t *noisy, int64_t n,
 		for (x = 0; x < cells; x++)
 		{
 			double		r = (double) noisy[x] - nn * fs->marg[x];
-			double		grad = r / (b * sqrt(r * r + delta * delta));
+			double		h = sqrt(r * r + delta * delta);
+			double		grad = r / (b * h);
 			double		d = theta[x] + grad - thetap[x];
 
-			fs->work3[x] = d;
 			resid = fabs(d) > resid ? fabs(d) : resid;
+			fs->work3[x] = d;
 		}
 		resid *= b;
 		if (resid < fs->opt.estep_tolerance)
