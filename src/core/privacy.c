@@ -331,6 +331,21 @@ MrfZcdpForDpBs16(double epsilon, double delta)
 }
 
 /*
+ * a + b rounded up: the sum rounded to nearest, raised by one ulp when the
+ * rounding went down (Knuth's TwoSum recovers the rounding error exactly),
+ * so exact sums stay exact and inexact ones never understate.
+ */
+static double
+AddUp(double a, double b)
+{
+	double		s = a + b;
+	double		bb = s - a;
+	double		err = (a - (s - bb)) + (b - bb);
+
+	return err > 0 ? nextafter(s, INFINITY) : s;
+}
+
+/*
  * Total epsilon spent on one relation (SPEC 3.4), given its charges:
  * zcdp_rho = sum of rho of zCDP releases; pure_epsilon and pure_rho = sum of
  * epsilon and of epsilon^2/2 of pure releases; approx_epsilon, approx_delta =
@@ -368,15 +383,17 @@ MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 	else if (!(delta_left > 0.0))
 		a = INFINITY;
 	else
-		a = nextafter(MrfZcdpToDpTight(zcdp_rho + pure_rho, delta_left), INFINITY) + approx_epsilon;
+		a = AddUp(nextafter(MrfZcdpToDpTight(AddUp(zcdp_rho, pure_rho), delta_left), INFINITY),
+				  approx_epsilon);
 
 	/* B: pure releases by basic composition */
 	if (zcdp_rho == 0.0)
-		b = pure_epsilon + approx_epsilon;
+		b = AddUp(pure_epsilon, approx_epsilon);
 	else if (!(delta_left > 0.0))
 		b = INFINITY;
 	else
-		b = nextafter(MrfZcdpToDpTight(zcdp_rho, delta_left), INFINITY) + pure_epsilon + approx_epsilon;
+		b = AddUp(AddUp(nextafter(MrfZcdpToDpTight(zcdp_rho, delta_left), INFINITY), pure_epsilon),
+				  approx_epsilon);
 
 	return a < b ? a : b;
 }

@@ -20,14 +20,28 @@
 
 #include "core/privacy.h"
 #include "pg/budget.h"
+#include "pg/ledger.h"
 
-/* A numeric as a double rounded up, so sums never shrink in conversion. */
+/*
+ * A numeric as the smallest double at least as large: exact sums of exact
+ * charges stay exact (so a budget can be spent to the last bit), and any
+ * rounding errs upwards.
+ */
 static double
 NumericUp(Datum num)
 {
 	double		d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, num));
+	char		buf[MRF_EXACT_DECIMAL_LEN];
+	Datum		back;
 
-	return d > 0 ? nextafter(d, INFINITY) : 0.0;
+	if (!(d > 0) || isinf(d))
+		return d > 0 ? d : 0.0;
+	MrfExactDecimal(buf, sizeof(buf), d);
+	back = DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, back, num)) < 0)
+		d = nextafter(d, INFINITY);
+	return d;
 }
 
 PG_FUNCTION_INFO_V1(mrf_ledger_spent_epsilon);
@@ -46,7 +60,7 @@ mrf_ledger_spent_epsilon(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid ledger sums")));
-	PG_RETURN_FLOAT8(isinf(eps) || eps == 0 ? eps : nextafter(eps, INFINITY));
+	PG_RETURN_FLOAT8(eps);
 }
 
 /* Errors unless the caller owns the relation (or is a superuser). */
@@ -233,8 +247,8 @@ mrf_ledger_remaining(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	if (MrfCatalogQuery("SELECT epsilon, delta, coalesce(rho_cap, 'infinity'),"
-						" spent_zcdp_rho::float8, spent_pure_epsilon::float8, spent_pure_rho::float8,"
-						" spent_approx_epsilon::float8, spent_approx_delta::float8, releases::float8,"
+						" spent_zcdp_rho, spent_pure_epsilon, spent_pure_rho,"
+						" spent_approx_epsilon, spent_approx_delta, releases::float8,"
 						" (pg_has_role($2::oid, owner, 'USAGE') OR"
 						"  EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation"
 						"          AND pg_has_role($2::oid, g.role, 'USAGE'))"
@@ -246,8 +260,13 @@ mrf_ledger_remaining(PG_FUNCTION_ARGS)
 				 errmsg("relation %s is not protected", get_rel_name(relid))));
 	row = SPI_tuptable->vals[0];
 	rowdesc = SPI_tuptable->tupdesc;
+	/* spent sums are numeric: convert each to the double just at or above it */
 	for (int i = 0; i < 10; i++)
-		v[i] = DatumGetFloat8(SPI_getbinval(row, rowdesc, i + 1, &isnull));
+	{
+		Datum		d = SPI_getbinval(row, rowdesc, i + 1, &isnull);
+
+		v[i] = (i >= 3 && i <= 7) ? NumericUp(d) : DatumGetFloat8(d);
+	}
 	SPI_finish();
 	if (v[9] == 0)
 		ereport(ERROR,
@@ -258,11 +277,11 @@ mrf_ledger_remaining(PG_FUNCTION_ARGS)
 		double		epsilon = v[0],
 					delta = v[1],
 					rho_cap = v[2];
-		double		zr = v[3] > 0 ? nextafter(v[3], INFINITY) : 0,
-					pe = v[4] > 0 ? nextafter(v[4], INFINITY) : 0,
-					pr = v[5] > 0 ? nextafter(v[5], INFINITY) : 0,
-					ae = v[6] > 0 ? nextafter(v[6], INFINITY) : 0,
-					ad = v[7] > 0 ? nextafter(v[7], INFINITY) : 0;
+		double		zr = v[3],
+					pe = v[4],
+					pr = v[5],
+					ae = v[6],
+					ad = v[7];
 		double		spent = MrfComposeEpsilon(zr, pe, pr, ae, ad, delta);
 
 		out[0] = Float8GetDatum(Max(epsilon - spent, 0));

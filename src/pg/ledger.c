@@ -97,6 +97,9 @@ static int	StatementRelationCount = 0;
 static int	StatementRelationCapacity = 0;
 static int	RunDepth = 0;
 
+/* Set while mrfdp queries its own catalog: those reads are not the statement's. */
+static bool CatalogQueryRunning = false;
+
 /* Adds the relations of a range table to the statement's set. */
 static void
 AddRangeTable(List *rtable)
@@ -136,7 +139,7 @@ LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
 		PrevExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
-	if (queryDesc->plannedstmt != NULL)
+	if (queryDesc->plannedstmt != NULL && !CatalogQueryRunning)
 		AddRangeTable(queryDesc->plannedstmt->rtable);
 }
 
@@ -537,6 +540,7 @@ MrfCatalogQuery(const char *sql, int nargs, Oid *types, Datum *values, const cha
 
 	GetUserIdAndSecContext(&save_user, &save_sec);
 	SetUserIdAndSecContext(ExtensionOwner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	CatalogQueryRunning = true;
 	PG_TRY();
 	{
 		int			rc = SPI_execute_with_args(sql, nargs, types, values, nulls, read_only, 0);
@@ -547,6 +551,7 @@ MrfCatalogQuery(const char *sql, int nargs, Oid *types, Datum *values, const cha
 	}
 	PG_FINALLY();
 	{
+		CatalogQueryRunning = false;
 		SetUserIdAndSecContext(save_user, save_sec);
 	}
 	PG_END_TRY();

@@ -149,6 +149,10 @@ TestComposition(void)
 	CHECK(isinf(MrfComposeEpsilon(0.5, 0, 0, 0, 1e-6, 1e-6)));
 	CHECK(isinf(MrfComposeEpsilon(0.5, 0, 0, 0, 0, 0)));
 	CHECK(isinf(MrfComposeEpsilon(0, 0, 0, 0.1, 2e-6, 1e-6)));
+	/* exact sums stay exact (a budget can be spent to the last bit), inexact ones round up */
+	CHECK(MrfComposeEpsilon(0, 1.0, 0.5, 0, 0, 0) == 1.0);
+	CHECK(MrfComposeEpsilon(0, 0.5, 0.125, 0.25, 0, 1e-6) == 0.75);
+	CHECK(MrfComposeEpsilon(0, 0.1, 0.005, 0.2, 0, 1e-6) >= 0.30000000000000004);
 	/* pure-only spending is possible with delta = 0 */
 	CHECK_NEAR(MrfComposeEpsilon(0, 0.7, 0.245, 0, 0, 0), 0.7, 0);
 	CHECK(isnan(MrfComposeEpsilon(-1, 0, 0, 0, 0, 1e-6)));

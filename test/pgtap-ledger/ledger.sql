@@ -1,7 +1,7 @@
 -- The privacy ledger end to end.  Not wrapped in a transaction: charges are
 -- committed by a background worker, which sees only committed catalog rows,
 -- so the setup commits and the end cleans up.
-SELECT plan(31);
+SELECT plan(33);
 
 DO $$
 BEGIN
@@ -133,6 +133,13 @@ SELECT is((SELECT releases FROM mrfdp.budget WHERE relation = 'prot'::regclass),
           (SELECT releases + 3 FROM race_before), 'and exactly 3 were charged');
 SELECT is((SELECT spent_zcdp_rho - (SELECT spent_zcdp_rho FROM race_before) FROM mrfdp.budget WHERE relation = 'prot'::regclass),
           0.375::numeric, 'the spent rho is exactly at the cap');
+
+-- The ledger's own catalog reads are never recorded as reads of the statement.
+SELECT is((SELECT count(*) FROM mrfdp.ledger l JOIN pg_class c ON c.oid = l.relation::oid
+           WHERE c.relnamespace = 'mrfdp'::regnamespace), 0::bigint,
+          'no ledger row names the catalog itself');
+-- Exact sums stay exact: a budget can be spent to its last bit.
+SELECT is(mrfdp.spent_epsilon(0, 1, 0.5, 0, 0, 0), 1::float8, 'a pure epsilon of 1 spends exactly 1');
 
 -- Clean up (ledger rows stay: append-only).
 DROP VIEW prot_view;
