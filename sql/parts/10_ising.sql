@@ -34,7 +34,7 @@ CREATE FUNCTION mrf_learn_ising(x anyelement,
 
 -------------------------------------------------------------------------------
 -- The protected path: learn from a relation one may not read, once its owner
--- has granted learning.  SECURITY DEFINER with a fixed search_path; the C
+-- has granted learning.  SECURITY INVOKER with a fixed search_path; the C
 -- function checks the grant of the role that called it (SPEC 3.4).
 -- column_name NULL means the whole row (all columns boolean).  variables is
 -- needed when the column's type does not fix p (arrays, bit varying).
@@ -51,4 +51,4 @@ CREATE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
-	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;

@@ -44,7 +44,7 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
-	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
 -- W_ij(a, b) of a pairwise model: 1-based i, j; values a, b in 0..k-1.
 -- Symmetric models list each pair once (i < j), others every ordered pair.

@@ -45,7 +45,7 @@ CREATE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
-	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
 -- Every monomial of a twise model (|vars| = 1..t, 1-based, in the model's
 -- index order), zero coefficients included.

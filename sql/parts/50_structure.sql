@@ -60,7 +60,7 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
-	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
 -- Planning for the stable mode (public arithmetic only): the blocks (given
 -- or the default for epsilon and delta), the threshold tau on the noisy

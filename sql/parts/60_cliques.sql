@@ -41,7 +41,7 @@ CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
-	SECURITY DEFINER SET search_path = pg_catalog, pg_temp;
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
 -- Every cell of every log-potential table of a clique model: the clique's
 -- variables (1-based, ascending), the assignment (values 0..k-1, aligned

@@ -256,7 +256,14 @@ MrfZcdpToDpTight(double rho, double delta)
 		best = fd;
 	if (!(best > 0.0))
 		return isnan(best) ? NAN : 0.0;
-	return best;
+
+	/*
+	 * Every alpha gives a valid epsilon, but evaluating one in floating point
+	 * can land a few ulp (up to about 1e-10 relative when delta is near 1)
+	 * below the exact value at that alpha; a relative margin of 1e-9 covers
+	 * that, so the result is never below a valid epsilon.
+	 */
+	return best * (1.0 + 1e-9);
 }
 
 /* [BS16] Prop. 1.3: eps = rho + 2 sqrt(rho ln(1/delta)). */
@@ -351,51 +358,41 @@ AddUp(double a, double b)
  * epsilon and of epsilon^2/2 of pure releases; approx_epsilon, approx_delta =
  * sums over (epsilon, delta) releases; delta_cap the relation's delta.
  *
- * Two accountings are valid and the smaller is returned:
- *  A (the SPEC's): pure charges enter zCDP as eps^2/2 [BS16, Prop. 1.4];
- *    zCDP composes additively [BS16, Lemma 2.3]; the total rho converts to
+ * The accountant is fixed by the relation's budget, never chosen per
+ * release, so that it is one filter over an adaptively chosen sequence:
+ *  - delta_cap > 0 (SPEC 3.4): pure charges enter zCDP as eps^2/2 [BS16,
+ *    Prop. 1.4]; zCDP composes additively, also adaptively [BS16, Lemma
+ *    2.3; Feldman-Zrnic 2021 for the filter]; the total rho converts to
  *    (eps, delta_cap - sum delta_i) by [CKS20]; basic composition
  *    [Dwork-Roth, Thm 3.16] adds the approximate releases.
- *  B: the zCDP releases alone convert as in A; the pure releases compose
- *    by basic composition (their epsilons add) and join by basic composition.
- * Both bound the same sequence of mechanisms, so their minimum does too.
- * A zCDP part needs delta_cap - sum delta_i > 0; without it the result is
- * +infinity (nothing more fits).  Inputs are rounded up by the caller.
+ *  - delta_cap = 0: a pure-DP budget.  Only pure releases fit, and their
+ *    epsilons add (basic composition, which holds adaptively as a filter:
+ *    Rogers-Roth-Ullman-Vadhan 2016).
+ * Returns +infinity when nothing more fits (no delta left for a zCDP part,
+ * or a non-pure charge on a pure budget).  Inputs are rounded up by the
+ * caller; sums and conversions here round up too.
  */
 double
 MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 				  double approx_epsilon, double approx_delta, double delta_cap)
 {
-	/* rounded down: a smaller delta only makes the conversions more conservative */
+	/* rounded down: a smaller delta only makes the conversion more conservative */
 	double		delta_left = nextafter(delta_cap - approx_delta, 0.0);
-	double		a;
-	double		b;
+	double		rho;
 
 	if (zcdp_rho < 0 || pure_epsilon < 0 || pure_rho < 0 || approx_epsilon < 0 ||
 		approx_delta < 0 || !(delta_cap >= 0))
 		return NAN;
+	if (delta_cap == 0)
+		return (zcdp_rho > 0 || approx_epsilon > 0 || approx_delta > 0) ? INFINITY : pure_epsilon;
 	if (approx_delta > delta_cap)
 		return INFINITY;
-
-	/* A: everything but the approximate releases as one zCDP total */
-	if (zcdp_rho + pure_rho == 0.0)
-		a = approx_epsilon;
-	else if (!(delta_left > 0.0))
-		a = INFINITY;
-	else
-		a = AddUp(nextafter(MrfZcdpToDpTight(AddUp(zcdp_rho, pure_rho), delta_left), INFINITY),
-				  approx_epsilon);
-
-	/* B: pure releases by basic composition */
-	if (zcdp_rho == 0.0)
-		b = AddUp(pure_epsilon, approx_epsilon);
-	else if (!(delta_left > 0.0))
-		b = INFINITY;
-	else
-		b = AddUp(AddUp(nextafter(MrfZcdpToDpTight(zcdp_rho, delta_left), INFINITY), pure_epsilon),
-				  approx_epsilon);
-
-	return a < b ? a : b;
+	rho = AddUp(zcdp_rho, pure_rho);
+	if (rho == 0.0)
+		return approx_epsilon;
+	if (!(delta_left > 0.0))
+		return INFINITY;
+	return AddUp(nextafter(MrfZcdpToDpTight(rho, delta_left), INFINITY), approx_epsilon);
 }
 
 /* [BS16] Prop. 1.4: a pure eps-DP mechanism is eps^2/2-zCDP. */

@@ -104,28 +104,57 @@ MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner)
 	return slot;
 }
 
+/* Raises the error for options that vary from row to row. */
+static void
+pg_attribute_noreturn()
+OptionsVary(const char *learner)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s needs the same options for every row", learner),
+			 errdetail("The options argument is not a constant."),
+			 errhint("Pass constants or query parameters to mrf_options().")));
+}
+
 /*
  * The options argument must be a constant or a query parameter: options that
  * vary from row to row would make the learner's budget data-dependent.
+ * Returns false when that cannot be seen from the plan (window aggregates
+ * have no Aggref): the caller then compares every row's options.
  */
-static void
+static bool
 CheckOptionsConstant(FunctionCallInfo fcinfo, const char *learner)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
 	TargetEntry *tle;
 
 	if (aggref == NULL || list_length(aggref->args) < 2)
-		return;
+		return false;
 	tle = (TargetEntry *) lsecond(aggref->args);
 	if (IsA(tle->expr, Const))
-		return;
+		return true;
 	if (IsA(tle->expr, Param) && ((Param *) tle->expr)->paramkind == PARAM_EXTERN)
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("%s needs the same options for every row", learner),
-			 errdetail("The options argument is not a constant."),
-			 errhint("Pass constants or query parameters to mrf_options().")));
+		return true;
+	OptionsVary(learner);
+}
+
+/* Errors for a NULL sample, and for options that differ from the first row's. */
+static void
+CheckRow(FunctionCallInfo fcinfo, MrfRowsState *state, const char *learner)
+{
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s does not accept NULL samples", learner),
+				 errhint("Filter out NULL rows, e.g. WHERE x IS NOT NULL.")));
+	if (state->options_per_row)
+	{
+		Jsonb	   *row_options = PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2);
+
+		if (row_options == NULL || VARSIZE(row_options) != VARSIZE(state->options) ||
+			memcmp(row_options, state->options, VARSIZE(row_options)) != 0)
+			OptionsVary(learner);
+	}
 }
 
 /* The first call of a transition function: state, constant options, learner name. */
@@ -136,7 +165,7 @@ MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format, MemoryContext ag
 	MrfRowsState *state = MrfRowsStateCreate(aggctx, format);
 	MemoryContext old;
 
-	CheckOptionsConstant(fcinfo, learner);
+	state->options_per_row = !CheckOptionsConstant(fcinfo, learner);
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -148,17 +177,6 @@ MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format, MemoryContext ag
 	state->reader.learner = learner;
 	state->kreader.learner = learner;
 	return state;
-}
-
-/* Errors for a NULL sample. */
-static void
-RejectNullSample(FunctionCallInfo fcinfo, const char *learner)
-{
-	if (PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s does not accept NULL samples", learner),
-				 errhint("Filter out NULL rows, e.g. WHERE x IS NOT NULL.")));
 }
 
 PG_FUNCTION_INFO_V1(mrf_bits_accum);
@@ -175,7 +193,7 @@ mrf_bits_accum(PG_FUNCTION_ARGS)
 		MrfBinaryReaderInit(&state->reader, get_fn_expr_argtype(fcinfo->flinfo, 1),
 							aggctx, state->reader.learner);
 	}
-	RejectNullSample(fcinfo, state->reader.learner);
+	CheckRow(fcinfo, state, state->reader.learner);
 
 	if (state->p < 0)
 	{
@@ -210,7 +228,7 @@ mrf_bytes_accum(PG_FUNCTION_ARGS)
 		MrfKaryReaderInit(&state->kreader, get_fn_expr_argtype(fcinfo->flinfo, 1),
 						  (opt.given & MRF_OPT_K) ? opt.k : 0, aggctx, state->kreader.learner);
 	}
-	RejectNullSample(fcinfo, state->kreader.learner);
+	CheckRow(fcinfo, state, state->kreader.learner);
 
 	if (state->p < 0)
 	{

@@ -31,6 +31,8 @@ typedef struct MrfRowsState
 	int64		capacity;		/* rows allocated */
 	char	   *rows;			/* n x row_bytes */
 	Jsonb	   *options;		/* the options document, the same for every row */
+	bool		options_per_row;	/* not provably constant: compare every row's */
+	bool		plan_only;		/* learners validate and fill the charge, then return NULL */
 	MrfBinaryReader reader;		/* bits format */
 	MrfKaryReader kreader;		/* bytes format */
 } MrfRowsState;

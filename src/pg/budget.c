@@ -102,13 +102,17 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 	delta = PG_GETARG_FLOAT8(2);
 	RequireOwner(relid);
 	relkind = get_rel_relkind(relid);
+	/*
+	 * Views are refused: reading one runs its definition, which may read
+	 * other relations than the one charged; protect the tables beneath.
+	 */
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
-		relkind != RELKIND_MATVIEW && relkind != RELKIND_FOREIGN_TABLE &&
-		relkind != RELKIND_VIEW)
+		relkind != RELKIND_MATVIEW && relkind != RELKIND_FOREIGN_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" cannot be protected", get_rel_name(relid)),
-				 errdetail("Only tables, views, materialized views and foreign tables hold rows.")));
+				 errdetail("Only tables, partitioned tables, materialized views and foreign tables can be protected."),
+				 errhint("Protect the tables a view reads instead.")));
 	if (!(epsilon > 0) || isinf(epsilon))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -322,6 +322,15 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 	MrfCheckMemory(learner, (double) n * p +
 				   cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32)));
 
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_PURE;
+	charge->rho = 0;
+	charge->epsilon = co.epsilon;
+	charge->delta = 0;
+	charge->rows = n;
+	if (state->plan_only)
+		return NULL;		/* the protected path charges before learning */
+
 	MrfRunBegin(&run, learner);
 	MrfRunCheck(&run, MrfCliqueSetBuild(p, k, opt.ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
 										&run.env, &set));
@@ -364,12 +373,6 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 	memcpy(CliquesTables(model), logpot, sizeof(double) * set->cells);
 	MrfRunEnd(&run);
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_PURE;
-	charge->rho = 0;
-	charge->epsilon = co.epsilon;
-	charge->delta = 0;
-	charge->rows = n;
 	return model;
 }
 

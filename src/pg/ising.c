@@ -59,6 +59,15 @@ MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
 				   (double) n * MrfBitWords(p) * sizeof(uint64) +
 				   (double) MrfIsingParamCount(p) * sizeof(double));
 
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = io.rho;
+	charge->epsilon = 0;
+	charge->delta = 0;
+	charge->rows = n;
+	if (state->plan_only)
+		return NULL;		/* the protected path charges before learning */
+
 	MrfRunBegin(&run, learner);
 	A = palloc0(sizeof(double) * p * p);
 	theta = palloc0(sizeof(double) * p);
@@ -80,12 +89,6 @@ MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
 	memcpy(MrfIsingFields(model), theta, sizeof(double) * p);
 	MrfRunEnd(&run);
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = io.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
-	charge->rows = n;
 	return model;
 }
 

@@ -43,6 +43,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
@@ -89,18 +90,36 @@ typedef struct ChargeRequest
 PGDLLEXPORT void mrf_charge_worker_main(Datum main_arg);
 
 static ExecutorStart_hook_type PrevExecutorStart = NULL;
-static ExecutorRun_hook_type PrevExecutorRun = NULL;
 
 /* Relations read by the running top-level statement (TopMemoryContext). */
 static Oid *StatementRelations = NULL;
 static int	StatementRelationCount = 0;
 static int	StatementRelationCapacity = 0;
-static int	RunDepth = 0;
 
 /* Set while mrfdp queries its own catalog: those reads are not the statement's. */
 static bool CatalogQueryRunning = false;
 
-/* Adds the relations of a range table to the statement's set. */
+/* Adds one relation to the transaction's set. */
+static void
+AddRelation(Oid relid)
+{
+	for (int i = 0; i < StatementRelationCount; i++)
+		if (StatementRelations[i] == relid)
+			return;
+	if (StatementRelationCount == StatementRelationCapacity)
+	{
+		int			cap = Max(16, StatementRelationCapacity * 2);
+
+		if (StatementRelations == NULL)
+			StatementRelations = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * cap);
+		else
+			StatementRelations = repalloc(StatementRelations, sizeof(Oid) * cap);
+		StatementRelationCapacity = cap;
+	}
+	StatementRelations[StatementRelationCount++] = relid;
+}
+
+/* Adds the relations of a range table to the transaction's set. */
 static void
 AddRangeTable(List *rtable)
 {
@@ -109,29 +128,13 @@ AddRangeTable(List *rtable)
 	foreach(lc, rtable)
 	{
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
-		bool		seen = false;
 
-		if (rte->rtekind != RTE_RELATION || !OidIsValid(rte->relid))
-			continue;
-		for (int i = 0; i < StatementRelationCount && !seen; i++)
-			seen = StatementRelations[i] == rte->relid;
-		if (seen)
-			continue;
-		if (StatementRelationCount == StatementRelationCapacity)
-		{
-			int			cap = Max(16, StatementRelationCapacity * 2);
-
-			if (StatementRelations == NULL)
-				StatementRelations = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * cap);
-			else
-				StatementRelations = repalloc(StatementRelations, sizeof(Oid) * cap);
-			StatementRelationCapacity = cap;
-		}
-		StatementRelations[StatementRelationCount++] = rte->relid;
+		if (rte->rtekind == RTE_RELATION && OidIsValid(rte->relid))
+			AddRelation(rte->relid);
 	}
 }
 
-/* ExecutorStart: remember what every query of the statement reads. */
+/* ExecutorStart: remember what every query of the transaction reads. */
 static void
 LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -143,30 +146,17 @@ LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
 		AddRangeTable(queryDesc->plannedstmt->rtable);
 }
 
-/* ExecutorRun: a top-level run starts a new statement's set. */
+/*
+ * The set lives for a whole transaction, not a statement: a cursor opened by
+ * an earlier statement and fetched inside a learner's input must still be
+ * charged.  Over-charging a transaction that read other relations is safe.
+ */
 static void
-LedgerExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
-				  bool execute_once)
+LedgerXactCallback(XactEvent event, void *arg)
 {
-	if (RunDepth == 0)
-	{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE)
 		StatementRelationCount = 0;
-		if (queryDesc->plannedstmt != NULL)
-			AddRangeTable(queryDesc->plannedstmt->rtable);
-	}
-	RunDepth++;
-	PG_TRY();
-	{
-		if (PrevExecutorRun)
-			PrevExecutorRun(queryDesc, direction, count, execute_once);
-		else
-			standard_ExecutorRun(queryDesc, direction, count, execute_once);
-	}
-	PG_FINALLY();
-	{
-		RunDepth--;
-	}
-	PG_END_TRY();
 }
 
 /* Installs the executor hooks. */
@@ -175,8 +165,7 @@ MrfLedgerInit(void)
 {
 	PrevExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = LedgerExecutorStart;
-	PrevExecutorRun = ExecutorRun_hook;
-	ExecutorRun_hook = LedgerExecutorRun;
+	RegisterXactCallback(LedgerXactCallback, NULL);
 }
 
 /* The extension's owner, who owns the catalog and runs the charge worker. */
@@ -412,6 +401,41 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 	}
 }
 
+/*
+ * Adds the inheritance and partition ancestors of every relation read: a
+ * protected parent covers its children, whichever name the query used.
+ */
+static void
+AddAncestors(void)
+{
+	Oid			types[1] = {OIDARRAYOID};
+	Datum	   *elems = palloc(sizeof(Datum) * StatementRelationCount);
+	Datum		values[1];
+	uint64		found;
+	Oid		   *ancestors;
+
+	for (int i = 0; i < StatementRelationCount; i++)
+		elems[i] = ObjectIdGetDatum(StatementRelations[i]);
+	values[0] = PointerGetDatum(construct_array(elems, StatementRelationCount, OIDOID,
+												sizeof(Oid), true, TYPALIGN_INT));
+	SPI_connect();
+	found = MrfCatalogQuery("WITH RECURSIVE up(r) AS (SELECT unnest($1)"
+							" UNION SELECT i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.r)"
+							" SELECT r FROM up",
+							1, types, values, NULL, true);
+	ancestors = palloc(sizeof(Oid) * Max(found, 1));
+	for (uint64 i = 0; i < found; i++)
+	{
+		bool		isnull;
+
+		ancestors[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+													  1, &isnull));
+	}
+	SPI_finish();
+	for (uint64 i = 0; i < found; i++)
+		AddRelation(ancestors[i]);
+}
+
 /* Whether any of the relations is protected, by a fresh look at the catalog. */
 static bool
 AnyProtected(const Oid *relids, int n)
@@ -490,6 +514,7 @@ MrfChargeStatement(const MrfCharge *charge)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a release may read at most %d relations", CHARGE_MAX_RELATIONS)));
+	AddAncestors();
 	if (!IsInParallelMode() && !AnyProtected(StatementRelations, StatementRelationCount))
 	{
 		RecordUnprotected(charge);
@@ -538,8 +563,19 @@ MrfCatalogQuery(const char *sql, int nargs, Oid *types, Datum *values, const cha
 	int			save_sec;
 	uint64		processed = 0;
 
+	int			save_nestlevel;
+
+	/*
+	 * As the extension's owner, with search_path = pg_catalog, pg_temp and in
+	 * a security-restricted operation: the caller's search_path must never
+	 * choose which functions or operators run with the owner's rights.
+	 */
 	GetUserIdAndSecContext(&save_user, &save_sec);
-	SetUserIdAndSecContext(ExtensionOwner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	SetUserIdAndSecContext(ExtensionOwner(),
+						   save_sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	CatalogQueryRunning = true;
 	PG_TRY();
 	{
@@ -552,6 +588,7 @@ MrfCatalogQuery(const char *sql, int nargs, Oid *types, Datum *values, const cha
 	PG_FINALLY();
 	{
 		CatalogQueryRunning = false;
+		AtEOXact_GUC(false, save_nestlevel);
 		SetUserIdAndSecContext(save_user, save_sec);
 	}
 	PG_END_TRY();

@@ -150,6 +150,15 @@ MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	MrfCheckMemory(learner, (double) MrfPairwiseWorkspaceBytes(p, k, n) +
 				   (double) n * p + 2.0 * (double) nparams * sizeof(double));
 
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = po.rho;
+	charge->epsilon = 0;
+	charge->delta = 0;
+	charge->rows = n;
+	if (state->plan_only)
+		return NULL;		/* the protected path charges before learning */
+
 	MrfRunBegin(&run, learner);
 	W = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) p * p * k * k);
 	theta = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) p * k);
@@ -172,12 +181,6 @@ MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	PairwiseMarkSymmetric(model);
 	MrfRunEnd(&run);
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = po.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
-	charge->rows = n;
 	return model;
 }
 

@@ -1,10 +1,24 @@
 /*
  * protected.c - the protected path: mrf_learn_<kind>_from(relation, column,
  * <options>) lets a role that was granted learning, but may not SELECT the
- * relation, learn from it.  The functions are SECURITY DEFINER with a fixed
- * search_path; they check the grant of the role that called them, stream the
- * column through a cursor into the same learners, charge the relation in a
- * transaction of its own and only then return the model.
+ * relation, learn from it.  They check the grant of the role that called
+ * them, charge the relation (in a transaction of its own) as soon as n is
+ * known and before any learning, then stream nothing more: the learner runs
+ * on rows already read, and the model is returned last.
+ *
+ * The functions run as their caller (SECURITY INVOKER with a fixed
+ * search_path).  Only the cursor that reads the relation runs with other
+ * rights: the relation owner's, in a security-restricted operation with
+ * search_path = pg_catalog, pg_temp, as REFRESH MATERIALIZED VIEW does.  A
+ * SECURITY DEFINER function could not tell who called it (a definer's
+ * wrapper would spend another role's grant) and would run any code the
+ * relation executes (an owner's functions, an FDW) with the extension
+ * owner's rights.
+ *
+ * Charging before learning closes a side channel: some learners' running
+ * time depends on the data (the stable mode's block solvers, CGM's EM), and
+ * an analyst who could cancel before an after-learning charge would measure
+ * it for free.
  *
  * Privacy unit: one row of the relation.  Nothing here may raise an error
  * that depends on the data: p comes from the column's type or the caller,
@@ -15,12 +29,14 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -96,13 +112,75 @@ OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
 	return MrfOptionsBuild(n, names, values, nulls);
 }
 
+/*
+ * Reads the relation through a cursor as its owner, in a security-restricted
+ * operation with a fixed search_path; every row goes through the lenient
+ * reader (no error can depend on the data).
+ */
+static void
+ReadAsOwner(Oid relid, const char *sql, const MrfProtectedLearner *entry,
+			MrfRowsState *state, MemoryContext cxt, const char *learner, int p)
+{
+	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+	Oid			save_user;
+	int			save_sec;
+	int			save_nestlevel;
+
+	if (!HeapTupleIsValid(reltup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(reltup))->relowner;
+	ReleaseSysCache(reltup);
+
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	PG_TRY();
+	{
+		Portal		portal;
+
+		SPI_connect();
+		portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true, 0);
+		for (;;)
+		{
+			SPI_cursor_fetch(portal, true, FETCH_ROWS);
+			if (SPI_processed == 0)
+				break;
+			for (uint64 r = 0; r < SPI_processed; r++)
+			{
+				bool		isnull;
+				Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+				void	   *slot = MrfRowsStateAppend(state, cxt, learner);
+
+				if (entry->format == MRF_ROWS_BITS)
+					(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
+				else
+					(void) MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
+			}
+			SPI_freetuptable(SPI_tuptable);
+			CHECK_FOR_INTERRUPTS();
+		}
+		SPI_cursor_close(portal);
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		AtEOXact_GUC(false, save_nestlevel);
+		SetUserIdAndSecContext(save_user, save_sec);
+	}
+	PG_END_TRY();
+}
+
 PG_FUNCTION_INFO_V1(mrf_learn_from);
 /* mrf_learn_<kind>_from(relation, column_name, <options>): the protected path. */
 Datum
 mrf_learn_from(PG_FUNCTION_ARGS)
 {
-	/* SECURITY DEFINER switched the current user; the outer user is the caller. */
-	Oid			caller = GetOuterUserId();
+	/* SECURITY INVOKER: the current user is whoever called us, wrappers included. */
+	Oid			caller = GetUserId();
 	char	   *fname = get_func_name(fcinfo->flinfo->fn_oid);
 	char	   *learner;
 	Oid			relid;
@@ -119,6 +197,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	Portal		portal;
 	MrfModel   *model;
 	MrfCharge	charge;
+	MrfCharge	planned;
 	const MrfProtectedLearner *entry = FindProtectedLearner(fname);
 
 	learner = pnstrdup(fname, strlen(fname) - strlen("_from"));
@@ -188,43 +267,34 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfRowsStateSetShape(state, p, entry->format == MRF_ROWS_BITS ? 2 : state->kreader.k);
 	state->options = options;
 
-	/* Stream the column through a cursor (as the definer: the caller cannot SELECT). */
+	/* Stream the column through a cursor as the relation's owner (see the header). */
 	sql = psprintf("SELECT %s FROM %s AS t",
 				   column ? quote_identifier(column) : "t",
 				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 											  get_rel_name(relid)));
-	SPI_connect();
-	portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true, 0);
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, FETCH_ROWS);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 r = 0; r < SPI_processed; r++)
-		{
-			bool		isnull;
-			Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
-			void	   *slot = MrfRowsStateAppend(state, cxt, learner);
-
-			if (entry->format == MRF_ROWS_BITS)
-				(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
-			else
-				(void) MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
-		}
-		SPI_freetuptable(SPI_tuptable);
-		CHECK_FOR_INTERRUPTS();
-	}
-	SPI_cursor_close(portal);
-	SPI_finish();
+	ReadAsOwner(relid, sql, entry, state, cxt, learner, p);
 
 	if (state->n == 0)
 		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
 	if (entry->format == MRF_ROWS_BYTES)
 		state->k = state->kreader.k;	/* rows of enums: fixed by the row type */
 
+	/*
+	 * Charge before learning.  A first pass of the learner validates every
+	 * option and limit and fills in the charge without touching the rows
+	 * (plan_only), so a refused call charges nothing; the charge is then
+	 * committed, and only then does the learner run.
+	 */
+	state->plan_only = true;
+	(void) entry->learn(state, &planned);
+	state->plan_only = false;
+	MrfChargeRelation(relid, caller, &planned);
+
 	model = entry->learn(state, &charge);
-	/* Charge before release: this returns only once the charge is committed. */
-	MrfChargeRelation(relid, caller, &charge);
+	if (charge.notion != planned.notion || charge.rho != planned.rho ||
+		charge.epsilon != planned.epsilon || charge.delta != planned.delta)
+		elog(ERROR, "%s spent other amounts than it was charged for; nothing is released",
+			 learner);
 	if (model == NULL)
 	{
 		/* "Nothing" is a release too: charged above, explained only now. */

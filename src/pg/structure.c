@@ -227,6 +227,15 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 	so.epsilon = sp->epsilon;
 	so.delta = sp->delta;
 	so.blocks = m;
+	charge->learner = StructureLearner;
+	charge->notion = MRF_NOTION_APPROX;
+	charge->rho = 0;
+	charge->epsilon = sp->epsilon;
+	charge->delta = sp->delta;
+	charge->rows = n;
+	if (state->plan_only)
+		return NULL;		/* the protected path charges before learning */
+
 	MrfRunBegin(&run, StructureLearner);
 	MrfStructureInit(&out, p);
 	MrfRunCheck(&run, MrfStructureLearnIsing(bits, n, p, sp->eta, sp->lambda, &so,
@@ -247,12 +256,6 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 	}
 	MrfRunEnd(&run);
 
-	charge->learner = StructureLearner;
-	charge->notion = MRF_NOTION_APPROX;
-	charge->rho = 0;
-	charge->epsilon = sp->epsilon;
-	charge->delta = sp->delta;
-	charge->rows = n;
 	return model;
 }
 
@@ -274,6 +277,15 @@ StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, Mr
 				   (double) MrfIsingParamCount(p) * sizeof(double) +
 				   (double) p * (p - 1) * sizeof(double));
 
+	charge->learner = StructureLearner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = sp->io.rho;
+	charge->epsilon = 0;
+	charge->delta = 0;
+	charge->rows = n;
+	if (state->plan_only)
+		return NULL;		/* the protected path charges before learning */
+
 	MrfRunBegin(&run, StructureLearner);
 	MrfStructureInit(&out, p);
 	MrfRunCheck(&run, MrfStructureThresholdIsing(bits, n, p, &sp->io, sp->eta, MRF_EDGE_AVERAGE,
@@ -290,12 +302,6 @@ StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, Mr
 									MrfMetaFinish(&meta));
 	MrfRunEnd(&run);
 
-	charge->learner = StructureLearner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = sp->io.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
-	charge->rows = n;
 	return model;
 }
 

@@ -173,6 +173,15 @@ MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 				   (double) n * MrfBitWords(p) * sizeof(uint64) +
 				   2.0 * (double) ncoef * sizeof(double));
 
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = to.rho;
+	charge->epsilon = 0;
+	charge->delta = 0;
+	charge->rows = n;
+	if (state->plan_only)
+		return NULL;		/* the protected path charges before learning */
+
 	MrfRunBegin(&run, learner);
 	coef = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) ncoef);
 	MrfRunCheck(&run, MrfTwiseLearn(bits, n, p, &to, &run.rng, &run.env, coef));
@@ -206,12 +215,6 @@ MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	model->params[0] = 0;
 	MrfRunEnd(&run);
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = to.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
-	charge->rows = n;
 	return model;
 }
 
