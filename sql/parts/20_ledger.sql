@@ -108,7 +108,7 @@ CREATE FUNCTION mrfdp.remaining(relation regclass,
 								OUT epsilon float8, OUT delta float8, OUT rho float8,
 								OUT spent_epsilon float8, OUT releases bigint)
 	RETURNS record
-	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 
 -- The exact value of a float8 as numeric, for ledger comparisons.
 CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric

@@ -52,7 +52,7 @@ double		MrfRngUniform(MrfRng *rng);
 /* Standard Gumbel: -log(-log(U)) with U from MrfRngUniform. */
 double		MrfRngGumbel(MrfRng *rng);
 
-/* Laplace(0, scale) by inversion of a 53-bit uniform. */
+/* Laplace(0, scale) by inversion of a uniform from MrfRngUniform. */
 double		MrfRngLaplace(MrfRng *rng, double scale);
 
 /*

@@ -137,7 +137,8 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 					" SELECT $1::oid::regclass, $2, $3, $4, c.relowner::regrole"
 					"  FROM pg_catalog.pg_class c WHERE c.oid = $1::oid"
 					" ON CONFLICT (relation) DO UPDATE"
-					"  SET epsilon = excluded.epsilon, delta = excluded.delta, rho_cap = excluded.rho_cap"
+					"  SET epsilon = excluded.epsilon, delta = excluded.delta, rho_cap = excluded.rho_cap,"
+					"      owner = excluded.owner"
 					" RETURNING mrfdp.spent_epsilon(spent_zcdp_rho, spent_pure_epsilon, spent_pure_rho,"
 					"   spent_approx_epsilon, spent_approx_delta, delta) <= epsilon"
 					"  AND spent_approx_delta <= delta"
@@ -259,9 +260,16 @@ mrf_ledger_remaining(PG_FUNCTION_ARGS)
 						"  OR (SELECT rolsuper FROM pg_roles WHERE oid = $2::oid))::int::float8"
 						" FROM mrfdp.budget b WHERE relation = $1::oid::regclass",
 						2, types, values, NULL, true) == 0)
+	{
+		/* only those who may manage the relation learn that it is not protected */
+		if (!pg_class_ownercheck(relid, GetUserId()))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to read the budget of %s", get_rel_name(relid))));
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("relation %s is not protected", get_rel_name(relid))));
+	}
 	row = SPI_tuptable->vals[0];
 	rowdesc = SPI_tuptable->tupdesc;
 	/* spent sums are numeric: convert each to the double just at or above it */

@@ -1,6 +1,6 @@
 -- Attacks on the ledger and the protected path (from the privacy review).
 -- Not in a transaction: charges are committed by a worker; cleaned up at the end.
-SELECT plan(9);
+SELECT plan(11);
 
 DO $$
 BEGIN
@@ -72,6 +72,16 @@ SELECT throws_ok('SELECT sec_eve.innocent()', '42501', NULL,
 RESET ROLE;
 SELECT is((SELECT count(*) FROM mrfdp.ledger WHERE relation = 'sec_data'::regclass), 0::bigint,
           'and nothing was charged to the analyst');
+
+-- remaining() does not tell outsiders which relations are protected.
+CREATE TABLE sec_plain (x int);
+SET ROLE mrfdp_sec_eve;
+SELECT throws_ok($$SELECT * FROM mrfdp.remaining('public.sec_plain')$$, '42501', NULL,
+                 'an unprotected relation answers an outsider like a protected one');
+SELECT throws_ok($$SELECT * FROM mrfdp.remaining('public.sec_data')$$, '42501', NULL,
+                 'a protected relation answers an outsider with the same error');
+RESET ROLE;
+DROP TABLE sec_plain;
 
 -- Views cannot be protected: reading one runs its definition.
 CREATE VIEW sec_view AS SELECT "row" FROM sec_data;
