@@ -19,7 +19,9 @@
 
 #include "core/rows.h"
 #include "pg/aggregates.h"
+#include "pg/learners.h"
 #include "pg/options.h"
+#include "pg/learners.h"
 #include "pg/options.h"
 #include "pg/release.h"
 
@@ -364,4 +366,29 @@ mrf_rows_deserialize(PG_FUNCTION_ARGS)
 	state->capacity = state->n;
 	pq_getmsgend(&buf);
 	PG_RETURN_POINTER(state);
+}
+
+/* The body of every learner's final function (see learners.h). */
+Datum
+MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
+					void (*released_nothing) (const MrfRowsState *state))
+{
+	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
+	MrfModel   *model;
+	MrfCharge	charge;
+
+	(void) AggregateContext(fcinfo, "a learner's final function");
+	if (state == NULL || state->n == 0)
+		PG_RETURN_NULL();
+	model = learn(state, &charge);
+	/* Charge before release: this returns only once the charge is committed. */
+	MrfChargeStatement(&charge);
+	if (model == NULL)
+	{
+		/* "Nothing" is a release too: charged above, explained only now. */
+		if (released_nothing != NULL)
+			released_nothing(state);
+		PG_RETURN_NULL();
+	}
+	PG_RETURN_POINTER(model);
 }

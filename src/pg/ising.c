@@ -97,20 +97,7 @@ PG_FUNCTION_INFO_V1(mrf_ising_final);
 Datum
 mrf_ising_final(PG_FUNCTION_ARGS)
 {
-	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
-	MrfModel   *model;
-	MrfCharge	charge;
-
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("mrf_ising_final called in non-aggregate context")));
-	if (state == NULL || state->n == 0)
-		PG_RETURN_NULL();
-	model = MrfIsingLearnState(state, &charge);
-	/* Charge before release: this returns only once the charge is committed. */
-	MrfChargeStatement(&charge);
-	PG_RETURN_POINTER(model);
+	return MrfAggregateRelease(fcinfo, MrfIsingLearnState, NULL);
 }
 
 /* The "weights" and "fields" members of an Ising model's document. */

@@ -34,6 +34,15 @@ typedef struct MrfProtectedLearner
 	void		(*released_nothing) (const MrfRowsState *state);
 } MrfProtectedLearner;
 
+/*
+ * The body of every learner's final function: learns from the aggregate's
+ * state, charges the statement's relations (returning only once the charge
+ * is committed), then releases the model.  A learner may return NULL for a
+ * release of "nothing"; released_nothing (optional) explains it afterwards.
+ */
+Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
+								void (*released_nothing) (const MrfRowsState *state));
+
 /* The private Ising learner (Zhang et al. 2020, Algorithm 2). */
 MrfModel   *MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge);
 

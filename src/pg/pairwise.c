@@ -189,20 +189,7 @@ PG_FUNCTION_INFO_V1(mrf_pairwise_final);
 Datum
 mrf_pairwise_final(PG_FUNCTION_ARGS)
 {
-	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
-	MrfModel   *model;
-	MrfCharge	charge;
-
-	if (!AggCheckCallContext(fcinfo, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("mrf_pairwise_final called in non-aggregate context")));
-	if (state == NULL || state->n == 0)
-		PG_RETURN_NULL();
-	model = MrfPairwiseLearnState(state, &charge);
-	/* Charge before release: this returns only once the charge is committed. */
-	MrfChargeStatement(&charge);
-	PG_RETURN_POINTER(model);
+	return MrfAggregateRelease(fcinfo, MrfPairwiseLearnState, NULL);
 }
 
 /*
