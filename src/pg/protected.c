@@ -194,7 +194,6 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfRowsState *state;
 	MemoryContext cxt = CurrentMemoryContext;
 	char	   *sql;
-	Portal		portal;
 	MrfModel   *model;
 	MrfCharge	charge;
 	MrfCharge	planned;
