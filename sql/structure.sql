@@ -86,7 +86,8 @@ SELECT mrf_learn_structure(x, eta => 0.5) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, eta => 0.5) FROM structure_rows;
 SELECT mrf_learn_structure(x, rho => 1, eta => 0.5) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, blocks => 10000) FROM structure_rows;
-SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'pairwise', k => 3) FROM structure_rows;
+SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, model => 'pairwise', k => 3, method => 'threshold') FROM structure_rows;
+SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'pairwise', k => 3, iterations => 5) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'twise', t => 3) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, method => 'cgm') FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, iterations => 10) FROM structure_rows;
@@ -95,10 +96,27 @@ SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, blocks => 10, method => 'thr
 SELECT mrf_learn_structure(x, eta => 0.5, method => 'threshold') FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1e-12, delta => 1e-6, eta => 0.5) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => -1) FROM structure_rows;
--- k-ary rows meant for model 'pairwise' get the real reason, not an alphabet error
+-- model 'pairwise' reads k-ary rows: values outside 0..k-1, and too few rows for the blocks
+SELECT mrf_learn_structure_agg(x, mrf_options(epsilon => 1, delta => 1e-6, eta => 0.5, model => 'pairwise', k => 3))
+FROM (VALUES (ARRAY[0, 1, 3])) v(x);
 SELECT mrf_learn_structure_agg(x, mrf_options(epsilon => 1, delta => 1e-6, eta => 0.5, model => 'pairwise', k => 3))
 FROM (VALUES (ARRAY[0, 1, 2])) v(x);
 -- GROUP BY needs the aggregate form (as for every named form)
 SELECT g % 2, mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5) FROM structure_rows GROUP BY g % 2;
 
-DROP TABLE structure_rows, structure_model;
+-- model 'pairwise': a k = 3 chain 1 - 2 - 3 - 4 (blocks c = 1 on the diagonal,
+-- -1/2 off it), sampled exactly; 10 blocks of 400 rows at epsilon = 4.
+CREATE TABLE pairwise_rows AS
+SELECT x FROM mrf_sample('{"kind": "pairwise", "p": 4, "k": 3, "weights": [
+  [[[0,0,0],[0,0,0],[0,0,0]], [[1,-0.5,-0.5],[-0.5,1,-0.5],[-0.5,-0.5,1]], [[0,0,0],[0,0,0],[0,0,0]], [[0,0,0],[0,0,0],[0,0,0]]],
+  [[[1,-0.5,-0.5],[-0.5,1,-0.5],[-0.5,-0.5,1]], [[0,0,0],[0,0,0],[0,0,0]], [[1,-0.5,-0.5],[-0.5,1,-0.5],[-0.5,-0.5,1]], [[0,0,0],[0,0,0],[0,0,0]]],
+  [[[0,0,0],[0,0,0],[0,0,0]], [[1,-0.5,-0.5],[-0.5,1,-0.5],[-0.5,-0.5,1]], [[0,0,0],[0,0,0],[0,0,0]], [[1,-0.5,-0.5],[-0.5,1,-0.5],[-0.5,-0.5,1]]],
+  [[[0,0,0],[0,0,0],[0,0,0]], [[0,0,0],[0,0,0],[0,0,0]], [[1,-0.5,-0.5],[-0.5,1,-0.5],[-0.5,-0.5,1]], [[0,0,0],[0,0,0],[0,0,0]]]],
+  "fields": [[0,0,0],[0,0,0],[0,0,0],[0,0,0]]}'::mrf, 4000, seed => 3) x;
+SELECT e.* FROM (SELECT mrf_learn_structure(x, epsilon => 4, delta => 1e-6, eta => 1, lambda => 2, model => 'pairwise',
+                                          k => 3, blocks => 10) m FROM pairwise_rows) q, mrf_edges(q.m, 0) e;
+SELECT m->>'model', m->>'method', m->>'block_learner', m->>'blocks', m->>'block_rows', m->>'edges'
+FROM (SELECT mrf_info(mrf_learn_structure(x, epsilon => 4, delta => 1e-6, eta => 1, lambda => 2, model => 'pairwise', k => 3, blocks => 10)) m
+      FROM pairwise_rows) q;
+
+DROP TABLE structure_rows, structure_model, pairwise_rows;

@@ -1,11 +1,12 @@
 -------------------------------------------------------------------------------
 -- Structure learning (SPEC 4.5): the stable mode over disjoint blocks under
 -- (epsilon, delta)-DP, or method 'threshold' under rho-zCDP.  Binary rows
--- only (model 'ising'); the result is an mrf of kind "structure" (an edge
+-- (model 'ising') or k-ary rows (model 'pairwise', stable mode); the result is an mrf of kind "structure" (an edge
 -- list), or NULL when the stable mode releases no graph (still charged).
 -------------------------------------------------------------------------------
 
--- Transition: checks the options at each group's first row, then packs bits.
+-- Transition: checks the options at each group's first row, then packs bits
+-- (or stores bytes for model 'pairwise').
 CREATE FUNCTION mrf_structure_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 
@@ -25,7 +26,8 @@ CREATE AGGREGATE mrf_learn_structure_agg(anyelement, jsonb) (
 
 -- The named form (rewritten into mrf_learn_structure_agg, see 10_ising.sql).
 -- rho, iterations and mechanism belong to method 'threshold'; blocks to the
--- stable mode; k and t to the pairwise and t-wise models, not available yet.
+-- stable mode; k to model 'pairwise' (k-ary rows); t to the t-wise model, not
+-- available yet.
 CREATE FUNCTION mrf_learn_structure(x anyelement,
 									epsilon float8 DEFAULT NULL,
 									delta float8 DEFAULT NULL,

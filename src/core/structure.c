@@ -33,6 +33,7 @@
 
 #include <cblas.h>
 
+#include "pairwise.h"
 #include "privacy.h"
 #include "rows.h"
 #include "structure.h"
@@ -745,22 +746,25 @@ PowerIteration(const double *gram, int d, double *v, double *u)
 }
 
 /*
- * Projects v (d entries, entry skip forced to 0) onto {||w||_1 <= R}:
+ * Projects v (d entries, those not allowed forced to 0) onto {||w||_1 <= R}:
  * w = sign(v) max(|v| - theta, 0) with theta found by Michelot's
  * iteration, which only ever raises theta towards its exact value.  buf is
  * scratch of d doubles.
  */
 static void
-ProjectL1Ball(double *v, int d, int skip, double radius, double *buf)
+ProjectL1Ball(double *v, int d, const uint8_t *allowed, double radius, double *buf)
 {
 	double		sum = 0.0;
 	double		theta;
 	int			cnt = 0;
 	int			j;
 
-	v[skip] = 0.0;
 	for (j = 0; j < d; j++)
+	{
+		if (!allowed[j])
+			v[j] = 0.0;
 		sum += fabs(v[j]);
+	}
 	if (sum <= radius)
 		return;
 	for (j = 0; j < d; j++)
@@ -803,35 +807,53 @@ SparseMargins(const double *x, int64_t n, int d, const double *w, double *margin
 			cblas_daxpy((int) n, w[j], x + (size_t) j * (size_t) n, 1, margins, 1);
 }
 
-/* X, the Gram matrix, weight sets, 2 p margin columns, G and grad (2 p columns each). */
+/* The Gram matrix, weight sets, 2 margin columns, G and grad per task. */
+size_t
+MrfLogregBatchBytes(int64_t n, int d, int ntasks)
+{
+	size_t		dd;
+	size_t		q;
+	size_t		total = 0;
+
+	if (d < 1 || ntasks < 1 || n < 0)
+		return SIZE_MAX;
+	dd = (size_t) d;
+	q = (size_t) ntasks;
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(dd, dd), sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(2 * dd, q), sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul((size_t) n, 4 * q), sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(dd, 2 * q), sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(q, 5 * sizeof(double) + 2 * sizeof(double *) +
+											   3 * sizeof(int)));
+	total = StructSizeAdd(total, StructSizeMul(4 * dd, sizeof(double)));
+	return total;
+}
+
+/* X, the targets and masks, and the batched solver's memory. */
 size_t
 MrfIsingNodeRegressionsBytes(int p, int64_t n)
 {
 	size_t		d;
-	size_t		pp;
 	size_t		total = 0;
 
 	if (p < 1 || n < 0)
 		return SIZE_MAX;
 	d = (size_t) p + 1;
-	pp = (size_t) p;
 	total = StructSizeAdd(total, StructSizeMul(StructSizeMul((size_t) n, d), sizeof(double)));
-	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(d, d), sizeof(double)));
-	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(2 * d, pp), sizeof(double)));
-	total = StructSizeAdd(total, StructSizeMul(StructSizeMul((size_t) n, 4 * pp), sizeof(double)));
-	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(d, 2 * pp), sizeof(double)));
-	total = StructSizeAdd(total, StructSizeMul(pp, 4 * sizeof(double) + 2 * sizeof(double *) +
-											   3 * sizeof(int)));
-	total = StructSizeAdd(total, StructSizeMul(4 * d, sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(d, (size_t) p), 1));
+	total = StructSizeAdd(total, StructSizeMul((size_t) p, sizeof(double *)));
+	total = StructSizeAdd(total, MrfLogregBatchBytes(n, (int) d, p));
 	return total;
 }
 
-/* Gradient weights -y sigmoid(-y a) / n of one node at margins a (or a + beta (a - a_prev)). */
+/*
+ * Gradient weights -y sigmoid(-y a) inv_n of one task at margins a (or
+ * a + beta (a - a_prev)); a row with y = 0 is outside the task and gets 0.
+ */
 static void
 GradientWeights(const double *y, const double *a, const double *a_prev,
-				double beta, int64_t n, double *g)
+				double beta, int64_t n, double inv_n, double *g)
 {
-	double		inv_n = 1.0 / (double) n;
 	int64_t		m;
 
 	if (beta == 0.0)
@@ -846,9 +868,9 @@ GradientWeights(const double *y, const double *a, const double *a_prev,
 		}
 }
 
-/* Average logistic loss of one node at margins a: log(1 + exp(-y a)), stably. */
+/* Average logistic loss of one task at margins a over its rows (y != 0), stably. */
 static double
-AverageLoss(const double *y, const double *a, int64_t n)
+AverageLoss(const double *y, const double *a, int64_t n, double inv_n)
 {
 	double		sum = 0.0;
 	int64_t		m;
@@ -857,20 +879,27 @@ AverageLoss(const double *y, const double *a, int64_t n)
 	{
 		double		t = -y[m] * a[m];
 
+		if (y[m] == 0.0)
+			continue;
 		sum += t > 0.0 ? t + log1p(exp(-t)) : log1p(exp(t));
 	}
-	return sum / (double) n;
+	return sum * inv_n;
 }
 
-/* The batched FISTA described above. */
+/*
+ * The batched FISTA described above, on any design: task c minimises the
+ * average logistic loss of y[c] (entries +-1, or 0 for a row outside the
+ * task) over the coordinates allowed[c d + j] != 0.  The step bound of a
+ * task that uses a fraction f of the rows is the full design's over f
+ * (lambda_max of a row subset's Gram matrix is at most the full one's).
+ */
 MrfStatus
-MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
-						double tol, int max_iter, const MrfEnv *env, double *w,
-						MrfLogregStats *stats)
+MrfLogregBatch(const double *x, int64_t n, int d, int p,
+			   const double *const *y, const uint8_t *allowed, double radius,
+			   double tol, int max_iter, const MrfEnv *env, double *w,
+			   MrfLogregStats *stats)
 {
-	const int	d = p + 1;
 	MrfStatus	st = MRF_OK;
-	double	   *x = NULL;
 	double	   *gram = NULL;
 	double	   *wprev = NULL;
 	double	   *ybuf = NULL;
@@ -893,15 +922,17 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 	int			iter;
 	int			i;
 
-	if (bits == NULL || env == NULL || w == NULL || p < 2 || n < 1 ||
-		n > (int64_t) 0x7fffffff || !isfinite(radius) || radius <= 0.0)
+	double	   *inv_n = NULL;
+
+	if (x == NULL || y == NULL || allowed == NULL || env == NULL || w == NULL ||
+		p < 1 || d < 1 || n < 1 || n > (int64_t) 0x7fffffff ||
+		!isfinite(radius) || radius <= 0.0)
 		return MRF_EINVAL;
 	if (!(tol > 0.0))
 		tol = MRF_LOGREG_TOLERANCE;
 	if (max_iter <= 0)
 		max_iter = MRF_LOGREG_MAX_ITERATIONS;
 
-	x = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) n, (size_t) d), sizeof(double)));
 	gram = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) d, (size_t) d), sizeof(double)));
 	wprev = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) d, (size_t) p), sizeof(double)));
 	ybuf = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) d, (size_t) p), sizeof(double)));
@@ -909,12 +940,12 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 										sizeof(double)));
 	g = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) n, 2 * (size_t) p), sizeof(double)));
 	grad = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) d, 2 * (size_t) p), sizeof(double)));
-	nodebuf = MrfAlloc(env, StructSizeMul((size_t) p, 4 * sizeof(double)));
+	nodebuf = MrfAlloc(env, StructSizeMul((size_t) p, 5 * sizeof(double)));
 	mcur = MrfAlloc(env, StructSizeMul((size_t) p, sizeof(double *)));
 	mprev = MrfAlloc(env, StructSizeMul((size_t) p, sizeof(double *)));
 	active = MrfAlloc(env, StructSizeMul((size_t) p, 3 * sizeof(int)));
 	scratch = MrfAlloc(env, StructSizeMul(4 * (size_t) d, sizeof(double)));
-	if (x == NULL || gram == NULL || wprev == NULL || ybuf == NULL ||
+	if (gram == NULL || wprev == NULL || ybuf == NULL ||
 		mpool == NULL || g == NULL || grad == NULL || nodebuf == NULL ||
 		mcur == NULL || mprev == NULL || active == NULL || scratch == NULL)
 	{
@@ -927,8 +958,8 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 	L = nodebuf + p;
 	last_loss = nodebuf + 2 * p;
 	gap = nodebuf + 3 * p;
+	inv_n = nodebuf + 4 * p;
 
-	BitsToColumnsDouble(bits, n, p, x);
 	cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, d, (int) n, 1.0 / (double) n,
 				x, (int) n, 0.0, gram, d);
 	L0 = LOGREG_L_SAFETY * PowerIteration(gram, d, scratch, scratch + d) / 4.0;
@@ -940,10 +971,16 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 	memset(wprev, 0, sizeof(double) * (size_t) d * p);
 	for (i = 0; i < p; i++)
 	{
+		int64_t		rows = 0;
+		int64_t		m;
+
 		mcur[i] = mpool + (size_t) (2 * i) * (size_t) n;
 		mprev[i] = mpool + (size_t) (2 * i + 1) * (size_t) n;
 		t[i] = 1.0;
-		L[i] = L0;
+		for (m = 0; m < n; m++)
+			rows += y[i][m] != 0.0;
+		inv_n[i] = rows > 0 ? 1.0 / (double) rows : 0.0;
+		L[i] = rows > 0 ? L0 * (double) n / (double) rows : L0;
 		last_loss[i] = INFINITY;
 		gap[i] = INFINITY;
 		active[i] = i;
@@ -965,10 +1002,10 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 			double		tn = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t[node] * t[node]));
 			double		beta = (t[node] - 1.0) / tn;
 
-			GradientWeights(x + (size_t) node * n, mcur[node], mprev[node], beta, n,
+			GradientWeights(y[node], mcur[node], mprev[node], beta, n, inv_n[node],
 							g + (size_t) c * n);
 			if (check)
-				GradientWeights(x + (size_t) node * n, mcur[node], NULL, 0.0, n,
+				GradientWeights(y[node], mcur[node], NULL, 0.0, n, inv_n[node],
 								g + (size_t) (nactive + c) * n);
 		}
 		cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, cols, (int) n, 1.0,
@@ -992,11 +1029,11 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 				const double *gw = grad + (size_t) (nactive + c) * d;
 				double		inner = 0.0;
 				double		gmax = 0.0;
-				double		loss = AverageLoss(x + (size_t) node * n, mcur[node], n);
+				double		loss = AverageLoss(y[node], mcur[node], n, inv_n[node]);
 
 				for (j = 0; j < d; j++)
 				{
-					if (j == node)
+					if (!allowed[(size_t) node * d + j])
 						continue;
 					inner += gw[j] * wi[j];
 					gmax = fabs(gw[j]) > gmax ? fabs(gw[j]) : gmax;
@@ -1019,7 +1056,7 @@ MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
 			}
 			for (j = 0; j < d; j++)
 				v[j] = wi[j] + beta * (wi[j] - wpi[j]) - gstep[j] / L[node];
-			ProjectL1Ball(v, d, node, radius, scratch);
+			ProjectL1Ball(v, d, allowed + (size_t) node * d, radius, scratch);
 
 			/* restart test: (y - z) . (z - w) > 0 means momentum went uphill */
 			for (j = 0; j < d; j++)
@@ -1068,6 +1105,46 @@ done:
 	MrfFree(env, ybuf);
 	MrfFree(env, wprev);
 	MrfFree(env, gram);
+	return st;
+}
+
+/* Node i's task: z_i on [z_-i, 1], the column i itself masked out. */
+MrfStatus
+MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p, double radius,
+						double tol, int max_iter, const MrfEnv *env, double *w,
+						MrfLogregStats *stats)
+{
+	const int	d = p + 1;
+	MrfStatus	st;
+	double	   *x = NULL;
+	uint8_t    *allowed = NULL;
+	const double **y = NULL;
+	int			i;
+	int			j;
+
+	if (bits == NULL || env == NULL || w == NULL || p < 2 || n < 1 ||
+		n > (int64_t) 0x7fffffff || !isfinite(radius) || radius <= 0.0)
+		return MRF_EINVAL;
+	x = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) n, (size_t) d), sizeof(double)));
+	allowed = MrfAlloc(env, StructSizeMul((size_t) d, (size_t) p));
+	y = MrfAlloc(env, StructSizeMul((size_t) p, sizeof(double *)));
+	if (x == NULL || allowed == NULL || y == NULL)
+	{
+		st = MRF_ENOMEM;
+		goto done;
+	}
+	BitsToColumnsDouble(bits, n, p, x);
+	for (i = 0; i < p; i++)
+	{
+		y[i] = x + (size_t) i * (size_t) n;
+		for (j = 0; j < d; j++)
+			allowed[(size_t) i * d + j] = j != i;
+	}
+	st = MrfLogregBatch(x, n, d, p, y, allowed, radius, tol, max_iter, env, w, stats);
+
+done:
+	MrfFree(env, y);
+	MrfFree(env, allowed);
 	MrfFree(env, x);
 	return st;
 }
@@ -1239,6 +1316,203 @@ MrfStructureIsingWorkspaceBytes(int p, int64_t n, int m)
 	memset(&bopt, 0, sizeof(bopt));
 	bopt.p = p;
 	MrfIsingBlockLearner(&bopt, &learner);
+	return MrfStructureWorkspaceBytes(&learner, n, m,
+									  3 * ((int64_t) p * (p - 1) / 2));
+}
+
+/* ---------------------------------------------------------------------- */
+/* The pairwise k-ary block learner                                        */
+/* ---------------------------------------------------------------------- */
+
+/* Regression (i, u, v) in pairwise.c's numbering (MrfPairwiseRecover reads it). */
+static int
+PairwiseTask(int k, int i, int u, int v)
+{
+	return (i * k + u) * (k - 1) + (v < u ? v : v - 1);
+}
+
+/* X, the labels, masks, weights, W and theta, and the solver's memory. */
+static size_t
+PairwiseBlockWorkspace(const void *arg, int64_t nrows)
+{
+	const MrfPairwiseBlockOptions *opt = arg;
+	size_t		p = (size_t) opt->p;
+	size_t		k = (size_t) opt->k;
+	size_t		d = p * k + 1;
+	size_t		q = p * k * (k - 1);
+	size_t		total = 0;
+
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul((size_t) nrows, d + q), sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(q, d + sizeof(double *)));
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(q, d), sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(StructSizeMul(p * p, k * k), sizeof(double)));
+	total = StructSizeAdd(total, StructSizeMul(p * k, sizeof(double)));
+	total = StructSizeAdd(total, MrfLogregBatchBytes(nrows, (int) d, (int) q));
+	return total;
+}
+
+/*
+ * The one-vs-one regressions of Wu, Sanghavi and Dimakis (2019, Section 4;
+ * the non-private form of Zhang et al.'s Algorithm 3): on the rows with
+ * z_i in {u, v}, P(z_i = u | z_i in {u, v}, z_-i) is exactly logistic in the
+ * one-hot of z_-i, with weights W_ij(u, .) - W_ij(v, .), so every
+ * regression is well specified.  The design and the radius 2 lambda k are
+ * pairwise.c's, and MrfPairwiseRecover (no symmetrisation) gives the
+ * centred W_ij from node i's side and W_ji from node j's; the edge test
+ * averages the two as the Ising learner does.
+ */
+MrfStatus
+MrfPairwiseBlockLearn(const void *arg, const void *rows, int64_t nrows,
+					  const MrfEnv *env, MrfStructure *out)
+{
+	const MrfPairwiseBlockOptions *opt = arg;
+	const uint8_t *z = rows;
+	double	   *x = NULL;
+	double	   *ybuf = NULL;
+	const double **y = NULL;
+	uint8_t    *allowed = NULL;
+	double	   *w = NULL;
+	double	   *W = NULL;
+	double	   *theta = NULL;
+	MrfStatus	st = MRF_OK;
+	int			p;
+	int			k;
+	int			d;
+	int			q;
+	int			i;
+	int			j;
+	int64_t		m;
+
+	if (opt == NULL || rows == NULL || env == NULL || out == NULL || nrows < 1 ||
+		nrows > (int64_t) 0x7fffffff)
+		return MRF_EINVAL;
+	p = opt->p;
+	k = opt->k;
+	if (p < 2 || k < 2 || k > MRF_PAIRWISE_MAX_K || out->p != p ||
+		(int64_t) p * k * (k - 1) > 0x7fffffff / ((int64_t) p * k + 1) ||
+		!isfinite(opt->lambda) || opt->lambda <= 0.0 ||
+		!isfinite(opt->eta) || opt->eta <= 0.0)
+		return MRF_EINVAL;
+	d = p * k + 1;
+	q = p * k * (k - 1);
+	for (m = 0; m < nrows * p; m++)
+		if (z[m] >= k)
+			return MRF_EINVAL;	/* the caller checks the alphabet */
+
+	x = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) nrows, (size_t) d), sizeof(double)));
+	ybuf = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) nrows, (size_t) q), sizeof(double)));
+	y = MrfAlloc(env, StructSizeMul((size_t) q, sizeof(double *)));
+	allowed = MrfAlloc(env, StructSizeMul((size_t) q, (size_t) d));
+	w = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) q, (size_t) d), sizeof(double)));
+	W = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) p * p, (size_t) k * k), sizeof(double)));
+	theta = MrfAlloc(env, StructSizeMul((size_t) p * k, sizeof(double)));
+	if (x == NULL || ybuf == NULL || y == NULL || allowed == NULL || w == NULL ||
+		W == NULL || theta == NULL)
+	{
+		st = MRF_ENOMEM;
+		goto done;
+	}
+	memset(x, 0, sizeof(double) * (size_t) nrows * d);
+	memset(ybuf, 0, sizeof(double) * (size_t) nrows * q);
+	for (m = 0; m < nrows; m++)
+	{
+		x[(size_t) (d - 1) * nrows + m] = 1.0;
+		for (i = 0; i < p; i++)
+		{
+			int			a = z[(size_t) m * p + i];
+			int			v;
+
+			x[((size_t) i * k + a) * nrows + m] = 1.0;
+			/* row m is the u of the pairs (a, v) and the v of (v, a) */
+			for (v = 0; v < k; v++)
+			{
+				if (v == a)
+					continue;
+				ybuf[(size_t) PairwiseTask(k, i, a, v) * nrows + m] = 1.0;
+				ybuf[(size_t) PairwiseTask(k, i, v, a) * nrows + m] = -1.0;
+			}
+		}
+	}
+	for (j = 0; j < q; j++)
+	{
+		int			node = j / (k * (k - 1));
+		int			c;
+
+		y[j] = ybuf + (size_t) j * nrows;
+		for (c = 0; c < d; c++)
+			allowed[(size_t) j * d + c] = (uint8_t) (c / k != node);
+	}
+	st = MrfLogregBatch(x, nrows, d, q, y, allowed, 2.0 * opt->lambda * k,
+						opt->tolerance, opt->max_iterations, env, w, opt->stats);
+	if (st != MRF_OK)
+		goto done;
+	st = MrfPairwiseRecover(w, p, k, 0, W, theta);
+	if (st != MRF_OK)
+		goto done;
+	for (i = 0; i < p; i++)
+		for (j = i + 1; j < p; j++)
+		{
+			double		best = 0.0;
+			int			a;
+			int			b;
+
+			for (a = 0; a < k; a++)
+				for (b = 0; b < k; b++)
+				{
+					double		avg = 0.5 * (W[MrfPairwiseAt(p, k, i, j, a, b)] +
+											 W[MrfPairwiseAt(p, k, j, i, b, a)]);
+
+					best = fabs(avg) > best ? fabs(avg) : best;
+				}
+			if (best >= opt->eta / 2.0)
+			{
+				int32_t		vars[2];
+
+				vars[0] = i;
+				vars[1] = j;
+				st = MrfStructureAdd(out, env, 2, vars);
+				if (st != MRF_OK)
+					goto done;
+			}
+		}
+	st = MrfStructureCanonicalize(out, env);
+
+done:
+	MrfFree(env, theta);
+	MrfFree(env, W);
+	MrfFree(env, w);
+	MrfFree(env, allowed);
+	MrfFree(env, y);
+	MrfFree(env, ybuf);
+	MrfFree(env, x);
+	return st;
+}
+
+/* Byte rows: p bytes each (pairwise.h's layout). */
+void
+MrfPairwiseBlockLearner(const MrfPairwiseBlockOptions *opt, MrfBlockLearner *learner)
+{
+	memset(learner, 0, sizeof(*learner));
+	learner->learn = MrfPairwiseBlockLearn;
+	learner->arg = opt;
+	learner->p = opt->p;
+	learner->row_bytes = (size_t) opt->p;
+	learner->workspace = PairwiseBlockWorkspace;
+}
+
+/* Shuffle, block, histogram, and a block graph of at most all p (p-1)/2 edges. */
+size_t
+MrfStructurePairwiseWorkspaceBytes(int p, int k, int64_t n, int m)
+{
+	MrfPairwiseBlockOptions bopt;
+	MrfBlockLearner learner;
+
+	if (p < 2 || k < 2 || k > MRF_PAIRWISE_MAX_K || n < 0 || m < 1)
+		return SIZE_MAX;
+	memset(&bopt, 0, sizeof(bopt));
+	bopt.p = p;
+	bopt.k = k;
+	MrfPairwiseBlockLearner(&bopt, &learner);
 	return MrfStructureWorkspaceBytes(&learner, n, m,
 									  3 * ((int64_t) p * (p - 1) / 2));
 }

@@ -183,6 +183,21 @@ MrfStatus	MrfIsingNodeRegressions(const uint64_t *bits, int64_t n, int p,
 size_t		MrfIsingNodeRegressionsBytes(int p, int64_t n);
 
 /*
+ * The same solver on any design: x is n x d column-major; task c (ntasks
+ * of them) minimises the average logistic loss of y[c] (n entries, +-1, or
+ * 0 for a row that is not part of the task) over the coordinates with
+ * allowed[c d + j] != 0, ||w_c||_1 <= radius.  w is ntasks x d.  Used by
+ * the Ising, pairwise and t-wise block learners.
+ */
+MrfStatus	MrfLogregBatch(const double *x, int64_t n, int d, int ntasks,
+						   const double *const *y, const uint8_t *allowed,
+						   double radius, double tol, int max_iter,
+						   const MrfEnv *env, double *w, MrfLogregStats *stats);
+
+/* Bytes of working memory of MrfLogregBatch (beyond x, y, allowed and w). */
+size_t		MrfLogregBatchBytes(int64_t n, int d, int ntasks);
+
+/*
  * Edges of the directed estimates A (p x p row-major, row i from node i's
  * regression; the diagonal is ignored): {i, j} is an edge when rule accepts
  * A_ij and A_ji at eta / 2.  Appends to out and canonicalises it.
@@ -235,6 +250,38 @@ int64_t		MrfIsingBlockRowsNeeded(int p, double eta, double lambda);
 /* Planning: rows for a release, blocks (0: default) times the above. */
 int64_t		MrfStructurePlanRowsIsing(int p, double eta, double lambda,
 									  double epsilon, double delta, int blocks);
+
+/* ---- pairwise k-ary (one-vs-one regressions of Wu-Sanghavi-Dimakis) ---- */
+
+typedef struct MrfPairwiseBlockOptions
+{
+	int			p;
+	int			k;				/* alphabet 2..MRF_PAIRWISE_MAX_K */
+	double		eta;			/* edge if max_ab |W_ij(a, b)| >= eta / 2 */
+	double		lambda;			/* width bound: radius 2 lambda k, as pairwise.c */
+	double		tolerance;		/* 0: MRF_LOGREG_TOLERANCE */
+	int			max_iterations; /* 0: MRF_LOGREG_MAX_ITERATIONS */
+	MrfLogregStats *stats;		/* if not NULL: the last call's statistics */
+} MrfPairwiseBlockOptions;
+
+/*
+ * The pairwise block learner over byte rows (p bytes, values 0..k-1): per
+ * node i and ordered pair u != v, the L1-constrained logistic regression of
+ * [z_i = u] against [z_i = v] on the rows with z_i in {u, v}, on the one-hot
+ * of the other variables (pairwise.h's design), to the duality-gap
+ * tolerance; MrfPairwiseRecover turns the weights into centred W (both
+ * directions), and {i, j} is an edge when max_ab |(W_ij(a, b) + W_ji(b, a))
+ * / 2| >= eta / 2.
+ */
+MrfStatus	MrfPairwiseBlockLearn(const void *arg, const void *rows, int64_t nrows,
+								  const MrfEnv *env, MrfStructure *out);
+
+/* Fills learner to run MrfPairwiseBlockLearn with opt (which must outlive it). */
+void		MrfPairwiseBlockLearner(const MrfPairwiseBlockOptions *opt,
+									MrfBlockLearner *learner);
+
+/* Bytes of working memory of a pairwise release (n rows, m blocks). */
+size_t		MrfStructurePairwiseWorkspaceBytes(int p, int k, int64_t n, int m);
 
 /*
  * The zCDP alternative (method 'threshold', SPEC 4.5): MrfIsingLearn under

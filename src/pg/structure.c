@@ -31,6 +31,7 @@
 #include "utils/tuplestore.h"
 
 #include "core/ising.h"
+#include "core/pairwise.h"
 #include "core/privacy.h"
 #include "core/rows.h"
 #include "core/structure.h"
@@ -52,14 +53,16 @@
 
 static const char *const StructureLearner = "mrf_learn_structure";
 
-/* The shared transition of the binary learners (aggregates.c). */
+/* The shared transitions of the binary and k-ary learners (aggregates.c). */
 extern PGDLLEXPORT Datum mrf_bits_accum(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum mrf_bytes_accum(PG_FUNCTION_ARGS);
 
 /* The validated options of one structure release. */
 typedef struct StructureParams
 {
 	MrfOptions	opt;
 	bool		threshold;		/* method 'threshold' (zCDP) */
+	bool		pairwise;		/* model 'pairwise': k-ary byte rows */
 	double		eta;
 	double		lambda;
 	double		epsilon;		/* stable mode */
@@ -82,13 +85,15 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 	memset(sp, 0, sizeof(*sp));
 	MrfOptionsParse(options, opt);
 
-	if ((opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "ising") != 0)
+	if ((opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "ising") != 0 &&
+		strcmp(opt->model, "pairwise") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s does not support model => '%s' yet", learner, opt->model),
-				 errdetail("Only binary Ising structure learning (model => 'ising') is implemented; "
-						   "the pairwise and t-wise block learners of SPEC 4.5 are not written yet."),
+				 errdetail("Binary Ising (model => 'ising') and k-ary pairwise (model => 'pairwise') "
+						   "structure learning are implemented; the t-wise block learner of SPEC 4.5 is not written yet."),
 				 errhint("Learn the structure of binary rows with model => 'ising'.")));
+	sp->pairwise = (opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "pairwise") == 0;
 	if ((opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "stable") != 0 &&
 		strcmp(opt->method, "threshold") != 0)
 		ereport(ERROR,
@@ -98,6 +103,13 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 	sp->threshold = (opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "threshold") == 0;
 	sp->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
 
+	if (sp->threshold && sp->pairwise)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s does not support method 'threshold' with model => 'pairwise' yet", learner),
+				 errdetail("The threshold method reads edges off the private Ising learner; "
+						   "k-ary structures are learned by the stable mode only."),
+				 errhint("Use method => 'stable' (the default) with epsilon and delta.")));
 	if (sp->threshold)
 	{
 		MrfOptionsCheckAllowed(opt, THRESHOLD_OPTIONS, "mrf_learn_structure with method 'threshold'");
@@ -117,7 +129,11 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 				 errmsg("the stable mode of %s takes epsilon and delta, not rho", learner),
 				 errdetail("The stable mode over disjoint blocks is (epsilon, delta)-DP; it has no zCDP form."),
 				 errhint("Pass epsilon => ... and delta => ..., or method => 'threshold' for a rho-zCDP release.")));
-	MrfOptionsCheckAllowed(opt, STABLE_OPTIONS, "mrf_learn_structure with method 'stable'");
+	if (sp->pairwise)
+		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_K,
+							   "mrf_learn_structure with model 'pairwise'");
+	else
+		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS, "mrf_learn_structure with method 'stable'");
 	MrfOptionsRequire(opt, MRF_OPT_ETA, learner);
 	sp->eta = opt->eta;
 	if (!(opt->given & (MRF_OPT_EPSILON | MRF_OPT_DELTA)))
@@ -151,13 +167,13 @@ StructureBlocks(const StructureParams *sp)
 
 /* A structure model holding the canonical edge list of s. */
 static MrfModel *
-StructureModelFromEdges(const MrfStructure *s, int p, uint16 flags, Jsonb *meta)
+StructureModelFromEdges(const MrfStructure *s, int p, int k, uint16 flags, Jsonb *meta)
 {
 	int64		edges = MrfStructureEdgeCount(s);
 	MrfModel   *model;
 	int64		e = 0;
 
-	model = MrfModelCreate(MRF_KIND_STRUCTURE, p, 2, 0, (int) (2 * edges),
+	model = MrfModelCreate(MRF_KIND_STRUCTURE, p, k, 0, (int) (2 * edges),
 						   flags | MRF_FLAG_SYMMETRIC, meta);
 	for (int64 w = 0; w < s->nwords; w += 1 + s->words[w])
 	{
@@ -174,8 +190,8 @@ StructureModelFromEdges(const MrfStructure *s, int p, uint16 flags, Jsonb *meta)
 static void
 StructureMetaCommon(StringInfo meta, const StructureParams *sp, int64 edges)
 {
-	appendStringInfo(meta, ", \"model\": \"ising\", \"method\": \"%s\", \"eta\": %s, \"lambda\": %s",
-					 sp->threshold ? "threshold" : "stable",
+	appendStringInfo(meta, ", \"model\": \"%s\", \"method\": \"%s\", \"eta\": %s, \"lambda\": %s",
+					 sp->pairwise ? "pairwise" : "ising", sp->threshold ? "threshold" : "stable",
 					 float8out_internal(sp->eta), float8out_internal(sp->lambda));
 	appendStringInfo(meta, ", \"edge_rule\": \"average\", \"edges\": " INT64_FORMAT, edges);
 }
@@ -198,10 +214,13 @@ StructureMetaWithoutTime(Jsonb *meta)
 static MrfModel *
 StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCharge *charge)
 {
-	const uint64 *bits = MrfRowsBits(state);
 	int64		n = state->n;
 	int			p = state->p;
+	int			k = sp->pairwise ? state->k : 2;
 	int			m = StructureBlocks(sp);
+	MrfIsingBlockOptions iopt;
+	MrfPairwiseBlockOptions popt;
+	MrfBlockLearner learner;
 	int64		tau = MrfStableModeThreshold(sp->epsilon, sp->delta);
 	MrfStructureOptions so;
 	MrfStructure out;
@@ -220,9 +239,13 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 				 errdetail("The input has " INT64_FORMAT " rows and the stable mode splits them into %d blocks%s.",
 						   n, m, sp->blocks > 0 ? "" : " (the default for this epsilon and delta)"),
 				 errhint("See mrf_structure_rows_needed() for the rows a release needs.")));
-	MrfCheckMemory(StructureLearner, (double) MrfStructureIsingWorkspaceBytes(p, n, m) +
-				   (double) n * MrfBitWords(p) * sizeof(uint64) +
-				   (double) p * (p - 1) * sizeof(double));
+	if (sp->pairwise)
+		MrfCheckMemory(StructureLearner, (double) MrfStructurePairwiseWorkspaceBytes(p, k, n, m) +
+					   (double) n * p + (double) p * (p - 1) * sizeof(double));
+	else
+		MrfCheckMemory(StructureLearner, (double) MrfStructureIsingWorkspaceBytes(p, n, m) +
+					   (double) n * MrfBitWords(p) * sizeof(uint64) +
+					   (double) p * (p - 1) * sizeof(double));
 
 	so.epsilon = sp->epsilon;
 	so.delta = sp->delta;
@@ -238,8 +261,28 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 
 	MrfRunBegin(&run, StructureLearner);
 	MrfStructureInit(&out, p);
-	MrfRunCheck(&run, MrfStructureLearnIsing(bits, n, p, sp->eta, sp->lambda, &so,
-											 &run.rng, &run.env, &out, &released));
+	if (sp->pairwise)
+	{
+		memset(&popt, 0, sizeof(popt));
+		popt.p = p;
+		popt.k = k;
+		popt.eta = sp->eta;
+		popt.lambda = sp->lambda;
+		MrfPairwiseBlockLearner(&popt, &learner);
+		MrfRunCheck(&run, MrfStructureLearn(MrfRowsBytes(state), n, &learner, &so,
+											&run.rng, &run.env, &out, &released));
+	}
+	else
+	{
+		memset(&iopt, 0, sizeof(iopt));
+		iopt.p = p;
+		iopt.eta = sp->eta;
+		iopt.lambda = sp->lambda;
+		iopt.rule = MRF_EDGE_AVERAGE;
+		MrfIsingBlockLearner(&iopt, &learner);
+		MrfRunCheck(&run, MrfStructureLearn(MrfRowsBits(state), n, &learner, &so,
+											&run.rng, &run.env, &out, &released));
+	}
 	if (released)
 	{
 		(void) MrfStableModeNoise(sp->epsilon, &num, &den);
@@ -251,7 +294,9 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 						 m, MrfStructureBlockRows(n, m, m - 1), tau);
 		appendStringInfo(&meta, ", \"noise\": \"discrete laplace\", \"noise_scale\": %s",
 						 float8out_internal((double) num / (double) den));
-		model = StructureModelFromEdges(&out, p, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+		if (sp->pairwise)
+			appendStringInfoString(&meta, ", \"block_learner\": \"one-vs-one logistic regressions\"");
+		model = StructureModelFromEdges(&out, p, k, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 										StructureMetaWithoutTime(MrfMetaFinish(&meta)));
 	}
 	MrfRunEnd(&run);
@@ -298,7 +343,7 @@ StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, Mr
 	StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
 	appendStringInfo(&meta, ", \"iterations\": %d, \"mechanism\": \"%s\"",
 					 iterations, MrfMechanismName(sp->io.mechanism));
-	model = StructureModelFromEdges(&out, p, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+	model = StructureModelFromEdges(&out, p, 2, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 									MrfMetaFinish(&meta));
 	MrfRunEnd(&run);
 
@@ -315,8 +360,14 @@ MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge)
 	StructureParams sp;
 
 	StructureReadOptions(state->options, &sp);
-	if (state->format != MRF_ROWS_BITS)
-		elog(ERROR, "mrf_learn_structure needs bit-packed rows");
+	if (sp.pairwise && state->format != MRF_ROWS_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("mrf_learn_structure_from does not support model => 'pairwise' yet"),
+				 errdetail("The protected path reads binary rows for structure learning."),
+				 errhint("Use mrf_learn_structure (the aggregate) for k-ary rows.")));
+	if (state->format != (sp.pairwise ? MRF_ROWS_BYTES : MRF_ROWS_BITS))
+		elog(ERROR, "mrf_learn_structure got rows in the wrong format");
 	if (sp.threshold)
 		return StructureLearnThreshold(state, &sp, charge);
 	return StructureLearnStable(state, &sp, charge);
@@ -337,7 +388,8 @@ MrfStructureReleasedNothing(const MrfRowsState *state)
 	StructureReadOptions(state->options, &sp);
 	m = StructureBlocks(&sp);
 	per_block = MrfStructureBlockRows(state->n, m, m - 1);
-	needed = MrfIsingBlockRowsNeeded(state->p, sp.eta, sp.lambda);
+	/* the planning estimate is the Ising learner's; there is none for pairwise yet */
+	needed = sp.pairwise ? -1 : MrfIsingBlockRowsNeeded(state->p, sp.eta, sp.lambda);
 	ereport(NOTICE,
 			(errmsg("no structure cleared the stable-mode threshold: %s returns NULL", StructureLearner),
 			 errdetail("No graph was found by enough of the %d blocks to clear tau = " INT64_FORMAT
@@ -367,7 +419,12 @@ mrf_structure_accum(PG_FUNCTION_ARGS)
 		StructureParams sp;
 
 		StructureReadOptions(PG_GETARG_JSONB_P(2), &sp);
+		if (sp.pairwise)
+			return mrf_bytes_accum(fcinfo);
 	}
+	else if (!PG_ARGISNULL(0) &&
+			 ((MrfRowsState *) PG_GETARG_POINTER(0))->format == MRF_ROWS_BYTES)
+		return mrf_bytes_accum(fcinfo);
 	return mrf_bits_accum(fcinfo);
 }
 
@@ -447,9 +504,11 @@ StructureReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	int			n;
 	int32	   *pairs;
 	MrfModel   *model;
+	int			k = 2;
 
-	if (MrfJsonGetKey(root, "k", &v) && MrfJsonGetInt(root, "k", 2, 2) != 2)
-		MrfModelMalformed("A structure model has k = 2.");
+	/* the alphabet of the data a graph was learned from (2: binary) */
+	if (MrfJsonGetKey(root, "k", &v))
+		k = MrfJsonGetInt(root, "k", 2, MRF_PAIRWISE_MAX_K);
 	if (!MrfJsonGetKey(root, "edges", &v) || v.type != jbvBinary ||
 		!JsonContainerIsArray(v.val.binary.data))
 		MrfModelMalformed("Member \"edges\" must be an array of pairs [i, j].");
@@ -475,7 +534,7 @@ StructureReadJson(JsonbContainer *root, int p, Jsonb *meta)
 		if (CompareEdges(pairs + 2 * e, pairs + 2 * (e - 1)) == 0)
 			MrfModelMalformed(psprintf("Edge [%d, %d] is listed twice.", pairs[2 * e] + 1, pairs[2 * e + 1] + 1));
 
-	model = MrfModelCreate(MRF_KIND_STRUCTURE, p, 2, 0, 2 * n, MRF_FLAG_SYMMETRIC, meta);
+	model = MrfModelCreate(MRF_KIND_STRUCTURE, p, k, 0, 2 * n, MRF_FLAG_SYMMETRIC, meta);
 	for (int e = 0; e < 2 * n; e++)
 		model->params[e] = pairs[e];
 	return model;

@@ -11,6 +11,7 @@
 #include <cblas.h>
 
 #include "harness.h"
+#include "pairwise.h"
 #include "privacy.h"
 #include "rows.h"
 #include "sample.h"
@@ -1189,6 +1190,122 @@ TestPlanningAndThreshold(void)
 	free(bits);
 }
 
+/* ---- the pairwise k-ary block learner ---- */
+
+/*
+ * A chain 0 - 1 - ... - p-1 over k = 3 values with centred blocks
+ * W_ij(a, b) = c (a = b), -c / 2 (a != b): max |W_ij| = c = eta, width
+ * lambda = 2 c, no fields; sampled exactly (3^6 states).
+ */
+static uint8_t *
+DrawPairwiseChain(int p, double c, int64_t n, MrfRng *rng)
+{
+	const int	k = 3;
+	double	   *W = calloc((size_t) p * p * k * k, sizeof(double));
+	double	   *theta = calloc((size_t) p * k, sizeof(double));
+	uint8_t    *z = malloc((size_t) n * p);
+	int			i;
+	int			a;
+	int			b;
+
+	for (i = 0; i + 1 < p; i++)
+		for (a = 0; a < k; a++)
+			for (b = 0; b < k; b++)
+			{
+				double		v = a == b ? c : -c / 2.0;
+
+				W[MrfPairwiseAt(p, k, i, i + 1, a, b)] = v;
+				W[MrfPairwiseAt(p, k, i + 1, i, b, a)] = v;
+			}
+	CHECK(MrfPairwiseSample(W, theta, p, k, n, 0, 1, rng, &MrfMallocEnv, z) == MRF_OK);
+	free(theta);
+	free(W);
+	return z;
+}
+
+/*
+ * The non-private pairwise learner finds a k = 3 chain exactly in almost
+ * every block at the block size the SQL tests use, and the stable mode
+ * with the default m = 94 blocks (epsilon 1, delta 1e-6) releases it; the
+ * solver converges; bad options are refused.
+ */
+static void
+TestPairwiseBlockLearner(void)
+{
+	const int	p = 6;
+	const int	k = 3;
+	const double c = 1.0;
+	const int64_t b = 600;
+	MrfPairwiseBlockOptions bopt;
+	MrfBlockLearner learner;
+	MrfStructureOptions opt;
+	MrfStructure truth;
+	MrfStructure s;
+	MrfLogregStats stats;
+	MrfRng		rng;
+	uint8_t    *z;
+	int			m = MrfStructureDefaultBlocks(1.0, 1e-6);
+	int			hits = 0;
+	int			released = 0;
+	int			r;
+	int			i;
+
+	MrfStructureInit(&truth, p);
+	for (i = 0; i + 1 < p; i++)
+		AddEdge(&truth, i, i + 1);
+	CHECK(MrfStructureCanonicalize(&truth, &MrfMallocEnv) == MRF_OK);
+	MrfRngInitSeeded(&rng, 9300);
+	z = DrawPairwiseChain(p, c, (int64_t) m * b, &rng);
+
+	memset(&bopt, 0, sizeof(bopt));
+	bopt.p = p;
+	bopt.k = k;
+	bopt.eta = c;
+	bopt.lambda = 2.0 * c;
+	bopt.stats = &stats;
+	for (r = 0; r < 20; r++)
+	{
+		MrfStructureInit(&s, p);
+		CHECK(MrfPairwiseBlockLearn(&bopt, z + (size_t) r * b * p, b, &MrfMallocEnv,
+									&s) == MRF_OK);
+		hits += MrfStructureEqual(&s, &truth);
+		CHECK_MSG(stats.unconverged == 0, "pairwise solver: %d regressions unconverged",
+				  stats.unconverged);
+		MrfStructureFree(&s, &MrfMallocEnv);
+	}
+	printf("# structure pairwise: chain p=%d k=%d, %lld rows per block: %d of 20 exact"
+		   " (last: %d iterations, gap %.1e)\n", p, k, (long long) b, hits,
+		   stats.iterations, stats.max_gap);
+	CHECK_MSG(hits >= 17, "pairwise block learner: %d of 20 blocks exact", hits);
+
+	bopt.stats = NULL;
+	MrfPairwiseBlockLearner(&bopt, &learner);
+	CHECK(learner.row_bytes == (size_t) p);
+	CHECK(learner.workspace(&bopt, b) > (size_t) b * (p * k + 1) * sizeof(double));
+	memset(&opt, 0, sizeof(opt));
+	opt.epsilon = 1.0;
+	opt.delta = 1e-6;
+	MrfStructureInit(&s, p);
+	CHECK(MrfStructureLearn(z, (int64_t) m * b, &learner, &opt, &rng, &MrfMallocEnv,
+							&s, &released) == MRF_OK);
+	CHECK_MSG(released == 1 && MrfStructureEqual(&s, &truth),
+			  "pairwise release: released %d, %d edges", released, s.nitems);
+	CHECK(MrfStructurePairwiseWorkspaceBytes(p, k, (int64_t) m * b, m) < SIZE_MAX);
+
+	/* refusals: a value outside the alphabet, k = 1, eta = 0 */
+	MrfStructureFree(&s, &MrfMallocEnv);
+	bopt.k = 2;
+	CHECK(MrfPairwiseBlockLearn(&bopt, z, b, &MrfMallocEnv, &s) == MRF_EINVAL);
+	bopt.k = 1;
+	CHECK(MrfPairwiseBlockLearn(&bopt, z, b, &MrfMallocEnv, &s) == MRF_EINVAL);
+	bopt.k = k;
+	bopt.eta = 0.0;
+	CHECK(MrfPairwiseBlockLearn(&bopt, z, b, &MrfMallocEnv, &s) == MRF_EINVAL);
+	MrfStructureFree(&s, &MrfMallocEnv);
+	MrfStructureFree(&truth, &MrfMallocEnv);
+	free(z);
+}
+
 /* The structure tests. */
 void
 TestStructure(void)
@@ -1207,5 +1324,6 @@ TestStructure(void)
 	TestEndToEnd();
 	TestTooFewRows();
 	TestPlanningAndThreshold();
+	TestPairwiseBlockLearner();
 	openblas_set_num_threads(threads);
 }
