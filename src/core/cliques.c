@@ -33,7 +33,9 @@
  * delta = smoothing x b), whose gradient is (y - n) / (b sqrt((y - n)^2 +
  * delta^2)), bounded by 1/b.  The damping g adapts: halved whenever the
  * residual grows, regrown by 10% while it shrinks.  M-step: the MLE of the
- * inferred counts (closed form on a junction tree).  EM starts from the
+ * inferred counts (closed form on a junction tree; elsewhere gradient ascent
+ * with a ridge that vanishes as 1/n, since EM amplifies a fixed one into a
+ * bias that grows with n).  EM starts from the
  * naive MLE, which matters: the likelihood gradient is at most 1/b per cell,
  * so one EM step moves a log-potential by at most about 1/b and starting
  * anywhere far would need many steps.
@@ -59,9 +61,9 @@
 #define CLIQUES_DEFAULT_L2 0.5
 
 /*
- * Ridge of fits whose targets agree with each other (the CGM M-step, whose
- * counts are marginals of one model, and MrfCliquesFitMarginals): only there
- * to keep the optimum finite.
+ * Ridge of fits whose targets agree with each other (MrfCliquesFitMarginals;
+ * the CGM M-step, whose counts are marginals of one model, uses it divided
+ * by n, see FitCgm): only there to keep the optimum finite.
  */
 #define CLIQUES_TOKEN_L2 1e-4
 
@@ -797,7 +799,15 @@ FitCgm(FitState *fs, const int64_t *noisy, int64_t n, double b, double *logpot)
 	status = FitNaive(fs, noisy, n, b, logpot);
 	if (status != MRF_OK)
 		goto done;
-	fs->ridge = CLIQUES_TOKEN_L2;
+	/*
+	 * The M-step's ridge must vanish with n.  Each M-step shrinks theta by
+	 * about Cov^-1 l2 theta, which is large along rare cells, while the
+	 * E-step can move theta back by at most 1/b per cell; a fixed ridge (it
+	 * was 1e-4) thus settles EM at a shrunken model, and on loopy graphs CGM
+	 * lost to naive MLE at n = 1e5 (KL 0.020 against 0.008 at epsilon 0.1).
+	 * The targets are marginals of one model, so a vanishing ridge suffices.
+	 */
+	fs->ridge = CLIQUES_TOKEN_L2 / nn;
 	status = Infer(fs, logpot, old, NULL);
 	if (status != MRF_OK)
 		goto done;
