@@ -88,7 +88,10 @@ SELECT mrf_learn_structure(x, rho => 1, eta => 0.5) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, blocks => 10000) FROM structure_rows;
 SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, model => 'pairwise', k => 3, method => 'threshold') FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'pairwise', k => 3, iterations => 5) FROM structure_rows;
-SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'twise', t => 3) FROM structure_rows;
+SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, model => 'twise', t => 3, method => 'threshold') FROM structure_rows;
+SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'twise') FROM structure_rows;
+SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'twise', t => 1) FROM structure_rows;
+SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'potts') FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, method => 'cgm') FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, iterations => 10) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, k => 2) FROM structure_rows;
@@ -119,4 +122,17 @@ SELECT m->>'model', m->>'method', m->>'block_learner', m->>'blocks', m->>'block_
 FROM (SELECT mrf_info(mrf_learn_structure(x, epsilon => 4, delta => 1e-6, eta => 1, lambda => 2, model => 'pairwise', k => 3, blocks => 10)) m
       FROM pairwise_rows) q;
 
-DROP TABLE structure_rows, structure_model, pairwise_rows;
+-- model 'twise': c_{1,2,3} = 0.8, c_{1,2} = 0.5 (not maximal), c_{4,5} = 0.8;
+-- 10 blocks of 300 rows at epsilon = 4; the items are the maximal monomials.
+CREATE TABLE twise_rows AS
+SELECT x FROM mrf_sample('{"kind": "twise", "p": 5, "t": 3, "monomials": [[[1, 2], 0.5], [[4, 5], 0.8], [[1, 2, 3], 0.8]]}'::mrf,
+                         3000, seed => 4) x;
+SELECT (m::text::jsonb) - 'meta' AS structure, mrf_info(m)->>'monomials' AS monomials, mrf_info(m)->>'t' AS t
+FROM (SELECT mrf_learn_structure(x, epsilon => 4, delta => 1e-6, eta => 0.8, lambda => 1.3, model => 'twise', t => 3,
+                                 blocks => 10) m FROM twise_rows) q;
+SELECT '{"kind": "structure", "p": 5, "t": 3, "monomials": [[3, 2, 1], [5, 4]]}'::mrf::text::jsonb - 'meta';
+SELECT '{"kind": "structure", "p": 5, "t": 3, "monomials": [[1, 2], [2, 1]]}'::mrf;
+SELECT '{"kind": "structure", "p": 5, "monomials": [[1, 2]]}'::mrf;
+SELECT '{"kind": "structure", "p": 5, "t": 2, "monomials": [[1, 6]]}'::mrf;
+
+DROP TABLE structure_rows, structure_model, pairwise_rows, twise_rows;

@@ -1,8 +1,9 @@
 -------------------------------------------------------------------------------
 -- Structure learning (SPEC 4.5): the stable mode over disjoint blocks under
 -- (epsilon, delta)-DP, or method 'threshold' under rho-zCDP.  Binary rows
--- (model 'ising') or k-ary rows (model 'pairwise', stable mode); the result is an mrf of kind "structure" (an edge
--- list), or NULL when the stable mode releases no graph (still charged).
+-- (model 'ising' or 'twise') or k-ary rows (model 'pairwise'); the result
+-- is an mrf of kind "structure" (an edge list, or the maximal monomials for
+-- 'twise'), or NULL when the stable mode releases no graph (still charged).
 -------------------------------------------------------------------------------
 
 -- Transition: checks the options at each group's first row, then packs bits
@@ -26,8 +27,7 @@ CREATE AGGREGATE mrf_learn_structure_agg(anyelement, jsonb) (
 
 -- The named form (rewritten into mrf_learn_structure_agg, see 10_ising.sql).
 -- rho, iterations and mechanism belong to method 'threshold'; blocks to the
--- stable mode; k to model 'pairwise' (k-ary rows); t to the t-wise model, not
--- available yet.
+-- stable mode; k to model 'pairwise' (k-ary rows); t to model 'twise'.
 CREATE FUNCTION mrf_learn_structure(x anyelement,
 									epsilon float8 DEFAULT NULL,
 									delta float8 DEFAULT NULL,

@@ -8,8 +8,8 @@
  *     (edges, or the monomials of a t-wise model), so that two blocks that
  *     learned the same graph hold identical word arrays;
  *   - MrfBlockLearner: the non-private learner run on each block, a function
- *     pointer that maps a block of rows to items (Ising here; pairwise and
- *     t-wise learners plug in the same way);
+ *     pointer that maps a block of rows to items (Ising, pairwise k-ary and
+ *     binary t-wise learners below, all on one batched FISTA solver);
  *   - MrfStableModeSelect: the private selection from a histogram of block
  *     outputs, the only step that touches privacy;
  *   - MrfStructureLearn: blocks, learners, histogram, selection;
@@ -282,6 +282,36 @@ void		MrfPairwiseBlockLearner(const MrfPairwiseBlockOptions *opt,
 
 /* Bytes of working memory of a pairwise release (n rows, m blocks). */
 size_t		MrfStructurePairwiseWorkspaceBytes(int p, int k, int64_t n, int m);
+
+/* ---- binary t-wise (node regressions on monomials of order < t) ---- */
+
+typedef struct MrfTwiseBlockOptions
+{
+	int			p;
+	int			t;				/* order, 2..min(p, MRF_TWISE_MAX_ORDER) */
+	double		eta;			/* monomial if |c_I| >= eta / 2 */
+	double		lambda;			/* width bound max_i ||d_i h||_1: radius 2 lambda */
+	double		tolerance;		/* 0: MRF_LOGREG_TOLERANCE */
+	int			max_iterations; /* 0: MRF_LOGREG_MAX_ITERATIONS */
+	MrfLogregStats *stats;		/* if not NULL: the last call's statistics */
+} MrfTwiseBlockOptions;
+
+/*
+ * The t-wise block learner over packed binary rows: per node i, the
+ * L1-constrained logistic regression of z_i on the products prod_{j in S}
+ * z_j of every set S of size 0..t-1 of the other variables (twise.h's
+ * design), to the duality-gap tolerance.  P(z_i | z_-i) is exactly
+ * logistic there with weights 2 c_{S + i}, so c_I is estimated by every
+ * member of I; their average is compared with eta / 2 for every I of size
+ * 2..t, and the items are the maximal ones among those kept (fields, the
+ * sets of size 1, are not part of a structure).
+ */
+MrfStatus	MrfTwiseBlockLearn(const void *arg, const void *rows, int64_t nrows,
+							   const MrfEnv *env, MrfStructure *out);
+
+/* Fills learner to run MrfTwiseBlockLearn with opt (which must outlive it). */
+void		MrfTwiseBlockLearner(const MrfTwiseBlockOptions *opt,
+								 MrfBlockLearner *learner);
 
 /*
  * The zCDP alternative (method 'threshold', SPEC 4.5): MrfIsingLearn under

@@ -11,6 +11,10 @@
  * pairs (i, j) of 0-based variable numbers as doubles, i < j, sorted by i,
  * then j (the core's canonical order).  Its JSON form lists them 1-based:
  *     {"kind": "structure", "p": 4, "k": 2, "edges": [[1, 2], [2, 3]], ...}
+ * A pairwise (k-ary) graph has the same form with the data's k.  A t-wise
+ * structure (model 'twise') has t > 0 and stores its maximal monomials as
+ * the core's item words [size, v_1, ..., v_size] (0-based, canonical):
+ *     {"kind": "structure", "p": 5, "k": 2, "t": 3, "monomials": [[4, 5], [1, 2, 3]]}
  *
  * The stable mode may release "no structure": the learner then returns NULL
  * and its caller charges the budget anyway (the absence of a graph is an
@@ -35,6 +39,7 @@
 #include "core/privacy.h"
 #include "core/rows.h"
 #include "core/structure.h"
+#include "core/twise.h"
 #include "pg/aggregates.h"
 #include "pg/ledger.h"
 #include "pg/learners.h"
@@ -63,6 +68,8 @@ typedef struct StructureParams
 	MrfOptions	opt;
 	bool		threshold;		/* method 'threshold' (zCDP) */
 	bool		pairwise;		/* model 'pairwise': k-ary byte rows */
+	bool		twise;			/* model 'twise': maximal monomials of order <= t */
+	int			t;
 	double		eta;
 	double		lambda;
 	double		epsilon;		/* stable mode */
@@ -86,14 +93,13 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 	MrfOptionsParse(options, opt);
 
 	if ((opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "ising") != 0 &&
-		strcmp(opt->model, "pairwise") != 0)
+		strcmp(opt->model, "pairwise") != 0 && strcmp(opt->model, "twise") != 0)
 		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s does not support model => '%s' yet", learner, opt->model),
-				 errdetail("Binary Ising (model => 'ising') and k-ary pairwise (model => 'pairwise') "
-						   "structure learning are implemented; the t-wise block learner of SPEC 4.5 is not written yet."),
-				 errhint("Learn the structure of binary rows with model => 'ising'.")));
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for option \"model\""),
+				 errdetail("%s takes model 'ising', 'pairwise' or 'twise'.", learner)));
 	sp->pairwise = (opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "pairwise") == 0;
+	sp->twise = (opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "twise") == 0;
 	if ((opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "stable") != 0 &&
 		strcmp(opt->method, "threshold") != 0)
 		ereport(ERROR,
@@ -103,12 +109,13 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 	sp->threshold = (opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "threshold") == 0;
 	sp->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
 
-	if (sp->threshold && sp->pairwise)
+	if (sp->threshold && (sp->pairwise || sp->twise))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s does not support method 'threshold' with model => 'pairwise' yet", learner),
+				 errmsg("%s does not support method 'threshold' with model => '%s' yet", learner,
+						sp->pairwise ? "pairwise" : "twise"),
 				 errdetail("The threshold method reads edges off the private Ising learner; "
-						   "k-ary structures are learned by the stable mode only."),
+						   "pairwise and t-wise structures are learned by the stable mode only."),
 				 errhint("Use method => 'stable' (the default) with epsilon and delta.")));
 	if (sp->threshold)
 	{
@@ -132,6 +139,19 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 	if (sp->pairwise)
 		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_K,
 							   "mrf_learn_structure with model 'pairwise'");
+	else if (sp->twise)
+	{
+		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_T,
+							   "mrf_learn_structure with model 'twise'");
+		MrfOptionsRequire(opt, MRF_OPT_T, learner);
+		sp->t = opt->t;
+		if (sp->t < 2 || sp->t > MRF_TWISE_MAX_ORDER)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"t\""),
+					 errdetail("%s with model 'twise' takes an order t from 2 to %d.", learner,
+							   MRF_TWISE_MAX_ORDER)));
+	}
 	else
 		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS, "mrf_learn_structure with method 'stable'");
 	MrfOptionsRequire(opt, MRF_OPT_ETA, learner);
@@ -186,12 +206,29 @@ StructureModelFromEdges(const MrfStructure *s, int p, int k, uint16 flags, Jsonb
 	return model;
 }
 
+/*
+ * A t-wise structure model: params hold the canonical items as the core's
+ * words, [size, v_1, ..., v_size] (0-based, sorted) as doubles, and t > 0
+ * tells this form from a graph's pairs.
+ */
+static MrfModel *
+StructureModelFromItems(const MrfStructure *s, int p, int t, uint16 flags, Jsonb *meta)
+{
+	MrfModel   *model;
+
+	model = MrfModelCreate(MRF_KIND_STRUCTURE, p, 2, t, (int) s->nwords, flags, meta);
+	for (int64 w = 0; w < s->nwords; w++)
+		model->params[w] = s->words[w];
+	return model;
+}
+
 /* Appends the public parameters both methods share to the metadata. */
 static void
 StructureMetaCommon(StringInfo meta, const StructureParams *sp, int64 edges)
 {
 	appendStringInfo(meta, ", \"model\": \"%s\", \"method\": \"%s\", \"eta\": %s, \"lambda\": %s",
-					 sp->pairwise ? "pairwise" : "ising", sp->threshold ? "threshold" : "stable",
+					 sp->pairwise ? "pairwise" : (sp->twise ? "twise" : "ising"),
+					 sp->threshold ? "threshold" : "stable",
 					 float8out_internal(sp->eta), float8out_internal(sp->lambda));
 	appendStringInfo(meta, ", \"edge_rule\": \"average\", \"edges\": " INT64_FORMAT, edges);
 }
@@ -220,6 +257,7 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 	int			m = StructureBlocks(sp);
 	MrfIsingBlockOptions iopt;
 	MrfPairwiseBlockOptions popt;
+	MrfTwiseBlockOptions topt;
 	MrfBlockLearner learner;
 	int64		tau = MrfStableModeThreshold(sp->epsilon, sp->delta);
 	MrfStructureOptions so;
@@ -239,7 +277,26 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 				 errdetail("The input has " INT64_FORMAT " rows and the stable mode splits them into %d blocks%s.",
 						   n, m, sp->blocks > 0 ? "" : " (the default for this epsilon and delta)"),
 				 errhint("See mrf_structure_rows_needed() for the rows a release needs.")));
-	if (sp->pairwise)
+	if (sp->twise && sp->t > p)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for option \"t\""),
+				 errdetail("The order t = %d exceeds the %d variables of the rows.", sp->t, p)));
+	if (sp->twise)
+	{
+		memset(&topt, 0, sizeof(topt));
+		topt.p = p;
+		topt.t = sp->t;
+		topt.eta = sp->eta;
+		topt.lambda = sp->lambda;
+		MrfTwiseBlockLearner(&topt, &learner);
+		MrfCheckMemory(StructureLearner,
+					   (double) MrfStructureWorkspaceBytes(&learner, n, m,
+														   (int64) Min((double) MrfSubsetCount(p, sp->t) * (sp->t + 1),
+																	   (double) INT64_MAX / 4)) +
+					   (double) n * MrfBitWords(p) * sizeof(uint64));
+	}
+	else if (sp->pairwise)
 		MrfCheckMemory(StructureLearner, (double) MrfStructurePairwiseWorkspaceBytes(p, k, n, m) +
 					   (double) n * p + (double) p * (p - 1) * sizeof(double));
 	else
@@ -261,7 +318,10 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 
 	MrfRunBegin(&run, StructureLearner);
 	MrfStructureInit(&out, p);
-	if (sp->pairwise)
+	if (sp->twise)
+		MrfRunCheck(&run, MrfStructureLearn(MrfRowsBits(state), n, &learner, &so,
+											&run.rng, &run.env, &out, &released));
+	else if (sp->pairwise)
 	{
 		memset(&popt, 0, sizeof(popt));
 		popt.p = p;
@@ -296,8 +356,16 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 						 float8out_internal((double) num / (double) den));
 		if (sp->pairwise)
 			appendStringInfoString(&meta, ", \"block_learner\": \"one-vs-one logistic regressions\"");
-		model = StructureModelFromEdges(&out, p, k, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
-										StructureMetaWithoutTime(MrfMetaFinish(&meta)));
+		if (sp->twise)
+		{
+			appendStringInfo(&meta, ", \"t\": %d, \"monomials\": %d, \"block_learner\": \"node regressions on monomials\"",
+							 sp->t, out.nitems);
+			model = StructureModelFromItems(&out, p, sp->t, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+											StructureMetaWithoutTime(MrfMetaFinish(&meta)));
+		}
+		else
+			model = StructureModelFromEdges(&out, p, k, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+											StructureMetaWithoutTime(MrfMetaFinish(&meta)));
 	}
 	MrfRunEnd(&run);
 
@@ -388,8 +456,8 @@ MrfStructureReleasedNothing(const MrfRowsState *state)
 	StructureReadOptions(state->options, &sp);
 	m = StructureBlocks(&sp);
 	per_block = MrfStructureBlockRows(state->n, m, m - 1);
-	/* the planning estimate is the Ising learner's; there is none for pairwise yet */
-	needed = sp.pairwise ? -1 : MrfIsingBlockRowsNeeded(state->p, sp.eta, sp.lambda);
+	/* the planning estimate is the Ising learner's; there is none for the others yet */
+	needed = sp.pairwise || sp.twise ? -1 : MrfIsingBlockRowsNeeded(state->p, sp.eta, sp.lambda);
 	ereport(NOTICE,
 			(errmsg("no structure cleared the stable-mode threshold: %s returns NULL", StructureLearner),
 			 errdetail("No graph was found by enough of the %d blocks to clear tau = " INT64_FORMAT
@@ -460,6 +528,21 @@ StructureWriteJson(StringInfo buf, MrfModel *model)
 {
 	int			edges = model->nparams / 2;
 
+	if (model->t > 0)
+	{
+		/* a t-wise structure: its maximal monomials, 1-based */
+		appendStringInfo(buf, ", \"t\": %d, \"monomials\": [", model->t);
+		for (int w = 0; w < model->nparams; w += 1 + (int) model->params[w])
+		{
+			appendStringInfoString(buf, w > 0 ? ", [" : "[");
+			for (int v = 1; v <= (int) model->params[w]; v++)
+				appendStringInfo(buf, "%s%d", v > 1 ? ", " : "", (int) model->params[w + v] + 1);
+			appendStringInfoChar(buf, ']');
+		}
+		appendStringInfoChar(buf, ']');
+		return;
+	}
+
 	appendStringInfoString(buf, ", \"edges\": [");
 	for (int e = 0; e < edges; e++)
 		appendStringInfo(buf, "%s[%d, %d]", e > 0 ? ", " : "",
@@ -495,6 +578,78 @@ ReadVertex(JsonbValue *v, int p)
 	return (int32) d - 1;
 }
 
+/*
+ * A t-wise structure from its document: "t" (2..min(p, 16)) and
+ * "monomials", sets of 2..t variables in 1..p, no repeated variable or set.
+ */
+static MrfModel *
+StructureReadMonomials(JsonbContainer *root, int p, int k, Jsonb *meta)
+{
+	JsonbValue	v;
+	JsonbContainer *arr;
+	MrfStructure s;
+	MrfModel   *model;
+	int			t;
+	int			n;
+	int32		vars[MRF_TWISE_MAX_ORDER];
+
+	if (k != 2)
+		MrfModelMalformed("A t-wise structure has k = 2.");
+	if (!MrfJsonGetKey(root, "t", &v))
+		MrfModelMalformed("A structure with \"monomials\" needs its order \"t\".");
+	t = MrfJsonGetInt(root, "t", 2, Min(p, MRF_TWISE_MAX_ORDER));
+	(void) MrfJsonGetKey(root, "monomials", &v);
+	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		MrfModelMalformed("Member \"monomials\" must be an array of sets [i, j, ...].");
+	arr = v.val.binary.data;
+	n = JsonContainerSize(arr);
+	MrfStructureInit(&s, p);
+	for (int e = 0; e < n; e++)
+	{
+		JsonbValue *item = getIthJsonbValueFromContainer(arr, e);
+		int			size;
+
+		if (item == NULL || item->type != jbvBinary || !JsonContainerIsArray(item->val.binary.data) ||
+			JsonContainerSize(item->val.binary.data) < 2 || JsonContainerSize(item->val.binary.data) > t)
+		{
+			MrfStructureFree(&s, &MrfMallocEnv);
+			MrfModelMalformed(psprintf("Each monomial must be a set of 2 to %d variable numbers.", t));
+		}
+		size = JsonContainerSize(item->val.binary.data);
+		for (int j = 0; j < size; j++)
+		{
+			JsonbValue *x = getIthJsonbValueFromContainer(item->val.binary.data, j);
+			double		d;
+
+			if (x == NULL || x->type != jbvNumeric)
+			{
+				MrfStructureFree(&s, &MrfMallocEnv);
+				MrfModelMalformed("Each monomial must list variable numbers, e.g. [1, 2, 3].");
+			}
+			d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(x->val.numeric)));
+			if (d != floor(d) || d < 1 || d > p)
+			{
+				MrfStructureFree(&s, &MrfMallocEnv);
+				MrfModelMalformed(psprintf("Monomial variables must be integers from 1 to %d.", p));
+			}
+			vars[j] = (int32) d - 1;
+		}
+		if (MrfStructureAdd(&s, &MrfMallocEnv, size, vars) != MRF_OK)
+		{
+			MrfStructureFree(&s, &MrfMallocEnv);
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+		}
+	}
+	if (MrfStructureCanonicalize(&s, &MrfMallocEnv) != MRF_OK || s.nitems != n)
+	{
+		MrfStructureFree(&s, &MrfMallocEnv);
+		MrfModelMalformed("A monomial lists a variable twice, or a monomial is listed twice.");
+	}
+	model = StructureModelFromItems(&s, p, t, 0, meta);
+	MrfStructureFree(&s, &MrfMallocEnv);
+	return model;
+}
+
 /* A structure model from its document: edges in range, i < j, no repeats. */
 static MrfModel *
 StructureReadJson(JsonbContainer *root, int p, Jsonb *meta)
@@ -509,6 +664,8 @@ StructureReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	/* the alphabet of the data a graph was learned from (2: binary) */
 	if (MrfJsonGetKey(root, "k", &v))
 		k = MrfJsonGetInt(root, "k", 2, MRF_PAIRWISE_MAX_K);
+	if (MrfJsonGetKey(root, "monomials", &v))
+		return StructureReadMonomials(root, p, k, meta);
 	if (!MrfJsonGetKey(root, "edges", &v) || v.type != jbvBinary ||
 		!JsonContainerIsArray(v.val.binary.data))
 		MrfModelMalformed("Member \"edges\" must be an array of pairs [i, j].");
@@ -552,6 +709,31 @@ StructureEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
 
 	if (!(1.0 > threshold))
 		return;
+	if (model->t > 0)
+	{
+		/* a t-wise structure: the pairs that share a monomial (its primal graph) */
+		bool	   *adj = palloc0(sizeof(bool) * (Size) model->p * model->p);
+
+		for (int w = 0; w < model->nparams; w += 1 + (int) model->params[w])
+			for (int a = 1; a <= (int) model->params[w]; a++)
+				for (int b = a + 1; b <= (int) model->params[w]; b++)
+					adj[(int) model->params[w + a] * model->p + (int) model->params[w + b]] = true;
+		for (int i = 0; i < model->p; i++)
+			for (int j = i + 1; j < model->p; j++)
+			{
+				Datum		values[3];
+				bool		nulls[3] = {false, false, false};
+
+				if (!adj[i * model->p + j])
+					continue;
+				values[0] = Int32GetDatum(i + 1);
+				values[1] = Int32GetDatum(j + 1);
+				values[2] = Float8GetDatum(1.0);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
+		pfree(adj);
+		return;
+	}
 	for (int e = 0; e < edges; e++)
 	{
 		Datum		values[3];

@@ -68,8 +68,8 @@ SELECT throws_ok($$SELECT mrf_learn_structure(x, rho => 1, eta => 1, model => 'p
                  '0A000', NULL, 'no threshold method for pairwise');
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 1, k => 3) FROM chain_rows$$,
                  '22023', NULL, 'k with model ising');
-SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 1, model => 'twise', t => 3) FROM chain_rows$$,
-                 '0A000', NULL, 'model twise is not available yet');
+SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 1, model => 'pairwise', k => 3, t => 3) FROM chain_rows$$,
+                 '22023', NULL, 't with model pairwise');
 
 SELECT * FROM finish();
 ROLLBACK;
