@@ -32,6 +32,8 @@ typedef struct MrfProtectedLearner
 	 * such as the stable mode); called only after the charge committed.
 	 */
 	void		(*released_nothing) (const MrfRowsState *state);
+	/* Rows are bytes when option model is 'pairwise' (structure learning). */
+	bool		bytes_for_pairwise_model;
 } MrfProtectedLearner;
 
 /*

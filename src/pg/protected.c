@@ -54,7 +54,7 @@
 /* Every learner of the protected path: one line per learner. */
 static const MrfProtectedLearner ProtectedLearners[] = {
 	{"mrf_learn_ising_from", MRF_ROWS_BITS, MrfIsingLearnState},
-	{"mrf_learn_structure_from", MRF_ROWS_BITS, MrfStructureLearnState, MrfStructureReleasedNothing},
+	{"mrf_learn_structure_from", MRF_ROWS_BITS, MrfStructureLearnState, MrfStructureReleasedNothing, true},
 	{"mrf_learn_twise_from", MRF_ROWS_BITS, MrfTwiseLearnState},
 	{"mrf_learn_pairwise_from", MRF_ROWS_BYTES, MrfPairwiseLearnState},
 	{"mrf_learn_cliques_from", MRF_ROWS_BYTES, MrfCliquesLearnState},
@@ -118,8 +118,8 @@ OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
  * reader (no error can depend on the data).
  */
 static void
-ReadAsOwner(Oid relid, const char *sql, const MrfProtectedLearner *entry,
-			MrfRowsState *state, MemoryContext cxt, const char *learner, int p)
+ReadAsOwner(Oid relid, const char *sql, MrfRowsState *state, MemoryContext cxt,
+			const char *learner, int p)
 {
 	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			owner;
@@ -155,7 +155,7 @@ ReadAsOwner(Oid relid, const char *sql, const MrfProtectedLearner *entry,
 				Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
 				void	   *slot = MrfRowsStateAppend(state, cxt, learner);
 
-				if (entry->format == MRF_ROWS_BITS)
+				if (state->format == MRF_ROWS_BITS)
 					(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
 				else
 					(void) MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
@@ -198,6 +198,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfCharge	charge;
 	MrfCharge	planned;
 	const MrfProtectedLearner *entry = FindProtectedLearner(fname);
+	MrfRowFormat format;
 
 	learner = pnstrdup(fname, strlen(fname) - strlen("_from"));
 	if (PG_ARGISNULL(0))
@@ -229,8 +230,12 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 					 errmsg("column \"%s\" of relation %s does not exist", column, get_rel_name(relid))));
 		get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	}
-	state = MrfRowsStateCreate(cxt, entry->format);
-	if (entry->format == MRF_ROWS_BITS)
+	format = entry->format;
+	if (entry->bytes_for_pairwise_model && (opt.given & MRF_OPT_MODEL) &&
+		strcmp(opt.model, "pairwise") == 0)
+		format = MRF_ROWS_BYTES;
+	state = MrfRowsStateCreate(cxt, format);
+	if (format == MRF_ROWS_BITS)
 	{
 		MrfBinaryReaderInit(&state->reader, typid, cxt, learner);
 		p = MrfBinaryTypeWidth(typid, typmod);
@@ -259,11 +264,11 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s takes from 2 to %d variables", fname, MRF_MAX_VARIABLES)));
-	if (entry->format == MRF_ROWS_BITS)
+	if (format == MRF_ROWS_BITS)
 		MrfBinaryReaderSetLenient(&state->reader, p);
 	else
 		MrfKaryReaderSetLenient(&state->kreader, p);
-	MrfRowsStateSetShape(state, p, entry->format == MRF_ROWS_BITS ? 2 : state->kreader.k);
+	MrfRowsStateSetShape(state, p, format == MRF_ROWS_BITS ? 2 : state->kreader.k);
 	state->options = options;
 
 	/* Stream the column through a cursor as the relation's owner (see the header). */
@@ -271,11 +276,11 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 				   column ? quote_identifier(column) : "t",
 				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 											  get_rel_name(relid)));
-	ReadAsOwner(relid, sql, entry, state, cxt, learner, p);
+	ReadAsOwner(relid, sql, state, cxt, learner, p);
 
 	if (state->n == 0)
 		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
-	if (entry->format == MRF_ROWS_BYTES)
+	if (format == MRF_ROWS_BYTES)
 		state->k = state->kreader.k;	/* rows of enums: fixed by the row type */
 
 	/*

@@ -428,12 +428,6 @@ MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge)
 	StructureParams sp;
 
 	StructureReadOptions(state->options, &sp);
-	if (sp.pairwise && state->format != MRF_ROWS_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("mrf_learn_structure_from does not support model => 'pairwise' yet"),
-				 errdetail("The protected path reads binary rows for structure learning."),
-				 errhint("Use mrf_learn_structure (the aggregate) for k-ary rows.")));
 	if (state->format != (sp.pairwise ? MRF_ROWS_BYTES : MRF_ROWS_BITS))
 		elog(ERROR, "mrf_learn_structure got rows in the wrong format");
 	if (sp.threshold)
