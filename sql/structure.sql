@@ -88,7 +88,8 @@ SELECT mrf_learn_structure(x, rho => 1, eta => 0.5) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, blocks => 10000) FROM structure_rows;
 SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, model => 'pairwise', k => 3, method => 'threshold') FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'pairwise', k => 3, iterations => 5) FROM structure_rows;
-SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, model => 'twise', t => 3, method => 'threshold') FROM structure_rows;
+SELECT mrf_info(m)->>'method' AS method, mrf_info(m)->>'model' AS model, mrf_info(m)->>'notion' AS notion
+FROM (SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, model => 'twise', t => 3, method => 'threshold') AS m FROM structure_rows) q;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'twise') FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'twise', t => 1) FROM structure_rows;
 SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'potts') FROM structure_rows;

@@ -23,6 +23,10 @@
  */
 #include "postgres.h"
 
+#include "utils/array.h"
+
+#include "utils/jsonb.h"
+
 #include <math.h>
 
 #include "catalog/pg_type.h"
@@ -109,18 +113,17 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 	sp->threshold = (opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "threshold") == 0;
 	sp->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
 
-	if (sp->threshold && (sp->pairwise || sp->twise))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s does not support method 'threshold' with model => '%s' yet", learner,
-						sp->pairwise ? "pairwise" : "twise"),
-				 errdetail("The threshold method reads edges off the private Ising learner; "
-						   "pairwise and t-wise structures are learned by the stable mode only."),
-				 errhint("Use method => 'stable' (the default) with epsilon and delta.")));
 	if (sp->threshold)
 	{
-		MrfOptionsCheckAllowed(opt, THRESHOLD_OPTIONS, "mrf_learn_structure with method 'threshold'");
+		MrfOptionsCheckAllowed(opt, THRESHOLD_OPTIONS |
+							   (sp->pairwise ? MRF_OPT_K : 0) | (sp->twise ? MRF_OPT_T : 0),
+							   "mrf_learn_structure with method 'threshold'");
 		MrfOptionsRequire(opt, MRF_OPT_ETA, learner);
+		if (sp->twise)
+		{
+			MrfOptionsRequire(opt, MRF_OPT_T, learner);
+			sp->t = opt->t;
+		}
 		sp->eta = opt->eta;
 		sp->io.rho = MrfOptionsZcdpBudget(opt, learner);
 		sp->io.lambda = sp->lambda;
@@ -372,6 +375,142 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 	return model;
 }
 
+/* Whether set a (sorted, na) lies inside set b (sorted, nb). */
+static bool
+SubsetOf(const int *a, int na, const int *b, int nb)
+{
+	int			j = 0;
+
+	for (int i = 0; i < na; i++)
+	{
+		while (j < nb && b[j] < a[i])
+			j++;
+		if (j == nb || b[j] != a[i])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The threshold method for pairwise and t-wise models (SPEC 4.5): run the
+ * private learner of SPEC 4.3 / 4.4 under rho-zCDP, then keep, as pure
+ * post-processing, the pairs whose largest |W_ij(a, b)| (of the symmetrised,
+ * centred estimate) is at least eta / 2, or the maximal sets of size 2..t
+ * whose coefficient is at least eta / 2 in absolute value.  The charge is
+ * the learner's own.
+ */
+static MrfModel *
+StructureLearnThresholdKary(const MrfRowsState *state, const StructureParams *sp,
+							MrfCharge *charge)
+{
+	const char *drop[] = {"eta", "model", "method", "blocks"};
+	Datum		keys[4];
+	MrfRowsState inner = *state;
+	MrfModel   *learned;
+	MrfStructure out;
+	StringInfoData meta;
+	Jsonb	   *learned_meta;
+	int			p = state->p;
+	MrfModel   *model;
+
+	/* the learner's own options: the structure options removed */
+	for (int i = 0; i < 4; i++)
+		keys[i] = CStringGetTextDatum(drop[i]);
+	inner.options = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
+													   JsonbPGetDatum(state->options),
+													   PointerGetDatum(construct_array(keys, 4, TEXTOID, -1, false, TYPALIGN_INT))));
+	learned = sp->pairwise ? MrfPairwiseLearnState(&inner, charge)
+		: MrfTwiseLearnState(&inner, charge);
+	charge->learner = StructureLearner;
+	if (learned == NULL)
+		return NULL;			/* plan_only: validated and charged by the caller */
+
+	MrfStructureInit(&out, p);
+	if (sp->pairwise)
+	{
+		int			k = learned->k;
+		const double *W = learned->params;
+
+		for (int i = 0; i < p; i++)
+			for (int j = i + 1; j < p; j++)
+			{
+				double		largest = 0;
+				int32_t		vars[2] = {i, j};
+
+				for (int a = 0; a < k; a++)
+					for (int b = 0; b < k; b++)
+					{
+						double		w = 0.5 * (W[MrfPairwiseAt(p, k, i, j, a, b)] +
+											   W[MrfPairwiseAt(p, k, j, i, b, a)]);
+
+						largest = Max(largest, fabs(w));
+					}
+				if (largest >= sp->eta / 2 &&
+					MrfStructureAdd(&out, &MrfMallocEnv, 2, vars) != MRF_OK)
+					elog(ERROR, "out of memory building a structure");
+			}
+	}
+	else
+	{
+		int			t = learned->t;
+		int64		nsets = MrfSubsetCount(p, t);
+		int		   *kept_vars = palloc(sizeof(int) * (Size) nsets * t);
+		int		   *kept_size = palloc(sizeof(int) * (Size) nsets);
+		int64		nkept = 0;
+		int			vars[MRF_TWISE_MAX_ORDER];
+		int			size = 0;
+
+		/* sets of size 2..t at or above eta / 2 (subset order: index = position) */
+		for (int64 idx = 1; idx < nsets; idx++)
+		{
+			size = MrfSubsetVars(p, idx, vars);
+			if (size >= 2 && fabs(learned->params[idx]) >= sp->eta / 2)
+			{
+				memcpy(kept_vars + nkept * t, vars, sizeof(int) * size);
+				kept_size[nkept++] = size;
+			}
+		}
+		/* only the maximal ones */
+		for (int64 a = 0; a < nkept; a++)
+		{
+			bool		maximal = true;
+			int32_t		item[MRF_TWISE_MAX_ORDER];
+
+			for (int64 b = 0; b < nkept && maximal; b++)
+				if (b != a && kept_size[b] > kept_size[a] &&
+					SubsetOf(kept_vars + a * t, kept_size[a], kept_vars + b * t, kept_size[b]))
+					maximal = false;
+			if (!maximal)
+				continue;
+			for (int i = 0; i < kept_size[a]; i++)
+				item[i] = kept_vars[a * t + i];
+			if (MrfStructureAdd(&out, &MrfMallocEnv, kept_size[a], item) != MRF_OK)
+				elog(ERROR, "out of memory building a structure");
+		}
+	}
+	if (MrfStructureCanonicalize(&out, &MrfMallocEnv) != MRF_OK)
+		elog(ERROR, "could not canonicalise a structure");
+
+	/* the learner's metadata, with the structure's own members */
+	learned_meta = MrfModelMeta(learned);
+	initStringInfo(&meta);
+	appendStringInfoString(&meta, JsonbToCString(NULL, &learned_meta->root, VARSIZE(learned_meta)));
+	meta.len--;					/* reopen the object */
+	appendStringInfo(&meta, ", \"structure_learner\": \"%s\", \"method\": \"threshold\", \"model\": \"%s\", \"eta\": %s, \"items\": " INT64_FORMAT "}",
+					 StructureLearner, sp->pairwise ? "pairwise" : "twise",
+					 float8out_internal(sp->eta), MrfStructureEdgeCount(&out));
+	if (sp->pairwise)
+		model = StructureModelFromEdges(&out, p, learned->k,
+										learned->flags & MRF_FLAG_NOT_PRIVATE,
+										DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(meta.data))));
+	else
+		model = StructureModelFromItems(&out, p, learned->t,
+										learned->flags & MRF_FLAG_NOT_PRIVATE,
+										DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(meta.data))));
+	MrfStructureFree(&out, &MrfMallocEnv);
+	return model;
+}
+
 /* The threshold method: edges of the private Ising estimate at eta / 2 (post-processing). */
 static MrfModel *
 StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, MrfCharge *charge)
@@ -430,6 +569,8 @@ MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge)
 	StructureReadOptions(state->options, &sp);
 	if (state->format != (sp.pairwise ? MRF_ROWS_BYTES : MRF_ROWS_BITS))
 		elog(ERROR, "mrf_learn_structure got rows in the wrong format");
+	if (sp.threshold && (sp.pairwise || sp.twise))
+		return StructureLearnThresholdKary(state, &sp, charge);
 	if (sp.threshold)
 		return StructureLearnThreshold(state, &sp, charge);
 	return StructureLearnStable(state, &sp, charge);

@@ -120,7 +120,7 @@ SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, et
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5) FROM chain_rows WHERE g <= 50$$,
                  '22023', NULL, 'n below the default blocks');
 SELECT throws_ok($$SELECT mrf_learn_structure(x, rho => 1, eta => 0.5, model => 'pairwise', k => 3, method => 'threshold') FROM chain_rows$$,
-                 '0A000', NULL, 'model pairwise has no threshold method');
+                 '22003', NULL, 'model pairwise reads k-ary rows, also with the threshold method');
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, model => 'potts') FROM chain_rows$$,
                  '22023', NULL, 'an unknown model');
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.5, method => 'naive') FROM chain_rows$$,

@@ -64,8 +64,8 @@ FROM by_name b JOIN truth t USING (name) ORDER BY name;
 -- Bad inputs.
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 1, model => 'pairwise', k => 2) FROM chain_rows WHERE g <= 200$$,
                  '22003', NULL, 'a value outside 0..k-1');
-SELECT throws_ok($$SELECT mrf_learn_structure(x, rho => 1, eta => 1, model => 'pairwise', k => 3, method => 'threshold') FROM chain_rows$$,
-                 '0A000', NULL, 'no threshold method for pairwise');
+SELECT throws_ok($$SELECT mrf_learn_structure(x, rho => 1, eta => 1, model => 'pairwise', k => 3, method => 'threshold', blocks => 10) FROM chain_rows$$,
+                 '22023', NULL, 'the threshold method takes no blocks');
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 1, k => 3) FROM chain_rows$$,
                  '22023', NULL, 'k with model ising');
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 1, model => 'pairwise', k => 3, t => 3) FROM chain_rows$$,

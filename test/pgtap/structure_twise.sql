@@ -43,8 +43,8 @@ SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, et
                  '22023', NULL, 'twise needs t');
 SELECT throws_ok($$SELECT mrf_learn_structure(x, epsilon => 1, delta => 1e-6, eta => 0.8, model => 'twise', t => 7) FROM rows$$,
                  '22023', NULL, 't above p');
-SELECT throws_ok($$SELECT mrf_learn_structure(x, rho => 1, eta => 0.8, model => 'twise', t => 3, method => 'threshold') FROM rows$$,
-                 '0A000', NULL, 'no threshold method for twise');
+SELECT throws_ok($$SELECT mrf_learn_structure(x, rho => 1, eta => 0.8, model => 'twise', method => 'threshold') FROM rows$$,
+                 '22023', NULL, 'the threshold method needs t too');
 SELECT throws_ok($$SELECT '{"kind": "structure", "p": 4, "t": 2, "monomials": [[1, 2, 3]]}'::mrf$$,
                  '22P02', NULL, 'a monomial above the order');
 
