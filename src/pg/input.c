@@ -164,27 +164,52 @@ ArrayWidth(MrfBinaryReader *reader, ArrayType *arr)
 	return ARR_DIMS(arr)[0];
 }
 
-/* Sets up the composite row type on the first row and checks it on later ones. */
-static bool
-PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
+/*
+ * Shared by the readers of row values: copies the row type of tup, with
+ * deform buffers, into mcxt.  False when *tupdesc already is that type.
+ */
+bool
+MrfRowTypeSetup(HeapTupleHeader tup, MemoryContext mcxt, TupleDesc *tupdesc,
+				Datum **values, bool **nulls)
 {
 	Oid			tupType = HeapTupleHeaderGetTypeId(tup);
 	int32		tupTypmod = HeapTupleHeaderGetTypMod(tup);
 	TupleDesc	desc;
 	MemoryContext old;
-	int			width = 0;
 
-	if (reader->tupdesc != NULL && reader->tupdesc->tdtypeid == tupType &&
-		reader->tupdesc->tdtypmod == tupTypmod)
-		return true;
-
+	if (*tupdesc != NULL && (*tupdesc)->tdtypeid == tupType && (*tupdesc)->tdtypmod == tupTypmod)
+		return false;
 	desc = lookup_rowtype_tupdesc(tupType, tupTypmod);
-	old = MemoryContextSwitchTo(reader->mcxt);
-	reader->tupdesc = CreateTupleDescCopy(desc);
-	reader->values = palloc(sizeof(Datum) * desc->natts);
-	reader->nulls = palloc(sizeof(bool) * desc->natts);
+	old = MemoryContextSwitchTo(mcxt);
+	*tupdesc = CreateTupleDescCopy(desc);
+	*values = palloc(sizeof(Datum) * desc->natts);
+	*nulls = palloc(sizeof(bool) * desc->natts);
 	MemoryContextSwitchTo(old);
 	ReleaseTupleDesc(desc);
+	return true;
+}
+
+/* Splits a row value into its columns. */
+void
+MrfRowDeform(HeapTupleHeader tup, TupleDesc tupdesc, Datum *values, bool *nulls)
+{
+	HeapTupleData tuple;
+
+	tuple.t_len = HeapTupleHeaderGetDatumLength(tup);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = tup;
+	heap_deform_tuple(&tuple, tupdesc, values, nulls);
+}
+
+/* Sets up the composite row type on the first row and checks it on later ones. */
+static bool
+PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
+{
+	int			width = 0;
+
+	if (!MrfRowTypeSetup(tup, reader->mcxt, &reader->tupdesc, &reader->values, &reader->nulls))
+		return true;
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
@@ -263,16 +288,11 @@ ReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 		case MRF_INPUT_RECORD:
 			{
 				HeapTupleHeader tup = DatumGetHeapTupleHeader(value);
-				HeapTupleData tuple;
 				int			j = 0;
 
 				if (!PrepareRecord(reader, tup))
 					return false;
-				tuple.t_len = HeapTupleHeaderGetDatumLength(tup);
-				ItemPointerSetInvalid(&tuple.t_self);
-				tuple.t_tableOid = InvalidOid;
-				tuple.t_data = tup;
-				heap_deform_tuple(&tuple, reader->tupdesc, reader->values, reader->nulls);
+				MrfRowDeform(tup, reader->tupdesc, reader->values, reader->nulls);
 				for (int i = 0; i < reader->tupdesc->natts; i++)
 				{
 					if (TupleDescAttr(reader->tupdesc, i)->attisdropped)

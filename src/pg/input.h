@@ -12,6 +12,7 @@
 
 #include "postgres.h"
 
+#include "access/htup.h"
 #include "access/tupdesc.h"
 
 typedef enum MrfInputForm
@@ -52,6 +53,11 @@ void		MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest);
 /* Shared by the readers: a sample's width (the first fixes p), and NULL variables. */
 bool		MrfSampleWidthOk(int *p, int width, bool lenient, const char *learner);
 bool		MrfSampleNull(bool lenient, const char *learner);
+
+/* Shared by the readers of row values: the row type's copy, and deforming. */
+bool		MrfRowTypeSetup(HeapTupleHeader tup, MemoryContext mcxt, TupleDesc *tupdesc,
+							Datum **values, bool **nulls);
+void		MrfRowDeform(HeapTupleHeader tup, TupleDesc tupdesc, Datum *values, bool *nulls);
 
 /* Protected path: fixes p from public information; invalid values never error. */
 void		MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p);

@@ -177,24 +177,13 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 static bool
 PrepareKaryRecord(MrfKaryReader *reader, HeapTupleHeader tup)
 {
-	Oid			tupType = HeapTupleHeaderGetTypeId(tup);
-	int32		tupTypmod = HeapTupleHeaderGetTypMod(tup);
-	TupleDesc	desc;
-	MemoryContext old;
 	int			width = 0;
 	int			k = 2;
 
-	if (reader->tupdesc != NULL && reader->tupdesc->tdtypeid == tupType &&
-		reader->tupdesc->tdtypmod == tupTypmod)
+	if (!MrfRowTypeSetup(tup, reader->mcxt, &reader->tupdesc, &reader->values, &reader->nulls))
 		return true;
-	desc = lookup_rowtype_tupdesc(tupType, tupTypmod);
-	old = MemoryContextSwitchTo(reader->mcxt);
-	reader->tupdesc = CreateTupleDescCopy(desc);
-	reader->values = palloc(sizeof(Datum) * desc->natts);
-	reader->nulls = palloc(sizeof(bool) * desc->natts);
-	reader->alphabets = palloc0(sizeof(MrfEnumAlphabet) * desc->natts);
-	MemoryContextSwitchTo(old);
-	ReleaseTupleDesc(desc);
+	reader->alphabets = MemoryContextAllocZero(reader->mcxt,
+											   sizeof(MrfEnumAlphabet) * reader->tupdesc->natts);
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
@@ -265,16 +254,11 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 		case MRF_KARY_RECORD:
 			{
 				HeapTupleHeader tup = DatumGetHeapTupleHeader(value);
-				HeapTupleData tuple;
 				int			j = 0;
 
 				if (!PrepareKaryRecord(reader, tup))
 					return false;
-				tuple.t_len = HeapTupleHeaderGetDatumLength(tup);
-				ItemPointerSetInvalid(&tuple.t_self);
-				tuple.t_tableOid = InvalidOid;
-				tuple.t_data = tup;
-				heap_deform_tuple(&tuple, reader->tupdesc, reader->values, reader->nulls);
+				MrfRowDeform(tup, reader->tupdesc, reader->values, reader->nulls);
 				for (int i = 0; i < reader->tupdesc->natts; i++)
 				{
 					int			v;
