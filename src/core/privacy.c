@@ -352,6 +352,13 @@ AddUp(double a, double b)
 	return err > 0 ? nextafter(s, INFINITY) : s;
 }
 
+/* a + b rounded up (AddUp): for the budget of two composed releases. */
+double
+MrfComposeUp(double a, double b)
+{
+	return AddUp(a, b);
+}
+
 /*
  * Total epsilon spent on one relation (SPEC 3.4), given its charges:
  * zcdp_rho = sum of rho of zCDP releases; pure_epsilon and pure_rho = sum of
@@ -715,4 +722,106 @@ MrfPmwSelectionScale(double rho_step)
 {
 	return MrfFwExponentialScale(MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, rho_step),
 								 MrfParitySumSensitivity());
+}
+
+/*
+ * ---- the protected path's count of substituted rows ----
+ *
+ * The protected path (mrf_learn_<kind>_from) replaces every row it cannot
+ * read (NULL, wrong width, a value outside the alphabet) by a fixed row, a
+ * function of that row alone, and releases with each model a noisy count c
+ * of such rows.  c = sum over rows of an indicator of the row alone, so
+ * replacing one row moves it by at most 1: l1 = l2 sensitivity 1.
+ *
+ * Budget.  The count is charged on top of the learner's budget B (rho or
+ * epsilon), with share B / 100 (MrfSubstitutedCountShare), so the learner
+ * runs exactly as on the aggregate path.  The release is the learner's
+ * output followed by the count; composition gives the total:
+ *   - zCDP learners: B + B/100 rho-zCDP ([BS16] Lemma 2.3);
+ *   - pure epsilon-DP learners (cliques): B + B/100 epsilon-DP (basic
+ *     composition, [Dwork-Roth] Thm. 3.16);
+ *   - (epsilon, delta) learners (the stable mode): (B + B/100, delta)
+ *     by the same basic composition, the count having delta 0.
+ * The sums are rounded up (MrfComposeUp), so the charge never understates.
+ *
+ * Mechanisms (exact integer samplers of [CKS20], noise.c):
+ *   - zCDP: c + N_Z(0, sigma^2) with sigma^2 >= 1 / (2 rho_c) is
+ *     rho_c-zCDP: the Renyi divergence of order alpha between N_Z(0, s^2)
+ *     and its shift by an integer mu is alpha mu^2 / (2 s^2) ([CKS20]
+ *     Prop. 5, and Thm. 4 for the mechanism), and |mu| <= 1.
+ *   - pure and (epsilon, delta): c + discrete Laplace of scale
+ *     t >= 1 / epsilon_c, P(x) proportional to exp(-|x| / t), is
+ *     (1/t)-DP: the density ratio of integer shifts by |mu| <= 1 is at
+ *     most exp(1/t) ([CKS20] Sec. 2; Ghosh-Roughgarden-Sundararajan 2009).
+ * The parameters are rationals num/den rounded UP (more noise only), as in
+ * MrfParityGaussianVariance and MrfCliquesNoiseScale.  A share so small that
+ * the variance or scale leaves the samplers' range (2^40) releases no
+ * count; the share is still charged (a charge above the loss is safe).
+ */
+
+/* The count's share of a learner budget B: B / 100 (0 if B is invalid). */
+double
+MrfSubstitutedCountShare(double budget)
+{
+	if (!PositiveFinite(budget))
+		return 0.0;
+	return budget / 100.0;
+}
+
+/*
+ * sigma^2 = num/den >= 1 / (2 rho_c) for the zCDP count (see above): with
+ * x = fl(1 / (2 rho_c)) 2^k, one division has relative error <= 2^-53, so
+ * the true value is at most x + 1 while x <= 2^40, and num = ceil(x) + 1
+ * rounds up; k is the largest of 20 .. 0 keeping num <= 2^40.  Returns 0,
+ * or -1 when rho_c is invalid or the variance exceeds 2^40.
+ */
+int
+MrfSubstitutedCountGaussian(double rho_c, uint64_t *num, uint64_t *den)
+{
+	const double max_arg = 1099511627776.0; /* 2^40 */
+	double		s;
+
+	if (!PositiveFinite(rho_c) || !num || !den)
+		return -1;
+	s = 1.0 / (2.0 * rho_c);
+	if (!isfinite(s) || s > max_arg)
+		return -1;
+	for (int k = 20; k >= 0; k--)
+	{
+		double		x = ldexp(s, k);
+
+		if (ceil(x) + 1.0 <= max_arg)
+		{
+			*num = (uint64_t) ceil(x) + 1;
+			*den = (uint64_t) 1 << k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Discrete Laplace scale t = num/den >= 1 / epsilon_c for the pure count
+ * (see above), rounded up as in MrfCliquesNoiseScale: den a power of two
+ * <= 2^20 keeping t den below 2^50, num = ceil(t den) + 1.  Returns 0, or
+ * -1 when epsilon_c is invalid or the scale exceeds 2^40.
+ */
+int
+MrfSubstitutedCountLaplace(double epsilon_c, uint64_t *num, uint64_t *den)
+{
+	const double max_scale = 1099511627776.0;	/* 2^40 */
+	const double max_num = 2251799813685248.0;	/* 2^51 */
+	double		scale;
+	double		d = 1048576.0;	/* 2^20 */
+
+	if (!PositiveFinite(epsilon_c) || !num || !den)
+		return -1;
+	scale = 1.0 / epsilon_c;
+	if (!PositiveFinite(scale) || scale > max_scale)
+		return -1;
+	while (d > 1.0 && scale * d >= max_num / 2.0)
+		d *= 0.5;
+	*den = (uint64_t) d;
+	*num = (uint64_t) ceil(scale * d) + 1;
+	return 0;
 }

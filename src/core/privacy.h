@@ -55,6 +55,9 @@ double		MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 							  double approx_epsilon, double approx_delta,
 							  double delta_cap);
 
+/* a + b rounded up: the budget of two composed releases never understated. */
+double		MrfComposeUp(double a, double b);
+
 /* Pure eps-DP implies eps^2/2-zCDP (Bun-Steinke 2016, Prop. 1.4). */
 double		MrfDpToZcdp(double epsilon);
 
@@ -111,5 +114,22 @@ double		MrfPmwStepRho(double rho, int rounds);
 
 /* Multiplier c of PMW's selection argmax(c * error + Gumbel) at rho_step. */
 double		MrfPmwSelectionScale(double rho_step);
+
+/* ---- the protected path's noisy count of substituted rows ---- */
+
+/* Its share of a learner's budget B (rho or epsilon): B / 100. */
+double		MrfSubstitutedCountShare(double budget);
+
+/*
+ * Discrete Gaussian variance num/den >= 1 / (2 rho_c) (sensitivity 1):
+ * returns 0, or -1 if rho_c is invalid or the variance exceeds 2^40.
+ */
+int			MrfSubstitutedCountGaussian(double rho_c, uint64_t *num, uint64_t *den);
+
+/*
+ * Discrete Laplace scale num/den >= 1 / epsilon_c (sensitivity 1): returns
+ * 0, or -1 if epsilon_c is invalid or the scale exceeds 2^40.
+ */
+int			MrfSubstitutedCountLaplace(double epsilon_c, uint64_t *num, uint64_t *den);
 
 #endif

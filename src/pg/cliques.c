@@ -256,6 +256,67 @@ CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
 	*var_out = var;
 }
 
+/*
+ * Reads and validates the options of mrf_learn_cliques from the document
+ * alone and fills the charge of a release; shared by the learner and
+ * MrfPlanCharge, so the charge planned before reading is the one spent.
+ */
+static void
+CliquesReadOptions(Jsonb *options, MrfOptions *opt, MrfCliquesOptions *co, MrfCharge *charge)
+{
+	const char *learner = "mrf_learn_cliques";
+
+	MrfOptionsParse(options, opt);
+	if (opt->given & (MRF_OPT_RHO | MRF_OPT_DELTA))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes a pure differential privacy budget", learner),
+				 errdetail("The learner is epsilon-DP: it takes neither rho nor delta."),
+				 errhint("Pass epsilon => ....")));
+	MrfOptionsCheckAllowed(opt, CLIQUES_OPTIONS, learner);
+	MrfOptionsRequire(opt, MRF_OPT_CLIQUES | MRF_OPT_EPSILON, learner);
+
+	MrfCliquesDefaultOptions(co);
+	co->epsilon = opt->epsilon;
+	if (opt->given & MRF_OPT_METHOD)
+	{
+		if (strcmp(opt->method, "cgm") == 0)
+			co->method = MRF_CLIQUES_CGM;
+		else if (strcmp(opt->method, "naive") == 0)
+			co->method = MRF_CLIQUES_NAIVE;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"method\""),
+					 errdetail("%s takes method 'cgm' or 'naive'.", learner)));
+	}
+	if (co->method == MRF_CLIQUES_NAIVE &&
+		(opt->given & (MRF_OPT_TOLERANCE | MRF_OPT_EM_ITERATIONS)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options \"tolerance\" and \"em_iterations\" apply only to method 'cgm'"),
+				 errdetail("The naive method runs no EM iterations.")));
+	if (opt->given & MRF_OPT_TOLERANCE)
+		co->em_tolerance = opt->tolerance;
+	if (opt->given & MRF_OPT_EM_ITERATIONS)
+		co->em_iterations = opt->em_iterations;
+
+	memset(charge, 0, sizeof(*charge));
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_PURE;
+	charge->epsilon = co->epsilon;
+}
+
+/* The charge of a clique release, from its options alone (plan.h). */
+void
+MrfCliquesPlan(Jsonb *options, MrfCharge *charge)
+{
+	MrfOptions	opt;
+	MrfCliquesOptions co;
+
+	CliquesReadOptions(options, &opt, &co, charge);
+}
+
 /* Learns a clique model from a state's byte rows; fills the charge it costs. */
 MrfModel *
 MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
@@ -278,40 +339,7 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 	size_t		workspace;
 	double		cells;
 
-	MrfOptionsParse(state->options, &opt);
-	if (opt.given & (MRF_OPT_RHO | MRF_OPT_DELTA))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s takes a pure differential privacy budget", learner),
-				 errdetail("The learner is epsilon-DP: it takes neither rho nor delta."),
-				 errhint("Pass epsilon => ....")));
-	MrfOptionsCheckAllowed(&opt, CLIQUES_OPTIONS, learner);
-	MrfOptionsRequire(&opt, MRF_OPT_CLIQUES | MRF_OPT_EPSILON, learner);
-
-	MrfCliquesDefaultOptions(&co);
-	co.epsilon = opt.epsilon;
-	if (opt.given & MRF_OPT_METHOD)
-	{
-		if (strcmp(opt.method, "cgm") == 0)
-			co.method = MRF_CLIQUES_CGM;
-		else if (strcmp(opt.method, "naive") == 0)
-			co.method = MRF_CLIQUES_NAIVE;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"method\""),
-					 errdetail("%s takes method 'cgm' or 'naive'.", learner)));
-	}
-	if (co.method == MRF_CLIQUES_NAIVE &&
-		(opt.given & (MRF_OPT_TOLERANCE | MRF_OPT_EM_ITERATIONS)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("options \"tolerance\" and \"em_iterations\" apply only to method 'cgm'"),
-				 errdetail("The naive method runs no EM iterations.")));
-	if (opt.given & MRF_OPT_TOLERANCE)
-		co.em_tolerance = opt.tolerance;
-	if (opt.given & MRF_OPT_EM_ITERATIONS)
-		co.em_iterations = opt.em_iterations;
+	CliquesReadOptions(state->options, &opt, &co, charge);
 
 	CliquesCheckOption(&opt, p, k, learner, &start, &var);
 
@@ -322,11 +350,6 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 	MrfCheckMemory(learner, (double) n * p +
 				   cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32)));
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_PURE;
-	charge->rho = 0;
-	charge->epsilon = co.epsilon;
-	charge->delta = 0;
 	charge->rows = n;
 	if (state->plan_only)
 		return NULL;		/* the protected path charges before learning */

@@ -28,6 +28,40 @@
 #define ISING_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_LAMBDA | \
 					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE)
 
+/*
+ * Reads and validates the options of mrf_learn_ising from the document alone
+ * (no row needed) and fills the charge of a release; shared by the learner
+ * and MrfPlanCharge, so the charge planned before reading is the one spent.
+ */
+static void
+IsingReadOptions(Jsonb *options, MrfOptions *opt, MrfIsingOptions *io, MrfCharge *charge)
+{
+	const char *learner = "mrf_learn_ising";
+
+	MrfOptionsParse(options, opt);
+	MrfOptionsCheckAllowed(opt, ISING_OPTIONS, learner);
+	io->rho = MrfOptionsZcdpBudget(opt, learner);
+	io->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+	io->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
+	io->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
+	io->symmetrize = (opt->given & MRF_OPT_SYMMETRIZE) ? opt->symmetrize : true;
+
+	memset(charge, 0, sizeof(*charge));
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = io->rho;
+}
+
+/* The charge of an Ising release, from its options alone (plan.h). */
+void
+MrfIsingPlan(Jsonb *options, MrfCharge *charge)
+{
+	MrfOptions	opt;
+	MrfIsingOptions io;
+
+	IsingReadOptions(options, &opt, &io, charge);
+}
+
 /* Learns an Ising model from a state's packed rows; fills the charge it costs. */
 MrfModel *
 MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
@@ -35,7 +69,6 @@ MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
 	const uint64 *bits = MrfRowsBits(state);
 	int64		n = state->n;
 	int			p = state->p;
-	Jsonb	   *options = state->options;
 	const char *learner = "mrf_learn_ising";
 	MrfOptions	opt;
 	MrfIsingOptions io;
@@ -46,24 +79,12 @@ MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
 	double	   *theta;
 	int			iterations;
 
-	MrfOptionsParse(options, &opt);
-	MrfOptionsCheckAllowed(&opt, ISING_OPTIONS, learner);
-	io.rho = MrfOptionsZcdpBudget(&opt, learner);
-	io.lambda = (opt.given & MRF_OPT_LAMBDA) ? opt.lambda : 1.0;
-	io.iterations = (opt.given & MRF_OPT_ITERATIONS) ? opt.iterations : 0;
-	io.mechanism = (opt.given & MRF_OPT_MECHANISM) ? opt.mechanism : MRF_MECH_EXPONENTIAL;
-	io.symmetrize = (opt.given & MRF_OPT_SYMMETRIZE) ? opt.symmetrize : true;
-
+	IsingReadOptions(state->options, &opt, &io, charge);
 	iterations = MrfIsingIterations(&io, p, n);
 	MrfCheckMemory(learner, (double) MrfIsingWorkspaceBytes(p, n) +
 				   (double) n * MrfBitWords(p) * sizeof(uint64) +
 				   (double) MrfIsingParamCount(p) * sizeof(double));
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = io.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
 	charge->rows = n;
 	if (state->plan_only)
 		return NULL;		/* the protected path charges before learning */

@@ -21,6 +21,20 @@
  */
 typedef MrfModel *(*MrfLearnFn) (const MrfRowsState *state, MrfCharge *charge);
 
+/*
+ * A learner's plan: validates its options from the document alone (no row,
+ * no p, no n) and fills the charge of a release (rows 0).  The learner
+ * computes its own charge with the same code, so the two always agree.
+ * Called through MrfPlanCharge (plan.h).
+ */
+typedef void (*MrfPlanFn) (Jsonb *options, MrfCharge *charge);
+
+void		MrfIsingPlan(Jsonb *options, MrfCharge *charge);
+void		MrfPairwisePlan(Jsonb *options, MrfCharge *charge);
+void		MrfTwisePlan(Jsonb *options, MrfCharge *charge);
+void		MrfStructurePlan(Jsonb *options, MrfCharge *charge);
+void		MrfCliquesPlan(Jsonb *options, MrfCharge *charge);
+
 /* How the protected path (protected.c) runs a learner. */
 typedef struct MrfProtectedLearner
 {

@@ -78,6 +78,41 @@ PairwiseMarkSymmetric(MrfModel *model)
 	model->flags |= MRF_FLAG_SYMMETRIC;
 }
 
+/*
+ * Reads and validates the options of mrf_learn_pairwise from the document
+ * alone and fills the charge of a release; shared by the learner and
+ * MrfPlanCharge, so the charge planned before reading is the one spent.
+ */
+static void
+PairwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfPairwiseOptions *po, MrfCharge *charge)
+{
+	const char *learner = "mrf_learn_pairwise";
+
+	MrfOptionsParse(options, opt);
+	MrfOptionsCheckAllowed(opt, PAIRWISE_OPTIONS, learner);
+	memset(po, 0, sizeof(*po));
+	po->rho = MrfOptionsZcdpBudget(opt, learner);
+	po->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+	po->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
+	po->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
+	po->symmetrize = (opt->given & MRF_OPT_SYMMETRIZE) ? opt->symmetrize : true;
+
+	memset(charge, 0, sizeof(*charge));
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = po->rho;
+}
+
+/* The charge of a pairwise release, from its options alone (plan.h). */
+void
+MrfPairwisePlan(Jsonb *options, MrfCharge *charge)
+{
+	MrfOptions	opt;
+	MrfPairwiseOptions po;
+
+	PairwiseReadOptions(options, &opt, &po, charge);
+}
+
 /* Learns a pairwise model from a state's byte rows; fills the charge it costs. */
 MrfModel *
 MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
@@ -98,14 +133,7 @@ MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	double	   *theta;
 	int			iterations;
 
-	MrfOptionsParse(state->options, &opt);
-	MrfOptionsCheckAllowed(&opt, PAIRWISE_OPTIONS, learner);
-	memset(&po, 0, sizeof(po));
-	po.rho = MrfOptionsZcdpBudget(&opt, learner);
-	po.lambda = (opt.given & MRF_OPT_LAMBDA) ? opt.lambda : 1.0;
-	po.iterations = (opt.given & MRF_OPT_ITERATIONS) ? opt.iterations : 0;
-	po.mechanism = (opt.given & MRF_OPT_MECHANISM) ? opt.mechanism : MRF_MECH_EXPONENTIAL;
-	po.symmetrize = (opt.given & MRF_OPT_SYMMETRIZE) ? opt.symmetrize : true;
+	PairwiseReadOptions(state->options, &opt, &po, charge);
 
 	check = MrfPairwiseValidate(&po, p, k, n);
 	switch (check)
@@ -150,11 +178,6 @@ MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	MrfCheckMemory(learner, (double) MrfPairwiseWorkspaceBytes(p, k, n) +
 				   (double) n * p + 2.0 * (double) nparams * sizeof(double));
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = po.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
 	charge->rows = n;
 	if (state->plan_only)
 		return NULL;		/* the protected path charges before learning */

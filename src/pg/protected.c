@@ -47,6 +47,7 @@
 #include "pg/learners.h"
 #include "pg/ledger.h"
 #include "pg/options.h"
+#include "pg/plan.h"
 
 /* Rows fetched from the cursor at a time. */
 #define FETCH_ROWS 10000
@@ -197,6 +198,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfModel   *model;
 	MrfCharge	charge;
 	MrfCharge	planned;
+	MrfCharge	options_charge;
 	const MrfProtectedLearner *entry = FindProtectedLearner(fname);
 	MrfRowFormat format;
 
@@ -213,6 +215,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfCheckLearningGrant(relid, caller);
 	options = OptionsFromArguments(fcinfo, &variables);
 	MrfOptionsParse(options, &opt);
+	MrfPlanCharge(learner, options, false, &options_charge);
 
 	if (column == NULL)
 	{
@@ -292,11 +295,13 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	state->plan_only = true;
 	(void) entry->learn(state, &planned);
 	state->plan_only = false;
+	if (!MrfChargeEqual(&planned, &options_charge))
+		elog(ERROR, "%s plans other amounts from its options than from its rows; nothing is charged",
+			 learner);
 	MrfChargeRelation(relid, caller, &planned);
 
 	model = entry->learn(state, &charge);
-	if (charge.notion != planned.notion || charge.rho != planned.rho ||
-		charge.epsilon != planned.epsilon || charge.delta != planned.delta)
+	if (!MrfChargeEqual(&charge, &planned))
 		elog(ERROR, "%s spent other amounts than it was charged for; nothing is released",
 			 learner);
 	if (model == NULL)

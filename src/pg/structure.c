@@ -188,6 +188,63 @@ StructureBlocks(const StructureParams *sp)
 	return sp->blocks > 0 ? sp->blocks : MrfStructureDefaultBlocks(sp->epsilon, sp->delta);
 }
 
+/*
+ * The learner's own options for the threshold method on pairwise and t-wise
+ * models: the structure options removed.
+ */
+static Jsonb *
+StructureInnerOptions(Jsonb *options)
+{
+	const char *drop[] = {"eta", "model", "method", "blocks"};
+	Datum		keys[4];
+
+	for (int i = 0; i < 4; i++)
+		keys[i] = CStringGetTextDatum(drop[i]);
+	return DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array, JsonbPGetDatum(options),
+											  PointerGetDatum(construct_array(keys, 4, TEXTOID, -1, false, TYPALIGN_INT))));
+}
+
+/*
+ * The charge of a structure release from its validated options: the
+ * stable mode's (epsilon, delta), or the threshold method's learner's rho
+ * (that learner's own options are validated by its plan).
+ */
+static void
+StructureCharge(Jsonb *options, const StructureParams *sp, MrfCharge *charge)
+{
+	if (sp->threshold && sp->pairwise)
+		MrfPairwisePlan(StructureInnerOptions(options), charge);
+	else if (sp->threshold && sp->twise)
+		MrfTwisePlan(StructureInnerOptions(options), charge);
+	else
+	{
+		memset(charge, 0, sizeof(*charge));
+		if (sp->threshold)
+		{
+			charge->notion = MRF_NOTION_ZCDP;
+			charge->rho = sp->io.rho;
+		}
+		else
+		{
+			charge->notion = MRF_NOTION_APPROX;
+			charge->epsilon = sp->epsilon;
+			charge->delta = sp->delta;
+		}
+	}
+	charge->learner = StructureLearner;
+	charge->rows = 0;
+}
+
+/* The charge of a structure release, from its options alone (plan.h). */
+void
+MrfStructurePlan(Jsonb *options, MrfCharge *charge)
+{
+	StructureParams sp;
+
+	StructureReadOptions(options, &sp);
+	StructureCharge(options, &sp, charge);
+}
+
 /* A structure model holding the canonical edge list of s. */
 static MrfModel *
 StructureModelFromEdges(const MrfStructure *s, int p, int k, uint16 flags, Jsonb *meta)
@@ -310,11 +367,6 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 	so.epsilon = sp->epsilon;
 	so.delta = sp->delta;
 	so.blocks = m;
-	charge->learner = StructureLearner;
-	charge->notion = MRF_NOTION_APPROX;
-	charge->rho = 0;
-	charge->epsilon = sp->epsilon;
-	charge->delta = sp->delta;
 	charge->rows = n;
 	if (state->plan_only)
 		return NULL;		/* the protected path charges before learning */
@@ -403,8 +455,6 @@ static MrfModel *
 StructureLearnThresholdKary(const MrfRowsState *state, const StructureParams *sp,
 							MrfCharge *charge)
 {
-	const char *drop[] = {"eta", "model", "method", "blocks"};
-	Datum		keys[4];
 	MrfRowsState inner = *state;
 	MrfModel   *learned;
 	MrfStructure out;
@@ -413,12 +463,7 @@ StructureLearnThresholdKary(const MrfRowsState *state, const StructureParams *sp
 	int			p = state->p;
 	MrfModel   *model;
 
-	/* the learner's own options: the structure options removed */
-	for (int i = 0; i < 4; i++)
-		keys[i] = CStringGetTextDatum(drop[i]);
-	inner.options = DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array,
-													   JsonbPGetDatum(state->options),
-													   PointerGetDatum(construct_array(keys, 4, TEXTOID, -1, false, TYPALIGN_INT))));
+	inner.options = StructureInnerOptions(state->options);
 	learned = sp->pairwise ? MrfPairwiseLearnState(&inner, charge)
 		: MrfTwiseLearnState(&inner, charge);
 	charge->learner = StructureLearner;
@@ -529,11 +574,6 @@ StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, Mr
 				   (double) MrfIsingParamCount(p) * sizeof(double) +
 				   (double) p * (p - 1) * sizeof(double));
 
-	charge->learner = StructureLearner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = sp->io.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
 	charge->rows = n;
 	if (state->plan_only)
 		return NULL;		/* the protected path charges before learning */
@@ -567,6 +607,7 @@ MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge)
 	StructureParams sp;
 
 	StructureReadOptions(state->options, &sp);
+	StructureCharge(state->options, &sp, charge);
 	if (state->format != (sp.pairwise ? MRF_ROWS_BYTES : MRF_ROWS_BITS))
 		elog(ERROR, "mrf_learn_structure got rows in the wrong format");
 	if (sp.threshold && (sp.pairwise || sp.twise))

@@ -118,6 +118,52 @@ TwiseRefuse(MrfTwiseCheck check, const MrfTwiseOptions *to, int p, int64 n,
 	pg_unreachable();
 }
 
+/*
+ * Reads and validates the options of mrf_learn_twise from the document alone
+ * and fills the charge of a release; shared by the learner and
+ * MrfPlanCharge, so the charge planned before reading is the one spent.
+ */
+static void
+TwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfTwiseOptions *to, MrfCharge *charge)
+{
+	const char *learner = "mrf_learn_twise";
+	bool		linf;
+
+	MrfOptionsParse(options, opt);
+	MrfOptionsCheckAllowed(opt, TWISE_OPTIONS, learner);
+	MrfOptionsRequire(opt, MRF_OPT_T, learner);
+	memset(to, 0, sizeof(*to));
+	to->t = opt->t;
+	to->rho = MrfOptionsZcdpBudget(opt, learner);
+	to->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+	to->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
+	to->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
+	linf = (opt->given & MRF_OPT_OBJECTIVE) && strcmp(opt->objective, "linf") == 0;
+	to->objective = linf ? MRF_TWISE_LINF : MRF_TWISE_L1;
+	if ((opt->given & MRF_OPT_QUERY_RELEASE) && !linf)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes query_release only with objective => 'linf'", learner),
+				 errdetail("Algorithm 4 (objective 'l1') releases no parity queries.")));
+	to->release = ((opt->given & MRF_OPT_QUERY_RELEASE) && strcmp(opt->query_release, "pmw") == 0) ?
+		MRF_TWISE_PMW : MRF_TWISE_GAUSSIAN;
+
+	memset(charge, 0, sizeof(*charge));
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = to->rho;
+}
+
+/* The charge of a t-wise release, from its options alone (plan.h). */
+void
+MrfTwisePlan(Jsonb *options, MrfCharge *charge)
+{
+	MrfOptions	opt;
+	MrfTwiseOptions to;
+
+	TwiseReadOptions(options, &opt, &to, charge);
+}
+
 /* Learns a t-wise model from a state's packed rows; fills the charge it costs. */
 MrfModel *
 MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
@@ -137,24 +183,8 @@ MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	bool		linf;
 	int			iterations;
 
-	MrfOptionsParse(state->options, &opt);
-	MrfOptionsCheckAllowed(&opt, TWISE_OPTIONS, learner);
-	MrfOptionsRequire(&opt, MRF_OPT_T, learner);
-	memset(&to, 0, sizeof(to));
-	to.t = opt.t;
-	to.rho = MrfOptionsZcdpBudget(&opt, learner);
-	to.lambda = (opt.given & MRF_OPT_LAMBDA) ? opt.lambda : 1.0;
-	to.iterations = (opt.given & MRF_OPT_ITERATIONS) ? opt.iterations : 0;
-	to.mechanism = (opt.given & MRF_OPT_MECHANISM) ? opt.mechanism : MRF_MECH_EXPONENTIAL;
-	linf = (opt.given & MRF_OPT_OBJECTIVE) && strcmp(opt.objective, "linf") == 0;
-	to.objective = linf ? MRF_TWISE_LINF : MRF_TWISE_L1;
-	if ((opt.given & MRF_OPT_QUERY_RELEASE) && !linf)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s takes query_release only with objective => 'linf'", learner),
-				 errdetail("Algorithm 4 (objective 'l1') releases no parity queries.")));
-	to.release = ((opt.given & MRF_OPT_QUERY_RELEASE) && strcmp(opt.query_release, "pmw") == 0) ?
-		MRF_TWISE_PMW : MRF_TWISE_GAUSSIAN;
+	TwiseReadOptions(state->options, &opt, &to, charge);
+	linf = to.objective == MRF_TWISE_LINF;
 
 	check = MrfTwiseValidate(&to, p, n);
 	if (check != MRF_TWISE_VALID)
@@ -173,11 +203,6 @@ MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 				   (double) n * MrfBitWords(p) * sizeof(uint64) +
 				   2.0 * (double) ncoef * sizeof(double));
 
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = to.rho;
-	charge->epsilon = 0;
-	charge->delta = 0;
 	charge->rows = n;
 	if (state->plan_only)
 		return NULL;		/* the protected path charges before learning */
