@@ -39,21 +39,27 @@ _PG_init(void)
 	 * OpenBLAS threads are only ever requested right before a learner runs,
 	 * inside a backend, never at load time: a preloaded library must not
 	 * leave BLAS threads behind in the postmaster.
+	 *
+	 * The thread count and the memory guard are resource limits that protect
+	 * the server from its users (as temp_file_limit does), so only a
+	 * superuser sets them: per role with ALTER ROLE ... SET, or delegated
+	 * with GRANT SET ON PARAMETER.  A value an unprivileged role set before
+	 * the library was loaded is dropped with a warning when it loads.
 	 */
 	DefineCustomIntVariable("mrfdp.blas_threads",
 							"OpenBLAS threads a learner may use in this backend.",
-							NULL,
+							"Only superusers (or roles granted SET on it) can change this setting.",
 							&MrfBlasThreads,
 							1, 1, 64,
-							PGC_USERSET, 0,
+							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("mrfdp.max_learner_memory",
 							"Largest working memory a learner may plan for, including the packed rows.",
-							NULL,
+							"Only superusers (or roles granted SET on it) can change this setting.",
 							&MrfMaxLearnerMemory,
 							1024 * 1024, 1024, INT_MAX,
-							PGC_USERSET, GUC_UNIT_KB,
+							PGC_SUSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("mrfdp.progress",

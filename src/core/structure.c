@@ -419,16 +419,16 @@ MrfStructureWorkspaceBytes(const MrfBlockLearner *learner, int64_t n, int m,
 }
 
 /*
- * Maps a block learner's own progress into the release's: block k owns the
- * range [k, k+1) * BLOCK_PROGRESS of a total of m * BLOCK_PROGRESS.
+ * A block learner's polls reach the host (so cancellation still works inside
+ * a block) but report only the blocks finished, never the solver's own
+ * progress: how fast a block's regressions converge depends on its rows, and
+ * the host shows progress to other sessions (mrf_progress) and in NOTICEs.
  */
-#define BLOCK_PROGRESS 1000
-
 typedef struct BlockEnvCtx
 {
 	const MrfEnv *parent;
-	int64_t		base;
-	int64_t		total;
+	int64_t		done;			/* blocks finished */
+	int64_t		total;			/* blocks */
 } BlockEnvCtx;
 
 /* Forwards allocation to the host. */
@@ -449,17 +449,15 @@ BlockEnvRelease(void *ctx, void *ptr)
 	parent->release(parent->ctx, ptr);
 }
 
-/* Rescales the block's (done, total) into the release's progress. */
+/* Polls the host with the blocks finished, ignoring the block's own figures. */
 static void
 BlockEnvPoll(void *ctx, int64_t done, int64_t total)
 {
 	BlockEnvCtx *bc = ctx;
-	int64_t		frac = 0;
 
-	if (total > 0 && done > 0)
-		frac = done >= total ? BLOCK_PROGRESS :
-			(int64_t) ((double) done / (double) total * BLOCK_PROGRESS);
-	MrfPoll(bc->parent, bc->base + frac, bc->total);
+	(void) done;
+	(void) total;
+	MrfPoll(bc->parent, bc->done, bc->total);
 }
 
 /* Fisher-Yates with unbiased draws: every permutation equally likely. */
@@ -593,7 +591,8 @@ MrfStructureLearn(const void *rows, int64_t n, const MrfBlockLearner *learner,
 	ShufflePositions(perm, n, rng);
 
 	bctx.parent = env;
-	bctx.total = (int64_t) m * BLOCK_PROGRESS;
+	bctx.done = 0;
+	bctx.total = m;
 	benv.alloc = BlockEnvAlloc;
 	benv.release = BlockEnvRelease;
 	benv.poll = BlockEnvPoll;
@@ -610,7 +609,6 @@ MrfStructureLearn(const void *rows, int64_t n, const MrfBlockLearner *learner,
 			memcpy(block + (size_t) r * learner->row_bytes,
 				   (const unsigned char *) rows + (size_t) perm[start + r] * learner->row_bytes,
 				   learner->row_bytes);
-		bctx.base = (int64_t) k * BLOCK_PROGRESS;
 		MrfStructureInit(&s, learner->p);
 		st = learner->learn(learner->arg, block, len, &benv, &s);
 		if (st == MRF_OK)
@@ -621,7 +619,8 @@ MrfStructureLearn(const void *rows, int64_t n, const MrfBlockLearner *learner,
 			goto done;
 		}
 		HistogramAdd(entries, &nentries, slots, nslots - 1, &s, env);
-		MrfPoll(env, (int64_t) (k + 1) * BLOCK_PROGRESS, bctx.total);
+		bctx.done = k + 1;
+		MrfPoll(env, bctx.done, bctx.total);
 	}
 
 	for (k = 0; k < nentries; k++)

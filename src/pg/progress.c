@@ -4,10 +4,15 @@
  *
  * Each slot has a single writer (its backend); readers take what they see.
  * A torn read can only mix two progress figures of the same run.
+ *
+ * Progress is a side channel of the data (how fast a solver converges), so
+ * readers see it as pg_stat_activity shows queries: only the runs of roles
+ * whose privileges they have, unless they have pg_read_all_stats.
  */
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -15,6 +20,7 @@
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -23,6 +29,7 @@
 typedef struct MrfProgressSlot
 {
 	volatile int pid;			/* 0: free */
+	Oid			role;			/* the role that started the learner */
 	char		learner[NAMEDATALEN];
 	volatile int64 done;
 	volatile int64 total;
@@ -111,6 +118,7 @@ MrfProgressStart(const char *learner)
 		ProgressCallbackRegistered = true;
 	}
 	slot->pid = 0;
+	slot->role = GetUserId();
 	strlcpy(slot->learner, learner, NAMEDATALEN);
 	slot->done = 0;
 	slot->total = 0;
@@ -142,11 +150,15 @@ MrfProgressEnd(void)
 }
 
 PG_FUNCTION_INFO_V1(mrf_progress);
-/* Every learner running now: pid, learner, done, total, percent, started. */
+/*
+ * The learners running now that the caller may watch: pid, learner, done,
+ * total, percent, started.
+ */
 Datum
 mrf_progress(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		read_all = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 
 	if (ProgressSlots == NULL)
 		ereport(ERROR,
@@ -165,6 +177,8 @@ mrf_progress(PG_FUNCTION_ARGS)
 		pg_read_barrier();
 		memcpy(&copy, &ProgressSlots[i], sizeof(copy));
 		if (copy.pid == 0)
+			continue;
+		if (!read_all && !has_privs_of_role(GetUserId(), copy.role))
 			continue;
 		copy.learner[NAMEDATALEN - 1] = '\0';
 		values[0] = Int32GetDatum(copy.pid);

@@ -927,6 +927,67 @@ TestEndToEnd(void)
 	}
 }
 
+/* What a host saw of a stable-mode release's progress. */
+typedef struct PollTrace
+{
+	int64_t		blocks;
+	int64_t		prev;
+	long		polls;
+	long		bad;			/* polls not in whole blocks, or going back */
+} PollTrace;
+
+/* Records one poll of the release. */
+static void
+TracePoll(void *ctx, int64_t done, int64_t total)
+{
+	PollTrace  *t = ctx;
+
+	t->polls++;
+	if (total != t->blocks || done < t->prev || done > total)
+		t->bad++;
+	t->prev = done;
+}
+
+/*
+ * The host sees the stable mode's progress in whole blocks only: the block
+ * solvers' own figures (how fast their regressions converge) depend on the
+ * data, and hosts show progress to other sessions.
+ */
+static void
+TestProgressInBlocks(void)
+{
+	MrfStructureOptions opt;
+	TestModel	m;
+	MrfRng		rng;
+	MrfStructure s;
+	PollTrace	trace;
+	MrfEnv		env = MrfMallocEnv;
+	uint64_t   *bits;
+	int			released = -1;
+	int64_t		n;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.epsilon = 1.0;
+	opt.delta = 1e-6;
+	opt.blocks = 12;
+	BuildModel(0, &m);
+	n = opt.blocks * m.block_rows;
+	MrfRngInitSeeded(&rng, 8100);
+	bits = DrawPacked(&m, n, &rng);
+	memset(&trace, 0, sizeof(trace));
+	trace.blocks = opt.blocks;
+	env.poll = TracePoll;
+	env.ctx = &trace;
+	MrfStructureInit(&s, m.p);
+	CHECK(MrfStructureLearnIsing(bits, n, m.p, m.eta, m.lambda, &opt, &rng, &env,
+								 &s, &released) == MRF_OK);
+	CHECK_MSG(trace.polls > opt.blocks && trace.bad == 0 && trace.prev == opt.blocks,
+			  "%ld polls, %ld not in whole blocks of %d, last %lld", trace.polls, trace.bad,
+			  opt.blocks, (long long) trace.prev);
+	MrfStructureFree(&s, &env);
+	free(bits);
+}
+
 /*
  * Far too few rows (a few per block, and one per block): no error, and
  * either nothing or some graph; n < m is refused (public values).  The
@@ -1423,6 +1484,7 @@ TestStructure(void)
 	TestBlockLearner();
 	TestPluginAndPartition();
 	TestEndToEnd();
+	TestProgressInBlocks();
 	TestTooFewRows();
 	TestPlanningAndThreshold();
 	TestPairwiseBlockLearner();
