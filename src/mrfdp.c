@@ -19,6 +19,7 @@ int			MrfTestSeed = -1;
 int			MrfBlasThreads = 1;
 int			MrfMaxLearnerMemory = 1024 * 1024;	/* kB: 1 GB */
 bool		MrfProgress = false;
+bool		MrfAllowDropWithBudgets = false;
 
 void		_PG_init(void);
 
@@ -68,6 +69,19 @@ _PG_init(void)
 							 &MrfProgress,
 							 false,
 							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * Dropping the extension erases every budget, grant and ledger row; the
+	 * event trigger mrfdp_refuse_drop_with_budgets refuses it while budgets
+	 * exist unless a superuser says so here.
+	 */
+	DefineCustomBoolVariable("mrfdp.allow_drop_with_budgets",
+							 "Allow dropping the mrfdp extension while relations are protected.",
+							 "Dropping it erases every budget, grant and ledger row. Only superusers can change this setting.",
+							 &MrfAllowDropWithBudgets,
+							 false,
+							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("mrfdp");

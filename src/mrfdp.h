@@ -16,4 +16,7 @@ extern int	MrfMaxLearnerMemory;
 /* mrfdp.progress: emit NOTICEs while learning. */
 extern bool MrfProgress;
 
+/* mrfdp.allow_drop_with_budgets: a superuser allows dropping mrfdp while budgets exist. */
+extern bool MrfAllowDropWithBudgets;
+
 #endif

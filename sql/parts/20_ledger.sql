@@ -33,10 +33,17 @@ CREATE TABLE mrfdp.grants (
 	PRIMARY KEY (relation, role)
 );
 
--- Append-only: one row per release and relation read.
+-- Append-only: one row per release and relation read.  The relation's
+-- qualified name and owner are kept as they were at release time: relation
+-- (an OID) becomes NULL when the relation is dropped, and is NULL from the
+-- start for a temporary relation (it dies with its session, unseen by the
+-- drop trigger), so no OID that a later relation may reuse is ever kept, and
+-- a restored dump never maps a row to an unrelated relation.
 CREATE TABLE mrfdp.ledger (
 	id bigserial PRIMARY KEY,
-	relation regclass NOT NULL,
+	relation regclass,
+	relation_name text NOT NULL,
+	relation_owner regrole,		-- NULL only if the releasing backend could not see the relation
 	protected boolean NOT NULL,
 	role regrole NOT NULL,
 	at timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -46,12 +53,21 @@ CREATE TABLE mrfdp.ledger (
 	epsilon float8,
 	delta float8,
 	rows_read bigint,
-	statement text
+	statement text,
+	private boolean NOT NULL	-- false: mrfdp.test_seed keyed the noise (not private)
 );
+CREATE INDEX ledger_relation ON mrfdp.ledger (relation);
 
+-- The one update allowed is the drop trigger's: the OID of a relation that
+-- no longer exists becomes NULL, every other column unchanged.
 CREATE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+	IF TG_OP = 'UPDATE' AND OLD.relation IS NOT NULL AND NEW.relation IS NULL
+	   AND to_jsonb(NEW) - 'relation' = to_jsonb(OLD) - 'relation'
+	   AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = OLD.relation::oid) THEN
+		RETURN NEW;
+	END IF;
 	RAISE EXCEPTION 'mrfdp.ledger is append-only'
 		USING ERRCODE = 'insufficient_privilege',
 			  HINT = 'Ledger rows are never updated or deleted.';
@@ -63,6 +79,14 @@ CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON mrfdp.ledger
 
 REVOKE ALL ON mrfdp.budget, mrfdp.grants, mrfdp.ledger FROM PUBLIC;
 REVOKE ALL ON SEQUENCE mrfdp.ledger_id_seq FROM PUBLIC;
+
+-- pg_dump and pg_restore carry the catalog: regclass and regrole columns
+-- dump as names and restore to the restored relations and roles (pg_dump
+-- loads config tables in foreign-key order: budget before grants).
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.budget', '');
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.grants', '');
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.ledger', '');
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.ledger_id_seq', '');
 
 -- Total epsilon spent under the composition of SPEC 3.4 (the arithmetic is
 -- in src/core/privacy.c): +infinity when the delta left cannot carry the
@@ -114,12 +138,50 @@ CREATE FUNCTION mrfdp.remaining(relation regclass,
 CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric
 	AS 'MODULE_PATHNAME', 'mrf_ledger_exact_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- Dropping a protected relation drops its budget and grants; its ledger rows stay.
+-- Dropping a protected relation drops its budget and grants; its ledger rows
+-- stay, keeping the relation's name, with the dropped OID set to NULL.  Only
+-- the relation itself (objsubid 0) counts: dropping one of its columns, or a
+-- type a column uses (DROP TYPE ... CASCADE by the type's owner), lists the
+-- column, never the relation, and must not end the budget.
 CREATE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	DELETE FROM mrfdp.budget b
 	USING pg_event_trigger_dropped_objects() d
-	WHERE d.classid = 'pg_class'::regclass AND d.objid = b.relation::oid;
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = b.relation::oid;
+	UPDATE mrfdp.ledger l SET relation = NULL
+	FROM pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = l.relation::oid;
 END $$;
 CREATE EVENT TRIGGER mrfdp_forget_dropped ON sql_drop EXECUTE FUNCTION mrfdp.forget_dropped();
+
+-- DROP EXTENSION mrfdp (or DROP SCHEMA ... CASCADE of its schema, or DROP
+-- OWNED BY its owner) would erase every budget, grant and ledger row: refused
+-- while any relation is protected, unless a superuser has set
+-- mrfdp.allow_drop_with_budgets.  A C function on ddl_command_start sees the
+-- parse tree (which objects are dropped) and loads the library by itself, so
+-- it guards sessions without the preload too.
+CREATE FUNCTION mrfdp.refuse_drop_with_budgets() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'mrf_refuse_drop_with_budgets' LANGUAGE C;
+CREATE EVENT TRIGGER mrfdp_refuse_drop_with_budgets ON ddl_command_start
+	WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
+	EXECUTE FUNCTION mrfdp.refuse_drop_with_budgets();
+
+-- The ledger rows each role is entitled to read: its own releases, and every
+-- release from a relation it owns (or owned at release time); superusers see
+-- all (pg_has_role is true for them).  The statement text is shown only to
+-- the role that released (and to pg_read_all_stats members), as
+-- pg_stat_activity shows query text: it is the whole string the client sent,
+-- which may carry other statements and literals of that role.  A role that may
+-- learn from a relation sees nothing of other roles' releases here; the
+-- totals are in budget_status.
+CREATE VIEW mrfdp.releases WITH (security_barrier) AS
+SELECT l.id, l.relation, l.relation_name, l.relation_owner, l.protected, l.role, l.at,
+	   l.learner, l.notion, l.rho, l.epsilon, l.delta, l.rows_read, l.private,
+	   CASE WHEN pg_has_role(l.role, 'USAGE') OR pg_has_role('pg_read_all_stats', 'USAGE')
+			THEN l.statement END AS statement
+FROM mrfdp.ledger l
+WHERE pg_has_role(l.role, 'USAGE')
+   OR (l.relation_owner IS NOT NULL AND pg_has_role(l.relation_owner, 'USAGE'))
+   OR EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = l.relation::oid AND pg_has_role(c.relowner, 'USAGE'));
+GRANT SELECT ON mrfdp.releases TO PUBLIC;

@@ -113,6 +113,17 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 				 errmsg("\"%s\" cannot be protected", get_rel_name(relid)),
 				 errdetail("Only tables, partitioned tables, materialized views and foreign tables can be protected."),
 				 errhint("Protect the tables a view reads instead.")));
+	/*
+	 * A temporary table dies with its session without firing the drop
+	 * trigger, so its budget and grants would outlive it under an OID that a
+	 * later relation may reuse; and no other role can read it anyway.
+	 */
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("temporary table \"%s\" cannot be protected", get_rel_name(relid)),
+				 errdetail("A temporary table is visible only to the session that created it, and its budget would outlive it."),
+				 errhint("Protect a permanent (or unlogged) table.")));
 	if (!(epsilon > 0) || isinf(epsilon))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -25,6 +25,7 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/indexing.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -48,8 +49,10 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 #include "core/privacy.h"
+#include "mrfdp.h"
 #include "pg/budget.h"
 #include "pg/ledger.h"
 
@@ -64,6 +67,20 @@ typedef enum ChargeStatus
 
 #define CHARGE_STATEMENT_LEN 1024
 #define CHARGE_MAX_RELATIONS 1000
+
+/*
+ * What the releasing backend sees of a relation, for its ledger row: the
+ * worker runs in another transaction and cannot see a relation created (or
+ * dropped) by the caller's open transaction the way the caller does.
+ */
+typedef struct ChargeRelationFacts
+{
+	char		nspname[NAMEDATALEN];
+	char		relname[NAMEDATALEN];
+	Oid			owner;
+	bool		known;			/* the releasing backend sees the relation */
+	bool		keep_oid;		/* known and not temporary: the ledger may keep its OID */
+} ChargeRelationFacts;
 
 /* A charge request and its answer, in a dynamic shared memory segment. */
 typedef struct ChargeRequest
@@ -82,6 +99,9 @@ typedef struct ChargeRequest
 	int			nrelations;
 	Oid			relations[CHARGE_MAX_RELATIONS];
 	bool		protected[CHARGE_MAX_RELATIONS];	/* filled by the worker */
+	/* filled by DescribeForLedger */
+	bool		not_private;	/* mrfdp.test_seed keyed the release */
+	ChargeRelationFacts facts[CHARGE_MAX_RELATIONS];
 	/* answer */
 	volatile int status;
 	Oid			failed_relation;
@@ -333,6 +353,36 @@ RelationNameOrOid(Oid relid)
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), name);
 }
 
+/*
+ * Records, for the worker's ledger rows, whether the release is private and
+ * each relation's name, owner and persistence as this backend sees them.
+ */
+static void
+DescribeForLedger(ChargeRequest *req)
+{
+	req->not_private = MrfTestSeed >= 0;
+	for (int i = 0; i < req->nrelations; i++)
+	{
+		ChargeRelationFacts *f = &req->facts[i];
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(req->relations[i]));
+
+		memset(f, 0, sizeof(*f));
+		if (!HeapTupleIsValid(tup))
+			continue;
+		{
+			Form_pg_class rel = (Form_pg_class) GETSTRUCT(tup);
+			char	   *nspname = get_namespace_name(rel->relnamespace);
+
+			strlcpy(f->nspname, nspname ? nspname : "", NAMEDATALEN);
+			strlcpy(f->relname, NameStr(rel->relname), NAMEDATALEN);
+			f->owner = rel->relowner;
+			f->known = nspname != NULL;
+			f->keep_oid = f->known && rel->relpersistence != RELPERSISTENCE_TEMP;
+		}
+		ReleaseSysCache(tup);
+	}
+}
+
 /* Runs the charge worker on a request and waits for it to finish. */
 static void
 RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
@@ -342,6 +392,7 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 	BgwHandleStatus status;
 	pid_t		pid;
 
+	DescribeForLedger(req);
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
 	worker.bgw_start_time = BgWorkerStart_ConsistentState;
@@ -472,8 +523,8 @@ RecordUnprotected(const MrfCharge *charge)
 	SPI_connect();
 	for (int i = 0; i < StatementRelationCount; i++)
 	{
-		Oid			types[8] = {OIDOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TEXTOID};
-		Datum		values[8];
+		Oid			types[9] = {OIDOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, TEXTOID, BOOLOID};
+		Datum		values[9];
 
 		values[0] = ObjectIdGetDatum(StatementRelations[i]);
 		values[1] = ObjectIdGetDatum(GetUserId());
@@ -483,14 +534,27 @@ RecordUnprotected(const MrfCharge *charge)
 		values[5] = CStringGetTextDatum(delta);
 		values[6] = Int64GetDatum(charge->rows);
 		values[7] = CStringGetTextDatum(debug_query_string ? debug_query_string : "");
-		MrfCatalogQuery("INSERT INTO mrfdp.ledger (relation, protected, role, learner, notion,"
-						" rho, epsilon, delta, rows_read, statement)"
-						" SELECT $1::oid::regclass, false, $2::oid::regrole, $3, $4,"
+		values[8] = BoolGetDatum(MrfTestSeed < 0);
+
+		/*
+		 * In the caller's transaction, which sees the relation as the
+		 * release did.  A temporary relation keeps no OID (it dies with its
+		 * session, unseen by the drop trigger), nor does one this
+		 * transaction dropped; both keep their names.
+		 */
+		MrfCatalogQuery("INSERT INTO mrfdp.ledger (relation, relation_name, relation_owner, protected,"
+						" role, learner, notion, rho, epsilon, delta, rows_read, statement, private)"
+						" SELECT CASE WHEN c.relpersistence <> 't' THEN c.oid::regclass END,"
+						"  coalesce(quote_ident(n.nspname) || '.' || quote_ident(c.relname), r.oid::text),"
+						"  c.relowner::regrole, false, $2::oid::regrole, $3, $4,"
 						"  CASE WHEN $4 = 'zCDP' THEN $5::float8 END,"
 						"  CASE WHEN $4 <> 'zCDP' THEN $5::float8 END,"
 						"  CASE WHEN $4 = 'approximate' THEN $6::float8 END,"
-						"  $7, left($8, 1024)",
-						8, types, values, NULL, false);
+						"  $7, left($8, 1024), $9"
+						" FROM (SELECT $1::oid AS oid) r"
+						"  LEFT JOIN pg_class c ON c.oid = r.oid"
+						"  LEFT JOIN pg_namespace n ON n.oid = c.relnamespace",
+						9, types, values, NULL, false);
 	}
 	SPI_finish();
 }
@@ -714,9 +778,10 @@ mrf_charge_worker_main(Datum main_arg)
 
 	for (int i = 0; i < req->nrelations; i++)
 	{
-		Oid			types[10] = {OIDOID, BOOLOID, OIDOID, TEXTOID, TEXTOID, TEXTOID,
-		TEXTOID, TEXTOID, INT8OID, TEXTOID};
-		Datum		values[10];
+		ChargeRelationFacts *f = &req->facts[i];
+		Oid			types[16] = {OIDOID, BOOLOID, OIDOID, TEXTOID, TEXTOID, TEXTOID,
+			TEXTOID, TEXTOID, INT8OID, TEXTOID, BOOLOID, BOOLOID, TEXTOID, TEXTOID, OIDOID, BOOLOID};
+		Datum		values[16];
 		int			rc;
 
 		values[0] = ObjectIdGetDatum(req->relations[i]);
@@ -729,15 +794,35 @@ mrf_charge_worker_main(Datum main_arg)
 		values[7] = CStringGetTextDatum(req->delta);
 		values[8] = Int64GetDatum(req->rows);
 		values[9] = CStringGetTextDatum(req->statement);
+		values[10] = BoolGetDatum(f->keep_oid);
+		values[11] = BoolGetDatum(f->known);
+		values[12] = CStringGetTextDatum(f->nspname);
+		values[13] = CStringGetTextDatum(f->relname);
+		values[14] = ObjectIdGetDatum(f->owner);
+		values[15] = BoolGetDatum(!req->not_private);
+
+		/*
+		 * Name and owner as the releasing backend saw them.  The OID is kept
+		 * only if that backend saw a permanent relation and this transaction
+		 * sees it committed: never an OID that may end up naming nothing (a
+		 * relation the caller created or dropped and may roll back or commit).
+		 */
 		rc = SPI_execute_with_args(
-								   "INSERT INTO mrfdp.ledger (relation, protected, role, learner, notion,"
-								   " rho, epsilon, delta, rows_read, statement)"
-								   " SELECT $1::oid::regclass, $2, $3::oid::regrole, $4, $5,"
+								   "INSERT INTO mrfdp.ledger (relation, relation_name, relation_owner, protected,"
+								   " role, learner, notion, rho, epsilon, delta, rows_read, statement, private)"
+								   " SELECT CASE WHEN $11 AND c.oid IS NOT NULL THEN c.oid::regclass END,"
+								   "  CASE WHEN $12 THEN quote_ident($13) || '.' || quote_ident($14)"
+								   "   ELSE coalesce(quote_ident(n.nspname) || '.' || quote_ident(c.relname), r.oid::text) END,"
+								   "  CASE WHEN $12 THEN $15 ELSE c.relowner END::regrole,"
+								   "  $2, $3::oid::regrole, $4, $5,"
 								   "  CASE WHEN $5 = 'zCDP' THEN $6::float8 END,"
 								   "  CASE WHEN $5 <> 'zCDP' THEN $7::float8 END,"
 								   "  CASE WHEN $5 = 'approximate' THEN $8::float8 END,"
-								   "  $9, $10",
-								   10, types, values, NULL, false, 0);
+								   "  $9, $10, $16"
+								   " FROM (SELECT $1::oid AS oid) r"
+								   "  LEFT JOIN pg_class c ON c.oid = r.oid"
+								   "  LEFT JOIN pg_namespace n ON n.oid = c.relnamespace",
+								   16, types, values, NULL, false, 0);
 		if (rc != SPI_OK_INSERT)
 			elog(ERROR, "mrfdp ledger insert failed: %s", SPI_result_code_string(rc));
 	}
