@@ -31,7 +31,7 @@ SELECT dblink_send_query('bg', $q$SELECT mrf_learn_ising_agg(x, mrf_options(rho 
 	FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 = 0, g % 7 = 0] x FROM generate_series(1, 200000) g) q$q$);
 DO $$
 BEGIN
-	FOR i IN 1 .. 200 LOOP
+	FOR i IN 1 .. 600 LOOP
 		EXIT WHEN EXISTS (SELECT 1 FROM mrf_progress() WHERE done > 0);
 		PERFORM pg_sleep(0.05);
 	END LOOP;
