@@ -113,12 +113,18 @@ MrfModelMeta(const MrfModel *model)
 	return (Jsonb *) ((const char *) model + model->meta_offset);
 }
 
-/* Appends a double as JSON, with the shortest text that reads back exactly. */
+/*
+ * Appends a double as JSON, with the shortest text that reads back exactly.
+ * Negative zero is written as 0: a jsonb number has no sign of zero, so "-0"
+ * would read back as 0 anyway and the text would change on a round trip.
+ */
 void
 MrfJsonAppendDouble(StringInfo buf, double value)
 {
 	if (isnan(value) || isinf(value))
 		appendStringInfoString(buf, "null");
+	else if (value == 0)
+		appendStringInfoChar(buf, '0');
 	else
 	{
 		char	   *s = float8out_internal(value);
