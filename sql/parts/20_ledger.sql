@@ -115,8 +115,10 @@ WHERE pg_has_role(b.owner, 'USAGE')
 GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
 
 -- Protects a relation with a total budget; only its owner (or a superuser).
--- Calling it again changes the budget (never below what is spent).
-CREATE FUNCTION mrfdp.protect(relation regclass, epsilon float8, delta float8 DEFAULT 0,
+-- Calling it again changes the budget (never below what is spent).  delta
+-- must be given (NULL is refused with a hint): delta = 0 is a pure-DP budget
+-- that only epsilon-DP learners can spend.
+CREATE FUNCTION mrfdp.protect(relation regclass, epsilon float8, delta float8 DEFAULT NULL,
 							  rho_cap float8 DEFAULT NULL)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'mrf_ledger_protect' LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -127,12 +129,18 @@ CREATE FUNCTION mrfdp.grant_learning(relation regclass, role regrole) RETURNS vo
 CREATE FUNCTION mrfdp.revoke_learning(relation regclass, role regrole) RETURNS void
 	AS 'MODULE_PATHNAME', 'mrf_ledger_revoke' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 
--- What is left of a relation's budget (owner, granted roles, superusers).
-CREATE FUNCTION mrfdp.remaining(relation regclass,
-								OUT epsilon float8, OUT delta float8, OUT rho float8,
-								OUT spent_epsilon float8, OUT releases bigint)
+-- What can still be spent, by notion, each amount fitting exactly if
+-- charged alone now (owner, granted roles, superusers): the largest rho of a
+-- zCDP release, epsilon of a pure release, epsilon of an (epsilon, delta)
+-- release at the given delta (default: the smallest positive delta), and
+-- delta of one (with the smallest positive epsilon); then what was spent.
+CREATE FUNCTION mrfdp.remaining(relation regclass, delta float8 DEFAULT NULL,
+								OUT rho float8, OUT pure_epsilon float8,
+								OUT approx_epsilon float8, OUT approx_delta float8,
+								OUT spent_epsilon float8, OUT spent_delta float8,
+								OUT spent_rho float8, OUT releases bigint)
 	RETURNS record
-	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE PARALLEL RESTRICTED;
 
 -- The exact value of a float8 as numeric, for ledger comparisons.
 CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric

@@ -22,6 +22,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "privacy.h"
 
@@ -397,9 +398,217 @@ MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 	rho = AddUp(zcdp_rho, pure_rho);
 	if (rho == 0.0)
 		return approx_epsilon;
+	if (isinf(rho))
+		return INFINITY;		/* a sum beyond the doubles: nothing more fits */
 	if (!(delta_left > 0.0))
 		return INFINITY;
 	return AddUp(nextafter(MrfZcdpToDpTight(rho, delta_left), INFINITY), approx_epsilon);
+}
+
+/*
+ * ---- what still fits a relation's budget (the ledger's check, in doubles) ----
+ *
+ * The charge worker admits a release when the composed total of the new sums
+ * (MrfComposeEpsilon over the exact decimal sums, each rounded up) is at most
+ * the budget's epsilon, the approximate deltas stay within its delta and the
+ * rho total within rho_cap.  The checks below are that rule with every sum
+ * rounded up instead of exact (AddUp of spent sums that were themselves
+ * rounded up), so each is at least as strict as the worker's: an amount that
+ * passes here fits.  The caller confirms a reported amount with the ledger's
+ * own exact check, because the tight conversion is monotone in rho only up to
+ * its floating-point evaluation.
+ */
+
+/*
+ * a * b rounded up, for a, b >= 0: the product's rounding error is exact by
+ * fma while the product is far from the subnormal range (its error is then
+ * representable); below 2^-900 it is raised by one ulp unconditionally, so a
+ * tiny positive product is never taken for 0.
+ */
+static double
+MulUp(double a, double b)
+{
+	double		p = a * b;
+
+	if (!(a > 0 && b > 0))
+		return p;
+	if (p < 0x1p-900)
+		return nextafter(p, INFINITY);
+	return fma(a, b, -p) > 0 ? nextafter(p, INFINITY) : p;
+}
+
+/*
+ * A valid budget: caps positive (rho_cap may be +inf), spent sums >= 0 (+inf
+ * when the exact sum exceeds every double, e.g. eps^2/2 of a huge pure
+ * charge, which only a pure budget can carry).
+ */
+static int
+BudgetValid(const MrfBudget *b)
+{
+	return b != NULL && PositiveFinite(b->epsilon) && b->delta >= 0 && b->delta < 1 &&
+		b->rho_cap > 0 && !isnan(b->rho_cap) &&
+		b->zcdp_rho >= 0 && b->pure_epsilon >= 0 && b->pure_rho >= 0 &&
+		b->approx_epsilon >= 0 && b->approx_delta >= 0;
+}
+
+/* The rho_cap check: spent zCDP and pure rho plus the new rho, rounded up. */
+static int
+WithinRhoCap(const MrfBudget *b, double rho)
+{
+	return isinf(b->rho_cap) || AddUp(AddUp(b->zcdp_rho, b->pure_rho), rho) <= b->rho_cap;
+}
+
+/* Whether a rho-zCDP release fits (SPEC 3.4 accountant, sums rounded up). */
+int
+MrfBudgetFitsZcdp(const MrfBudget *b, double rho)
+{
+	if (!BudgetValid(b) || !(rho >= 0) || !isfinite(rho))
+		return 0;
+	return MrfComposeEpsilon(AddUp(b->zcdp_rho, rho), b->pure_epsilon, b->pure_rho,
+							 b->approx_epsilon, b->approx_delta, b->delta) <= b->epsilon &&
+		b->approx_delta <= b->delta && WithinRhoCap(b, rho);
+}
+
+/*
+ * Whether a pure epsilon-DP release fits: it adds epsilon to the pure sum and
+ * epsilon^2/2 to the pure rho ([BS16] Prop. 1.4), both rounded up.
+ */
+int
+MrfBudgetFitsPure(const MrfBudget *b, double epsilon)
+{
+	double		half;
+	double		sq;
+
+	if (!BudgetValid(b) || !(epsilon >= 0) || !isfinite(epsilon))
+		return 0;
+	sq = MulUp(epsilon, epsilon);	/* +inf beyond the doubles: fits pure budgets only */
+	half = 0.5 * sq;
+	if (half * 2.0 != sq)
+		half = nextafter(half, INFINITY);	/* halving a subnormal rounded */
+	return MrfComposeEpsilon(b->zcdp_rho, AddUp(b->pure_epsilon, epsilon),
+							 AddUp(b->pure_rho, half), b->approx_epsilon,
+							 b->approx_delta, b->delta) <= b->epsilon &&
+		b->approx_delta <= b->delta && WithinRhoCap(b, half);
+}
+
+/* Whether an (epsilon, delta)-DP release fits (basic composition on top). */
+int
+MrfBudgetFitsApprox(const MrfBudget *b, double epsilon, double delta)
+{
+	double		ad;
+
+	if (!BudgetValid(b) || !(epsilon >= 0) || !isfinite(epsilon) ||
+		!(delta >= 0) || !isfinite(delta))
+		return 0;
+	ad = AddUp(b->approx_delta, delta);
+	return MrfComposeEpsilon(b->zcdp_rho, b->pure_epsilon, b->pure_rho,
+							 AddUp(b->approx_epsilon, epsilon), ad, b->delta) <= b->epsilon &&
+		ad <= b->delta && WithinRhoCap(b, 0);
+}
+
+/* The double whose bits, read as an unsigned integer, are u (u <= +inf's). */
+static double
+DoubleOfBits(uint64_t u)
+{
+	union
+	{
+		uint64_t	u;
+		double		d;
+	}			v;
+
+	v.u = u;
+	return v.d;
+}
+
+/* Which amount a search moves: the release's one, the other held fixed. */
+typedef enum FitKind
+{
+	FIT_ZCDP,
+	FIT_PURE,
+	FIT_APPROX_EPSILON,			/* at delta = other */
+	FIT_APPROX_DELTA			/* at epsilon = other */
+} FitKind;
+
+/* Whether x fits as the amount of kind, the other amount fixed. */
+static int
+FitsAs(const MrfBudget *b, FitKind kind, double x, double other)
+{
+	switch (kind)
+	{
+		case FIT_ZCDP:
+			return MrfBudgetFitsZcdp(b, x);
+		case FIT_PURE:
+			return MrfBudgetFitsPure(b, x);
+		case FIT_APPROX_EPSILON:
+			return MrfBudgetFitsApprox(b, x, other);
+		case FIT_APPROX_DELTA:
+			return MrfBudgetFitsApprox(b, other, x);
+	}
+	return 0;
+}
+
+/*
+ * The largest double x >= 0 that fits, 0 when none > 0 does.  Non-negative
+ * doubles are ordered as their bit patterns, so bisecting the integers
+ * 0 .. bits(+inf) finds the boundary of a monotone test in at most 64 steps,
+ * to the last bit; the answer is always a value that passed (rounding down).
+ */
+static double
+LargestFitting(const MrfBudget *b, FitKind kind, double other)
+{
+	uint64_t	lo = 0;			/* bits of 0.0: fits by convention */
+	uint64_t	hi = 0x7ff0000000000000ULL;	/* bits of +inf: never fits */
+
+	if (!FitsAs(b, kind, DoubleOfBits(1), other))
+		return 0.0;				/* not even the smallest positive amount */
+	lo = 1;
+	while (hi - lo > 1)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (FitsAs(b, kind, DoubleOfBits(mid), other))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return DoubleOfBits(lo);
+}
+
+/* Largest rho of a zCDP release that fits now (0: none). */
+double
+MrfBudgetLargestZcdp(const MrfBudget *b)
+{
+	return BudgetValid(b) ? LargestFitting(b, FIT_ZCDP, 0) : NAN;
+}
+
+/* Largest epsilon of a pure release that fits now (0: none). */
+double
+MrfBudgetLargestPure(const MrfBudget *b)
+{
+	return BudgetValid(b) ? LargestFitting(b, FIT_PURE, 0) : NAN;
+}
+
+/* Largest epsilon of an (epsilon, delta) release at the given delta (0: none). */
+double
+MrfBudgetLargestApproxEpsilon(const MrfBudget *b, double delta)
+{
+	if (!BudgetValid(b) || !(delta > 0) || !(delta < 1))
+		return NAN;
+	/* epsilon = 0 must fit first: otherwise this delta alone is too much */
+	if (!MrfBudgetFitsApprox(b, 0, delta))
+		return 0.0;
+	return LargestFitting(b, FIT_APPROX_EPSILON, delta);
+}
+
+/*
+ * Largest delta of an (epsilon, delta) release that fits with the smallest
+ * positive epsilon (0: none).  Spending delta also shrinks the delta left to
+ * convert the zCDP part, so the epsilon that fits with it can be tiny.
+ */
+double
+MrfBudgetLargestApproxDelta(const MrfBudget *b)
+{
+	return BudgetValid(b) ? LargestFitting(b, FIT_APPROX_DELTA, DoubleOfBits(1)) : NAN;
 }
 
 /* [BS16] Prop. 1.4: a pure eps-DP mechanism is eps^2/2-zCDP. */

@@ -58,6 +58,39 @@ double		MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 /* a + b rounded up: the budget of two composed releases never understated. */
 double		MrfComposeUp(double a, double b);
 
+/*
+ * A relation's budget and what it has spent, for the fit checks below: each
+ * spent sum is the smallest double at least the exact sum; rho_cap is
+ * +infinity when there is none.
+ */
+typedef struct MrfBudget
+{
+	double		epsilon;
+	double		delta;
+	double		rho_cap;
+	double		zcdp_rho;		/* sum of rho of zCDP releases */
+	double		pure_epsilon;	/* sum of epsilon of pure releases */
+	double		pure_rho;		/* sum of epsilon^2/2 of pure releases */
+	double		approx_epsilon; /* sums over (epsilon, delta) releases */
+	double		approx_delta;
+} MrfBudget;
+
+/* Whether one more release fits the budget (a check no laxer than the ledger's). */
+int			MrfBudgetFitsZcdp(const MrfBudget *b, double rho);
+int			MrfBudgetFitsPure(const MrfBudget *b, double epsilon);
+int			MrfBudgetFitsApprox(const MrfBudget *b, double epsilon, double delta);
+
+/*
+ * The largest amount of each notion that fits now, rounded down (0: none;
+ * NaN: invalid budget).  Approximate releases trade epsilon against delta:
+ * the largest epsilon at a given delta, and the largest delta at the
+ * smallest positive epsilon.
+ */
+double		MrfBudgetLargestZcdp(const MrfBudget *b);
+double		MrfBudgetLargestPure(const MrfBudget *b);
+double		MrfBudgetLargestApproxEpsilon(const MrfBudget *b, double delta);
+double		MrfBudgetLargestApproxDelta(const MrfBudget *b);
+
 /* Pure eps-DP implies eps^2/2-zCDP (Bun-Steinke 2016, Prop. 1.4). */
 double		MrfDpToZcdp(double epsilon);
 

@@ -21,8 +21,7 @@
 #include "pg/aggregates.h"
 #include "pg/learners.h"
 #include "pg/options.h"
-#include "pg/learners.h"
-#include "pg/options.h"
+#include "pg/plan.h"
 #include "pg/release.h"
 
 /* The aggregate memory context, or an error when not called as an aggregate. */
@@ -159,6 +158,27 @@ CheckRow(FunctionCallInfo fcinfo, MrfRowsState *state, const char *learner)
 	}
 }
 
+/*
+ * Errors, before any learning, when a release with these options would not
+ * fit the budget of a protected relation the transaction has read so far:
+ * at each group's first row, and again at its final function (a hash
+ * aggregate sees every group's first row before any group is released).
+ * Cheap when nothing protected was read (one look per statement).  The
+ * charge at release still re-checks atomically.  A window aggregate has no
+ * Aggref, so its learner (and charge) is not known here: it is checked by
+ * that charge alone.
+ */
+static void
+CheckBudgetBeforeLearning(FunctionCallInfo fcinfo, const char *learner, Jsonb *options)
+{
+	MrfCharge	charge;
+
+	if (AggGetAggref(fcinfo) == NULL || !MrfStatementReadsProtected(learner))
+		return;
+	MrfPlanCharge(learner, options, false, &charge);
+	MrfCheckStatementBudget(&charge);
+}
+
 /* The first call of a transition function: state, constant options, learner name. */
 MrfRowsState *
 MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format, MemoryContext aggctx)
@@ -178,6 +198,7 @@ MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format, MemoryContext ag
 	MemoryContextSwitchTo(old);
 	state->reader.learner = learner;
 	state->kreader.learner = learner;
+	CheckBudgetBeforeLearning(fcinfo, learner, state->options);
 	return state;
 }
 
@@ -380,6 +401,8 @@ MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
 	(void) AggregateContext(fcinfo, "a learner's final function");
 	if (state == NULL || state->n == 0)
 		PG_RETURN_NULL();
+	if (state->options != NULL)
+		CheckBudgetBeforeLearning(fcinfo, MrfAggregateLearnerName(fcinfo), state->options);
 	model = learn(state, &charge);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeStatement(&charge);

@@ -25,17 +25,26 @@
 /*
  * A numeric as the smallest double at least as large: exact sums of exact
  * charges stay exact (so a budget can be spent to the last bit), and any
- * rounding errs upwards.
+ * rounding errs upwards: above the largest double it is +infinity (never
+ * fits), and a positive value below the smallest double is that double (the
+ * exact eps^2/2 of a tiny pure charge, say), never 0.
  */
 static double
 NumericUp(Datum num)
 {
-	double		d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, num));
+	double		d;
 	char		buf[MRF_EXACT_DECIMAL_LEN];
 	Datum		back;
 
-	if (!(d > 0) || isinf(d))
-		return d > 0 ? d : 0.0;
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, num,
+										  DirectFunctionCall1(int4_numeric, Int32GetDatum(0)))) <= 0)
+		return 0.0;
+	/* strtod without the range errors: +inf above, 0 or a subnormal below */
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, num));
+	if (isinf(d))
+		return INFINITY;
+	if (!(d > 0))
+		return nextafter(0.0, 1.0);
 	MrfExactDecimal(buf, sizeof(buf), d);
 	back = DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
@@ -93,10 +102,19 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 	bool		fits;
 	bool		isnull;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("mrfdp.protect needs a relation, epsilon and delta")));
+	/* no default: delta decides which learners can spend the budget at all */
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrfdp.protect needs delta"),
+				 errdetail("The budget is (epsilon, delta)-DP, and delta has no default."),
+				 errhint("Pass delta => 1e-6 (say) for a budget every learner can spend: the zCDP learners "
+						 "(mrf_learn_ising, mrf_learn_pairwise, mrf_learn_twise) and mrf_learn_structure need delta > 0. "
+						 "delta => 0 makes a pure-DP budget, which only epsilon-DP learners such as mrf_learn_cliques can spend.")));
 	relid = PG_GETARG_OID(0);
 	epsilon = PG_GETARG_FLOAT8(1);
 	delta = PG_GETARG_FLOAT8(2);
@@ -217,60 +235,191 @@ mrf_ledger_revoke(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* Largest zCDP charge that still fits, by bisection on the composition. */
-static double
-LargestRhoThatFits(double zr, double pe, double pr, double ae, double ad,
-				   double epsilon, double delta, double rho_cap_left)
+/* See budget.h. */
+bool
+MrfReadBudget(Oid relid, MrfBudget *budget)
 {
-	double		lo = 0;
-	double		hi = 1;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	bool		isnull;
+	Datum		d;
 
-	if (!(MrfComposeEpsilon(zr, pe, pr, ae, ad, delta) < epsilon) || rho_cap_left <= 0)
-		return 0;
-	while (hi < 1e12 && MrfComposeEpsilon(zr + hi, pe, pr, ae, ad, delta) <= epsilon)
-		hi *= 2;
-	for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++)
+	if (MrfCatalogQuery("SELECT epsilon, delta, rho_cap, spent_zcdp_rho, spent_pure_epsilon,"
+						" spent_pure_rho, spent_approx_epsilon, spent_approx_delta"
+						" FROM mrfdp.budget WHERE relation = $1::oid::regclass",
+						1, types, values, NULL, true) == 0)
+		return false;
+#define COLUMN(i) SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, (i), &isnull)
+	budget->epsilon = DatumGetFloat8(COLUMN(1));
+	budget->delta = DatumGetFloat8(COLUMN(2));
+	d = COLUMN(3);
+	budget->rho_cap = isnull ? INFINITY : DatumGetFloat8(d);
+	/* spent sums are numeric: each as the double just at or above it */
+	budget->zcdp_rho = NumericUp(COLUMN(4));
+	budget->pure_epsilon = NumericUp(COLUMN(5));
+	budget->pure_rho = NumericUp(COLUMN(6));
+	budget->approx_epsilon = NumericUp(COLUMN(7));
+	budget->approx_delta = NumericUp(COLUMN(8));
+#undef COLUMN
+	return true;
+}
+
+/* See budget.h. */
+bool
+MrfMayReadBudget(Oid relid, Oid role)
+{
+	Oid			types[2] = {OIDOID, OIDOID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(role)};
+	bool		isnull;
+	bool		allowed;
+
+	if (MrfCatalogQuery("SELECT pg_has_role($2::oid, owner, 'USAGE') OR"
+						"  EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation"
+						"          AND pg_has_role($2::oid, g.role, 'USAGE'))"
+						"  OR (SELECT rolsuper FROM pg_roles WHERE oid = $2::oid)"
+						" FROM mrfdp.budget b WHERE relation = $1::oid::regclass",
+						2, types, values, NULL, true) == 0)
+		return false;
+	allowed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return !isnull && allowed;
+}
+
+/* A release of the kind's notion with amount x (the other amount: delta). */
+static MrfCharge
+FitCharge(MrfFitKind kind, double x, double delta)
+{
+	MrfCharge	c;
+
+	memset(&c, 0, sizeof(c));
+	c.learner = "mrfdp.remaining";
+	switch (kind)
 	{
-		double		mid = 0.5 * (lo + hi);
-
-		if (MrfComposeEpsilon(zr + mid, pe, pr, ae, ad, delta) <= epsilon)
-			lo = mid;
-		else
-			hi = mid;
+		case MRF_FIT_ZCDP:
+			c.notion = MRF_NOTION_ZCDP;
+			c.rho = x;
+			break;
+		case MRF_FIT_PURE:
+			c.notion = MRF_NOTION_PURE;
+			c.epsilon = x;
+			break;
+		case MRF_FIT_APPROX_EPSILON:
+			c.notion = MRF_NOTION_APPROX;
+			c.epsilon = x;
+			c.delta = delta;
+			break;
+		case MRF_FIT_APPROX_DELTA:
+			c.notion = MRF_NOTION_APPROX;
+			c.epsilon = nextafter(0.0, 1.0);
+			c.delta = x;
+			break;
 	}
-	return Min(lo, rho_cap_left);
+	return c;
+}
+
+/* See budget.h. */
+double
+MrfLargestFit(Oid relid, const MrfBudget *budget, MrfFitKind kind, double delta)
+{
+	double		x = NAN;
+	MrfCharge	c;
+
+	switch (kind)
+	{
+		case MRF_FIT_ZCDP:
+			x = MrfBudgetLargestZcdp(budget);
+			break;
+		case MRF_FIT_PURE:
+			x = MrfBudgetLargestPure(budget);
+			break;
+		case MRF_FIT_APPROX_EPSILON:
+			x = MrfBudgetLargestApproxEpsilon(budget, delta);
+			break;
+		case MRF_FIT_APPROX_DELTA:
+			x = MrfBudgetLargestApproxDelta(budget);
+			break;
+	}
+	if (!(x > 0))
+		return 0;
+
+	/*
+	 * The double search is never laxer than the worker's exact condition
+	 * when the conversion is monotone; its floating-point evaluation is so
+	 * only to a few ulp.  So confirm: a few steps of one ulp down, then, if
+	 * still refused, bisection on the exact condition itself below x.
+	 */
+	for (int step = 0; step < 8; step++)
+	{
+		c = FitCharge(kind, x, delta);
+		if (MrfChargeFits(relid, &c))
+			return x;
+		x = nextafter(x, 0.0);
+	}
+	{
+		double		lo = 0;
+		double		hi = x;
+
+		while (lo < hi && nextafter(lo, INFINITY) < hi)
+		{
+			/* the midpoint of the bit patterns: non-negative doubles order as integers */
+			uint64		blo;
+			uint64		bhi;
+			uint64		bmid;
+			double		mid;
+
+			memcpy(&blo, &lo, sizeof(double));
+			memcpy(&bhi, &hi, sizeof(double));
+			bmid = blo + (bhi - blo) / 2;
+			memcpy(&mid, &bmid, sizeof(double));
+			c = FitCharge(kind, mid, delta);
+			if (MrfChargeFits(relid, &c))
+				lo = mid;
+			else
+				hi = mid;
+		}
+		c = FitCharge(kind, hi, delta);
+		return MrfChargeFits(relid, &c) ? hi : lo;
+	}
 }
 
 PG_FUNCTION_INFO_V1(mrf_ledger_remaining);
-/* What is left of a relation's budget. */
+/*
+ * What of a relation's budget can still be spent, by notion: the largest
+ * rho of a zCDP release, epsilon of a pure release, epsilon of an
+ * (epsilon, delta) release at the given delta (by default the smallest
+ * positive one) and delta of one (with the smallest positive epsilon); each
+ * fits exactly when charged alone now.  Then what was spent.
+ */
 Datum
 mrf_ledger_remaining(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	Oid			types[2] = {OIDOID, OIDOID};
-	Datum		values[2] = {relid, ObjectIdGetDatum(GetUserId())};
+	Oid			relid;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
 	TupleDesc	tupdesc;
-	Datum		out[5];
-	bool		outnulls[5] = {false, false, false, false, false};
-	HeapTuple	row;
-	TupleDesc	rowdesc;
-	double		v[10];
+	Datum		out[8];
+	bool		outnulls[8] = {false, false, false, false, false, false, false, false};
+	int64		releases;
 	bool		isnull;
+	MrfBudget	b;
+	double		at_delta;
 
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	at_delta = PG_ARGISNULL(1) ? nextafter(0.0, 1.0) : PG_GETARG_FLOAT8(1);
+	if (!(at_delta > 0 && at_delta < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta must lie strictly between 0 and 1"),
+				 errdetail("It is the delta of the (epsilon, delta) release whose largest epsilon is asked for.")));
+	values[0] = ObjectIdGetDatum(relid);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 
 	SPI_connect();
-	if (MrfCatalogQuery("SELECT epsilon, delta, coalesce(rho_cap, 'infinity'),"
-						" spent_zcdp_rho, spent_pure_epsilon, spent_pure_rho,"
-						" spent_approx_epsilon, spent_approx_delta, releases::float8,"
-						" (pg_has_role($2::oid, owner, 'USAGE') OR"
-						"  EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation"
-						"          AND pg_has_role($2::oid, g.role, 'USAGE'))"
-						"  OR (SELECT rolsuper FROM pg_roles WHERE oid = $2::oid))::int::float8"
-						" FROM mrfdp.budget b WHERE relation = $1::oid::regclass",
-						2, types, values, NULL, true) == 0)
+	if (MrfCatalogQuery("SELECT releases FROM mrfdp.budget WHERE relation = $1::oid::regclass",
+						1, types, values, NULL, true) == 0)
 	{
 		/* only those who may manage the relation learn that it is not protected */
 		if (!pg_class_ownercheck(relid, GetUserId()))
@@ -281,38 +430,23 @@ mrf_ledger_remaining(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("relation %s is not protected", get_rel_name(relid))));
 	}
-	row = SPI_tuptable->vals[0];
-	rowdesc = SPI_tuptable->tupdesc;
-	/* spent sums are numeric: convert each to the double just at or above it */
-	for (int i = 0; i < 10; i++)
-	{
-		Datum		d = SPI_getbinval(row, rowdesc, i + 1, &isnull);
-
-		v[i] = (i >= 3 && i <= 7) ? NumericUp(d) : DatumGetFloat8(d);
-	}
-	SPI_finish();
-	if (v[9] == 0)
+	releases = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (!MrfMayReadBudget(relid, GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to read the budget of %s", get_rel_name(relid))));
+	if (!MrfReadBudget(relid, &b))
+		elog(ERROR, "budget row of %s vanished", get_rel_name(relid));
 
-	{
-		double		epsilon = v[0],
-					delta = v[1],
-					rho_cap = v[2];
-		double		zr = v[3],
-					pe = v[4],
-					pr = v[5],
-					ae = v[6],
-					ad = v[7];
-		double		spent = MrfComposeEpsilon(zr, pe, pr, ae, ad, delta);
-
-		out[0] = Float8GetDatum(Max(epsilon - spent, 0));
-		out[1] = Float8GetDatum(Max(delta - ad, 0));
-		out[2] = Float8GetDatum(LargestRhoThatFits(zr, pe, pr, ae, ad, epsilon, delta,
-												   rho_cap - zr - pr));
-		out[3] = Float8GetDatum(spent);
-		out[4] = Int64GetDatum((int64) v[8]);
-	}
+	out[0] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_ZCDP, 0));
+	out[1] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_PURE, 0));
+	out[2] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_APPROX_EPSILON, at_delta));
+	out[3] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_APPROX_DELTA, 0));
+	out[4] = Float8GetDatum(MrfComposeEpsilon(b.zcdp_rho, b.pure_epsilon, b.pure_rho,
+											  b.approx_epsilon, b.approx_delta, b.delta));
+	out[5] = Float8GetDatum(b.approx_delta);
+	out[6] = Float8GetDatum(MrfComposeUp(b.zcdp_rho, b.pure_rho));
+	out[7] = Int64GetDatum(releases);
+	SPI_finish();
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, out, outnulls)));
 }

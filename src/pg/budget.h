@@ -7,11 +7,42 @@
 
 #include "postgres.h"
 
+#include "core/privacy.h"
+
 /*
  * Runs one query on the mrfdp catalog as the extension's owner (inside
  * SPI_connect); returns SPI_processed.
  */
 uint64		MrfCatalogQuery(const char *sql, int nargs, Oid *types, Datum *values,
 							const char *nulls, bool read_only);
+
+/* Which amount MrfLargestFit finds. */
+typedef enum MrfFitKind
+{
+	MRF_FIT_ZCDP,				/* rho of a zCDP release */
+	MRF_FIT_PURE,				/* epsilon of a pure release */
+	MRF_FIT_APPROX_EPSILON,		/* epsilon of an (epsilon, delta) release at a delta */
+	MRF_FIT_APPROX_DELTA		/* delta of one with the smallest positive epsilon */
+} MrfFitKind;
+
+/*
+ * Reads relid's budget row (spent sums rounded up to doubles) under the
+ * active snapshot, inside SPI_connect; false when relid is not protected.
+ */
+bool		MrfReadBudget(Oid relid, MrfBudget *budget);
+
+/*
+ * Whether role may read relid's budget: its owner (or a member), a role
+ * granted learning from it, or a superuser.  Inside SPI_connect.
+ */
+bool		MrfMayReadBudget(Oid relid, Oid role);
+
+/*
+ * The largest amount of a kind that fits relid's budget (as read into
+ * budget) now, 0 when none does: found in doubles (privacy.c), then confirmed
+ * by the charge worker's own exact condition, stepping down if need be, so
+ * a release of exactly that amount is admitted.
+ */
+double		MrfLargestFit(Oid relid, const MrfBudget *budget, MrfFitKind kind, double delta);
 
 #endif

@@ -24,11 +24,16 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/dependency.h"
 #include "catalog/indexing.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "common/shortest_dec.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -39,15 +44,18 @@
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
 #include "storage/ipc.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
@@ -109,6 +117,34 @@ typedef struct ChargeRequest
 
 PGDLLEXPORT void mrf_charge_worker_main(Datum main_arg);
 
+/*
+ * What one release adds to each sum of a budget row: $2 rho, $3 epsilon,
+ * $4 delta (exact decimal texts, MrfExactDecimal), $5 the notion.
+ * [BS16] Prop. 1.4: a pure release also counts as eps^2/2 in zCDP; exact in
+ * numeric.
+ */
+#define CHARGE_AMOUNTS_SQL \
+	"SELECT $2::numeric AS zr," \
+	"  CASE WHEN $5 = 'pure' THEN $3::numeric ELSE 0 END AS pe," \
+	"  CASE WHEN $5 = 'pure' THEN $3::numeric * $3::numeric * 0.5 ELSE 0 END AS pr," \
+	"  CASE WHEN $5 = 'approximate' THEN $3::numeric ELSE 0 END AS ae," \
+	"  $4::numeric AS ad"
+
+/*
+ * Whether budget row b still admits the amounts c: the composed total of the
+ * new exact sums (SPEC 3.4, MrfComposeEpsilon through mrfdp.spent_epsilon)
+ * within epsilon, the approximate deltas within delta, the rho total within
+ * rho_cap.  The charge worker admits a release by exactly this condition; the
+ * checks before learning and the amounts reported as fitting use it too.
+ */
+#define CHARGE_FITS_SQL \
+	"mrfdp.spent_epsilon(b.spent_zcdp_rho + c.zr, b.spent_pure_epsilon + c.pe," \
+	"      b.spent_pure_rho + c.pr, b.spent_approx_epsilon + c.ae," \
+	"      b.spent_approx_delta + c.ad, b.delta) <= b.epsilon" \
+	"  AND b.spent_approx_delta + c.ad <= mrfdp.exact_numeric(b.delta)" \
+	"  AND (b.rho_cap IS NULL OR" \
+	"       b.spent_zcdp_rho + b.spent_pure_rho + c.zr + c.pr <= mrfdp.exact_numeric(b.rho_cap))"
+
 static ExecutorStart_hook_type PrevExecutorStart = NULL;
 
 /* Relations read by the running top-level statement (TopMemoryContext). */
@@ -154,15 +190,196 @@ AddRangeTable(List *rtable)
 	}
 }
 
-/* ExecutorStart: remember what every query of the transaction reads. */
+/*
+ * The transaction this library was loaded in, when it was loaded inside one
+ * (on demand, without session_preload_libraries): the executor hook was not
+ * there when the transaction started, so what it read before is unknown.
+ */
+static LocalTransactionId UntrackedTransaction = InvalidLocalTransactionId;
+
+/* In a parallel worker: its plan fragment has started (see LedgerExecutorStart). */
+static bool WorkerFragmentStarted = false;
+
+/* In a parallel worker: the fragment's relations and their ancestors, once computed. */
+static List *WorkerFragmentCover = NIL;
+static bool WorkerFragmentCoverKnown = false;
+
+/* relid and its inheritance and partition ancestors, read from pg_inherits directly. */
+static List *
+WithAncestors(Oid relid)
+{
+	List	   *result = list_make1_oid(relid);
+	Relation	inh = table_open(InheritsRelationId, AccessShareLock);
+
+	for (int i = 0; i < list_length(result); i++)
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(list_nth_oid(result, i)));
+		scan = systable_beginscan(inh, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+			result = list_append_unique_oid(result, ((Form_pg_inherits) GETSTRUCT(tup))->inhparent);
+		systable_endscan(scan);
+	}
+	table_close(inh, AccessShareLock);
+	return result;
+}
+
+/*
+ * mrfdp.budget's OID, or InvalidOid when the extension is not installed in
+ * this database.  Looked up by name, then checked to be the extension's own
+ * table, so a user's schema or table of that name is never taken for it.
+ */
+static Oid
+BudgetTable(void)
+{
+	Oid			ext = get_extension_oid("mrfdp", true);
+	Oid			nsp;
+	Oid			rel = InvalidOid;
+
+	if (!OidIsValid(ext))
+		return InvalidOid;
+	nsp = get_namespace_oid("mrfdp", true);
+	if (OidIsValid(nsp))
+		rel = get_relname_relid("budget", nsp);
+	if (!OidIsValid(rel) || getExtensionOfObject(RelationRelationId, rel) != ext)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the catalog of extension \"mrfdp\" is missing table mrfdp.budget")));
+	return rel;
+}
+
+/*
+ * Whether relid has a budget row, by a scan of mrfdp.budget without SPI and
+ * without changing the user: usable inside a parallel worker and under any
+ * role.  Uses the index on the relation column when there is one.  The
+ * snapshot is a fresh catalog snapshot (mrfdp.budget has no syscache, so
+ * GetCatalogSnapshot takes a new one), which sees a protect() just committed.
+ */
+static bool
+HasBudgetRow(Oid budget, Oid relid)
+{
+	Relation	rel = table_open(budget, AccessShareLock);
+	AttrNumber	attnum = get_attnum(budget, "relation");
+	Oid			index = InvalidOid;
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	if (attnum == InvalidAttrNumber)
+		elog(ERROR, "mrfdp.budget has no column \"relation\"");
+	(void) RelationGetIndexList(rel);	/* sets rd_pkindex */
+	if (OidIsValid(rel->rd_pkindex))
+	{
+		HeapTuple	idx = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(rel->rd_pkindex));
+
+		if (HeapTupleIsValid(idx))
+		{
+			Form_pg_index form = (Form_pg_index) GETSTRUCT(idx);
+
+			if (form->indnkeyatts >= 1 && form->indkey.values[0] == attnum)
+				index = rel->rd_pkindex;
+			ReleaseSysCache(idx);
+		}
+	}
+	/* heap attribute numbers: systable_beginscan maps them to the index's */
+	ScanKeyInit(&key, attnum, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, index, OidIsValid(index), NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
+ * Parallel worker, a query nested in its plan fragment (a PARALLEL SAFE
+ * function's query): the leader never sees it, so a protected relation it
+ * reads would never be charged.  Such a read is refused, unless the
+ * protected relation is already in the fragment, whose relations are the
+ * leader's statement's (ExecSerializePlan ships the whole range table), which
+ * the leader records itself.
+ */
+static void
+CheckWorkerQuery(List *rtable)
+{
+	/* a worker runs one query: the catalog table cannot change under it */
+	static Oid	budget = InvalidOid;
+	static bool budget_known = false;
+	ListCell   *lc;
+
+	foreach(lc, rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		ListCell   *lc2;
+
+		if (rte->rtekind != RTE_RELATION || !OidIsValid(rte->relid))
+			continue;
+		if (!budget_known)
+		{
+			budget = BudgetTable();
+			budget_known = true;
+		}
+		if (!OidIsValid(budget))
+			return;				/* the extension is not installed: nothing is protected */
+		foreach(lc2, WithAncestors(rte->relid))
+		{
+			Oid			relid = lfirst_oid(lc2);
+
+			if (!HasBudgetRow(budget, relid))
+				continue;
+			if (!WorkerFragmentCoverKnown)
+			{
+				MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+				for (int i = 0; i < StatementRelationCount; i++)
+					WorkerFragmentCover = list_concat_unique_oid(WorkerFragmentCover,
+																 WithAncestors(StatementRelations[i]));
+				MemoryContextSwitchTo(old);
+				WorkerFragmentCoverKnown = true;
+			}
+			if (list_member_oid(WorkerFragmentCover, relid))
+				continue;
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("protected relation %s cannot be read inside a parallel worker",
+							get_rel_name(relid) ? get_rel_name(relid) : "(dropped)"),
+					 errdetail("A parallel-safe function read it in a parallel worker, where the privacy ledger cannot record the read."),
+					 errhint("Run the query without parallel workers (SET max_parallel_workers_per_gather = 0), or mark the function PARALLEL RESTRICTED.")));
+		}
+	}
+}
+
+/*
+ * ExecutorStart: remember what every query of the transaction reads.  A
+ * parallel worker runs one plan fragment, always its first ExecutorStart
+ * (ParallelQueryMain); any later one is a query nested in it, checked by
+ * CheckWorkerQuery before it runs.
+ */
 static void
 LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
 {
+	bool		track = queryDesc->plannedstmt != NULL && !CatalogQueryRunning;
+
+	if (track && IsParallelWorker())
+	{
+		if (!WorkerFragmentStarted)
+		{
+			/* recorded first: anything nested in it is checked against it */
+			WorkerFragmentStarted = true;
+			AddRangeTable(queryDesc->plannedstmt->rtable);
+		}
+		else
+			CheckWorkerQuery(queryDesc->plannedstmt->rtable);
+		track = false;
+	}
 	if (PrevExecutorStart)
 		PrevExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
-	if (queryDesc->plannedstmt != NULL && !CatalogQueryRunning)
+	if (track)
 		AddRangeTable(queryDesc->plannedstmt->rtable);
 }
 
@@ -179,13 +396,37 @@ LedgerXactCallback(XactEvent event, void *arg)
 		StatementRelationCount = 0;
 }
 
-/* Installs the executor hooks. */
+/*
+ * Installs the executor hooks.  Loaded inside a transaction (on demand, not
+ * preloaded), the hooks missed its start: that transaction is remembered and
+ * may release nothing on the aggregate path (RequireTrackedTransaction).
+ */
 void
 MrfLedgerInit(void)
 {
 	PrevExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = LedgerExecutorStart;
 	RegisterXactCallback(LedgerXactCallback, NULL);
+	if (IsTransactionState() && !IsParallelWorker() && MyProc != NULL)
+		UntrackedTransaction = MyProc->lxid;
+}
+
+/*
+ * Errors when the running transaction started before this library was
+ * loaded: the relations it read before are unknown, so a release could not
+ * be charged for them.  (The protected path does not need this: it charges
+ * the relations it reads itself, by name.)
+ */
+static void
+RequireTrackedTransaction(const char *learner)
+{
+	if (UntrackedTransaction != InvalidLocalTransactionId && MyProc != NULL &&
+		MyProc->lxid == UntrackedTransaction)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s cannot release a model in the transaction that loaded mrfdp", learner),
+				 errdetail("The library was loaded in the middle of this transaction, so the privacy ledger does not know which relations the transaction read before; nothing was released or charged."),
+				 errhint("Preload mrfdp with session_preload_libraries or shared_preload_libraries (e.g. ALTER DATABASE ... SET session_preload_libraries = 'mrfdp'), or run the statement again in a new transaction.")));
 }
 
 /* The extension's owner, who owns the catalog and runs the charge worker. */
@@ -383,6 +624,202 @@ DescribeForLedger(ChargeRequest *req)
 	}
 }
 
+/*
+ * Makes a fresh snapshot the active one, so a catalog query sees every charge
+ * committed so far, also those the charge worker committed during the
+ * running statement.  GetLatestSnapshot is refused in parallel mode (a
+ * parallel plan's leader and workers); a catalog snapshot is not, and is
+ * always taken anew for a relation without a syscache (InvalidOid here).
+ */
+static void
+PushFreshSnapshot(void)
+{
+	PushActiveSnapshot(GetCatalogSnapshot(InvalidOid));
+}
+
+/* The values of MrfChargeFits's amounts: $2..$5 of CHARGE_AMOUNTS_SQL. */
+static void
+ChargeAmountTexts(const MrfCharge *charge, Datum *values)
+{
+	char		buf[MRF_EXACT_DECIMAL_LEN];
+
+	MrfExactDecimal(buf, sizeof(buf), charge->notion == MRF_NOTION_ZCDP ? charge->rho : 0);
+	values[0] = CStringGetTextDatum(buf);
+	MrfExactDecimal(buf, sizeof(buf), charge->notion == MRF_NOTION_ZCDP ? 0 : charge->epsilon);
+	values[1] = CStringGetTextDatum(buf);
+	MrfExactDecimal(buf, sizeof(buf), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
+	values[2] = CStringGetTextDatum(buf);
+	values[3] = CStringGetTextDatum(charge->notion == MRF_NOTION_ZCDP ? "zCDP" :
+									charge->notion == MRF_NOTION_PURE ? "pure" : "approximate");
+}
+
+/*
+ * The first of relids whose budget the charge does not fit, by the charge
+ * worker's own condition, read-only under the active snapshot; InvalidOid
+ * when it fits them all (or none is protected).
+ */
+static Oid
+FirstNotFitting(const Oid *relids, int n, const MrfCharge *charge)
+{
+	Oid			types[5] = {OIDARRAYOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[5];
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	Oid			failed = InvalidOid;
+
+	for (int i = 0; i < n; i++)
+		elems[i] = ObjectIdGetDatum(relids[i]);
+	values[0] = PointerGetDatum(construct_array(elems, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	ChargeAmountTexts(charge, values + 1);
+	SPI_connect();
+	if (MrfCatalogQuery("WITH c AS (" CHARGE_AMOUNTS_SQL ")"
+						" SELECT b.relation::oid FROM mrfdp.budget b, c"
+						" WHERE b.relation::oid = ANY ($1) AND NOT (" CHARGE_FITS_SQL ")"
+						" ORDER BY 1 LIMIT 1",
+						5, types, values, NULL, true) > 0)
+	{
+		bool		isnull;
+
+		failed = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+												1, &isnull));
+	}
+	SPI_finish();
+	return failed;
+}
+
+/* See ledger.h. */
+bool
+MrfChargeFits(Oid relid, const MrfCharge *charge)
+{
+	return !OidIsValid(FirstNotFitting(&relid, 1, charge));
+}
+
+/* An amount as the shortest decimal that reads back as the same double. */
+static char *
+AmountText(double x)
+{
+	char	   *buf = palloc(DOUBLE_SHORTEST_DECIMAL_LEN);
+
+	double_to_shortest_decimal_buf(x, buf);
+	return buf;
+}
+
+/*
+ * The error for a release that does not fit relid's budget: what it asked
+ * for, and the largest amount of its own notion that fits now (what is left,
+ * as that notion counts it), read under a fresh snapshot.
+ */
+static void
+pg_attribute_noreturn()
+ReportOverBudget(Oid relid, const MrfCharge *charge)
+{
+	const char *rel = RelationNameOrOid(relid);
+	MrfBudget	budget;
+	bool		found;
+	bool		may_read;
+	double		fit = 0;
+	double		fit_delta = 0;
+	char	   *asked;
+	char	   *allows = NULL;
+
+	PushFreshSnapshot();
+	SPI_connect();
+	found = MrfReadBudget(relid, &budget);
+	may_read = found && MrfMayReadBudget(relid, GetUserId());
+	if (!may_read)
+		found = false;
+	else if (budget.delta > 0)
+	{
+		switch (charge->notion)
+		{
+			case MRF_NOTION_ZCDP:
+				fit = MrfLargestFit(relid, &budget, MRF_FIT_ZCDP, 0);
+				break;
+			case MRF_NOTION_PURE:
+				fit = MrfLargestFit(relid, &budget, MRF_FIT_PURE, 0);
+				break;
+			case MRF_NOTION_APPROX:
+				fit = MrfLargestFit(relid, &budget, MRF_FIT_APPROX_EPSILON, charge->delta);
+				if (fit == 0)
+					fit_delta = MrfLargestFit(relid, &budget, MRF_FIT_APPROX_DELTA, 0);
+				break;
+		}
+	}
+	else if (charge->notion == MRF_NOTION_PURE)
+		fit = MrfLargestFit(relid, &budget, MRF_FIT_PURE, 0);
+	SPI_finish();
+	PopActiveSnapshot();
+
+	switch (charge->notion)
+	{
+		case MRF_NOTION_ZCDP:
+			asked = psprintf("rho = %s (zCDP)", AmountText(charge->rho));
+			if (fit > 0)
+				allows = psprintf("at most rho = %s", AmountText(fit));
+			break;
+		case MRF_NOTION_PURE:
+			asked = psprintf("epsilon = %s (pure DP)", AmountText(charge->epsilon));
+			if (fit > 0)
+				allows = psprintf("at most epsilon = %s", AmountText(fit));
+			break;
+		default:
+			asked = psprintf("epsilon = %s and delta = %s ((epsilon, delta)-DP)",
+							 AmountText(charge->epsilon), AmountText(charge->delta));
+			if (fit > 0)
+				allows = psprintf("at most epsilon = %s at that delta", AmountText(fit));
+			else if (fit_delta > 0)
+				allows = psprintf("no epsilon at that delta, and at most delta = %s (with a vanishing epsilon)",
+								  AmountText(fit_delta));
+			break;
+	}
+	/* what is left is told only to those who may read the budget (as remaining()) */
+	if (!may_read)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("privacy budget of relation %s cannot cover this release", rel),
+				 errdetail("%s asked for %s. What is left of the budget is shown only to the relation's owner and the roles granted learning from it. Nothing was released or charged.",
+						   charge->learner, asked),
+				 errhint("Ask the relation's owner.")));
+	if (budget.delta == 0 && charge->notion != MRF_NOTION_PURE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("privacy budget of relation %s admits only pure-DP releases", rel),
+				 errdetail("%s asked for %s, but the budget has delta = 0: a pure-DP budget, which only epsilon-DP learners such as mrf_learn_cliques can spend. Nothing was released or charged.",
+						   charge->learner, asked),
+				 errhint("The relation's owner can set delta > 0 with mrfdp.protect(), e.g. delta => 1e-6.")));
+	if (allows == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("privacy budget of relation %s is exhausted", rel),
+				 errdetail("%s asked for %s; nothing of that kind fits what is left of the budget. Nothing was released or charged.",
+						   charge->learner, asked),
+				 errhint("The relation's owner can raise the budget with mrfdp.protect(); mrfdp.remaining('%s') shows what fits.",
+						 rel)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("privacy budget of relation %s cannot cover this release", rel),
+			 errdetail("%s asked for %s; what is left of the budget allows %s. Nothing was released or charged.",
+					   charge->learner, asked, allows),
+			 errhint("Ask for at most that much, or have the relation's owner raise the budget with mrfdp.protect(); mrfdp.remaining('%s') shows what fits.",
+					 rel)));
+}
+
+/* The charge a request carries (its amounts' texts are exact, so this is exact). */
+static MrfCharge
+ChargeOfRequest(const ChargeRequest *req)
+{
+	MrfCharge	charge;
+
+	memset(&charge, 0, sizeof(charge));
+	charge.learner = pstrdup(req->learner);
+	charge.notion = strcmp(req->notion, "zCDP") == 0 ? MRF_NOTION_ZCDP :
+		strcmp(req->notion, "pure") == 0 ? MRF_NOTION_PURE : MRF_NOTION_APPROX;
+	charge.rho = float8in_internal(pstrdup(req->rho), NULL, "double precision", req->rho);
+	charge.epsilon = float8in_internal(pstrdup(req->epsilon), NULL, "double precision", req->epsilon);
+	charge.delta = float8in_internal(pstrdup(req->delta), NULL, "double precision", req->delta);
+	charge.rows = req->rows;
+	return charge;
+}
+
 /* Runs the charge worker on a request and waits for it to finish. */
 static void
 RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
@@ -429,14 +866,11 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 		case CHARGE_COMMITTED:
 			return;
 		case CHARGE_OVER_BUDGET:
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("privacy budget of relation %s is exhausted",
-							RelationNameOrOid(req->failed_relation)),
-					 errdetail("%s would exceed the budget set by mrfdp.protect(); nothing was released or charged.",
-							   req->learner),
-					 errhint("See mrfdp.remaining('%s') for what is left.",
-							 RelationNameOrOid(req->failed_relation))));
+			{
+				MrfCharge	charge = ChargeOfRequest(req);
+
+				ReportOverBudget(req->failed_relation, &charge);
+			}
 			break;
 		case CHARGE_NOT_PROTECTED:
 			ereport(ERROR,
@@ -515,7 +949,7 @@ AnyProtected(const Oid *relids, int n)
 static void
 RecordUnprotected(const MrfCharge *charge)
 {
-	char		amount[64];
+	char		amount[MRF_EXACT_DECIMAL_LEN];
 	char		delta[MRF_EXACT_DECIMAL_LEN];
 
 	MrfExactDecimal(amount, sizeof(amount), charge->notion == MRF_NOTION_ZCDP ? charge->rho : charge->epsilon);
@@ -559,6 +993,95 @@ RecordUnprotected(const MrfCharge *charge)
 	SPI_finish();
 }
 
+/*
+ * The protected relations among those the transaction has read so far (and
+ * their ancestors), as of the last look; recomputed when the transaction,
+ * the statement or the set of relations read changes, so GROUP BY over many
+ * groups looks once per statement.
+ */
+static LocalTransactionId ProtectedReadTransaction = InvalidLocalTransactionId;
+static TimestampTz ProtectedReadStatement = 0;
+static int	ProtectedReadCount = -1;
+static Oid *ProtectedRead = NULL;	/* TopMemoryContext */
+static int	ProtectedReadN = 0;
+
+/* Refreshes ProtectedRead if the transaction's reads changed since the last look. */
+static void
+LookUpProtectedReads(void)
+{
+	Oid			types[1] = {OIDARRAYOID};
+	Datum	   *elems;
+	Datum		values[1];
+	uint64		found;
+
+	if (ProtectedReadCount == StatementRelationCount && MyProc != NULL &&
+		ProtectedReadTransaction == MyProc->lxid &&
+		ProtectedReadStatement == GetCurrentStatementStartTimestamp())
+		return;
+	ProtectedReadN = 0;
+	if (StatementRelationCount > 0 && OidIsValid(get_extension_oid("mrfdp", true)))
+	{
+		elems = palloc(sizeof(Datum) * StatementRelationCount);
+		for (int i = 0; i < StatementRelationCount; i++)
+			elems[i] = ObjectIdGetDatum(StatementRelations[i]);
+		values[0] = PointerGetDatum(construct_array(elems, StatementRelationCount, OIDOID,
+													sizeof(Oid), true, TYPALIGN_INT));
+		PushFreshSnapshot();
+		SPI_connect();
+		found = MrfCatalogQuery("WITH RECURSIVE up(r) AS (SELECT unnest($1)"
+								" UNION SELECT i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.r)"
+								" SELECT b.relation::oid FROM up JOIN mrfdp.budget b ON b.relation::oid = up.r",
+								1, types, values, NULL, true);
+		if (found > 0)
+		{
+			Oid		   *oids = MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * found);
+
+			for (uint64 i = 0; i < found; i++)
+			{
+				bool		isnull;
+
+				oids[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+														 SPI_tuptable->tupdesc, 1, &isnull));
+			}
+			if (ProtectedRead != NULL)
+				pfree(ProtectedRead);
+			ProtectedRead = oids;
+			ProtectedReadN = (int) found;
+		}
+		SPI_finish();
+		PopActiveSnapshot();
+	}
+	ProtectedReadTransaction = MyProc != NULL ? MyProc->lxid : InvalidLocalTransactionId;
+	ProtectedReadStatement = GetCurrentStatementStartTimestamp();
+	ProtectedReadCount = StatementRelationCount;
+}
+
+/* See ledger.h. */
+bool
+MrfStatementReadsProtected(const char *learner)
+{
+	RequireTrackedTransaction(learner);
+	if (StatementRelationCount == 0)
+		return false;
+	LookUpProtectedReads();
+	return ProtectedReadN > 0;
+}
+
+/* See ledger.h. */
+void
+MrfCheckStatementBudget(const MrfCharge *charge)
+{
+	Oid			failed;
+
+	if (!MrfStatementReadsProtected(charge->learner))
+		return;
+	PushFreshSnapshot();
+	failed = FirstNotFitting(ProtectedRead, ProtectedReadN, charge);
+	PopActiveSnapshot();
+	if (OidIsValid(failed))
+		ReportOverBudget(failed, charge);
+}
+
 /* Aggregate path: charges every protected relation the statement reads. */
 void
 MrfChargeStatement(const MrfCharge *charge)
@@ -571,6 +1094,7 @@ MrfChargeStatement(const MrfCharge *charge)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s cannot release a model inside a parallel worker", charge->learner),
 				 errhint("Run the query with max_parallel_workers_per_gather = 0.")));
+	RequireTrackedTransaction(charge->learner);
 
 	if (StatementRelationCount == 0)
 		return;					/* nothing was read: VALUES, functions of constants */
@@ -735,13 +1259,7 @@ mrf_charge_worker_main(Datum main_arg)
 		 * relation serialise on the row lock and each re-checks the fit
 		 * against the row it finally updates (READ COMMITTED re-evaluation).
 		 */
-		rc = SPI_execute_with_args(
-								   "WITH c AS (SELECT $2::numeric AS zr,"
-								   "  CASE WHEN $5 = 'pure' THEN $3::numeric ELSE 0 END AS pe,"
-		/* [BS16] Prop. 1.4: a pure release also counts as eps^2/2 in zCDP; exact in numeric */
-								   "  CASE WHEN $5 = 'pure' THEN $3::numeric * $3::numeric * 0.5 ELSE 0 END AS pr,"
-								   "  CASE WHEN $5 = 'approximate' THEN $3::numeric ELSE 0 END AS ae,"
-								   "  $4::numeric AS ad)"
+		rc = SPI_execute_with_args("WITH c AS (" CHARGE_AMOUNTS_SQL ")"
 								   " UPDATE mrfdp.budget b SET"
 								   "  spent_zcdp_rho = b.spent_zcdp_rho + c.zr,"
 								   "  spent_pure_epsilon = b.spent_pure_epsilon + c.pe,"
@@ -749,13 +1267,7 @@ mrf_charge_worker_main(Datum main_arg)
 								   "  spent_approx_epsilon = b.spent_approx_epsilon + c.ae,"
 								   "  spent_approx_delta = b.spent_approx_delta + c.ad,"
 								   "  releases = b.releases + 1"
-								   " FROM c WHERE b.relation = $1::oid::regclass"
-								   "  AND mrfdp.spent_epsilon(b.spent_zcdp_rho + c.zr, b.spent_pure_epsilon + c.pe,"
-								   "      b.spent_pure_rho + c.pr, b.spent_approx_epsilon + c.ae,"
-								   "      b.spent_approx_delta + c.ad, b.delta) <= b.epsilon"
-								   "  AND b.spent_approx_delta + c.ad <= mrfdp.exact_numeric(b.delta)"
-								   "  AND (b.rho_cap IS NULL OR"
-								   "       b.spent_zcdp_rho + b.spent_pure_rho + c.zr + c.pr <= mrfdp.exact_numeric(b.rho_cap))"
+								   " FROM c WHERE b.relation = $1::oid::regclass AND " CHARGE_FITS_SQL
 								   " RETURNING 1",
 								   5, types, values, NULL, false, 0);
 		if (rc != SPI_OK_UPDATE_RETURNING)

@@ -47,6 +47,25 @@ void		MrfChargeStatement(const MrfCharge *charge);
  */
 void		MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge);
 
+/*
+ * Aggregate path, before learning: whether the transaction has read a
+ * protected relation so far (looked up once per statement unless it read
+ * more).  Errors first when the transaction started before the library was
+ * loaded (no preload): its earlier reads are unknown.
+ */
+bool		MrfStatementReadsProtected(const char *learner);
+
+/*
+ * Aggregate path, before learning: raises the over-budget error a release of
+ * charge would meet if it does not fit every protected relation the
+ * transaction has read so far (read-only; the charge at release re-checks
+ * atomically).
+ */
+void		MrfCheckStatementBudget(const MrfCharge *charge);
+
+/* Whether charge fits relid's budget now, by the charge worker's own condition. */
+bool		MrfChargeFits(Oid relid, const MrfCharge *charge);
+
 /* Errors unless role may learn from relid through the protected path. */
 void		MrfCheckLearningGrant(Oid relid, Oid role);
 

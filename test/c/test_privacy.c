@@ -166,6 +166,95 @@ TestComposition(void)
 	}
 }
 
+/* A budget with nothing spent. */
+static MrfBudget
+FreshBudget(double epsilon, double delta, double rho_cap)
+{
+	MrfBudget	b = {0};
+
+	b.epsilon = epsilon;
+	b.delta = delta;
+	b.rho_cap = rho_cap;
+	return b;
+}
+
+/* The largest amount that fits: it fits, the next double up does not. */
+static void
+TestBudgetFits(void)
+{
+	MrfBudget	b = FreshBudget(3, 1e-6, INFINITY);
+	double		rho = MrfBudgetLargestZcdp(&b);
+	double		pure;
+	double		ae;
+	double		ad;
+
+	/* a fresh zCDP budget: the inverse conversion, to the last bit */
+	CHECK(MrfBudgetFitsZcdp(&b, rho));
+	CHECK(!MrfBudgetFitsZcdp(&b, nextafter(rho, INFINITY)));
+	CHECK_NEAR(rho, MrfZcdpForDp(3, nextafter(1e-6, 0)), 1e-9);
+	/* after spending: what is reported fits exactly, one ulp more does not */
+	b.zcdp_rho = 0.1;
+	rho = MrfBudgetLargestZcdp(&b);
+	CHECK(rho > 0 && rho < MrfZcdpForDp(3, 1e-6));
+	CHECK(MrfBudgetFitsZcdp(&b, rho) && !MrfBudgetFitsZcdp(&b, nextafter(rho, INFINITY)));
+	/* pure releases enter as eps^2/2: a pure epsilon above sqrt(2 rho) cannot fit */
+	pure = MrfBudgetLargestPure(&b);
+	CHECK(MrfBudgetFitsPure(&b, pure) && !MrfBudgetFitsPure(&b, nextafter(pure, INFINITY)));
+	CHECK(pure <= sqrt(2 * rho) * (1 + 1e-12));
+	/* approximate: epsilon at a delta, and the largest delta */
+	ae = MrfBudgetLargestApproxEpsilon(&b, 1e-7);
+	CHECK(MrfBudgetFitsApprox(&b, ae, 1e-7) && !MrfBudgetFitsApprox(&b, nextafter(ae, INFINITY), 1e-7));
+	ad = MrfBudgetLargestApproxDelta(&b);
+	CHECK(ad > 0 && ad < 1e-6);
+	CHECK(MrfBudgetFitsApprox(&b, 4.9406564584124654e-324, ad));
+	CHECK(!MrfBudgetFitsApprox(&b, 4.9406564584124654e-324, nextafter(ad, INFINITY)));
+	CHECK(MrfBudgetLargestApproxEpsilon(&b, nextafter(ad, INFINITY)) == 0);
+	/* rho_cap binds: exactly the cap less what is spent */
+	b = FreshBudget(1000, 1e-6, 0.375);
+	b.zcdp_rho = 0.25;
+	CHECK(MrfBudgetLargestZcdp(&b) == 0.125);
+	b.zcdp_rho = 0.375;
+	CHECK(MrfBudgetLargestZcdp(&b) == 0);
+	/* a tiny pure epsilon still adds eps^2/2 > 0 (its double product underflows to 0) */
+	CHECK(!MrfBudgetFitsPure(&b, 1e-200) && MrfBudgetLargestPure(&b) == 0);
+	CHECK(MrfBudgetLargestApproxEpsilon(&b, 1e-7) > 990);
+	/* a pure budget: pure epsilons add exactly; nothing else ever fits */
+	b = FreshBudget(1, 0, INFINITY);
+	b.pure_epsilon = 0.75;
+	b.pure_rho = 0.28125;
+	CHECK(MrfBudgetLargestPure(&b) == 0.25);
+	CHECK(MrfBudgetLargestZcdp(&b) == 0);
+	CHECK(MrfBudgetLargestApproxDelta(&b) == 0);
+	CHECK(MrfBudgetLargestApproxEpsilon(&b, 1e-9) == 0);
+	/* no zCDP part: approximate epsilons and deltas add, both to their caps */
+	b = FreshBudget(2, 1e-6, INFINITY);
+	b.approx_epsilon = 0.5;
+	b.approx_delta = 2.5e-7;
+	CHECK(MrfBudgetLargestApproxEpsilon(&b, 1e-7) == 1.5);
+	ad = MrfBudgetLargestApproxDelta(&b);
+	CHECK_NEAR(ad, 7.5e-7, 1e-21);
+	CHECK(MrfBudgetFitsApprox(&b, 1.5, ad) && !MrfBudgetFitsApprox(&b, 1.5, nextafter(ad, INFINITY)));
+	/* extreme amounts stay in range */
+	b = FreshBudget(1.7976931348623157e308, 0.5, INFINITY);
+	CHECK(MrfBudgetFitsZcdp(&b, 4.9406564584124654e-324));
+	CHECK(isfinite(MrfBudgetLargestZcdp(&b)) && MrfBudgetLargestZcdp(&b) > 0);
+	CHECK(isfinite(MrfBudgetLargestPure(&b)));
+	/* eps^2/2 beyond the doubles (+inf): a pure budget carries it, any other is spent */
+	b = FreshBudget(1.7976931348623157e308, 0, INFINITY);
+	b.pure_epsilon = 1e200;
+	b.pure_rho = INFINITY;
+	CHECK(MrfBudgetFitsPure(&b, 1e200) && MrfBudgetLargestPure(&b) > 1.79e308);
+	b.delta = 0.5;
+	CHECK(isinf(MrfComposeEpsilon(0, 1e200, INFINITY, 0, 0, 0.5)));
+	CHECK(MrfBudgetLargestPure(&b) == 0 && MrfBudgetLargestZcdp(&b) == 0);
+	b = FreshBudget(4.9406564584124654e-324, 0, INFINITY);
+	CHECK(MrfBudgetLargestPure(&b) == 4.9406564584124654e-324);
+	/* invalid budgets */
+	b = FreshBudget(-1, 1e-6, INFINITY);
+	CHECK(isnan(MrfBudgetLargestZcdp(&b)));
+	CHECK(!MrfBudgetFitsZcdp(&b, 0.1));
+}
+
 /* The privacy tests. */
 void
 TestPrivacy(void)
@@ -174,4 +263,5 @@ TestPrivacy(void)
 	TestInvalid();
 	TestFrankWolfeCalibration();
 	TestComposition();
+	TestBudgetFits();
 }

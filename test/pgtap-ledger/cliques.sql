@@ -23,7 +23,7 @@ SELECT g AS id, x AS "row" FROM mrf_sample((SELECT m FROM truth), 4000, seed => 
 -- rows the protected path cannot read count as a fixed row, never as an error
 INSERT INTO prot_cliques VALUES (4001, NULL), (4002, ARRAY[0, 7, 1, 2]), (4003, ARRAY[0, 1]);
 GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
-SELECT mrfdp.protect('prot_cliques', epsilon => 1);
+SELECT mrfdp.protect('prot_cliques', epsilon => 1, delta => 0);
 SELECT mrfdp.grant_learning('prot_cliques', 'mrfdp_tap_analyst');
 
 SET ROLE mrfdp_tap_analyst;
@@ -86,7 +86,7 @@ SELECT ok((SELECT spent_pure_epsilon = 0.75 AND releases = 2
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT mrf_learn_cliques_from('prot_cliques', 'row', cliques => '[[1, 2], [2, 3], [3, 4]]',
 												 k => 3, epsilon => 0.5, variables => 4)$$,
-				 '42501', 'privacy budget of relation public.prot_cliques is exhausted',
+				 '42501', 'privacy budget of relation public.prot_cliques cannot cover this release',
 				 'a release over the budget is refused');
 RESET ROLE;
 SELECT ok((SELECT spent_pure_epsilon = 0.75 AND releases = 2

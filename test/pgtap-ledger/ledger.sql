@@ -93,7 +93,7 @@ SELECT is((SELECT count(*) FROM mrfdp.ledger WHERE relation = 'prot'::regclass),
 -- Over budget: nothing released, nothing charged.
 SELECT mrfdp.protect('prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.75);
 SELECT throws_ok($$SELECT mrf_learn_ising_from('prot', 'row', rho => 0.375, variables => 3)$$, '42501',
-                 'privacy budget of relation public.prot is exhausted', 'a release over the cap is refused');
+                 'privacy budget of relation public.prot cannot cover this release', 'a release over the cap is refused');
 SELECT is((SELECT releases FROM mrfdp.budget WHERE relation = 'prot'::regclass),
           (SELECT releases + 3 FROM before), 'and charges nothing');
 SELECT throws_ok($$SELECT mrfdp.protect('prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.25)$$, '22023', NULL,

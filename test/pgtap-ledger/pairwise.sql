@@ -61,7 +61,7 @@ SELECT is((SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'pairwise_pr
           'the enum relation is charged its own release');
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT mrf_learn_pairwise_from('pairwise_prot', 'row', k => 3, rho => 0.5, variables => 3)$$, '42501',
-                 'privacy budget of relation public.pairwise_prot is exhausted', 'a release over the cap is refused');
+                 'privacy budget of relation public.pairwise_prot cannot cover this release', 'a release over the cap is refused');
 RESET ROLE;
 
 DROP TABLE pairwise_prot, pairwise_prot_enum;

@@ -51,7 +51,7 @@ SELECT is((SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'twise_prot'
           'the spent rho is the sum of the releases');
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT mrf_learn_twise_from('twise_prot', 'row', t => 3, rho => 0.375, variables => 5)$$, '42501',
-                 'privacy budget of relation public.twise_prot is exhausted', 'a release over the cap is refused');
+                 'privacy budget of relation public.twise_prot cannot cover this release', 'a release over the cap is refused');
 RESET ROLE;
 
 DROP TABLE twise_prot;
