@@ -7,14 +7,50 @@
 CREATE SCHEMA mrfdp;
 GRANT USAGE ON SCHEMA mrfdp TO PUBLIC;
 
+-- References to relations and roles in the catalog.  pg_dump writes them as
+-- names, looked up when it dumps (as regclass and regrole are), so a rename
+-- after protect() or grant_learning() is carried.  Unlike regclass and
+-- regrole, reading one back never fails: a name with no such relation or
+-- role in the restoring database reads as "-", the invalid reference (with a
+-- WARNING once per name and transaction), so one missing table or role
+-- cannot fail the COPY of a whole catalog table; the BEFORE INSERT triggers
+-- below skip a budget or grant whose relation or role is missing and keep a
+-- ledger row without the reference.  A reference that names nothing (a
+-- dropped role's OID) is written as "-" too, never as a number that could
+-- name another object where the dump is restored, and a number read back is
+-- a name, never an OID.  They compare and index as oid (implicit casts).
+CREATE TYPE mrfdp.relation_ref;
+CREATE FUNCTION mrfdp.relation_ref_in(cstring) RETURNS mrfdp.relation_ref
+	AS 'MODULE_PATHNAME', 'mrf_relation_ref_in' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.relation_ref_out(mrfdp.relation_ref) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'mrf_relation_ref_out' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE TYPE mrfdp.relation_ref (INPUT = mrfdp.relation_ref_in, OUTPUT = mrfdp.relation_ref_out,
+	LIKE = pg_catalog.oid);
+CREATE TYPE mrfdp.role_ref;
+CREATE FUNCTION mrfdp.role_ref_in(cstring) RETURNS mrfdp.role_ref
+	AS 'MODULE_PATHNAME', 'mrf_role_ref_in' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.role_ref_out(mrfdp.role_ref) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'mrf_role_ref_out' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE TYPE mrfdp.role_ref (INPUT = mrfdp.role_ref_in, OUTPUT = mrfdp.role_ref_out,
+	LIKE = pg_catalog.oid);
+CREATE CAST (mrfdp.relation_ref AS oid) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (oid AS mrfdp.relation_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (regclass AS mrfdp.relation_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (mrfdp.relation_ref AS regclass) WITHOUT FUNCTION;
+CREATE CAST (mrfdp.role_ref AS oid) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (oid AS mrfdp.role_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (regrole AS mrfdp.role_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (mrfdp.role_ref AS regrole) WITHOUT FUNCTION;
+
 -- One row per protected relation: its total budget and what has been spent.
--- Spent amounts are exact decimal sums of charges rounded up.
+-- Spent amounts are exact decimal sums of charges rounded up.  The owner is
+-- the relation's own (pg_class.relowner), never a copy that could go stale
+-- (ALTER TABLE ... OWNER TO, pg_restore --no-owner).
 CREATE TABLE mrfdp.budget (
-	relation regclass PRIMARY KEY,
+	relation mrfdp.relation_ref PRIMARY KEY,
 	epsilon float8 NOT NULL CHECK (epsilon > 0 AND epsilon < 'infinity'),
 	delta float8 NOT NULL CHECK (delta >= 0 AND delta < 1),
 	rho_cap float8 CHECK (rho_cap > 0 AND rho_cap < 'infinity'),
-	owner regrole NOT NULL,
 	created timestamptz NOT NULL DEFAULT now(),
 	spent_zcdp_rho numeric NOT NULL DEFAULT 0,		-- zCDP releases: sum of rho
 	spent_pure_epsilon numeric NOT NULL DEFAULT 0,	-- pure releases: sum of epsilon
@@ -24,28 +60,51 @@ CREATE TABLE mrfdp.budget (
 	releases bigint NOT NULL DEFAULT 0
 );
 
--- Roles allowed to learn from a relation through the mrf_learn_*_from functions.
+-- Roles allowed to learn from a relation through the mrf_learn_*_from
+-- functions.  A row counts only while its role holds REFERENCES on the
+-- marker table mrfdp.learning_grantees itself (granted and revoked by the
+-- triggers below): that privilege is a real dependency, so DROP ROLE is
+-- refused while the role has a grant, and DROP OWNED BY the role revokes it,
+-- voiding the row (which the event trigger mrfdp_forget_revoked then
+-- deletes) before the role's OID can be dropped and reused.
 CREATE TABLE mrfdp.grants (
-	relation regclass NOT NULL REFERENCES mrfdp.budget ON DELETE CASCADE,
-	role regrole NOT NULL,
-	granted_by regrole NOT NULL,
+	relation mrfdp.relation_ref NOT NULL REFERENCES mrfdp.budget ON DELETE CASCADE,
+	role mrfdp.role_ref NOT NULL,
+	granted_by mrfdp.role_ref,		-- NULL when that role is gone where the dump was restored
 	granted timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (relation, role)
 );
 
+-- Empty, no columns: only its ACL matters (see mrfdp.grants).
+CREATE TABLE mrfdp.learning_grantees ();
+REVOKE ALL ON mrfdp.learning_grantees FROM PUBLIC;
+
+-- Whether role itself (not a role it inherits from, not as a superuser)
+-- holds the marker privilege of a learning grant.
+CREATE FUNCTION mrfdp.holds_learning_marker(r oid) RETURNS boolean
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT EXISTS (SELECT 1 FROM pg_class c, aclexplode(c.relacl) a
+				   WHERE c.oid = 'mrfdp.learning_grantees'::regclass
+					 AND a.grantee = r AND a.privilege_type = 'REFERENCES')
+$$;
+
 -- Append-only: one row per release and relation read.  The relation's
--- qualified name and owner are kept as they were at release time: relation
--- (an OID) becomes NULL when the relation is dropped, and is NULL from the
--- start for a temporary relation (it dies with its session, unseen by the
--- drop trigger), so no OID that a later relation may reuse is ever kept, and
--- a restored dump never maps a row to an unrelated relation.
+-- qualified name, its owner's and the releasing role's names are kept as
+-- they were at release time.  relation (an OID) becomes NULL when the
+-- relation is dropped, and is NULL from the start for a temporary relation
+-- (it dies with its session, unseen by the drop trigger), so no OID that a
+-- later relation may reuse is ever kept.  A role's OID outlives the role (a
+-- ledger row does not keep a role from being dropped): mrfdp.releases
+-- matches a role by OID and name.
 CREATE TABLE mrfdp.ledger (
 	id bigserial PRIMARY KEY,
-	relation regclass,
+	relation mrfdp.relation_ref,
 	relation_name text NOT NULL,
-	relation_owner regrole,		-- NULL only if the releasing backend could not see the relation
+	relation_owner mrfdp.role_ref,	-- NULL if the releasing backend could not see the relation
+	relation_owner_name text,
 	protected boolean NOT NULL,
-	role regrole NOT NULL,
+	role mrfdp.role_ref,			-- NULL when the role is gone where the dump was restored
+	role_name text,					-- NULL only if the writer could not see the role
 	at timestamptz NOT NULL DEFAULT clock_timestamp(),
 	learner text NOT NULL,
 	notion text NOT NULL CHECK (notion IN ('zCDP', 'pure', 'approximate')),
@@ -77,12 +136,118 @@ CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON mrfdp.ledger
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON mrfdp.ledger
 	FOR EACH STATEMENT EXECUTE FUNCTION mrfdp.ledger_append_only();
 
+-- Rows arriving in the catalog: mrfdp's own writes (references valid) and a
+-- restore's COPY (references read back by name, "-" when missing).  A
+-- budget or grant whose relation or role is missing is skipped (the
+-- reference's input warned, naming it); a ledger row keeps its names and
+-- loses only the reference.  They also fire during pg_restore, since CREATE
+-- EXTENSION creates them before the data is loaded.
+CREATE FUNCTION mrfdp.budget_arriving() RETURNS trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF NEW.relation::oid = 0 THEN
+		RETURN NULL;
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER budget_arriving BEFORE INSERT ON mrfdp.budget
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.budget_arriving();
+
+-- A grant arriving also gives its role the marker privilege (as the
+-- marker's owner: SECURITY DEFINER), first dropping any rows left under the
+-- role's OID without it (voided by DROP OWNED, or of a dropped role whose
+-- OID was reused), so they cannot come back to life.  The lock serialises
+-- concurrent GRANTs on the marker (GRANT itself does not lock it).
+CREATE FUNCTION mrfdp.grant_arriving() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rolename name;
+BEGIN
+	IF NEW.relation::oid = 0 OR NEW.role::oid = 0 THEN
+		RETURN NULL;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM mrfdp.budget b WHERE b.relation = NEW.relation) THEN
+		RAISE WARNING 'learning grant of role % on relation % skipped: the relation has no budget',
+			NEW.role, NEW.relation;
+		RETURN NULL;
+	END IF;
+	IF NEW.granted_by::oid = 0 THEN
+		NEW.granted_by := NULL;
+	END IF;
+	SELECT rolname INTO rolename FROM pg_roles WHERE oid = NEW.role::oid;
+	IF rolename IS NULL THEN
+		RAISE EXCEPTION 'role with OID % does not exist', NEW.role::oid
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
+	IF NOT mrfdp.holds_learning_marker(NEW.role) THEN
+		DELETE FROM mrfdp.grants g WHERE g.role = NEW.role;
+		EXECUTE format('GRANT REFERENCES ON mrfdp.learning_grantees TO %I', rolename);
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER grant_arriving BEFORE INSERT ON mrfdp.grants
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.grant_arriving();
+
+-- A role's last grant gone (revoke_learning, its relation dropped, its
+-- budget removed), the marker privilege goes too, and DROP ROLE works again.
+CREATE FUNCTION mrfdp.grant_gone() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rolename name;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.role = OLD.role)
+	   AND mrfdp.holds_learning_marker(OLD.role) THEN
+		SELECT rolname INTO rolename FROM pg_roles WHERE oid = OLD.role::oid;
+		LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
+		EXECUTE format('REVOKE REFERENCES ON mrfdp.learning_grantees FROM %I', rolename);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER grant_gone AFTER DELETE ON mrfdp.grants
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.grant_gone();
+
+CREATE FUNCTION mrfdp.ledger_arriving() RETURNS trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF NEW.relation::oid = 0 THEN
+		NEW.relation := NULL;
+	END IF;
+	IF NEW.relation_owner::oid = 0 THEN
+		NEW.relation_owner := NULL;
+	END IF;
+	IF NEW.role::oid = 0 THEN
+		NEW.role := NULL;
+	END IF;
+	-- mrfdp's own writes give OIDs only: record the names they have now
+	IF NEW.role_name IS NULL THEN
+		NEW.role_name := (SELECT rolname FROM pg_roles WHERE oid = NEW.role::oid);
+	END IF;
+	IF NEW.relation_owner_name IS NULL THEN
+		NEW.relation_owner_name := (SELECT rolname FROM pg_roles WHERE oid = NEW.relation_owner::oid);
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER ledger_arriving BEFORE INSERT ON mrfdp.ledger
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.ledger_arriving();
+
+-- session_replication_role = replica must not switch the catalog's rules off.
+ALTER TABLE mrfdp.budget ENABLE ALWAYS TRIGGER budget_arriving;
+ALTER TABLE mrfdp.grants ENABLE ALWAYS TRIGGER grant_arriving;
+ALTER TABLE mrfdp.grants ENABLE ALWAYS TRIGGER grant_gone;
+ALTER TABLE mrfdp.ledger ENABLE ALWAYS TRIGGER ledger_arriving;
+ALTER TABLE mrfdp.ledger ENABLE ALWAYS TRIGGER ledger_append_only;
+ALTER TABLE mrfdp.ledger ENABLE ALWAYS TRIGGER ledger_no_truncate;
+
 REVOKE ALL ON mrfdp.budget, mrfdp.grants, mrfdp.ledger FROM PUBLIC;
 REVOKE ALL ON SEQUENCE mrfdp.ledger_id_seq FROM PUBLIC;
+REVOKE ALL ON FUNCTION mrfdp.grant_arriving(), mrfdp.grant_gone() FROM PUBLIC;
 
--- pg_dump and pg_restore carry the catalog: regclass and regrole columns
--- dump as names and restore to the restored relations and roles (pg_dump
--- loads config tables in foreign-key order: budget before grants).
+-- pg_dump and pg_restore carry the catalog (reading it needs a superuser or
+-- pg_read_all_data; see the README): references dump as names and restore
+-- to the restored relations and roles (pg_dump loads config tables in
+-- foreign-key order: budget before grants).  The marker's ACL is dumped too,
+-- and the grants' trigger restores it by itself (pg_restore --no-acl).
 SELECT pg_catalog.pg_extension_config_dump('mrfdp.budget', '');
 SELECT pg_catalog.pg_extension_config_dump('mrfdp.grants', '');
 SELECT pg_catalog.pg_extension_config_dump('mrfdp.ledger', '');
@@ -96,21 +261,23 @@ CREATE FUNCTION mrfdp.spent_epsilon(zcdp_rho numeric, pure_epsilon numeric, pure
 	RETURNS float8
 	AS 'MODULE_PATHNAME', 'mrf_ledger_spent_epsilon' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- Spent and remaining per relation, for the relation's owner and its
--- granted roles (superusers see all).
+-- Spent and remaining per relation, for the relation's owner (its owner
+-- now) and its granted roles (superusers see all).
 CREATE VIEW mrfdp.budget_status WITH (security_barrier) AS
-SELECT b.relation, b.owner, b.epsilon, b.delta, b.rho_cap,
+SELECT b.relation::regclass AS relation, c.relowner::regrole AS owner, b.epsilon, b.delta, b.rho_cap,
 	   s.spent_epsilon,
 	   b.spent_approx_delta::float8 AS spent_delta,
 	   (b.spent_zcdp_rho + b.spent_pure_rho)::float8 AS spent_rho,
 	   greatest(b.epsilon - s.spent_epsilon, 0) AS remaining_epsilon,
 	   greatest(b.delta - b.spent_approx_delta::float8, 0) AS remaining_delta,
 	   b.releases, b.created
-FROM mrfdp.budget b,
+FROM mrfdp.budget b
+	 JOIN pg_class c ON c.oid = b.relation,
 	 LATERAL (SELECT mrfdp.spent_epsilon(b.spent_zcdp_rho, b.spent_pure_epsilon, b.spent_pure_rho,
 										 b.spent_approx_epsilon, b.spent_approx_delta, b.delta) AS spent_epsilon) s
-WHERE pg_has_role(b.owner, 'USAGE')
-   OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE'))
+WHERE pg_has_role(c.relowner, 'USAGE')
+   OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE')
+			  AND mrfdp.holds_learning_marker(g.role))
    OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user);
 GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
 
@@ -150,10 +317,15 @@ CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric
 -- stay, keeping the relation's name, with the dropped OID set to NULL.  Only
 -- the relation itself (objsubid 0) counts: dropping one of its columns, or a
 -- type a column uses (DROP TYPE ... CASCADE by the type's owner), lists the
--- column, never the relation, and must not end the budget.
+-- column, never the relation, and must not end the budget.  The grants are
+-- deleted here, not only by the foreign key's cascade, which does not run
+-- under session_replication_role = replica.
 CREATE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+	DELETE FROM mrfdp.grants g
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = g.relation::oid;
 	DELETE FROM mrfdp.budget b
 	USING pg_event_trigger_dropped_objects() d
 	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = b.relation::oid;
@@ -163,33 +335,60 @@ BEGIN
 END $$;
 CREATE EVENT TRIGGER mrfdp_forget_dropped ON sql_drop EXECUTE FUNCTION mrfdp.forget_dropped();
 
+-- DROP OWNED BY a role (or a REVOKE of the marker privilege) voids its
+-- learning grants; their rows go at once, so none is left behind under an
+-- OID that DROP ROLE then frees.
+CREATE FUNCTION mrfdp.forget_revoked() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM mrfdp.grants g WHERE NOT mrfdp.holds_learning_marker(g.role);
+END $$;
+CREATE EVENT TRIGGER mrfdp_forget_revoked ON ddl_command_end
+	WHEN TAG IN ('DROP OWNED', 'REVOKE')
+	EXECUTE FUNCTION mrfdp.forget_revoked();
+
 -- DROP EXTENSION mrfdp (or DROP SCHEMA ... CASCADE of its schema, or DROP
 -- OWNED BY its owner) would erase every budget, grant and ledger row: refused
--- while any relation is protected, unless a superuser has set
--- mrfdp.allow_drop_with_budgets.  A C function on ddl_command_start sees the
--- parse tree (which objects are dropped) and loads the library by itself, so
--- it guards sessions without the preload too.
+-- while any relation is protected or the ledger holds any row, unless a
+-- superuser has set mrfdp.allow_drop_with_budgets.  A C function on
+-- ddl_command_start sees the parse tree (which objects are dropped) and
+-- loads the library by itself, so it guards sessions without the preload too.
 CREATE FUNCTION mrfdp.refuse_drop_with_budgets() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'mrf_refuse_drop_with_budgets' LANGUAGE C;
 CREATE EVENT TRIGGER mrfdp_refuse_drop_with_budgets ON ddl_command_start
 	WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
 	EXECUTE FUNCTION mrfdp.refuse_drop_with_budgets();
 
+-- Event triggers are off under session_replication_role = replica unless
+-- enabled always.
+ALTER EVENT TRIGGER mrfdp_forget_dropped ENABLE ALWAYS;
+ALTER EVENT TRIGGER mrfdp_forget_revoked ENABLE ALWAYS;
+ALTER EVENT TRIGGER mrfdp_refuse_drop_with_budgets ENABLE ALWAYS;
+
 -- The ledger rows each role is entitled to read: its own releases, and every
 -- release from a relation it owns (or owned at release time); superusers see
--- all (pg_has_role is true for them).  The statement text is shown only to
--- the role that released (and to pg_read_all_stats members), as
--- pg_stat_activity shows query text: it is the whole string the client sent,
--- which may carry other statements and literals of that role.  A role that may
--- learn from a relation sees nothing of other roles' releases here; the
--- totals are in budget_status.
+-- all.  A ledger row's role (and the owner at release time) counts only if
+-- the OID still carries the name recorded with the row: a role's OID
+-- outlives the role, and a role created later may get it.  (A renamed role
+-- no longer sees its earlier rows here; superusers still do.)  The statement
+-- text is shown only to the role that released (and to pg_read_all_stats
+-- members), as pg_stat_activity shows query text: it is the whole string the
+-- client sent, which may carry other statements and literals of that role.
+-- A role that may learn from a relation sees nothing of other roles'
+-- releases here; the totals are in budget_status.
 CREATE VIEW mrfdp.releases WITH (security_barrier) AS
-SELECT l.id, l.relation, l.relation_name, l.relation_owner, l.protected, l.role, l.at,
+SELECT l.id, l.relation::regclass AS relation, l.relation_name,
+	   l.relation_owner::regrole AS relation_owner, l.relation_owner_name, l.protected,
+	   l.role::regrole AS role, l.role_name, l.at,
 	   l.learner, l.notion, l.rho, l.epsilon, l.delta, l.rows_read, l.private,
-	   CASE WHEN pg_has_role(l.role, 'USAGE') OR pg_has_role('pg_read_all_stats', 'USAGE')
+	   CASE WHEN own.released OR pg_has_role('pg_read_all_stats', 'USAGE')
 			THEN l.statement END AS statement
-FROM mrfdp.ledger l
-WHERE pg_has_role(l.role, 'USAGE')
-   OR (l.relation_owner IS NOT NULL AND pg_has_role(l.relation_owner, 'USAGE'))
-   OR EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = l.relation::oid AND pg_has_role(c.relowner, 'USAGE'));
+FROM mrfdp.ledger l,
+	 LATERAL (SELECT EXISTS (SELECT 1 FROM pg_roles r WHERE r.oid = l.role AND r.rolname = l.role_name
+							 AND pg_has_role(r.oid, 'USAGE')) AS released) own
+WHERE own.released
+   OR EXISTS (SELECT 1 FROM pg_roles r WHERE r.oid = l.relation_owner AND r.rolname = l.relation_owner_name
+			  AND pg_has_role(r.oid, 'USAGE'))
+   OR EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = l.relation AND pg_has_role(c.relowner, 'USAGE'))
+   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user);
 GRANT SELECT ON mrfdp.releases TO PUBLIC;

@@ -162,12 +162,10 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 	nulls[3] = PG_ARGISNULL(3) ? 'n' : ' ';
 
 	SPI_connect();
-	MrfCatalogQuery("INSERT INTO mrfdp.budget (relation, epsilon, delta, rho_cap, owner)"
-					" SELECT $1::oid::regclass, $2, $3, $4, c.relowner::regrole"
-					"  FROM pg_catalog.pg_class c WHERE c.oid = $1::oid"
+	MrfCatalogQuery("INSERT INTO mrfdp.budget (relation, epsilon, delta, rho_cap)"
+					" VALUES ($1::oid, $2, $3, $4)"
 					" ON CONFLICT (relation) DO UPDATE"
-					"  SET epsilon = excluded.epsilon, delta = excluded.delta, rho_cap = excluded.rho_cap,"
-					"      owner = excluded.owner"
+					"  SET epsilon = excluded.epsilon, delta = excluded.delta, rho_cap = excluded.rho_cap"
 					" RETURNING mrfdp.spent_epsilon(spent_zcdp_rho, spent_pure_epsilon, spent_pure_rho,"
 					"   spent_approx_epsilon, spent_approx_delta, delta) <= epsilon"
 					"  AND spent_approx_delta <= delta"
@@ -208,8 +206,13 @@ mrf_ledger_grant(PG_FUNCTION_ARGS)
 	Datum		values[3] = {relid, PG_GETARG_DATUM(1), ObjectIdGetDatum(GetUserId())};
 
 	RequireOwner(relid);
+	if (GetUserNameFromId(PG_GETARG_OID(1), true) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", PG_GETARG_OID(1))));
 	SPI_connect();
 	RequireProtected(relid);
+	/* the insert trigger also grants the role the marker privilege (see 20_ledger.sql) */
 	MrfCatalogQuery("INSERT INTO mrfdp.grants (relation, role, granted_by)"
 					" VALUES ($1::oid::regclass, $2::oid::regrole, $3::oid::regrole)"
 					" ON CONFLICT (relation, role) DO NOTHING",
@@ -273,11 +276,14 @@ MrfMayReadBudget(Oid relid, Oid role)
 	bool		isnull;
 	bool		allowed;
 
-	if (MrfCatalogQuery("SELECT pg_has_role($2::oid, owner, 'USAGE') OR"
+	/* the relation's owner now; a grant counts only with its marker privilege */
+	if (MrfCatalogQuery("SELECT pg_has_role($2::oid, c.relowner, 'USAGE') OR"
 						"  EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation"
-						"          AND pg_has_role($2::oid, g.role, 'USAGE'))"
+						"          AND pg_has_role($2::oid, g.role, 'USAGE')"
+						"          AND mrfdp.holds_learning_marker(g.role))"
 						"  OR (SELECT rolsuper FROM pg_roles WHERE oid = $2::oid)"
-						" FROM mrfdp.budget b WHERE relation = $1::oid::regclass",
+						" FROM mrfdp.budget b JOIN pg_class c ON c.oid = b.relation"
+						" WHERE b.relation = $1::oid::regclass",
 						2, types, values, NULL, true) == 0)
 		return false;
 	allowed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));

@@ -97,12 +97,16 @@ DropsExtension(Node *parsetree)
 }
 
 PG_FUNCTION_INFO_V1(mrf_refuse_drop_with_budgets);
-/* ddl_command_start: refuses to drop mrfdp while any relation is protected. */
+/*
+ * ddl_command_start: refuses to drop mrfdp while any relation is protected
+ * or the ledger holds any row (the history of releases outlives budgets).
+ */
 Datum
 mrf_refuse_drop_with_budgets(PG_FUNCTION_ARGS)
 {
 	EventTriggerData *trigdata;
 	int64		protected = 0;
+	int64		history = 0;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -113,26 +117,32 @@ mrf_refuse_drop_with_budgets(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 
 	SPI_connect();
-	if (MrfCatalogQuery("SELECT count(*) FROM mrfdp.budget", 0, NULL, NULL, NULL, true) == 1)
+	if (MrfCatalogQuery("SELECT (SELECT count(*) FROM mrfdp.budget), (SELECT count(*) FROM mrfdp.ledger)",
+						0, NULL, NULL, NULL, true) == 1)
 	{
 		bool		isnull;
 
 		protected = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		history = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	}
 	SPI_finish();
-	if (protected == 0)
+	if (protected == 0 && history == 0)
 		PG_RETURN_NULL();
 
 	if (!MrfAllowDropWithBudgets)
 		ereport(ERROR,
 				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 protected > 0 ?
 				 errmsg("cannot drop extension mrfdp while " INT64_FORMAT " relation%s protected",
-						protected, protected == 1 ? " is" : "s are"),
-				 errdetail("Dropping it erases every privacy budget, learning grant and ledger row."),
+						protected, protected == 1 ? " is" : "s are") :
+				 errmsg("cannot drop extension mrfdp while its ledger holds " INT64_FORMAT " row%s",
+						history, history == 1 ? "" : "s"),
+				 errdetail("Dropping it erases every privacy budget, learning grant and ledger row (the ledger has " INT64_FORMAT " row%s).",
+						   history, history == 1 ? "" : "s"),
 				 errhint("Keep a dump of the database first (pg_dump carries the ledger). To drop it anyway, a superuser sets mrfdp.allow_drop_with_budgets = on in the session.")));
 	ereport(WARNING,
-			(errmsg("dropping extension mrfdp erases the budgets of " INT64_FORMAT " protected relation%s and the ledger",
-					protected, protected == 1 ? "" : "s"),
+			(errmsg("dropping extension mrfdp erases the budgets of " INT64_FORMAT " protected relation%s and " INT64_FORMAT " ledger row%s",
+					protected, protected == 1 ? "" : "s", history, history == 1 ? "" : "s"),
 			 errdetail("mrfdp.allow_drop_with_budgets is on.")));
 	PG_RETURN_NULL();
 }

@@ -1194,7 +1194,8 @@ MrfCheckLearningGrant(Oid relid, Oid role)
 	SPI_connect();
 	granted = MrfCatalogQuery("SELECT 1 FROM mrfdp.grants g JOIN mrfdp.budget b USING (relation)"
 						   " WHERE g.relation = $1::oid::regclass"
-						   " AND pg_catalog.pg_has_role($2::oid, g.role, 'USAGE')",
+						   " AND pg_catalog.pg_has_role($2::oid, g.role, 'USAGE')"
+						   " AND mrfdp.holds_learning_marker(g.role)",
 						   2, types, values, NULL, true);
 	SPI_finish();
 	if (granted == 0)

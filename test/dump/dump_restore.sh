@@ -46,11 +46,12 @@ q() {
 }
 
 # The catalog as text, comparable across databases (regclass and regrole as names).
-budget_sql="SELECT relation::text, epsilon, delta, rho_cap, owner::text, created, spent_zcdp_rho,
+budget_sql="SELECT relation::text, epsilon, delta, rho_cap, c.relowner::regrole::text, created, spent_zcdp_rho,
 	spent_pure_epsilon, spent_pure_rho, spent_approx_epsilon, spent_approx_delta, releases
-	FROM mrfdp.budget ORDER BY 1"
+	FROM mrfdp.budget b JOIN pg_class c ON c.oid = b.relation ORDER BY 1"
 grants_sql="SELECT relation::text, role::text, granted_by::text, granted FROM mrfdp.grants ORDER BY 1, 2"
-ledger_sql="SELECT id, relation::text, relation_name, relation_owner::text, protected, role::text, at,
+ledger_sql="SELECT id, relation::text, relation_name, relation_owner::text, relation_owner_name, protected,
+	role::text, role_name, at,
 	learner, notion, rho, epsilon, delta, rows_read, statement, private FROM mrfdp.ledger ORDER BY id"
 remaining_sql="SELECT * FROM mrfdp.remaining('public.dump_prot')
 	UNION ALL SELECT * FROM mrfdp.remaining('\"Dump Schema\".\"Dump Data\"')"

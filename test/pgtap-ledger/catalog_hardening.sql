@@ -113,7 +113,7 @@ SET ROLE mrfdp_cat_analyst;
 CREATE TEMP TABLE cat_tmp_analyst AS SELECT "row" FROM cat_plain;
 SELECT mrf_learn_ising("row", rho => 0.125) IS NOT NULL AS released FROM cat_tmp_analyst;
 RESET ROLE;
-SELECT is((SELECT relation FROM mrfdp.ledger WHERE role = 'mrfdp_cat_analyst'::regrole ORDER BY id DESC LIMIT 1), NULL::regclass,
+SELECT is((SELECT relation::regclass FROM mrfdp.ledger WHERE role = 'mrfdp_cat_analyst'::regrole ORDER BY id DESC LIMIT 1), NULL::regclass,
           'a ledger row of a temporary table keeps no OID');
 SELECT matches((SELECT relation_name FROM mrfdp.ledger WHERE role = 'mrfdp_cat_analyst'::regrole ORDER BY id DESC LIMIT 1), '^pg_temp_\d+\.cat_tmp_analyst$',
                'but keeps its name');
