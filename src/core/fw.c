@@ -428,6 +428,51 @@ FwSelect(const MrfFwProblem *prob, FwWork *work, MrfRng *rng, double unit,
 	}
 }
 
+/*
+ * The calibration of a solve from its public parameters (every constant from
+ * privacy.c): the score sensitivity du, the per-step eps0, the exponential
+ * mechanism's integer-score multiplier unit and the Laplace scale.  MRF_EINVAL
+ * when any of them is not finite (a radius so large, or a budget so small,
+ * that the noise cannot be represented).
+ */
+static MrfStatus
+FwCalibrate(double radius, double rho_problem, int iterations, MrfMechanism mechanism,
+			double *du, double *eps0, double *unit, double *laplace_scale)
+{
+	if (iterations < 2 ||
+		(mechanism != MRF_MECH_EXPONENTIAL && mechanism != MRF_MECH_LAPLACE))
+		return MRF_EINVAL;
+	*du = MrfFwScoreSensitivity(radius);
+	*eps0 = MrfFwStepEpsilon(mechanism, MrfFwStepRho(rho_problem, iterations));
+	*laplace_scale = 0.0;
+	if (mechanism == MRF_MECH_EXPONENTIAL)
+		*unit = MrfFwExponentialScale(*eps0, *du) * radius / MRF_FW_QUANTUM;
+	else
+	{
+		*laplace_scale = MrfFwLaplaceScale(*eps0, *du);
+		*unit = radius / MRF_FW_QUANTUM;
+		if (!isfinite(*laplace_scale) || !(*laplace_scale > 0.0))
+			return MRF_EINVAL;
+	}
+	if (!isfinite(*unit) || !isfinite(*du) || !isfinite(*eps0))
+		return MRF_EINVAL;
+	return MRF_OK;
+}
+
+/* Whether a solve with these public parameters can be calibrated (FwCalibrate). */
+MrfStatus
+MrfFwCheckCalibration(double radius, double rho_problem, int iterations,
+					  MrfMechanism mechanism)
+{
+	double		du;
+	double		eps0;
+	double		unit;
+	double		laplace_scale;
+
+	return FwCalibrate(radius, rho_problem, iterations, mechanism,
+					   &du, &eps0, &unit, &laplace_scale);
+}
+
 /* SPEC 4.1: w_1 = 0, T-1 private steps with mu_t = 2/(t+2), output w_T. */
 MrfStatus
 MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
@@ -448,26 +493,12 @@ MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 	st = FwCheckShape(prob);
 	if (st != MRF_OK)
 		return st;
-	if (rng == NULL || w == NULL || prob->iterations < 2 ||
-		(prob->mechanism != MRF_MECH_EXPONENTIAL &&
-		 prob->mechanism != MRF_MECH_LAPLACE))
+	if (rng == NULL || w == NULL)
 		return MRF_EINVAL;
-
-	/* every constant below comes from privacy.c */
-	du = MrfFwScoreSensitivity(prob->radius);
-	eps0 = MrfFwStepEpsilon(prob->mechanism,
-							MrfFwStepRho(prob->rho_problem, prob->iterations));
-	if (prob->mechanism == MRF_MECH_EXPONENTIAL)
-		unit = MrfFwExponentialScale(eps0, du) * prob->radius / MRF_FW_QUANTUM;
-	else
-	{
-		laplace_scale = MrfFwLaplaceScale(eps0, du);
-		unit = prob->radius / MRF_FW_QUANTUM;
-		if (!isfinite(laplace_scale))
-			return MRF_EINVAL;
-	}
-	if (!isfinite(unit) || !isfinite(du))
-		return MRF_EINVAL;
+	st = FwCalibrate(prob->radius, prob->rho_problem, prob->iterations, prob->mechanism,
+					 &du, &eps0, &unit, &laplace_scale);
+	if (st != MRF_OK)
+		return st;
 
 	if (!FwTernary(prob->x, prob->n, prob->d, prob->n) ||
 		!FwTernary(prob->y, prob->n, prob->q, prob->ldy))

@@ -56,6 +56,14 @@ int			MrfFwQuantizedWeight(float y, float margin);
 MrfStatus	MrfFwScores(const MrfFwProblem *prob, const float *margins,
 						int64_t ldm, const MrfEnv *env, double *scores);
 
+/*
+ * Whether MrfFwSolve can calibrate a problem with these public parameters
+ * (every noise scale finite): MRF_OK, or MRF_EINVAL as MrfFwSolve would
+ * return.  Learners check it before reading any data.
+ */
+MrfStatus	MrfFwCheckCalibration(double radius, double rho_problem, int iterations,
+								  MrfMechanism mechanism);
+
 /* Bytes of working memory MrfFwSolve needs beyond its inputs and output. */
 size_t		MrfFwWorkspaceBytes(int64_t n, int d, int q);
 

@@ -9,6 +9,7 @@
  * design matrix: X = [z, 1] (n x (p+1)), problem i uses y = column i of X and
  * may not select coordinate i.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -49,6 +50,34 @@ MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n)
 	return MrfFwDefaultIterations(2.0 * opt->lambda, n, opt->rho / p);
 }
 
+/*
+ * Everything MrfIsingLearn refuses before reading rows, from public values
+ * only; the glue calls it before charging, so an option the learner would
+ * refuse is never charged for.
+ */
+MrfIsingCheck
+MrfIsingValidate(const MrfIsingOptions *opt, int p, int64_t n)
+{
+	int			iters;
+
+	if (opt == NULL || p < 2 || n < 1 || n > INT_MAX ||
+		(int64_t) (p + 1) * p > INT_MAX)
+		return MRF_ISING_BAD_ARGUMENT;
+	if (!isfinite(opt->rho) || opt->rho <= 0.0 ||
+		!isfinite(opt->lambda) || opt->lambda <= 0.0)
+		return MRF_ISING_BAD_BUDGET;
+	if (opt->mechanism != MRF_MECH_EXPONENTIAL && opt->mechanism != MRF_MECH_LAPLACE)
+		return MRF_ISING_BAD_ARGUMENT;
+	if (!isfinite(2.0 * opt->lambda))
+		return MRF_ISING_BAD_SCALE;
+	iters = MrfIsingIterations(opt, p, n);
+	if (iters < 2)
+		return MRF_ISING_BAD_ITERATIONS;
+	if (MrfFwCheckCalibration(2.0 * opt->lambda, opt->rho / p, iters, opt->mechanism) != MRF_OK)
+		return MRF_ISING_BAD_SCALE;
+	return MRF_ISING_VALID;
+}
+
 /* X, the allowed mask, the p weight vectors, and the solver's own scratch. */
 size_t
 MrfIsingWorkspaceBytes(int p, int64_t n)
@@ -87,14 +116,9 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 	int			j;
 
 	if (bits == NULL || opt == NULL || rng == NULL || env == NULL ||
-		A == NULL || theta == NULL || p < 2 || n < 1)
-		return MRF_EINVAL;
-	if (!isfinite(opt->rho) || opt->rho <= 0.0 ||
-		!isfinite(opt->lambda) || opt->lambda <= 0.0)
+		A == NULL || theta == NULL || MrfIsingValidate(opt, p, n) != MRF_ISING_VALID)
 		return MRF_EINVAL;
 	iters = MrfIsingIterations(opt, p, n);
-	if (iters < 2)
-		return MRF_EINVAL;
 
 	x = MrfAlloc(env, IsingSizeMul(IsingSizeMul((size_t) n, (size_t) d), sizeof(float)));
 	allowed = MrfAlloc(env, IsingSizeMul((size_t) d, (size_t) p));

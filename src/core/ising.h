@@ -23,6 +23,19 @@ typedef struct MrfIsingOptions
 	int			symmetrize;
 } MrfIsingOptions;
 
+/* Why MrfIsingLearn refuses a problem before reading rows (MrfIsingValidate). */
+typedef enum MrfIsingCheck
+{
+	MRF_ISING_VALID = 0,
+	MRF_ISING_BAD_ARGUMENT,		/* NULL, p < 2, n < 1 or n > INT_MAX, bad mechanism */
+	MRF_ISING_BAD_BUDGET,		/* rho or lambda not finite and positive */
+	MRF_ISING_BAD_ITERATIONS,	/* fewer than 2 iterations */
+	MRF_ISING_BAD_SCALE			/* the noise calibration overflows (lambda too large for rho) */
+} MrfIsingCheck;
+
+/* Checks options and sizes from public values only; MrfIsingLearn refuses the same. */
+MrfIsingCheck MrfIsingValidate(const MrfIsingOptions *opt, int p, int64_t n);
+
 /* Iterations the learner will run (resolves the default). */
 int			MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n);
 

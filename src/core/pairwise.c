@@ -114,6 +114,9 @@ MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 {
 	int64_t		q;
 	int64_t		d;
+	double		radius;
+	double		rho_problem;
+	int			iters;
 
 	if (opt == NULL || p < 2 || n < 1 || n > INT_MAX)
 		return MRF_PAIRWISE_BAD_ARGUMENT;
@@ -131,6 +134,17 @@ MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 	d = MrfPairwiseCoordinateCount(p, k);
 	if (q > INT_MAX || d > INT_MAX || d > INT_MAX / q)
 		return MRF_PAIRWISE_TOO_MANY_FEATURES;
+	/* the solver's calibration, as MrfFwSolve will compute it */
+	radius = PairwiseRadius(opt, k);
+	rho_problem = MrfPairwiseProblemRho(opt->rho, p, k);
+	if (!isfinite(radius) || !isfinite(rho_problem) || !(rho_problem > 0.0))
+		return MRF_PAIRWISE_BAD_SCALE;
+	iters = opt->iterations != 0 ? opt->iterations :
+		MrfFwDefaultIterations(radius, n, rho_problem);
+	if (iters < 2)
+		return MRF_PAIRWISE_BAD_ITERATIONS;
+	if (MrfFwCheckCalibration(radius, rho_problem, iters, opt->mechanism) != MRF_OK)
+		return MRF_PAIRWISE_BAD_SCALE;
 	return MRF_PAIRWISE_VALID;
 }
 

@@ -55,7 +55,8 @@ typedef enum MrfPairwiseCheck
 	MRF_PAIRWISE_BAD_BUDGET,	/* rho or lambda not finite and positive */
 	MRF_PAIRWISE_BAD_ITERATIONS,	/* iterations negative or 1 */
 	MRF_PAIRWISE_BAD_MECHANISM,
-	MRF_PAIRWISE_TOO_MANY_FEATURES	/* coordinates x problems > INT_MAX */
+	MRF_PAIRWISE_TOO_MANY_FEATURES,	/* coordinates x problems > INT_MAX */
+	MRF_PAIRWISE_BAD_SCALE		/* the noise calibration overflows (lambda too large, rho too small) */
 } MrfPairwiseCheck;
 
 /* Offset of W_ij(a, b) in the dense layout above. */

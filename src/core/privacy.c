@@ -943,13 +943,17 @@ MrfPmwSelectionScale(double rho_step)
  * replacing one row moves it by at most 1: l1 = l2 sensitivity 1.
  *
  * Budget.  The count is charged on top of the learner's budget B (rho or
- * epsilon), with share B / 100 (MrfSubstitutedCountShare), so the learner
- * runs exactly as on the aggregate path.  The release is the learner's
- * output followed by the count; composition gives the total:
- *   - zCDP learners: B + B/100 rho-zCDP ([BS16] Lemma 2.3);
- *   - pure epsilon-DP learners (cliques): B + B/100 epsilon-DP (basic
+ * epsilon), with share B / 128 (MrfSubstitutedCountShare), so the learner
+ * runs exactly as on the aggregate path.  The share is a power of two so
+ * that it is exact, and so is B + B/128 whenever B has at most 46
+ * significant bits (0.125, 0.5, 1, 2, ...): the ledger's exact sums stay
+ * exact, and a budget of k such releases is spent to its last bit.  The
+ * release is the learner's output followed by the count; composition gives
+ * the total:
+ *   - zCDP learners: B + B/128 rho-zCDP ([BS16] Lemma 2.3);
+ *   - pure epsilon-DP learners (cliques): B + B/128 epsilon-DP (basic
  *     composition, [Dwork-Roth] Thm. 3.16);
- *   - (epsilon, delta) learners (the stable mode): (B + B/100, delta)
+ *   - (epsilon, delta) learners (the stable mode): (B + B/128, delta)
  *     by the same basic composition, the count having delta 0.
  * The sums are rounded up (MrfComposeUp), so the charge never understates.
  *
@@ -968,13 +972,17 @@ MrfPmwSelectionScale(double rho_step)
  * count; the share is still charged (a charge above the loss is safe).
  */
 
-/* The count's share of a learner budget B: B / 100 (0 if B is invalid). */
+/*
+ * The count's share of a learner budget B: B / 128, exact (0 if B is
+ * invalid).  The count's mechanism is calibrated to this very double, so
+ * even a share rounded in the subnormal range is what it spends.
+ */
 double
 MrfSubstitutedCountShare(double budget)
 {
 	if (!PositiveFinite(budget))
 		return 0.0;
-	return budget / 100.0;
+	return ldexp(budget, -7);
 }
 
 /*

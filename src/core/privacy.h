@@ -150,7 +150,7 @@ double		MrfPmwSelectionScale(double rho_step);
 
 /* ---- the protected path's noisy count of substituted rows ---- */
 
-/* Its share of a learner's budget B (rho or epsilon): B / 100. */
+/* Its share of a learner's budget B (rho or epsilon): B / 128 (exact). */
 double		MrfSubstitutedCountShare(double budget);
 
 /*

@@ -1244,7 +1244,7 @@ MrfIsingBlockLearn(const void *arg, const void *rows, int64_t nrows,
 	if (opt == NULL || rows == NULL || env == NULL || out == NULL || nrows < 1)
 		return MRF_EINVAL;
 	p = opt->p;
-	if (p < 2 || out->p != p || !isfinite(opt->lambda) || opt->lambda <= 0.0 ||
+	if (p < 2 || out->p != p || isnan(MrfStructureBlockRadius(opt->lambda, 1)) ||
 		!isfinite(opt->eta) || opt->eta <= 0.0)
 		return MRF_EINVAL;
 	w = MrfAlloc(env, StructSizeMul(StructSizeMul((size_t) p, (size_t) p + 1), sizeof(double)));
@@ -1267,6 +1267,22 @@ done:
 	MrfFree(env, A);
 	MrfFree(env, w);
 	return st;
+}
+
+/*
+ * The L1 radius of the block learners' node regressions: 2 lambda for binary
+ * models (k = 1), 2 lambda k for the one-vs-one k-ary regressions; NaN when
+ * it is not finite and positive (the learners refuse such a lambda, and the
+ * glue checks it before charging).
+ */
+double
+MrfStructureBlockRadius(double lambda, int k)
+{
+	double		radius = 2.0 * lambda * (double) k;
+
+	if (!isfinite(lambda) || !(lambda > 0.0) || k < 1 || !isfinite(radius))
+		return NAN;
+	return radius;
 }
 
 /* Packed binary rows: MrfBitWords(p) words each. */
@@ -1293,7 +1309,7 @@ MrfStructureLearnIsing(const uint64_t *bits, int64_t n, int p, double eta,
 
 	if (released != NULL)
 		*released = 0;
-	if (p < 2 || !isfinite(eta) || eta <= 0.0 || !isfinite(lambda) || lambda <= 0.0)
+	if (p < 2 || !isfinite(eta) || eta <= 0.0 || isnan(MrfStructureBlockRadius(lambda, 1)))
 		return MRF_EINVAL;
 	memset(&bopt, 0, sizeof(bopt));
 	bopt.p = p;
@@ -1390,7 +1406,7 @@ MrfPairwiseBlockLearn(const void *arg, const void *rows, int64_t nrows,
 	k = opt->k;
 	if (p < 2 || k < 2 || k > MRF_PAIRWISE_MAX_K || out->p != p ||
 		(int64_t) p * k * (k - 1) > 0x7fffffff / ((int64_t) p * k + 1) ||
-		!isfinite(opt->lambda) || opt->lambda <= 0.0 ||
+		isnan(MrfStructureBlockRadius(opt->lambda, k)) ||
 		!isfinite(opt->eta) || opt->eta <= 0.0)
 		return MRF_EINVAL;
 	d = p * k + 1;
@@ -1589,7 +1605,7 @@ MrfTwiseBlockLearn(const void *arg, const void *rows, int64_t nrows,
 	p = opt->p;
 	t = opt->t;
 	if (p < 2 || t < 2 || t > p || t > MRF_TWISE_MAX_ORDER || out->p != p ||
-		!isfinite(opt->lambda) || opt->lambda <= 0.0 ||
+		isnan(MrfStructureBlockRadius(opt->lambda, 1)) ||
 		!isfinite(opt->eta) || opt->eta <= 0.0)
 		return MRF_EINVAL;
 	d = MrfSubsetCount(p, t - 1);

@@ -222,6 +222,12 @@ MrfStatus	MrfIsingBlockLearn(const void *arg, const void *rows, int64_t nrows,
 							   const MrfEnv *env, MrfStructure *out);
 
 /* Fills learner to run MrfIsingBlockLearn with opt (which must outlive it). */
+/*
+ * The L1 radius of the block learners' node regressions, 2 lambda k (k = 1
+ * for binary models); NaN when it is not finite and positive.
+ */
+double		MrfStructureBlockRadius(double lambda, int k);
+
 void		MrfIsingBlockLearner(const MrfIsingBlockOptions *opt,
 								 MrfBlockLearner *learner);
 

@@ -461,6 +461,7 @@ MrfTwiseValidate(const MrfTwiseOptions *opt, int p, int64_t n)
 {
 	int64_t		d;
 	int			linf;
+	int			iters;
 
 	if (opt == NULL || p < 2 || n < 1 || n > INT_MAX)
 		return MRF_TWISE_BAD_ARGUMENT;
@@ -499,8 +500,15 @@ MrfTwiseValidate(const MrfTwiseOptions *opt, int p, int64_t n)
 		else if (MrfParityGaussianVariance(d - 1, rho_q, &num, &den) != 0)
 			return MRF_TWISE_NOISE_TOO_LARGE;
 	}
-	if (MrfTwiseIterations(opt, p, n) < 2)
+	/* the node regressions' calibration, as MrfFwSolve will compute it */
+	if (!isfinite(2.0 * opt->lambda))
+		return MRF_TWISE_BAD_SCALE;
+	iters = MrfTwiseIterations(opt, p, n);
+	if (iters < 2)
 		return MRF_TWISE_BAD_ITERATIONS;
+	if (MrfFwCheckCalibration(2.0 * opt->lambda, MrfTwiseNodeRho(opt->rho, p, linf), iters,
+							  opt->mechanism) != MRF_OK)
+		return MRF_TWISE_BAD_SCALE;
 	if (MrfTwiseWorkspaceBytes(opt, p, n) == SIZE_MAX)
 		return MRF_TWISE_TOO_MANY_FEATURES;
 	return MRF_TWISE_VALID;
@@ -530,6 +538,8 @@ MrfTwiseCheckMessage(MrfTwiseCheck check)
 			return "query release pmw keeps a distribution over all 2^p points and accepts at most 20 variables";
 		case MRF_TWISE_NOISE_TOO_LARGE:
 			return "the budget is too small for the parity queries: the noise variance would exceed 2^40";
+		case MRF_TWISE_BAD_SCALE:
+			return "lambda is too large for this budget: the noise calibration of the node regressions overflows";
 	}
 	return "unknown check result";
 }

@@ -75,7 +75,8 @@ typedef enum MrfTwiseCheck
 	MRF_TWISE_TOO_MANY_FEATURES,	/* MrfTwiseFeatureCount > MrfTwiseMaxFeatures */
 	MRF_TWISE_BAD_SPLIT,		/* linf: n1 or n2 would be empty */
 	MRF_TWISE_PMW_TOO_LARGE,	/* pmw with p > MRF_TWISE_PMW_MAX_P */
-	MRF_TWISE_NOISE_TOO_LARGE	/* discrete Gaussian variance beyond 2^40 */
+	MRF_TWISE_NOISE_TOO_LARGE,	/* discrete Gaussian variance beyond 2^40 */
+	MRF_TWISE_BAD_SCALE			/* the regressions' noise calibration overflows */
 } MrfTwiseCheck;
 
 /* ---- subsets ---- */

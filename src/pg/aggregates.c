@@ -74,23 +74,30 @@ MrfRowsStateSetShape(MrfRowsState *state, int p, int k)
 		sizeof(uint64) * MrfBitWords(p) : (Size) p;
 }
 
-/* Grows the row storage to hold at least `rows` rows, under the memory limit. */
-static void
+/*
+ * Grows the row storage to hold at least `rows` rows, under the memory limit:
+ * beyond it, an error names learner, or, with learner NULL, false is
+ * returned and nothing changes.
+ */
+static bool
 Reserve(MrfRowsState *state, MemoryContext cxt, int64 rows, const char *learner)
 {
 	int64		cap;
 	Size		bytes;
 
 	if (rows <= state->capacity)
-		return;
+		return true;
 	cap = Max(rows, Max(1024, state->capacity * 2));
 	bytes = (Size) cap * state->row_bytes;
+	if (learner == NULL && !MrfMemoryFits((double) bytes))
+		return false;
 	MrfCheckMemory(learner, (double) bytes);
 	if (state->rows == NULL)
 		state->rows = MemoryContextAllocHuge(cxt, bytes);
 	else
 		state->rows = repalloc_huge(state->rows, bytes);
 	state->capacity = cap;
+	return true;
 }
 
 /* Room for one more row, zeroed, growing geometrically under the memory limit. */
@@ -99,10 +106,30 @@ MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner)
 {
 	char	   *slot;
 
-	Reserve(state, cxt, state->n + 1, learner);
+	(void) Reserve(state, cxt, state->n + 1, learner);
 	slot = state->rows + (Size) state->n++ * state->row_bytes;
 	memset(slot, 0, state->row_bytes);
 	return slot;
+}
+
+/* As MrfRowsStateAppend, but NULL (nothing added) beyond the memory limit. */
+void *
+MrfRowsStateTryAppend(MrfRowsState *state, MemoryContext cxt)
+{
+	char	   *slot;
+
+	if (!Reserve(state, cxt, state->n + 1, NULL))
+		return NULL;
+	slot = state->rows + (Size) state->n++ * state->row_bytes;
+	memset(slot, 0, state->row_bytes);
+	return slot;
+}
+
+/* The bytes the row storage would need for `rows` rows (for messages). */
+double
+MrfRowsStateBytes(const MrfRowsState *state, int64 rows)
+{
+	return (double) Max(rows, Max(1024, state->capacity * 2)) * state->row_bytes;
 }
 
 /* Raises the error for options that vary from row to row. */
@@ -293,7 +320,7 @@ MergeState(MrfRowsState *dst, const MrfRowsState *src, MemoryContext aggctx)
 				 errmsg("every sample must have the same number of variables"),
 				 errdetail("Samples of %d and of %d variables were both seen.", dst->p, src->p)));
 
-	Reserve(dst, aggctx, dst->n + src->n, learner);
+	(void) Reserve(dst, aggctx, dst->n + src->n, learner);
 	memcpy(dst->rows + (Size) dst->n * dst->row_bytes, src->rows, (Size) src->n * src->row_bytes);
 	dst->n += src->n;
 }

@@ -60,6 +60,14 @@ void		MrfRowsStateSetShape(MrfRowsState *state, int p, int k);
 /* Room for one more row, zeroed, under mrfdp.max_learner_memory. */
 void	   *MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner);
 
+/*
+ * As MrfRowsStateAppend, but NULL, adding nothing, when the row would not
+ * fit under the limit (the protected path's read stops, then errors outside
+ * the owner's read); MrfRowsStateBytes is the need to report.
+ */
+void	   *MrfRowsStateTryAppend(MrfRowsState *state, MemoryContext cxt);
+double		MrfRowsStateBytes(const MrfRowsState *state, int64 rows);
+
 /* The learner's SQL name (the aggregate's, less "_agg"), for messages. */
 const char *MrfAggregateLearnerName(FunctionCallInfo fcinfo);
 

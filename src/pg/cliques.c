@@ -37,6 +37,7 @@
 #include "utils/tuplestore.h"
 
 #include "core/cliques.h"
+#include "core/privacy.h"
 #include "pg/aggregates.h"
 #include "pg/ledger.h"
 #include "pg/learners.h"
@@ -300,6 +301,19 @@ CliquesReadOptions(Jsonb *options, MrfOptions *opt, MrfCliquesOptions *co, MrfCh
 		co->em_tolerance = opt->tolerance;
 	if (opt->given & MRF_OPT_EM_ITERATIONS)
 		co->em_iterations = opt->em_iterations;
+	/* the core's own calibration: the noise scale 2 |cliques| / epsilon */
+	{
+		uint64		num;
+		uint64		den;
+
+		if (MrfCliquesNoiseScale(co->epsilon, opt->ncliques, &num, &den) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for option \"epsilon\""),
+					 errdetail("With %d cliques, epsilon = %g needs discrete Laplace noise of scale %g, above the sampler's limit of 2^40.",
+							   opt->ncliques, co->epsilon, MrfCliquesSensitivity(opt->ncliques) / co->epsilon),
+					 errhint("Raise epsilon, or learn fewer cliques.")));
+	}
 
 	memset(charge, 0, sizeof(*charge));
 	charge->learner = learner;

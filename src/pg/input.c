@@ -121,7 +121,7 @@ MrfBinaryReaderInit(MrfBinaryReader *reader, Oid typid, MemoryContext mcxt,
 	reader->mcxt = mcxt;
 	reader->learner = learner;
 
-	switch (typid)
+	switch (getBaseType(typid))
 	{
 		case BOOLARRAYOID:
 			reader->form = MRF_INPUT_BOOL_ARRAY;
@@ -150,18 +150,23 @@ MrfBinaryReaderInit(MrfBinaryReader *reader, Oid typid, MemoryContext mcxt,
 			 errhint("Pass boolean[], smallint[] or integer[] coded -1/+1, bit varying, or a row of boolean columns.")));
 }
 
-/* Width of a one-dimensional array, rejecting other shapes. */
-static int
-ArrayWidth(MrfBinaryReader *reader, ArrayType *arr)
+/*
+ * Copies a row type (domains over composites resolved to the composite),
+ * with deform buffers, into mcxt.
+ */
+void
+MrfRowTypeLoad(Oid typid, int32 typmod, MemoryContext mcxt, TupleDesc *tupdesc,
+			   Datum **values, bool **nulls)
 {
-	if (ARR_NDIM(arr) == 0)
-		return 0;
-	if (ARR_NDIM(arr) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("%s takes one-dimensional arrays", reader->learner),
-				 errdetail("A sample is an array of %d dimensions.", ARR_NDIM(arr))));
-	return ARR_DIMS(arr)[0];
+	TupleDesc	desc = lookup_rowtype_tupdesc_domain(typid, typmod, false);
+	MemoryContext old;
+
+	old = MemoryContextSwitchTo(mcxt);
+	*tupdesc = CreateTupleDescCopy(desc);
+	*values = palloc(sizeof(Datum) * desc->natts);
+	*nulls = palloc(sizeof(bool) * desc->natts);
+	MemoryContextSwitchTo(old);
+	ReleaseTupleDesc(desc);
 }
 
 /*
@@ -174,19 +179,27 @@ MrfRowTypeSetup(HeapTupleHeader tup, MemoryContext mcxt, TupleDesc *tupdesc,
 {
 	Oid			tupType = HeapTupleHeaderGetTypeId(tup);
 	int32		tupTypmod = HeapTupleHeaderGetTypMod(tup);
-	TupleDesc	desc;
-	MemoryContext old;
 
 	if (*tupdesc != NULL && (*tupdesc)->tdtypeid == tupType && (*tupdesc)->tdtypmod == tupTypmod)
 		return false;
-	desc = lookup_rowtype_tupdesc(tupType, tupTypmod);
-	old = MemoryContextSwitchTo(mcxt);
-	*tupdesc = CreateTupleDescCopy(desc);
-	*values = palloc(sizeof(Datum) * desc->natts);
-	*nulls = palloc(sizeof(bool) * desc->natts);
-	MemoryContextSwitchTo(old);
-	ReleaseTupleDesc(desc);
+	MrfRowTypeLoad(tupType, tupTypmod, mcxt, tupdesc, values, nulls);
 	return true;
+}
+
+/*
+ * Lenient readers: whether a row value is of the row type loaded up front,
+ * checked before anything of it is deformed.  The value's header is all that
+ * is read: a value of another type (or with more columns than the type) is
+ * an unreadable row, never a type lookup driven by its bytes.
+ */
+bool
+MrfRowTypeMatches(HeapTupleHeader tup, TupleDesc tupdesc)
+{
+	return tupdesc != NULL &&
+		HeapTupleHeaderGetTypeId(tup) == tupdesc->tdtypeid &&
+		HeapTupleHeaderGetTypMod(tup) == tupdesc->tdtypmod &&
+		HeapTupleHeaderGetNatts(tup) <= tupdesc->natts &&
+		HeapTupleHeaderGetDatumLength(tup) >= SizeofHeapTupleHeader;
 }
 
 /* Splits a row value into its columns. */
@@ -202,14 +215,15 @@ MrfRowDeform(HeapTupleHeader tup, TupleDesc tupdesc, Datum *values, bool *nulls)
 	heap_deform_tuple(&tuple, tupdesc, values, nulls);
 }
 
-/* Sets up the composite row type on the first row and checks it on later ones. */
-static bool
-PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
+/*
+ * Checks the columns of the row type in reader->tupdesc (all boolean, or
+ * domains over boolean) and returns its width.  Errors depend on the type
+ * only.
+ */
+static int
+CheckRecordColumns(MrfBinaryReader *reader)
 {
 	int			width = 0;
-
-	if (!MrfRowTypeSetup(tup, reader->mcxt, &reader->tupdesc, &reader->values, &reader->nulls))
-		return true;
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
@@ -217,7 +231,7 @@ PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
 
 		if (att->attisdropped)
 			continue;
-		if (att->atttypid != BOOLOID)
+		if (getBaseType(att->atttypid) != BOOLOID)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("%s takes rows whose columns are all boolean", reader->learner),
@@ -226,7 +240,38 @@ PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
 					 errhint("Select the boolean columns into a row, e.g. ROW(a, b, c), or an array.")));
 		width++;
 	}
-	return CheckWidth(reader, width);
+	return width;
+}
+
+/* Sets up the composite row type on the first row and checks it on later ones. */
+static bool
+PrepareRecord(MrfBinaryReader *reader, HeapTupleHeader tup)
+{
+	if (reader->lenient)
+		return MrfRowTypeMatches(tup, reader->tupdesc);	/* loaded up front */
+	if (!MrfRowTypeSetup(tup, reader->mcxt, &reader->tupdesc, &reader->values, &reader->nulls))
+		return true;
+	return CheckWidth(reader, CheckRecordColumns(reader));
+}
+
+/*
+ * An array value's shape and element type as the reader expects them; a
+ * lenient reader answers false for anything else (a function of the value
+ * alone), a strict one raises the error for a wrong shape.
+ */
+static bool
+ArrayReadable(MrfBinaryReader *reader, ArrayType *arr, Oid elemtype)
+{
+	if (ARR_NDIM(arr) > 1 && !reader->lenient)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s takes one-dimensional arrays", reader->learner),
+				 errdetail("A sample is an array of %d dimensions.", ARR_NDIM(arr))));
+	if (ARR_ELEMTYPE(arr) != elemtype && !reader->lenient)
+		elog(ERROR, "%s got an array of an unexpected element type", reader->learner);
+	if (ARR_NDIM(arr) > 1 || ARR_ELEMTYPE(arr) != elemtype)
+		return false;
+	return CheckWidth(reader, ARR_NDIM(arr) == 0 ? 0 : ARR_DIMS(arr)[0]);
 }
 
 /*
@@ -242,7 +287,7 @@ ReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 			{
 				ArrayType  *arr = DatumGetArrayTypeP(value);
 
-				if (!CheckWidth(reader, ArrayWidth(reader, arr)))
+				if (!ArrayReadable(reader, arr, BOOLOID))
 					return false;
 				if (ARR_HASNULL(arr))
 					return NullElement(reader);
@@ -255,7 +300,7 @@ ReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 				ArrayType  *arr = DatumGetArrayTypeP(value);
 				const char *data;
 
-				if (!CheckWidth(reader, ArrayWidth(reader, arr)))
+				if (!ArrayReadable(reader, arr, reader->form == MRF_INPUT_INT2_ARRAY ? INT2OID : INT4OID))
 					return false;
 				if (ARR_HASNULL(arr))
 					return NullElement(reader);
@@ -319,11 +364,28 @@ MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest)
 
 /*
  * Protected path: fixes p from public information and makes the reader
- * lenient, so that no data value can raise an error.
+ * lenient, so that no data value can raise an error.  A row type is loaded
+ * and checked here, from the declared type: its errors depend on the schema
+ * alone, never on whether some row is there to be read.
  */
 void
 MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p)
 {
+	if (reader->form == MRF_INPUT_RECORD)
+	{
+		int			width;
+
+		if (getBaseType(reader->typid) == RECORDOID)
+			elog(ERROR, "the protected path needs a declared row type");
+		MrfRowTypeLoad(reader->typid, -1, reader->mcxt, &reader->tupdesc,
+					   &reader->values, &reader->nulls);
+		width = CheckRecordColumns(reader);
+		if (width != p)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: rows of type %s have %d variables, not %d", reader->learner,
+							format_type_be(reader->typid), width, p)));
+	}
 	reader->p = p;
 	reader->lenient = true;
 }
@@ -344,11 +406,13 @@ MrfBinaryReadRowLenient(MrfBinaryReader *reader, Datum value, bool isnull,
 int
 MrfBinaryTypeWidth(Oid typid, int32 typmod)
 {
-	if (typid == BITOID && typmod > 0)
+	Oid			base = getBaseTypeAndTypmod(typid, &typmod);
+
+	if (base == BITOID && typmod > 0)
 		return typmod;
-	if (type_is_rowtype(typid) && typid != RECORDOID)
+	if (type_is_rowtype(base) && base != RECORDOID)
 	{
-		TupleDesc	desc = lookup_rowtype_tupdesc(typid, -1);
+		TupleDesc	desc = lookup_rowtype_tupdesc(base, -1);
 		int			width = 0;
 
 		for (int i = 0; i < desc->natts; i++)

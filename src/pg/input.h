@@ -54,7 +54,14 @@ void		MrfBinaryReadRow(MrfBinaryReader *reader, Datum value, uint64 *dest);
 bool		MrfSampleWidthOk(int *p, int width, bool lenient, const char *learner);
 bool		MrfSampleNull(bool lenient, const char *learner);
 
-/* Shared by the readers of row values: the row type's copy, and deforming. */
+/*
+ * Shared by the readers of row values: the row type's copy (from a type, or
+ * from a value's header), the lenient readers' check that a value has the
+ * type loaded up front (before anything is deformed), and deforming.
+ */
+void		MrfRowTypeLoad(Oid typid, int32 typmod, MemoryContext mcxt, TupleDesc *tupdesc,
+						   Datum **values, bool **nulls);
+bool		MrfRowTypeMatches(HeapTupleHeader tup, TupleDesc tupdesc);
 bool		MrfRowTypeSetup(HeapTupleHeader tup, MemoryContext mcxt, TupleDesc *tupdesc,
 							Datum **values, bool **nulls);
 void		MrfRowDeform(HeapTupleHeader tup, TupleDesc tupdesc, Datum *values, bool *nulls);

@@ -5,6 +5,7 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include "catalog/pg_type.h"
@@ -29,6 +30,35 @@
 					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE)
 
 /*
+ * Raises the error for a problem MrfIsingValidate refuses (nothing for
+ * MRF_ISING_VALID); every check reads public values only.
+ */
+void
+MrfIsingRefuse(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
+			   const char *learner)
+{
+	switch (check)
+	{
+		case MRF_ISING_VALID:
+			return;
+		case MRF_ISING_BAD_SCALE:
+			MrfOptionsLambdaTooLarge(learner, io->lambda);
+			break;
+		case MRF_ISING_BAD_ARGUMENT:
+			if (n > INT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("%s learns from at most %d rows", learner, INT_MAX)));
+			/* FALLTHROUGH */
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
+							learner)));
+	}
+}
+
+/*
  * Reads and validates the options of mrf_learn_ising from the document alone
  * (no row needed) and fills the charge of a release; shared by the learner
  * and MrfPlanCharge, so the charge planned before reading is the one spent.
@@ -45,6 +75,9 @@ IsingReadOptions(Jsonb *options, MrfOptions *opt, MrfIsingOptions *io, MrfCharge
 	io->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
 	io->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
 	io->symmetrize = (opt->given & MRF_OPT_SYMMETRIZE) ? opt->symmetrize : true;
+	/* what the options alone tell of the core's checks (MrfIsingValidate) */
+	if (!isfinite(2.0 * io->lambda))
+		MrfOptionsLambdaTooLarge(learner, io->lambda);
 
 	memset(charge, 0, sizeof(*charge));
 	charge->learner = learner;
@@ -80,6 +113,7 @@ MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
 	int			iterations;
 
 	IsingReadOptions(state->options, &opt, &io, charge);
+	MrfIsingRefuse(MrfIsingValidate(&io, p, n), &io, p, n, learner);
 	iterations = MrfIsingIterations(&io, p, n);
 	MrfCheckMemory(learner, (double) MrfIsingWorkspaceBytes(p, n) +
 				   (double) n * MrfBitWords(p) * sizeof(uint64) +

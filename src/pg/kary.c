@@ -133,7 +133,8 @@ void
 MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext mcxt,
 				  const char *learner)
 {
-	Oid			elemtype = get_element_type(typid);
+	Oid			base = getBaseType(typid);
+	Oid			elemtype = get_element_type(base);
 
 	memset(reader, 0, sizeof(*reader));
 	reader->typid = typid;
@@ -141,9 +142,9 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 	reader->mcxt = mcxt;
 	reader->learner = learner;
 
-	if (typid == INT2ARRAYOID || typid == INT4ARRAYOID)
+	if (base == INT2ARRAYOID || base == INT4ARRAYOID)
 	{
-		reader->form = typid == INT2ARRAYOID ? MRF_KARY_INT2_ARRAY : MRF_KARY_INT4_ARRAY;
+		reader->form = base == INT2ARRAYOID ? MRF_KARY_INT2_ARRAY : MRF_KARY_INT4_ARRAY;
 		if (k_option <= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -161,7 +162,7 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 		MatchK(reader, k_option, reader->alphabets[0].nlabels);
 		return;
 	}
-	if (type_is_rowtype(typid))
+	if (type_is_rowtype(base))
 	{
 		reader->form = MRF_KARY_RECORD;
 		reader->k = k_option;	/* fixed by the row type on the first row */
@@ -173,30 +174,33 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 			 errhint("Pass smallint[] or integer[] with k, an array of an enum type, or a row of enum or boolean columns.")));
 }
 
-/* Sets up the row type on the first row: every column enum or boolean. */
-static bool
-PrepareKaryRecord(MrfKaryReader *reader, HeapTupleHeader tup)
+/*
+ * Checks the columns of the row type in reader->tupdesc (every column an
+ * enum or boolean, domains resolved), loads the enums' alphabets and fixes
+ * k; returns the width.  Errors depend on the type only.
+ */
+static int
+CheckKaryRecordColumns(MrfKaryReader *reader)
 {
 	int			width = 0;
 	int			k = 2;
 
-	if (!MrfRowTypeSetup(tup, reader->mcxt, &reader->tupdesc, &reader->values, &reader->nulls))
-		return true;
 	reader->alphabets = MemoryContextAllocZero(reader->mcxt,
 											   sizeof(MrfEnumAlphabet) * reader->tupdesc->natts);
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+		Oid			base = getBaseType(att->atttypid);
 
 		if (att->attisdropped)
 			continue;
-		if (type_is_enum(att->atttypid))
+		if (type_is_enum(base))
 		{
-			reader->alphabets[i] = LoadEnum(att->atttypid, reader->mcxt, reader->learner);
+			reader->alphabets[i] = LoadEnum(base, reader->mcxt, reader->learner);
 			k = Max(k, reader->alphabets[i].nlabels);
 		}
-		else if (att->atttypid != BOOLOID)
+		else if (base != BOOLOID)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("%s takes rows whose columns are enums or booleans", reader->learner),
@@ -206,7 +210,35 @@ PrepareKaryRecord(MrfKaryReader *reader, HeapTupleHeader tup)
 	}
 	/* the alphabet is the largest column's; smaller columns use its first values */
 	MatchK(reader, reader->k, k);
-	return KaryWidth(reader, width);
+	return width;
+}
+
+/* Sets up the row type on the first row: every column enum or boolean. */
+static bool
+PrepareKaryRecord(MrfKaryReader *reader, HeapTupleHeader tup)
+{
+	if (reader->lenient)
+		return MrfRowTypeMatches(tup, reader->tupdesc);	/* loaded up front */
+	if (!MrfRowTypeSetup(tup, reader->mcxt, &reader->tupdesc, &reader->values, &reader->nulls))
+		return true;
+	return KaryWidth(reader, CheckKaryRecordColumns(reader));
+}
+
+/* The element type of the arrays a reader takes. */
+static Oid
+KaryElementType(const MrfKaryReader *reader)
+{
+	switch (reader->form)
+	{
+		case MRF_KARY_INT2_ARRAY:
+			return INT2OID;
+		case MRF_KARY_INT4_ARRAY:
+			return INT4OID;
+		case MRF_KARY_ENUM_ARRAY:
+			return reader->alphabets[0].typid;
+		default:
+			return InvalidOid;
+	}
 }
 
 /* Reads one value into dest; lenient readers return false instead of erroring. */
@@ -229,6 +261,12 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 					ereport(ERROR,
 							(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 							 errmsg("%s takes one-dimensional arrays", reader->learner)));
+				}
+				if (ARR_ELEMTYPE(arr) != KaryElementType(reader))
+				{
+					if (reader->lenient)
+						return false;
+					elog(ERROR, "%s got an array of an unexpected element type", reader->learner);
 				}
 				width = ARR_NDIM(arr) == 0 ? 0 : ARR_DIMS(arr)[0];
 				if (!KaryWidth(reader, width))
@@ -289,10 +327,29 @@ MrfKaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 	(void) KaryReadRow(reader, value, dest);
 }
 
-/* Protected path: fixes p; invalid values never error. */
+/*
+ * Protected path: fixes p; invalid values never error.  A row type is loaded
+ * and checked here, from the declared type, so its errors depend on the
+ * schema alone, never on whether some row is there to be read.
+ */
 void
 MrfKaryReaderSetLenient(MrfKaryReader *reader, int p)
 {
+	if (reader->form == MRF_KARY_RECORD)
+	{
+		int			width;
+
+		if (getBaseType(reader->typid) == RECORDOID)
+			elog(ERROR, "the protected path needs a declared row type");
+		MrfRowTypeLoad(reader->typid, -1, reader->mcxt, &reader->tupdesc,
+					   &reader->values, &reader->nulls);
+		width = CheckKaryRecordColumns(reader);
+		if (width != p)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: rows of type %s have %d variables, not %d", reader->learner,
+							format_type_be(reader->typid), width, p)));
+	}
 	reader->p = p;
 	reader->lenient = true;
 }

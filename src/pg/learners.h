@@ -9,6 +9,7 @@
 
 #include "utils/jsonb.h"
 
+#include "core/ising.h"
 #include "pg/aggregates.h"
 #include "pg/ledger.h"
 #include "pg/model.h"
@@ -58,6 +59,10 @@ typedef struct MrfProtectedLearner
  */
 Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
 								void (*released_nothing) (const MrfRowsState *state));
+
+/* Raises the error for a check MrfIsingValidate failed (nothing if valid). */
+void		MrfIsingRefuse(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
+						   const char *learner);
 
 /* The private Ising learner (Zhang et al. 2020, Algorithm 2). */
 MrfModel   *MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge);

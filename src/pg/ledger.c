@@ -1122,15 +1122,57 @@ MrfChargeStatement(const MrfCharge *charge)
 	PG_END_TRY();
 }
 
-/* Protected path: charges one relation on behalf of role. */
+/*
+ * Protected path: charges, on behalf of role, the relation and every
+ * protected relation of its family: the read covers its inheritance and
+ * partition descendants, and protected ancestors cover their children, as
+ * on the aggregate path.  One request, so the charge is all or nothing; the
+ * named relation must be protected, and so must every other one the request
+ * lists (a relation unprotected meanwhile fails the charge: fail closed).
+ */
 void
 MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
 {
 	dsm_segment *seg;
-	ChargeRequest *req = NewRequest(&seg, charge, role, true);
+	ChargeRequest *req;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	Oid		   *family;
+	uint64		found;
 
-	req->nrelations = 1;
-	req->relations[0] = relid;
+	SPI_connect();
+	/* read_only = false: a new snapshot, so a protect() committed just now is seen */
+	found = MrfCatalogQuery("WITH RECURSIVE"
+							" up(r) AS (SELECT $1 UNION SELECT i.inhparent FROM up"
+							"  JOIN pg_inherits i ON i.inhrelid = up.r),"
+							" down(r) AS (SELECT $1 UNION SELECT i.inhrelid FROM down"
+							"  JOIN pg_inherits i ON i.inhparent = down.r)"
+							" SELECT f.r FROM (SELECT r FROM up UNION SELECT r FROM down) f"
+							" WHERE f.r = $1 OR EXISTS (SELECT 1 FROM mrfdp.budget b"
+							"  WHERE b.relation::oid = f.r)"
+							" ORDER BY f.r <> $1, f.r",
+							1, types, values, NULL, false);
+	if (found > CHARGE_MAX_RELATIONS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a release may charge at most %d protected relations", CHARGE_MAX_RELATIONS),
+				 errdetail("Relation %s has " UINT64_FORMAT " protected relations among its ancestors and descendants.",
+						   RelationNameOrOid(relid), found)));
+	family = SPI_palloc(sizeof(Oid) * Max(found, 1));
+	for (uint64 i = 0; i < found; i++)
+	{
+		bool		isnull;
+
+		family[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+												   1, &isnull));
+	}
+	SPI_finish();
+	if (found == 0 || family[0] != relid)
+		elog(ERROR, "could not list the relations covered by relation %u", relid);
+
+	req = NewRequest(&seg, charge, role, true);
+	req->nrelations = (int) found;
+	memcpy(req->relations, family, sizeof(Oid) * found);
 	PG_TRY();
 	{
 		RunChargeWorker(seg, req);

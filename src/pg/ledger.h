@@ -42,8 +42,11 @@ void		MrfLedgerInit(void);
 void		MrfChargeStatement(const MrfCharge *charge);
 
 /*
- * Protected path: charges one protected relation on behalf of role.
- * Returns only when the charge is committed.
+ * Protected path: charges, on behalf of role and in one request, the
+ * protected relation relid and every protected relation among its
+ * inheritance/partition ancestors and descendants (the read covers the
+ * descendants; ancestors cover their children).  Returns only when the
+ * charge is committed.
  */
 void		MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge);
 

@@ -404,3 +404,19 @@ mrf_options(PG_FUNCTION_ARGS)
 	}
 	PG_RETURN_JSONB_P(MrfOptionsBuild(NUM_OPTIONS, names, values, nulls));
 }
+
+/*
+ * The error for a lambda whose noise calibration overflows (the core's
+ * MRF_*_BAD_SCALE): a public fact about the options (and p, n), raised
+ * before anything is charged.
+ */
+void
+MrfOptionsLambdaTooLarge(const char *learner, double lambda)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value for option \"lambda\""),
+			 errdetail("%s cannot calibrate its noise for lambda = %g with this budget: the L1 radius or a noise scale proportional to it would not be a finite number.",
+					   learner, lambda),
+			 errhint("lambda bounds the width of the model (the L1 norm of a variable's interactions); values from 0.1 to 10 are typical.")));
+}

@@ -80,6 +80,9 @@ void		MrfOptionsRequire(const MrfOptions *opt, uint32 required, const char *lear
  */
 double		MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner);
 
+/* Raises the error for a lambda whose noise calibration overflows. */
+void		MrfOptionsLambdaTooLarge(const char *learner, double lambda) pg_attribute_noreturn();
+
 /* Name of a mechanism as users write it. */
 const char *MrfMechanismName(MrfMechanism mech);
 

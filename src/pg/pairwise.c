@@ -96,6 +96,9 @@ PairwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfPairwiseOptions *po, Mrf
 	po->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
 	po->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
 	po->symmetrize = (opt->given & MRF_OPT_SYMMETRIZE) ? opt->symmetrize : true;
+	/* what the options alone tell of the core's checks: the radius 2 lambda k */
+	if (!isfinite(2.0 * po->lambda * ((opt->given & MRF_OPT_K) ? opt->k : MRF_PAIRWISE_MAX_K)))
+		MrfOptionsLambdaTooLarge(learner, po->lambda);
 
 	memset(charge, 0, sizeof(*charge));
 	charge->learner = learner;
@@ -153,6 +156,9 @@ MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 							(long long) MrfPairwiseCoordinateCount(p, k), INT_MAX),
 					 errdetail("Algorithm 3 runs p k (k - 1) regressions on p k + 1 one-hot coordinates."),
 					 errhint("Learn from fewer variables or a smaller alphabet.")));
+			break;
+		case MRF_PAIRWISE_BAD_SCALE:
+			MrfOptionsLambdaTooLarge(learner, po.lambda);
 			break;
 		case MRF_PAIRWISE_BAD_ARGUMENT:
 			if (n > INT_MAX)

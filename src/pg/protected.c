@@ -22,13 +22,26 @@
  *
  * Privacy unit: one row of the relation.  Nothing here may raise an error
  * that depends on the data: p comes from the column's type or the caller,
- * and a row that cannot be read (NULL, wrong length, value outside the
- * alphabet) is replaced by a fixed row of -1s, which is a function of that
- * row alone, so replace-one neighbours stay neighbours.
+ * and a row that cannot be read (NULL, wrong length or shape, value outside
+ * the alphabet, a value of another type) is replaced by a fixed row of -1s,
+ * which is a function of that row alone, so replace-one neighbours stay
+ * neighbours.  Every release carries a noisy count of those rows (its cost
+ * charged on top of the learner's: MrfSubstitutedCount* in privacy.c), and
+ * a NOTICE, sent after the charge, says when it exceeds 1% of n.
+ *
+ * The read itself runs code the relation's owner chose (an FDW, RLS
+ * policies, the types' input functions), whose errors may quote the data.
+ * It runs in a subtransaction; any error there except a cancel is withheld:
+ * the release's charge, computed from the options alone before the read
+ * (plan.h), is committed, and one fixed error says that the relation could
+ * not be read.  Whether a source fails is thus paid for, never free.
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "executor/spi.h"
@@ -36,11 +49,14 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "core/noise.h"
+#include "core/privacy.h"
 #include "core/rows.h"
 #include "pg/aggregates.h"
 #include "pg/input.h"
@@ -48,6 +64,7 @@
 #include "pg/ledger.h"
 #include "pg/options.h"
 #include "pg/plan.h"
+#include "pg/release.h"
 
 /* Rows fetched from the cursor at a time. */
 #define FETCH_ROWS 10000
@@ -113,66 +130,221 @@ OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
 	return MrfOptionsBuild(n, names, values, nulls);
 }
 
+/* How the owner-rights read ended. */
+typedef enum ReadOutcome
+{
+	READ_DONE,					/* every row read */
+	READ_OUT_OF_MEMORY,			/* stopped: the rows would not fit the memory limit */
+	READ_FAILED					/* an error, withheld (it may quote the data) */
+} ReadOutcome;
+
+/* Errors that say nothing about the data and may pass through as they are. */
+static bool
+ErrorCarriesNoData(int sqlerrcode)
+{
+	return sqlerrcode == ERRCODE_QUERY_CANCELED || sqlerrcode == ERRCODE_ADMIN_SHUTDOWN ||
+		sqlerrcode == ERRCODE_CRASH_SHUTDOWN;
+}
+
+/*
+ * An alias for the relation that no column of it is named: an unqualified
+ * name in the select list resolves to a column first, so "SELECT t FROM rel
+ * AS t" would read a column named t as if it were the row.
+ */
+static char *
+RowAlias(Oid relid)
+{
+	char	   *alias = pstrdup("mrfdp_row");
+
+	for (int i = 1; get_attnum(relid, alias) != InvalidAttrNumber; i++)
+		alias = psprintf("mrfdp_row_%d", i);
+	return alias;
+}
+
 /*
  * Reads the relation through a cursor as its owner, in a security-restricted
- * operation with a fixed search_path; every row goes through the lenient
- * reader (no error can depend on the data).
+ * operation with a fixed search_path, inside a subtransaction; every row
+ * goes through the lenient reader (no error can depend on the data) and
+ * *substituted counts the rows it could not read.  The result's type is
+ * checked to be typid before any value is read.  Errors raised while reading
+ * are caught and withheld (READ_FAILED), except cancels, which carry no data
+ * and propagate.
  */
-static void
-ReadAsOwner(Oid relid, const char *sql, MrfRowsState *state, MemoryContext cxt,
-			const char *learner, int p)
+static ReadOutcome
+ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryContext cxt,
+			int p, int64 *substituted)
 {
 	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			owner;
-	Oid			save_user;
-	int			save_sec;
-	int			save_nestlevel;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	ReadOutcome outcome = READ_DONE;
 
 	if (!HeapTupleIsValid(reltup))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
 	owner = ((Form_pg_class) GETSTRUCT(reltup))->relowner;
 	ReleaseSysCache(reltup);
+	*substituted = 0;
 
-	GetUserIdAndSecContext(&save_user, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	save_nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	/*
+	 * As plpgsql's exception blocks do.  The subtransaction's abort restores
+	 * the user, the security context and the GUCs set inside it.
+	 */
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
+		Oid			save_user;
+		int			save_sec;
+		int			save_nestlevel;
 		Portal		portal;
+		MemoryContext batch_cxt;
+
+		GetUserIdAndSecContext(&save_user, &save_sec);
+		SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+							   SECURITY_RESTRICTED_OPERATION);
+		save_nestlevel = NewGUCNestLevel();
+		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 
 		SPI_connect();
+		/* what reading one batch allocates (detoasted values) goes with it */
+		batch_cxt = AllocSetContextCreate(cxt, "mrfdp protected read", ALLOCSET_DEFAULT_SIZES);
 		portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true, 0);
-		for (;;)
+		/* the type of what is read, before anything is read */
+		if (portal->tupDesc == NULL || portal->tupDesc->natts != 1 ||
+			TupleDescAttr(portal->tupDesc, 0)->atttypid != typid)
+			elog(ERROR, "the protected path's query returns another type than the relation's");
+		while (outcome == READ_DONE)
 		{
+			MemoryContext spi_cxt;
+
 			SPI_cursor_fetch(portal, true, FETCH_ROWS);
 			if (SPI_processed == 0)
 				break;
+			spi_cxt = MemoryContextSwitchTo(batch_cxt);
 			for (uint64 r = 0; r < SPI_processed; r++)
 			{
 				bool		isnull;
 				Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
-				void	   *slot = MrfRowsStateAppend(state, cxt, learner);
+				void	   *slot = MrfRowsStateTryAppend(state, cxt);
+				bool		read;
 
+				if (slot == NULL)
+				{
+					outcome = READ_OUT_OF_MEMORY;
+					break;
+				}
 				if (state->format == MRF_ROWS_BITS)
-					(void) MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
+					read = MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
 				else
-					(void) MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
+					read = MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
+				if (!read)
+					(*substituted)++;
 			}
+			MemoryContextSwitchTo(spi_cxt);
+			MemoryContextReset(batch_cxt);
 			SPI_freetuptable(SPI_tuptable);
 			CHECK_FOR_INTERRUPTS();
 		}
 		SPI_cursor_close(portal);
 		SPI_finish();
-	}
-	PG_FINALLY();
-	{
+		MemoryContextDelete(batch_cxt);
+
 		AtEOXact_GUC(false, save_nestlevel);
 		SetUserIdAndSecContext(save_user, save_sec);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = oldowner;
+		if (ErrorCarriesNoData(edata->sqlerrcode))
+		{
+			/*
+			 * As itself, but without its context (a COPY callback, say, would
+			 * quote the line being read when the cancel arrived).
+			 */
+			const char *msg = edata->message;
+
+			if (msg == NULL || strncmp(msg, "canceling statement due to ", 27) != 0)
+				msg = "canceling statement";
+			ereport(ERROR, (errcode(edata->sqlerrcode), errmsg("%s", msg)));
+		}
+		/* the message may quote the data: it is dropped unseen */
+		FreeErrorData(edata);
+		outcome = READ_FAILED;
 	}
 	PG_END_TRY();
+	return outcome;
+}
+
+/*
+ * The noisy count of substituted rows (privacy.c), released with the model:
+ * a discrete Gaussian for zCDP learners, a discrete Laplace otherwise, at
+ * the share of the learner's budget charged for it.  Drawn after the charge
+ * and after learning, from a generator of its own, so the learner's draws
+ * (and its model under mrfdp.test_seed) are those of the aggregate path.
+ * Returns false when the share is too small for the samplers (nothing is
+ * released; the share was charged anyway); *meta gets the JSON member.
+ */
+static bool
+NoisySubstitutedCount(const MrfCharge *learner_charge, int64 substituted, int64 n,
+					  const char *learner, int64 *noisy, double *sd, StringInfo meta)
+{
+	bool		zcdp = learner_charge->notion == MRF_NOTION_ZCDP;
+	double		share = MrfSubstitutedCountShare(zcdp ? learner_charge->rho : learner_charge->epsilon);
+	uint64_t	num;
+	uint64_t	den;
+	MrfRun		run;
+	int64_t		z;
+
+	if ((zcdp ? MrfSubstitutedCountGaussian(share, &num, &den)
+		 : MrfSubstitutedCountLaplace(share, &num, &den)) != 0)
+	{
+		appendStringInfo(meta, "{\"noisy_count\": null, \"mechanism\": \"none\", \"%s\": %s, "
+						 "\"reason\": \"budget too small for the count's noise\"}",
+						 zcdp ? "rho" : "epsilon", float8out_internal(share));
+		return false;
+	}
+	MrfRunBegin(&run, learner);
+	z = zcdp ? MrfRngDiscreteGaussian(&run.rng, num, den) : MrfRngDiscreteLaplace(&run.rng, num, den);
+	MrfRunEnd(&run);
+	if (z == MRF_NOISE_INVALID)
+		elog(ERROR, "invalid noise parameters for the count of substituted rows");
+	/* clamping to [0, n] is post-processing (n is public) */
+	*noisy = Max(0, Min(n, substituted + z));
+	/* the noise's standard deviation (the discrete Laplace's, about sqrt(2) t) */
+	*sd = zcdp ? sqrt((double) num / (double) den) : sqrt(2.0) * (double) num / (double) den;
+	appendStringInfo(meta, "{\"noisy_count\": " INT64_FORMAT ", \"mechanism\": \"%s\", \"%s\": %s, \"%s\": %s}",
+					 *noisy, zcdp ? "discrete gaussian" : "discrete laplace",
+					 zcdp ? "rho" : "epsilon", float8out_internal(share),
+					 zcdp ? "variance" : "scale", float8out_internal((double) num / (double) den));
+	return true;
+}
+
+/* A copy of model whose metadata has one more member, "key": value (JSON). */
+static MrfModel *
+ModelWithMeta(MrfModel *model, const char *key, const char *value)
+{
+	Jsonb	   *meta = MrfModelMeta(model);
+	char	   *member = psprintf("{\"%s\": %s}", key, value);
+	Jsonb	   *more = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(member)));
+	MrfModel   *copy;
+
+	meta = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat, JsonbPGetDatum(meta),
+											  JsonbPGetDatum(more)));
+	copy = MrfModelCreate((MrfKind) model->kind, model->p, model->k, model->t, model->nparams,
+						  model->flags, meta);
+	memcpy(copy->params, model->params, sizeof(double) * model->nparams);
+	return copy;
 }
 
 PG_FUNCTION_INFO_V1(mrf_learn_from);
@@ -198,9 +370,16 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfModel   *model;
 	MrfCharge	charge;
 	MrfCharge	planned;
-	MrfCharge	options_charge;
+	MrfCharge	total;
+	MrfCharge	from_options;
 	const MrfProtectedLearner *entry = FindProtectedLearner(fname);
 	MrfRowFormat format;
+	ReadOutcome outcome;
+	int64		substituted;
+	int64		noisy = 0;
+	double		noise_sd = 0;
+	bool		counted;
+	StringInfoData count_meta;
 
 	learner = pnstrdup(fname, strlen(fname) - strlen("_from"));
 	if (PG_ARGISNULL(0))
@@ -215,7 +394,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfCheckLearningGrant(relid, caller);
 	options = OptionsFromArguments(fcinfo, &variables);
 	MrfOptionsParse(options, &opt);
-	MrfPlanCharge(learner, options, false, &options_charge);
+	/* what the release costs, substituted-row count included: options alone */
+	MrfPlanCharge(learner, options, true, &from_options);
 
 	if (column == NULL)
 	{
@@ -233,6 +413,10 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 					 errmsg("column \"%s\" of relation %s does not exist", column, get_rel_name(relid))));
 		get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	}
+	if (!OidIsValid(typid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("relation %s has no row type", get_rel_name(relid))));
 	format = entry->format;
 	if (entry->bytes_for_pairwise_model && (opt.given & MRF_OPT_MODEL) &&
 		strcmp(opt.model, "pairwise") == 0)
@@ -267,6 +451,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s takes from 2 to %d variables", fname, MRF_MAX_VARIABLES)));
+	/* row types are loaded and checked here, from the schema */
 	if (format == MRF_ROWS_BITS)
 		MrfBinaryReaderSetLenient(&state->reader, p);
 	else
@@ -274,17 +459,40 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfRowsStateSetShape(state, p, format == MRF_ROWS_BITS ? 2 : state->kreader.k);
 	state->options = options;
 
-	/* Stream the column through a cursor as the relation's owner (see the header). */
-	sql = psprintf("SELECT %s FROM %s AS t",
-				   column ? quote_identifier(column) : "t",
-				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-											  get_rel_name(relid)));
-	ReadAsOwner(relid, sql, state, cxt, learner, p);
+	/*
+	 * Stream the column through a cursor as the relation's owner (see the
+	 * header).  The whole row is read through an alias no column can shadow.
+	 */
+	{
+		char	   *alias = RowAlias(relid);
+
+		sql = psprintf("SELECT %s FROM %s AS %s",
+					   column ? quote_identifier(column) : quote_identifier(alias),
+					   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												  get_rel_name(relid)),
+					   quote_identifier(alias));
+	}
+	outcome = ReadAsOwner(relid, sql, typid, state, cxt, p, &substituted);
+	if (outcome == READ_FAILED)
+	{
+		/*
+		 * Charge first, then say only that the read failed.  The ledger's
+		 * rows_read is -1: how far the read got is not released.
+		 */
+		from_options.rows = -1;
+		MrfChargeRelation(relid, caller, &from_options);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("relation %s could not be read as its owner", get_rel_name(relid)),
+				 errdetail("The original error is withheld because it may contain the relation's data. "
+						   "The release's privacy budget was charged."),
+				 errhint("The relation's owner can find the cause by reading the relation, e.g. with SELECT count(*).")));
+	}
+	if (outcome == READ_OUT_OF_MEMORY)
+		MrfCheckMemory(learner, MrfRowsStateBytes(state, state->n + 1));
 
 	if (state->n == 0)
 		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
-	if (format == MRF_ROWS_BYTES)
-		state->k = state->kreader.k;	/* rows of enums: fixed by the row type */
 
 	/*
 	 * Charge before learning.  A first pass of the learner validates every
@@ -295,15 +503,36 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	state->plan_only = true;
 	(void) entry->learn(state, &planned);
 	state->plan_only = false;
-	if (!MrfChargeEqual(&planned, &options_charge))
+	total = planned;
+	MrfSubstitutedCountCharge(&total);
+	if (!MrfChargeEqual(&total, &from_options))
 		elog(ERROR, "%s plans other amounts from its options than from its rows; nothing is charged",
 			 learner);
-	MrfChargeRelation(relid, caller, &planned);
+	MrfChargeRelation(relid, caller, &total);
 
 	model = entry->learn(state, &charge);
 	if (!MrfChargeEqual(&charge, &planned))
 		elog(ERROR, "%s spent other amounts than it was charged for; nothing is released",
 			 learner);
+
+	/* Only now, after the charge: the noisy count of substituted rows. */
+	initStringInfo(&count_meta);
+	counted = NoisySubstitutedCount(&planned, substituted, state->n, learner, &noisy,
+									&noise_sd, &count_meta);
+
+	/*
+	 * Say so when more than 1% of the rows were replaced, with confidence: the
+	 * noisy count must exceed 1% of n by twice the noise's standard deviation,
+	 * so that noise alone rarely raises it (below 2.5% of releases when at
+	 * most 1% of the rows were replaced).  Post-processing of the count.
+	 */
+	if (counted && (double) noisy > (double) state->n / 100.0 + 2.0 * noise_sd)
+		ereport(NOTICE,
+				(errmsg("about " INT64_FORMAT " of the " INT64_FORMAT " rows of %s could not be read and were replaced by a fixed row",
+						noisy, state->n, get_rel_name(relid)),
+				 errdetail("The count is noisy (standard deviation %.1f; it is part of the release: \"substituted_rows\" in the model's metadata) and exceeds 1%% of the rows.",
+						   noise_sd),
+				 errhint("Check variables => (every row must have exactly that many values), NULLs, and values outside the alphabet (-1/+1 or booleans; 0 .. k - 1 for k-ary learners).")));
 	if (model == NULL)
 	{
 		/* "Nothing" is a release too: charged above, explained only now. */
@@ -311,5 +540,5 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 			entry->released_nothing(state);
 		PG_RETURN_NULL();
 	}
-	PG_RETURN_POINTER(model);
+	PG_RETURN_POINTER(ModelWithMeta(model, "substituted_rows", count_meta.data));
 }

@@ -55,6 +55,13 @@ RunPoll(void *ctx, int64_t done, int64_t total)
 	}
 }
 
+/* Whether planned_bytes fits mrfdp.max_learner_memory. */
+bool
+MrfMemoryFits(double planned_bytes)
+{
+	return planned_bytes <= (double) MrfMaxLearnerMemory * 1024.0;
+}
+
 /* Errors unless planned_bytes fits mrfdp.max_learner_memory. */
 void
 MrfCheckMemory(const char *learner, double planned_bytes)

@@ -26,6 +26,9 @@ typedef struct MrfRun
 	TimestampTz started;		/* when the run began */
 } MrfRun;
 
+/* Whether planned_bytes fits mrfdp.max_learner_memory. */
+bool		MrfMemoryFits(double planned_bytes);
+
 /* Errors unless planned_bytes fits mrfdp.max_learner_memory. */
 void		MrfCheckMemory(const char *learner, double planned_bytes);
 

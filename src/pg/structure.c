@@ -130,6 +130,9 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 		sp->io.iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
 		sp->io.mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
 		sp->io.symmetrize = 0;
+		/* what the options alone tell of the core's checks (MrfIsingValidate) */
+		if (!sp->pairwise && !sp->twise && !isfinite(2.0 * sp->lambda))
+			MrfOptionsLambdaTooLarge(learner, sp->lambda);
 		return;
 	}
 
@@ -173,6 +176,10 @@ StructureReadOptions(Jsonb *options, StructureParams *sp)
 	sp->epsilon = opt->epsilon;
 	sp->delta = opt->delta;
 	sp->blocks = (opt->given & MRF_OPT_BLOCKS) ? opt->blocks : 0;
+	/* the block regressions' radius, at the largest alphabet the options allow */
+	if (isnan(MrfStructureBlockRadius(sp->lambda, !sp->pairwise ? 1 :
+									  (opt->given & MRF_OPT_K) ? opt->k : MRF_PAIRWISE_MAX_K)))
+		MrfOptionsLambdaTooLarge(learner, sp->lambda);
 	if (MrfStableModeThreshold(sp->epsilon, sp->delta) < 0 ||
 		MrfStructureDefaultBlocks(sp->epsilon, sp->delta) < 1)
 		ereport(ERROR,
@@ -337,6 +344,8 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 				 errdetail("The input has " INT64_FORMAT " rows and the stable mode splits them into %d blocks%s.",
 						   n, m, sp->blocks > 0 ? "" : " (the default for this epsilon and delta)"),
 				 errhint("See mrf_structure_rows_needed() for the rows a release needs.")));
+	if (isnan(MrfStructureBlockRadius(sp->lambda, sp->pairwise ? k : 1)))
+		MrfOptionsLambdaTooLarge(StructureLearner, sp->lambda);
 	if (sp->twise && sp->t > p)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -567,8 +576,10 @@ StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, Mr
 	MrfRun		run;
 	MrfModel   *model;
 	StringInfoData meta;
-	int			iterations = MrfIsingIterations(&sp->io, p, n);
+	int			iterations;
 
+	MrfIsingRefuse(MrfIsingValidate(&sp->io, p, n), &sp->io, p, n, StructureLearner);
+	iterations = MrfIsingIterations(&sp->io, p, n);
 	MrfCheckMemory(StructureLearner, (double) MrfIsingWorkspaceBytes(p, n) +
 				   (double) n * MrfBitWords(p) * sizeof(uint64) +
 				   (double) MrfIsingParamCount(p) * sizeof(double) +

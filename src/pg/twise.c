@@ -104,6 +104,9 @@ TwiseRefuse(MrfTwiseCheck check, const MrfTwiseOptions *to, int p, int64 n,
 					 errhint("Raise rho, lower t, or use query_release => 'pmw' (p <= %d).",
 							 MRF_TWISE_PMW_MAX_P)));
 			break;
+		case MRF_TWISE_BAD_SCALE:
+			MrfOptionsLambdaTooLarge(learner, to->lambda);
+			break;
 		case MRF_TWISE_BAD_ARGUMENT:
 			if (n > INT_MAX)
 				ereport(ERROR,
@@ -147,6 +150,9 @@ TwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfTwiseOptions *to, MrfCharge
 				 errdetail("Algorithm 4 (objective 'l1') releases no parity queries.")));
 	to->release = ((opt->given & MRF_OPT_QUERY_RELEASE) && strcmp(opt->query_release, "pmw") == 0) ?
 		MRF_TWISE_PMW : MRF_TWISE_GAUSSIAN;
+	/* what the options alone tell of the core's checks (MrfTwiseValidate) */
+	if (!isfinite(2.0 * to->lambda))
+		MrfOptionsLambdaTooLarge(learner, to->lambda);
 
 	memset(charge, 0, sizeof(*charge));
 	charge->learner = learner;

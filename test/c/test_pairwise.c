@@ -298,6 +298,16 @@ TestPairwiseInterface(void)
 	CHECK(MrfPairwiseValidate(&opt, p, k, n) == MRF_PAIRWISE_BAD_ITERATIONS);
 	CHECK(MrfPairwiseIterations(&opt, p, k, n) == -1);
 	opt.iterations = 0;
+	/* a lambda whose radius 2 lambda k, or Laplace scale, overflows */
+	opt.lambda = 1e308;
+	CHECK(MrfPairwiseValidate(&opt, p, k, n) == MRF_PAIRWISE_BAD_SCALE);
+	opt.lambda = 1e300;
+	opt.rho = 1e-300;
+	opt.mechanism = MRF_MECH_LAPLACE;
+	CHECK(MrfPairwiseValidate(&opt, p, k, n) == MRF_PAIRWISE_BAD_SCALE);
+	opt.mechanism = MRF_MECH_EXPONENTIAL;
+	opt.lambda = 1.0;
+	opt.rho = 1.0;
 	opt.mechanism = (MrfMechanism) 7;
 	CHECK(MrfPairwiseValidate(&opt, p, k, n) == MRF_PAIRWISE_BAD_MECHANISM);
 	opt.mechanism = MRF_MECH_EXPONENTIAL;

@@ -255,10 +255,59 @@ TestBudgetFits(void)
 	CHECK(!MrfBudgetFitsZcdp(&b, 0.1));
 }
 
+/*
+ * The protected path's count of substituted rows: share B/128, the discrete
+ * Gaussian variance at least 1/(2 rho_c) and the discrete Laplace scale at
+ * least 1/epsilon_c (rounded up, as rationals), and compositions rounded up.
+ */
+static void
+TestSubstitutedCount(void)
+{
+	const double shares[] = {1e-3, 0.01, 0.1, 1.0, 3.0, 1e6};
+	uint64_t	num;
+	uint64_t	den;
+	size_t		i;
+
+	CHECK(MrfSubstitutedCountShare(1.0) == 0.0078125);
+	CHECK(MrfSubstitutedCountShare(0.1) == 0.1 / 128);
+	/* dyadic budgets compose exactly: 3 releases of 0.125 fill 3 x 0.1259765625 */
+	CHECK(MrfComposeUp(0.125, MrfSubstitutedCountShare(0.125)) == 0.1259765625);
+	CHECK(MrfSubstitutedCountShare(0.0) == 0.0);
+	CHECK(MrfSubstitutedCountShare(NAN) == 0.0);
+	for (i = 0; i < sizeof(shares) / sizeof(shares[0]); i++)
+	{
+		double		c = shares[i];
+
+		CHECK(MrfSubstitutedCountGaussian(c, &num, &den) == 0);
+		/* num/den >= 1/(2c), checked in long double, and not far above it */
+		CHECK_MSG((long double) num * 2.0L * c >= (long double) den,
+				  "variance %llu/%llu below 1/(2 * %g)", (unsigned long long) num,
+				  (unsigned long long) den, c);
+		CHECK((double) num / den <= 1.0 / (2.0 * c) + 2.0 / den + 1e-12);
+		CHECK(num <= ((uint64_t) 1 << 40) && den <= ((uint64_t) 1 << 40) && num >= 1);
+		CHECK(MrfSubstitutedCountLaplace(c, &num, &den) == 0);
+		CHECK_MSG((long double) num * c >= (long double) den,
+				  "scale %llu/%llu below 1/%g", (unsigned long long) num,
+				  (unsigned long long) den, c);
+		CHECK((double) num / den <= 1.0 / c + 2.0 / den + 1e-12);
+	}
+	/* beyond the samplers' range: no count (the caller releases none) */
+	CHECK(MrfSubstitutedCountGaussian(1e-15, &num, &den) == -1);
+	CHECK(MrfSubstitutedCountLaplace(1e-15, &num, &den) == -1);
+	CHECK(MrfSubstitutedCountGaussian(0.0, &num, &den) == -1);
+	CHECK(MrfSubstitutedCountLaplace(INFINITY, &num, &den) == -1);
+	/* composition rounds up: 0.1 + 0.001 is inexact in double */
+	CHECK(MrfComposeUp(0.25, 0.5) == 0.75);
+	CHECK((long double) MrfComposeUp(0.1, 0.001) >= (long double) 0.1 + (long double) 0.001);
+	CHECK(MrfComposeUp(0.1, 0.001) <= nextafter(0.1 + 0.001, INFINITY));
+	CHECK(MrfComposeUp(1.0, 1e-30) > 1.0);
+}
+
 /* The privacy tests. */
 void
 TestPrivacy(void)
 {
+	TestSubstitutedCount();
 	TestConversions();
 	TestInvalid();
 	TestFrankWolfeCalibration();

@@ -783,6 +783,13 @@ TestSolverAndRules(void)
 	CHECK(st.unconverged > 0 && st.iterations <= 3);
 	CHECK(MrfIsingNodeRegressions(bits, n, 1, 1.0, 0, 0, &MrfMallocEnv, w, &st) == MRF_EINVAL);
 	CHECK(MrfIsingNodeRegressions(bits, n, m.p, 0.0, 0, 0, &MrfMallocEnv, w, &st) == MRF_EINVAL);
+	/* the block learners' radius, which the glue checks before charging */
+	CHECK(MrfStructureBlockRadius(1.0, 1) == 2.0);
+	CHECK(MrfStructureBlockRadius(0.5, 3) == 3.0);
+	CHECK(isnan(MrfStructureBlockRadius(1e308, 1)));
+	CHECK(isnan(MrfStructureBlockRadius(1e306, 255)));
+	CHECK(isnan(MrfStructureBlockRadius(0.0, 1)));
+	CHECK(isnan(MrfStructureBlockRadius(NAN, 1)));
 
 	/* rules: A_01 = 0.3, A_10 = 0.1 (eta/2 = 0.2); A_12 = A_21 = -0.2 */
 	{

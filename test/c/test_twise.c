@@ -1155,6 +1155,10 @@ TestInterface(void)
 	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_ITERATIONS);
 	CHECK(MrfTwiseLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, coef) == MRF_EINVAL);
 	opt.iterations = 0;
+	opt.lambda = 1e308;			/* R = 2 lambda overflows */
+	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_SCALE);
+	CHECK(MrfTwiseLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, coef) == MRF_EINVAL);
+	opt.lambda = 1.0;
 	opt.objective = MRF_TWISE_LINF;
 	opt.query_rows = n;
 	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_SPLIT);

@@ -1,6 +1,7 @@
 -- A nightly re-learn scheduled with pg_cron: an analyst's job learns from a
 -- protected relation into a table until the budget is spent (two releases of
--- rho = 0.125 under rho_cap = 0.25), then fails cleanly on every run.
+-- rho = 0.125, each charged 0.125 (1 + 1/128) on the protected path, under
+-- rho_cap = 0.251953125), then fails cleanly on every run.
 CREATE EXTENSION IF NOT EXISTS pg_cron;
 DO $$
 BEGIN
@@ -16,7 +17,7 @@ RESET mrfdp.test_seed;
 CREATE TABLE cron_models (learned_at timestamptz NOT NULL DEFAULT now(), model mrf NOT NULL);
 GRANT USAGE ON SCHEMA public TO mrfdp_cron_analyst;
 GRANT INSERT, SELECT ON cron_models TO mrfdp_cron_analyst;
-SELECT mrfdp.protect('cron_src', epsilon => 1000, delta => 1e-6, rho_cap => 0.25);
+SELECT mrfdp.protect('cron_src', epsilon => 1000, delta => 1e-6, rho_cap => 0.251953125);
 SELECT mrfdp.grant_learning('cron_src', 'mrfdp_cron_analyst');
 SELECT cron.schedule_in_database('mrfdp-relearn', '* * * * *',
 	$$INSERT INTO cron_models (model) SELECT mrf_learn_ising_from('cron_src', 'row', rho => 0.125, variables => 3)$$,

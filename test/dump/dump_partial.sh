@@ -157,7 +157,7 @@ is "$(q mrfdp_part_plain_noprot "SELECT count(*) FROM mrfdp.grants WHERE relatio
 sed -n '/^COPY mrfdp.ledger /,/^\\\.$/p' "$work/noprot.sql" | grep -P "\t$dropped_oid\t" >"$work/oid.log"
 [ ! -s "$work/oid.log" ]
 ok $? "a dropped role's OID is not in the dumped ledger" "$work/oid.log"
-is "$(q mrfdp_part_plain_noprot "SELECT coalesce(role::text, 'NULL') || ' ' || role_name FROM mrfdp.ledger WHERE rho = 0.0625 AND relation_name = 'public.part_b'")" \
+is "$(q mrfdp_part_plain_noprot "SELECT coalesce(role::text, 'NULL') || ' ' || role_name FROM mrfdp.ledger WHERE rho = 0.06298828125 AND relation_name = 'public.part_b'")" \
 	"NULL mrfdp_part_dropped" "its restored ledger row has no role reference, only the recorded name"
 
 # A number where a dump names a role is a name, never an OID (an old dump

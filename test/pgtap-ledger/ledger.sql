@@ -28,8 +28,10 @@ SELECT throws_ok($$SELECT mrfdp.protect('prot', epsilon => 100, delta => 1e-6)$$
 SELECT throws_ok('SELECT count(*) FROM prot', '42501', NULL, 'the analyst cannot read the relation');
 RESET ROLE;
 
--- rho_cap 0.375 lets exactly three releases of rho = 0.125 through (binary fractions: exact).
-SELECT lives_ok($$SELECT mrfdp.protect('prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.375)$$,
+-- rho_cap 0.3779296875 lets exactly three releases of rho = 0.125 through the
+-- protected path, each charged 0.125 (1 + 1/128) with its count of
+-- unreadable rows (binary fractions: exact).
+SELECT lives_ok($$SELECT mrfdp.protect('prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.3779296875)$$,
                 'the owner protects the relation');
 SELECT lives_ok($$SELECT mrfdp.protect('prot_other', epsilon => 1000, delta => 1e-6)$$,
                 'the owner protects a second relation');
@@ -47,7 +49,7 @@ RESET ROLE;
 SET ROLE mrfdp_tap_analyst;
 SELECT is((SELECT mrf_info(mrf_learn_ising_from('prot', 'row', rho => 0.125, variables => 3))->>'rows'),
           '3000', 'a granted analyst without SELECT learns through mrf_learn_ising_from');
-SELECT ok((SELECT abs(rho - 0.25) < 1e-12 AND rho <= 0.25 FROM mrfdp.remaining('prot')),
+SELECT ok((SELECT abs(rho - 0.251953125) < 1e-12 AND rho <= 0.251953125 FROM mrfdp.remaining('prot')),
           'remaining() shows what is left of rho_cap, never more');
 SELECT throws_ok($$UPDATE mrfdp.budget SET epsilon = 1e9$$, '42501', NULL, 'the analyst cannot write the budget');
 SELECT throws_ok($$SELECT mrfdp.protect('prot', epsilon => 1e9, delta => 1e-6)$$, '42501', NULL,
@@ -116,7 +118,7 @@ SELECT ok((SELECT bool_and(protected) FROM mrfdp.ledger WHERE relation = 'prot':
 
 -- Ten and more sessions race for the last of a budget.
 SELECT mrfdp.protect('prot', epsilon => 1000, delta => 1e-6,
-                     rho_cap => (SELECT (spent_zcdp_rho + 0.375)::float8 FROM mrfdp.budget WHERE relation = 'prot'::regclass));
+                     rho_cap => (SELECT (spent_zcdp_rho + 0.3779296875)::float8 FROM mrfdp.budget WHERE relation = 'prot'::regclass));
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE TEMP TABLE race_before AS SELECT releases, spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'prot'::regclass;
 CREATE TEMP TABLE racers AS SELECT 'racer' || g AS name FROM generate_series(1, 12) g;
@@ -132,7 +134,7 @@ SELECT is((SELECT sum(won)::int FROM race_results), 3, 'of 12 racing sessions ex
 SELECT is((SELECT releases FROM mrfdp.budget WHERE relation = 'prot'::regclass),
           (SELECT releases + 3 FROM race_before), 'and exactly 3 were charged');
 SELECT is((SELECT spent_zcdp_rho - (SELECT spent_zcdp_rho FROM race_before) FROM mrfdp.budget WHERE relation = 'prot'::regclass),
-          0.375::numeric, 'the spent rho is exactly at the cap');
+          0.3779296875::numeric, 'the spent rho is exactly at the cap');
 
 -- The ledger's own catalog reads are never recorded as reads of the statement.
 SELECT is((SELECT count(*) FROM mrfdp.ledger l JOIN pg_class c ON c.oid = l.relation::oid
