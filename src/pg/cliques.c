@@ -381,16 +381,16 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 
 	MrfMetaBegin(&meta, &run, "bernstein2017", n);
 	appendStringInfo(&meta, ", \"notion\": \"pure\", \"epsilon\": %s",
-					 float8out_internal(co.epsilon));
+					 MrfDoubleText(co.epsilon));
 	appendStringInfo(&meta, ", \"method\": \"%s\"", co.method == MRF_CLIQUES_CGM ? "cgm" : "naive");
 	appendStringInfo(&meta, ", \"cliques\": %d, \"cells\": " INT64_FORMAT, set->m, (int64) set->cells);
 	/* Replace-one: 2 |cliques|; the paper's add/remove relation would give |cliques|. */
 	appendStringInfo(&meta, ", \"mechanism\": \"discrete-laplace\", \"l1_sensitivity\": %s",
-					 float8out_internal(rep.sensitivity));
-	appendStringInfo(&meta, ", \"noise_scale\": %s", float8out_internal(rep.noise_scale));
+					 MrfDoubleText(rep.sensitivity));
+	appendStringInfo(&meta, ", \"noise_scale\": %s", MrfDoubleText(rep.noise_scale));
 	appendStringInfo(&meta, ", \"inference\": \"%s\", \"decomposable\": %s, \"pseudocount\": %s",
 					 rep.exact ? "exact" : "loopy", rep.decomposable ? "true" : "false",
-					 float8out_internal(co.pseudocount));
+					 MrfDoubleText(co.pseudocount));
 	if (co.method == MRF_CLIQUES_CGM)
 	{
 		appendStringInfo(&meta, ", \"em\": {\"iterations\": %d, \"max_iterations\": %d, \"converged\": %s",
@@ -399,7 +399,7 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 		MrfJsonAppendDouble(&meta, rep.em_change);
 		appendStringInfo(&meta, ", \"tolerance\": %s, \"estep_sweeps\": " INT64_FORMAT
 						 ", \"estep_capped\": %d}",
-						 float8out_internal(co.em_tolerance), (int64) rep.estep_sweeps,
+						 MrfDoubleText(co.em_tolerance), (int64) rep.estep_sweeps,
 						 rep.estep_capped);
 	}
 	else

@@ -129,12 +129,12 @@ MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
 	MrfRunCheck(&run, MrfIsingLearn(bits, n, p, &io, &run.rng, &run.env, A, theta));
 
 	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-2", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", float8out_internal(io.rho));
+	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(io.rho));
 	if (opt.given & MRF_OPT_EPSILON)
 		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 float8out_internal(opt.epsilon), float8out_internal(opt.delta));
+						 MrfDoubleText(opt.epsilon), MrfDoubleText(opt.delta));
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s",
-					 float8out_internal(io.lambda), iterations,
+					 MrfDoubleText(io.lambda), iterations,
 					 MrfMechanismName(io.mechanism), io.symmetrize ? "true" : "false");
 	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p),
 						   (run.not_private ? MRF_FLAG_NOT_PRIVATE : 0) |

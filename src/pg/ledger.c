@@ -33,7 +33,6 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "common/shortest_dec.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -63,6 +62,7 @@
 #include "mrfdp.h"
 #include "pg/budget.h"
 #include "pg/ledger.h"
+#include "pg/model.h"
 
 /* The worker's answer. */
 typedef enum ChargeStatus
@@ -693,16 +693,6 @@ MrfChargeFits(Oid relid, const MrfCharge *charge)
 	return !OidIsValid(FirstNotFitting(&relid, 1, charge));
 }
 
-/* An amount as the shortest decimal that reads back as the same double. */
-static char *
-AmountText(double x)
-{
-	char	   *buf = palloc(DOUBLE_SHORTEST_DECIMAL_LEN);
-
-	double_to_shortest_decimal_buf(x, buf);
-	return buf;
-}
-
 /*
  * The error for a release that does not fit relid's budget: what it asked
  * for, and the largest amount of its own notion that fits now (what is left,
@@ -752,23 +742,23 @@ ReportOverBudget(Oid relid, const MrfCharge *charge)
 	switch (charge->notion)
 	{
 		case MRF_NOTION_ZCDP:
-			asked = psprintf("rho = %s (zCDP)", AmountText(charge->rho));
+			asked = psprintf("rho = %s (zCDP)", MrfDoubleText(charge->rho));
 			if (fit > 0)
-				allows = psprintf("at most rho = %s", AmountText(fit));
+				allows = psprintf("at most rho = %s", MrfDoubleText(fit));
 			break;
 		case MRF_NOTION_PURE:
-			asked = psprintf("epsilon = %s (pure DP)", AmountText(charge->epsilon));
+			asked = psprintf("epsilon = %s (pure DP)", MrfDoubleText(charge->epsilon));
 			if (fit > 0)
-				allows = psprintf("at most epsilon = %s", AmountText(fit));
+				allows = psprintf("at most epsilon = %s", MrfDoubleText(fit));
 			break;
 		default:
 			asked = psprintf("epsilon = %s and delta = %s ((epsilon, delta)-DP)",
-							 AmountText(charge->epsilon), AmountText(charge->delta));
+							 MrfDoubleText(charge->epsilon), MrfDoubleText(charge->delta));
 			if (fit > 0)
-				allows = psprintf("at most epsilon = %s at that delta", AmountText(fit));
+				allows = psprintf("at most epsilon = %s at that delta", MrfDoubleText(fit));
 			else if (fit_delta > 0)
 				allows = psprintf("no epsilon at that delta, and at most delta = %s (with a vanishing epsilon)",
-								  AmountText(fit_delta));
+								  MrfDoubleText(fit_delta));
 			break;
 	}
 	/* what is left is told only to those who may read the budget (as remaining()) */
@@ -908,7 +898,8 @@ AddAncestors(void)
 							" UNION SELECT i.inhparent FROM up JOIN pg_inherits i ON i.inhrelid = up.r)"
 							" SELECT r FROM up",
 							1, types, values, NULL, true);
-	ancestors = palloc(sizeof(Oid) * Max(found, 1));
+	/* in the caller's context: SPI_finish frees what was palloc'd after SPI_connect */
+	ancestors = SPI_palloc(sizeof(Oid) * Max(found, 1));
 	for (uint64 i = 0; i < found; i++)
 	{
 		bool		isnull;

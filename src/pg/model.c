@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "common/shortest_dec.h"
 #include "lib/stringinfo.h"
 #include "libpq/pqformat.h"
 #include "utils/array.h"
@@ -127,11 +128,26 @@ MrfJsonAppendDouble(StringInfo buf, double value)
 		appendStringInfoChar(buf, '0');
 	else
 	{
-		char	   *s = float8out_internal(value);
+		char	   *s = MrfDoubleText(value);
 
 		appendStringInfoString(buf, s);
 		pfree(s);
 	}
+}
+
+/*
+ * A finite double as the shortest decimal that reads back as the same
+ * double, whatever the session's extra_float_digits (float8out_internal cuts
+ * to 15 digits when it is 0 or less, so an option or a model written with it
+ * would not be the double the learner used).
+ */
+char *
+MrfDoubleText(double value)
+{
+	char	   *buf = palloc(DOUBLE_SHORTEST_DECIMAL_LEN);
+
+	double_to_shortest_decimal_buf(value, buf);
+	return buf;
 }
 
 /* Appends a JSON array of n doubles. */

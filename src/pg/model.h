@@ -78,6 +78,9 @@ const MrfKindOps *MrfKindOpsOf(const MrfModel *model);
 
 /* JSON helpers for the kinds' readers and writers. */
 void		MrfJsonAppendDouble(StringInfo buf, double value);
+
+/* A finite double as the shortest decimal that reads back exactly (palloc'd). */
+char	   *MrfDoubleText(double value);
 void		MrfJsonAppendVector(StringInfo buf, const double *v, int n);
 bool		MrfJsonGetKey(JsonbContainer *obj, const char *key, JsonbValue *out);
 int			MrfJsonGetInt(JsonbContainer *obj, const char *key, int lo, int hi);

@@ -18,6 +18,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "pg/model.h"
 #include "pg/options.h"
 
 typedef enum OptionType
@@ -331,7 +332,7 @@ AppendValue(StringInfo buf, const OptionSpec *spec, Datum value)
 
 				if (isnan(d) || isinf(d))
 					BadOption(spec->name, "The value must be finite.");
-				appendStringInfoString(buf, float8out_internal(d));
+				appendStringInfoString(buf, MrfDoubleText(d));
 				break;
 			}
 		case OPT_INTEGER:

@@ -194,15 +194,15 @@ MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	MrfRunCheck(&run, MrfPairwiseLearn(z, n, p, k, &po, &run.rng, &run.env, W, theta));
 
 	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-3", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", float8out_internal(po.rho));
+	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(po.rho));
 	if (opt.given & MRF_OPT_EPSILON)
 		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 float8out_internal(opt.epsilon), float8out_internal(opt.delta));
+						 MrfDoubleText(opt.epsilon), MrfDoubleText(opt.delta));
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s, \"regressions\": %lld, \"rho_per_regression\": %s, \"centred\": true",
-					 float8out_internal(po.lambda), iterations, MrfMechanismName(po.mechanism),
+					 MrfDoubleText(po.lambda), iterations, MrfMechanismName(po.mechanism),
 					 po.symmetrize ? "true" : "false",
 					 (long long) MrfPairwiseProblemCount(p, k),
-					 float8out_internal(MrfPairwiseProblemRho(po.rho, p, k)));
+					 MrfDoubleText(MrfPairwiseProblemRho(po.rho, p, k)));
 	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) nparams,
 						   run.not_private ? MRF_FLAG_NOT_PRIVATE : 0, MrfMetaFinish(&meta));
 	memcpy(PairwiseW(model), W, sizeof(double) * (Size) p * p * k * k);

@@ -29,12 +29,16 @@
  * charged on top of the learner's: MrfSubstitutedCount* in privacy.c), and
  * a NOTICE, sent after the charge, says when it exceeds 1% of n.
  *
- * The read itself runs code the relation's owner chose (an FDW, RLS
- * policies, the types' input functions), whose errors may quote the data.
- * It runs in a subtransaction; any error there except a cancel is withheld:
- * the release's charge, computed from the options alone before the read
+ * Sources whose read could fail on their data are refused from the schema
+ * before anything is read (RefuseFallibleSources: foreign tables, and
+ * relations that force row-level security on their owner): whether such a
+ * read fails is a deterministic function of the data, which no charge would
+ * make private.  What is left can fail only for reasons outside the data's
+ * control (corruption, the owner's own privileges); the read runs in a
+ * subtransaction and any error there except a cancel is still withheld: the
+ * release's charge, computed from the options alone before the read
  * (plan.h), is committed, and one fixed error says that the relation could
- * not be read.  Whether a source fails is thus paid for, never free.
+ * not be read.
  */
 #include "postgres.h"
 
@@ -43,6 +47,7 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -62,6 +67,7 @@
 #include "pg/input.h"
 #include "pg/learners.h"
 #include "pg/ledger.h"
+#include "pg/model.h"
 #include "pg/options.h"
 #include "pg/plan.h"
 #include "pg/release.h"
@@ -205,6 +211,9 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 		save_nestlevel = NewGUCNestLevel();
 		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
+		/* no policy may filter (or fail) the owner's read: see RefuseFallibleSources */
+		(void) set_config_option("row_security", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 
 		SPI_connect();
 		/* what reading one batch allocates (detoasted values) goes with it */
@@ -311,7 +320,7 @@ NoisySubstitutedCount(const MrfCharge *learner_charge, int64 substituted, int64 
 	{
 		appendStringInfo(meta, "{\"noisy_count\": null, \"mechanism\": \"none\", \"%s\": %s, "
 						 "\"reason\": \"budget too small for the count's noise\"}",
-						 zcdp ? "rho" : "epsilon", float8out_internal(share));
+						 zcdp ? "rho" : "epsilon", MrfDoubleText(share));
 		return false;
 	}
 	MrfRunBegin(&run, learner);
@@ -325,8 +334,8 @@ NoisySubstitutedCount(const MrfCharge *learner_charge, int64 substituted, int64 
 	*sd = zcdp ? sqrt((double) num / (double) den) : sqrt(2.0) * (double) num / (double) den;
 	appendStringInfo(meta, "{\"noisy_count\": " INT64_FORMAT ", \"mechanism\": \"%s\", \"%s\": %s, \"%s\": %s}",
 					 *noisy, zcdp ? "discrete gaussian" : "discrete laplace",
-					 zcdp ? "rho" : "epsilon", float8out_internal(share),
-					 zcdp ? "variance" : "scale", float8out_internal((double) num / (double) den));
+					 zcdp ? "rho" : "epsilon", MrfDoubleText(share),
+					 zcdp ? "variance" : "scale", MrfDoubleText((double) num / (double) den));
 	return true;
 }
 
@@ -345,6 +354,52 @@ ModelWithMeta(MrfModel *model, const char *key, const char *value)
 						  model->flags, meta);
 	memcpy(copy->params, model->params, sizeof(double) * model->nparams);
 	return copy;
+}
+
+/*
+ * Refuses, from the schema alone, relations whose read could fail on their
+ * data: a foreign table (its wrapper may reject a malformed line or a remote
+ * value) or a table whose owner is subject to its own row-level security
+ * (FORCE ROW LEVEL SECURITY: a policy may raise on a row), anywhere among the
+ * relation and the descendants a read of it covers.  Whether such a read
+ * fails is a deterministic function of the data, so charging for it would
+ * not make it private; they are refused before anything is read or charged.
+ */
+static void
+RefuseFallibleSources(Oid relid, const char *fname)
+{
+	List	   *family = find_all_inheritors(relid, AccessShareLock, NULL);
+	ListCell   *lc;
+
+	foreach(lc, family)
+	{
+		Oid			member = lfirst_oid(lc);
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(member));
+		Form_pg_class form;
+		bool		foreign;
+		bool		forced;
+
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for relation %u", member);
+		form = (Form_pg_class) GETSTRUCT(tup);
+		foreign = form->relkind == RELKIND_FOREIGN_TABLE;
+		forced = form->relrowsecurity && form->relforcerowsecurity;
+		ReleaseSysCache(tup);
+		if (foreign)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s cannot read foreign table %s", fname, get_rel_name(member)),
+					 errdetail("Whether a foreign table can be read depends on its data (a malformed line, a remote error), which would tell the caller about the data."),
+					 errhint("Copy the data into a table, or a materialized view, and protect that.")));
+		if (forced)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s cannot read relation %s, which forces row-level security on its owner",
+							fname, get_rel_name(member)),
+					 errdetail("The protected path reads as the relation's owner; a policy applied to that read could fail on the data."),
+					 errhint("Protect a table or materialized view that holds just the rows to learn from.")));
+	}
+	list_free(family);
 }
 
 PG_FUNCTION_INFO_V1(mrf_learn_from);
@@ -392,6 +447,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 
 	/* Everything checked before a single row is read depends on public facts only. */
 	MrfCheckLearningGrant(relid, caller);
+	RefuseFallibleSources(relid, fname);
 	options = OptionsFromArguments(fcinfo, &variables);
 	MrfOptionsParse(options, &opt);
 	/* what the release costs, substituted-row count included: options alone */

@@ -296,7 +296,7 @@ StructureMetaCommon(StringInfo meta, const StructureParams *sp, int64 edges)
 	appendStringInfo(meta, ", \"model\": \"%s\", \"method\": \"%s\", \"eta\": %s, \"lambda\": %s",
 					 sp->pairwise ? "pairwise" : (sp->twise ? "twise" : "ising"),
 					 sp->threshold ? "threshold" : "stable",
-					 float8out_internal(sp->eta), float8out_internal(sp->lambda));
+					 MrfDoubleText(sp->eta), MrfDoubleText(sp->lambda));
 	appendStringInfo(meta, ", \"edge_rule\": \"average\", \"edges\": " INT64_FORMAT, edges);
 }
 
@@ -412,12 +412,12 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 		(void) MrfStableModeNoise(sp->epsilon, &num, &den);
 		MrfMetaBegin(&meta, &run, "zhang2020-stable-mode", n);
 		appendStringInfo(&meta, ", \"notion\": \"approximate\", \"epsilon\": %s, \"delta\": %s",
-						 float8out_internal(sp->epsilon), float8out_internal(sp->delta));
+						 MrfDoubleText(sp->epsilon), MrfDoubleText(sp->delta));
 		StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
 		appendStringInfo(&meta, ", \"blocks\": %d, \"block_rows\": " INT64_FORMAT ", \"tau\": " INT64_FORMAT,
 						 m, MrfStructureBlockRows(n, m, m - 1), tau);
 		appendStringInfo(&meta, ", \"noise\": \"discrete laplace\", \"noise_scale\": %s",
-						 float8out_internal((double) num / (double) den));
+						 MrfDoubleText((double) num / (double) den));
 		if (sp->pairwise)
 			appendStringInfoString(&meta, ", \"block_learner\": \"one-vs-one logistic regressions\"");
 		if (sp->twise)
@@ -552,7 +552,7 @@ StructureLearnThresholdKary(const MrfRowsState *state, const StructureParams *sp
 	meta.len--;					/* reopen the object */
 	appendStringInfo(&meta, ", \"structure_learner\": \"%s\", \"method\": \"threshold\", \"model\": \"%s\", \"eta\": %s, \"items\": " INT64_FORMAT "}",
 					 StructureLearner, sp->pairwise ? "pairwise" : "twise",
-					 float8out_internal(sp->eta), MrfStructureEdgeCount(&out));
+					 MrfDoubleText(sp->eta), MrfStructureEdgeCount(&out));
 	if (sp->pairwise)
 		model = StructureModelFromEdges(&out, p, learned->k,
 										learned->flags & MRF_FLAG_NOT_PRIVATE,
@@ -594,10 +594,10 @@ StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, Mr
 	MrfRunCheck(&run, MrfStructureThresholdIsing(bits, n, p, &sp->io, sp->eta, MRF_EDGE_AVERAGE,
 												 &run.rng, &run.env, &out));
 	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-2-threshold", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", float8out_internal(sp->io.rho));
+	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(sp->io.rho));
 	if (sp->opt.given & MRF_OPT_EPSILON)
 		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 float8out_internal(sp->opt.epsilon), float8out_internal(sp->opt.delta));
+						 MrfDoubleText(sp->opt.epsilon), MrfDoubleText(sp->opt.delta));
 	StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
 	appendStringInfo(&meta, ", \"iterations\": %d, \"mechanism\": \"%s\"",
 					 iterations, MrfMechanismName(sp->io.mechanism));

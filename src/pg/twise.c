@@ -218,15 +218,15 @@ MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 	MrfRunCheck(&run, MrfTwiseLearn(bits, n, p, &to, &run.rng, &run.env, coef));
 
 	MrfMetaBegin(&meta, &run, linf ? "zhang2020-algorithm-5" : "zhang2020-algorithm-4", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", float8out_internal(to.rho));
+	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(to.rho));
 	if (opt.given & MRF_OPT_EPSILON)
 		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 float8out_internal(opt.epsilon), float8out_internal(opt.delta));
+						 MrfDoubleText(opt.epsilon), MrfDoubleText(opt.delta));
 	appendStringInfo(&meta, ", \"t\": %d, \"lambda\": %s, \"objective\": \"%s\", \"iterations\": %d, \"mechanism\": \"%s\"",
-					 to.t, float8out_internal(to.lambda), linf ? "linf" : "l1", iterations,
+					 to.t, MrfDoubleText(to.lambda), linf ? "linf" : "l1", iterations,
 					 MrfMechanismName(to.mechanism));
 	appendStringInfo(&meta, ", \"rho_per_node\": %s",
-					 float8out_internal(MrfTwiseNodeRho(to.rho, p, linf)));
+					 MrfDoubleText(MrfTwiseNodeRho(to.rho, p, linf)));
 	if (linf)
 	{
 		int64		n2 = MrfTwiseQueryRows(&to, n);
@@ -234,7 +234,7 @@ MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
 		appendStringInfo(&meta, ", \"query_release\": \"%s\", \"regression_rows\": %lld, \"query_rows\": %lld, \"rho_queries\": %s, \"queries\": %lld",
 						 to.release == MRF_TWISE_PMW ? "pmw" : "gaussian",
 						 (long long) (n - n2), (long long) n2,
-						 float8out_internal(MrfTwiseQueryRho(to.rho)),
+						 MrfDoubleText(MrfTwiseQueryRho(to.rho)),
 						 (long long) MrfTwiseQueryCount(p, to.t));
 		if (to.release == MRF_TWISE_PMW)
 			appendStringInfo(&meta, ", \"pmw_rounds\": %d", MrfTwisePmwRounds(&to, p, n));
