@@ -68,7 +68,7 @@ CREATE TABLE mrfdp.budget (
 -- voiding the row (which the event trigger mrfdp_forget_revoked then
 -- deletes) before the role's OID can be dropped and reused.
 CREATE TABLE mrfdp.grants (
-	relation mrfdp.relation_ref NOT NULL REFERENCES mrfdp.budget ON DELETE CASCADE,
+	relation mrfdp.relation_ref NOT NULL,	-- protected: grant_learning checks; forget_dropped deletes with the budget
 	role mrfdp.role_ref NOT NULL,
 	granted_by mrfdp.role_ref,		-- NULL when that role is gone where the dump was restored
 	granted timestamptz NOT NULL DEFAULT now(),
@@ -166,11 +166,6 @@ BEGIN
 	IF NEW.relation::oid = 0 OR NEW.role::oid = 0 THEN
 		RETURN NULL;
 	END IF;
-	IF NOT EXISTS (SELECT 1 FROM mrfdp.budget b WHERE b.relation = NEW.relation) THEN
-		RAISE WARNING 'learning grant of role % on relation % skipped: the relation has no budget',
-			NEW.role, NEW.relation;
-		RETURN NULL;
-	END IF;
 	IF NEW.granted_by::oid = 0 THEN
 		NEW.granted_by := NULL;
 	END IF;
@@ -245,8 +240,10 @@ REVOKE ALL ON FUNCTION mrfdp.grant_arriving(), mrfdp.grant_gone() FROM PUBLIC;
 
 -- pg_dump and pg_restore carry the catalog (reading it needs a superuser or
 -- pg_read_all_data; see the README): references dump as names and restore
--- to the restored relations and roles (pg_dump loads config tables in
--- foreign-key order: budget before grants).  The marker's ACL is dumped too,
+-- to the restored relations and roles.  Grants hold no foreign key to the
+-- budget: a parallel pg_restore loads the two tables concurrently, in any
+-- order; a grant counts only while its relation has a budget (the grant check
+-- joins them).  The marker's ACL is dumped too,
 -- and the grants' trigger restores it by itself (pg_restore --no-acl).
 SELECT pg_catalog.pg_extension_config_dump('mrfdp.budget', '');
 SELECT pg_catalog.pg_extension_config_dump('mrfdp.grants', '');

@@ -74,7 +74,8 @@ typedef enum ChargeStatus
 } ChargeStatus;
 
 #define CHARGE_STATEMENT_LEN 1024
-#define CHARGE_MAX_RELATIONS 1000
+/* Most relations one release may charge (the request is about 160 bytes each). */
+#define CHARGE_MAX_RELATIONS 100000
 
 /*
  * What the releasing backend sees of a relation, for its ledger row: the
@@ -90,7 +91,19 @@ typedef struct ChargeRelationFacts
 	bool		keep_oid;		/* known and not temporary: the ledger may keep its OID */
 } ChargeRelationFacts;
 
-/* A charge request and its answer, in a dynamic shared memory segment. */
+/* One relation of a charge request. */
+typedef struct ChargeRelation
+{
+	Oid			relid;
+	bool		protected;		/* filled by the worker */
+	ChargeRelationFacts facts;	/* filled by DescribeForLedger */
+} ChargeRelation;
+
+/*
+ * A charge request and its answer, in a dynamic shared memory segment sized
+ * for its relations (NewRequest): a statement may read any number of them
+ * (a deep inheritance tree, thousands of partitions).
+ */
 typedef struct ChargeRequest
 {
 	Oid			database;
@@ -104,15 +117,13 @@ typedef struct ChargeRequest
 	char		delta[MRF_EXACT_DECIMAL_LEN];
 	int64		rows;
 	char		statement[CHARGE_STATEMENT_LEN];
-	int			nrelations;
-	Oid			relations[CHARGE_MAX_RELATIONS];
-	bool		protected[CHARGE_MAX_RELATIONS];	/* filled by the worker */
-	/* filled by DescribeForLedger */
-	bool		not_private;	/* mrfdp.test_seed keyed the release */
-	ChargeRelationFacts facts[CHARGE_MAX_RELATIONS];
+	bool		not_private;	/* mrfdp.test_seed keyed the release (DescribeForLedger) */
 	/* answer */
 	volatile int status;
 	Oid			failed_relation;
+	/* the relations, last */
+	int			nrelations;
+	ChargeRelation rel[FLEXIBLE_ARRAY_MEMBER];
 } ChargeRequest;
 
 PGDLLEXPORT void mrf_charge_worker_main(Datum main_arg);
@@ -150,6 +161,12 @@ static ExecutorStart_hook_type PrevExecutorStart = NULL;
 /* Relations read by the running top-level statement (TopMemoryContext). */
 static Oid *StatementRelations = NULL;
 static int	StatementRelationCount = 0;
+
+/* The transaction that filled the set ended, during the statement that started then. */
+static bool TrackedSetEnded = false;
+static TimestampTz TrackedSetEndedIn = 0;
+
+static void ForgetEndedTransactions(void);
 static int	StatementRelationCapacity = 0;
 
 /* Set while mrfdp queries its own catalog: those reads are not the statement's. */
@@ -196,6 +213,7 @@ AddRangeTable(List *rtable)
  * there when the transaction started, so what it read before is unknown.
  */
 static LocalTransactionId UntrackedTransaction = InvalidLocalTransactionId;
+static TimestampTz UntrackedStatement = 0;
 
 /* In a parallel worker: its plan fragment has started (see LedgerExecutorStart). */
 static bool WorkerFragmentStarted = false;
@@ -363,6 +381,8 @@ LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	bool		track = queryDesc->plannedstmt != NULL && !CatalogQueryRunning;
 
+	ForgetEndedTransactions();
+
 	if (track && IsParallelWorker())
 	{
 		if (!WorkerFragmentStarted)
@@ -386,14 +406,33 @@ LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
 /*
  * The set lives for a whole transaction, not a statement: a cursor opened by
  * an earlier statement and fetched inside a learner's input must still be
- * charged.  Over-charging a transaction that read other relations is safe.
+ * charged.  It also outlives a transaction that ends inside the running
+ * top-level statement: a procedure may read a protected relation into its
+ * variables, COMMIT, and learn from them in its next transaction.  So a
+ * transaction's end only marks the set, and it is emptied when a later
+ * top-level statement (another statement start time) first uses it.
+ * Over-charging a transaction that read other relations is safe.
  */
 static void
 LedgerXactCallback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE)
+	{
+		TrackedSetEnded = true;
+		TrackedSetEndedIn = GetCurrentStatementStartTimestamp();
+	}
+}
+
+/* Empties the set of reads if its transactions ended in an earlier top-level statement. */
+static void
+ForgetEndedTransactions(void)
+{
+	if (TrackedSetEnded && GetCurrentStatementStartTimestamp() != TrackedSetEndedIn)
+	{
 		StatementRelationCount = 0;
+		TrackedSetEnded = false;
+	}
 }
 
 /*
@@ -408,7 +447,11 @@ MrfLedgerInit(void)
 	ExecutorStart_hook = LedgerExecutorStart;
 	RegisterXactCallback(LedgerXactCallback, NULL);
 	if (IsTransactionState() && !IsParallelWorker() && MyProc != NULL)
+	{
+		/* a procedure may go on in later transactions of the same statement */
 		UntrackedTransaction = MyProc->lxid;
+		UntrackedStatement = GetCurrentStatementStartTimestamp();
+	}
 }
 
 /*
@@ -420,8 +463,10 @@ MrfLedgerInit(void)
 static void
 RequireTrackedTransaction(const char *learner)
 {
+	ForgetEndedTransactions();
 	if (UntrackedTransaction != InvalidLocalTransactionId && MyProc != NULL &&
-		MyProc->lxid == UntrackedTransaction)
+		(MyProc->lxid == UntrackedTransaction ||
+		 GetCurrentStatementStartTimestamp() == UntrackedStatement))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("%s cannot release a model in the transaction that loaded mrfdp", learner),
@@ -556,18 +601,30 @@ NotionName(MrfNotion notion)
 	return notion == MRF_NOTION_ZCDP ? "zCDP" : notion == MRF_NOTION_PURE ? "pure" : "approximate";
 }
 
-/* Fills the parts of a request common to both paths. */
+/* A request for the charge of nrelations relations, in a segment sized for them. */
 static ChargeRequest *
-NewRequest(dsm_segment **seg, const MrfCharge *charge, Oid role, bool protected_path)
+NewRequest(dsm_segment **seg, const MrfCharge *charge, Oid role, bool protected_path,
+		   const Oid *relids, int nrelations)
 {
 	ChargeRequest *req;
+	Size		size;
 
 	if (!(charge->rho >= 0 && charge->epsilon >= 0 && charge->delta >= 0) ||
 		isinf(charge->rho) || isinf(charge->epsilon) || isinf(charge->delta))
 		elog(ERROR, "invalid charge");
-	*seg = dsm_create(sizeof(ChargeRequest), 0);
+	if (nrelations < 1 || nrelations > CHARGE_MAX_RELATIONS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a release may charge at most %d relations", CHARGE_MAX_RELATIONS),
+				 errdetail("This one covers %d relations, their ancestors and descendants included.",
+						   nrelations)));
+	size = add_size(offsetof(ChargeRequest, rel), mul_size(nrelations, sizeof(ChargeRelation)));
+	*seg = dsm_create(size, 0);
 	req = dsm_segment_address(*seg);
-	memset(req, 0, sizeof(ChargeRequest));
+	memset(req, 0, size);
+	req->nrelations = nrelations;
+	for (int i = 0; i < nrelations; i++)
+		req->rel[i].relid = relids[i];
 	req->database = MyDatabaseId;
 	req->owner = ExtensionOwner();
 	req->role = role;
@@ -604,8 +661,8 @@ DescribeForLedger(ChargeRequest *req)
 	req->not_private = MrfTestSeed >= 0;
 	for (int i = 0; i < req->nrelations; i++)
 	{
-		ChargeRelationFacts *f = &req->facts[i];
-		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(req->relations[i]));
+		ChargeRelationFacts *f = &req->rel[i].facts;
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(req->rel[i].relid));
 
 		memset(f, 0, sizeof(*f));
 		if (!HeapTupleIsValid(tup))
@@ -1089,19 +1146,13 @@ MrfChargeStatement(const MrfCharge *charge)
 
 	if (StatementRelationCount == 0)
 		return;					/* nothing was read: VALUES, functions of constants */
-	if (StatementRelationCount > CHARGE_MAX_RELATIONS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a release may read at most %d relations", CHARGE_MAX_RELATIONS)));
 	AddAncestors();
 	if (!IsInParallelMode() && !AnyProtected(StatementRelations, StatementRelationCount))
 	{
 		RecordUnprotected(charge);
 		return;
 	}
-	req = NewRequest(&seg, charge, GetUserId(), false);
-	req->nrelations = StatementRelationCount;
-	memcpy(req->relations, StatementRelations, sizeof(Oid) * StatementRelationCount);
+	req = NewRequest(&seg, charge, GetUserId(), false, StatementRelations, StatementRelationCount);
 	PG_TRY();
 	{
 		RunChargeWorker(seg, req);
@@ -1146,7 +1197,7 @@ MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
 	if (found > CHARGE_MAX_RELATIONS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a release may charge at most %d protected relations", CHARGE_MAX_RELATIONS),
+				 errmsg("a release may charge at most %d relations", CHARGE_MAX_RELATIONS),
 				 errdetail("Relation %s has " UINT64_FORMAT " protected relations among its ancestors and descendants.",
 						   RelationNameOrOid(relid), found)));
 	family = SPI_palloc(sizeof(Oid) * Max(found, 1));
@@ -1161,9 +1212,7 @@ MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
 	if (found == 0 || family[0] != relid)
 		elog(ERROR, "could not list the relations covered by relation %u", relid);
 
-	req = NewRequest(&seg, charge, role, true);
-	req->nrelations = (int) found;
-	memcpy(req->relations, family, sizeof(Oid) * found);
+	req = NewRequest(&seg, charge, role, true, family, (int) found);
 	PG_TRY();
 	{
 		RunChargeWorker(seg, req);
@@ -1282,7 +1331,7 @@ mrf_charge_worker_main(Datum main_arg)
 		Datum		values[5];
 		int			rc;
 
-		values[0] = ObjectIdGetDatum(req->relations[i]);
+		values[0] = ObjectIdGetDatum(req->rel[i].relid);
 		values[1] = CStringGetTextDatum(req->rho);
 		values[2] = CStringGetTextDatum(req->epsilon);	/* pure or approximate */
 		values[3] = CStringGetTextDatum(req->delta);
@@ -1307,7 +1356,7 @@ mrf_charge_worker_main(Datum main_arg)
 		if (rc != SPI_OK_UPDATE_RETURNING)
 			elog(ERROR, "mrfdp charge update failed: %s", SPI_result_code_string(rc));
 		if (SPI_processed == 1)
-			req->protected[i] = true;
+			req->rel[i].protected = true;
 		else
 		{
 			rc = SPI_execute_with_args("SELECT 1 FROM mrfdp.budget WHERE relation = $1::oid::regclass",
@@ -1315,23 +1364,23 @@ mrf_charge_worker_main(Datum main_arg)
 			if (rc != SPI_OK_SELECT)
 				elog(ERROR, "mrfdp budget lookup failed");
 			if (SPI_processed > 0)
-				WorkerRefuse(req, CHARGE_OVER_BUDGET, req->relations[i]);
+				WorkerRefuse(req, CHARGE_OVER_BUDGET, req->rel[i].relid);
 			if (req->protected_path)
-				WorkerRefuse(req, CHARGE_NOT_PROTECTED, req->relations[i]);
-			req->protected[i] = false;
+				WorkerRefuse(req, CHARGE_NOT_PROTECTED, req->rel[i].relid);
+			req->rel[i].protected = false;
 		}
 	}
 
 	for (int i = 0; i < req->nrelations; i++)
 	{
-		ChargeRelationFacts *f = &req->facts[i];
+		ChargeRelationFacts *f = &req->rel[i].facts;
 		Oid			types[16] = {OIDOID, BOOLOID, OIDOID, TEXTOID, TEXTOID, TEXTOID,
 			TEXTOID, TEXTOID, INT8OID, TEXTOID, BOOLOID, BOOLOID, TEXTOID, TEXTOID, OIDOID, BOOLOID};
 		Datum		values[16];
 		int			rc;
 
-		values[0] = ObjectIdGetDatum(req->relations[i]);
-		values[1] = BoolGetDatum(req->protected[i]);
+		values[0] = ObjectIdGetDatum(req->rel[i].relid);
+		values[1] = BoolGetDatum(req->rel[i].protected);
 		values[2] = ObjectIdGetDatum(req->role);
 		values[3] = CStringGetTextDatum(req->learner);
 		values[4] = CStringGetTextDatum(req->notion);

@@ -214,6 +214,9 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 		/* no policy may filter (or fail) the owner's read: see RefuseFallibleSources */
 		(void) set_config_option("row_security", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
+		/* nothing raised during the read reaches the caller, not even a notice */
+		(void) set_config_option("client_min_messages", "error", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
 
 		SPI_connect();
 		/* what reading one batch allocates (detoasted values) goes with it */
@@ -278,14 +281,15 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 		if (ErrorCarriesNoData(edata->sqlerrcode))
 		{
 			/*
-			 * As itself, but without its context (a COPY callback, say, would
-			 * quote the line being read when the cancel arrived).
+			 * With its SQLSTATE and a fixed text: its own text and context
+			 * (a COPY callback, say, quotes the line being read) are not
+			 * passed on.
 			 */
-			const char *msg = edata->message;
-
-			if (msg == NULL || strncmp(msg, "canceling statement due to ", 27) != 0)
-				msg = "canceling statement";
-			ereport(ERROR, (errcode(edata->sqlerrcode), errmsg("%s", msg)));
+			ereport(ERROR,
+					(errcode(edata->sqlerrcode),
+					 errmsg(edata->sqlerrcode == ERRCODE_QUERY_CANCELED ?
+							"canceling statement while reading the relation" :
+							"terminating connection while reading the relation")));
 		}
 		/* the message may quote the data: it is dropped unseen */
 		FreeErrorData(edata);

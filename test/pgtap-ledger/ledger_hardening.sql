@@ -320,9 +320,11 @@ SELECT ok((SELECT approx_epsilon < 1e-9 FROM mrfdp.remaining('hl_fit', delta => 
 SELECT throws_ok($$SELECT * FROM mrfdp.remaining('hl_fit', delta => 0)$$, '22023', NULL,
                  'remaining() refuses a delta outside (0, 1)');
 
+-- (hl_exact_run reads the catalog itself, as SQL, before each COMMIT of its
+-- CALL: those reads are the statement's, and its releases are charged them)
 SELECT is((SELECT count(*) FROM mrfdp.ledger l JOIN pg_class c ON c.oid = l.relation::oid
-           WHERE c.relnamespace = 'mrfdp'::regnamespace), 0::bigint,
-          'no ledger row names the catalog itself');
+           WHERE c.relnamespace = 'mrfdp'::regnamespace AND l.statement NOT LIKE 'CALL pg_temp.hl_exact_run(%'),
+          0::bigint, 'no ledger row names the catalog itself');
 
 -- Clean up (ledger rows stay: append-only).
 DROP TABLE hl_par, hl_plain, hl_parted, hl_exact, hl_exact_pure, hl_exact_huge, hl_rows, hl_msg, hl_fit, hl_pure CASCADE;

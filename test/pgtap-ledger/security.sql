@@ -1,6 +1,6 @@
 -- Attacks on the ledger and the protected path (from the privacy review).
 -- Not in a transaction: charges are committed by a worker; cleaned up at the end.
-SELECT plan(11);
+SELECT plan(12);
 
 DO $$
 BEGIN
@@ -53,8 +53,12 @@ SELECT mrfdp.grant_learning('sec_eve.mine', 'mrfdp_sec_eve');
 RESET ROLE;
 GRANT mrfdp_sec_eve TO CURRENT_USER;
 SET ROLE mrfdp_sec_eve;
+SELECT throws_ok($$SELECT mrf_learn_ising_from('sec_eve.mine', 'row', rho => 0.1, variables => 2)$$,
+                 '0A000', NULL,
+                 'a relation that forces its owner''s policy is refused before the policy can run');
+ALTER TABLE sec_eve.mine NO FORCE ROW LEVEL SECURITY;
 SELECT lives_ok($$SELECT mrf_learn_ising_from('sec_eve.mine', 'row', rho => 0.1, variables => 2)$$,
-                'the owner''s policy runs while the protected path reads');
+                'without FORCE the owner''s read bypasses the policy (row_security off) and releases');
 RESET ROLE;
 SELECT is((SELECT rolsuper FROM pg_roles WHERE rolname = 'mrfdp_sec_eve'), false,
           'it ran with the owner''s rights, not the extension owner''s');
