@@ -15,10 +15,11 @@
  * relation executes (an owner's functions, an FDW) with the extension
  * owner's rights.
  *
- * Charging before learning closes a side channel: some learners' running
- * time depends on the data (the stable mode's block solvers, CGM's EM), and
- * an analyst who could cancel before an after-learning charge would measure
- * it for free.
+ * Charging before learning makes every observation of a learner's running
+ * time cost a release: the stable mode's block solvers stop at a tolerance
+ * on the raw rows, and an analyst who could cancel before an after-learning
+ * charge would measure them for free.  (It does not make that time private;
+ * the README's threat model says so.)
  *
  * Privacy unit: one row of the relation.  Nothing here may raise an error
  * that depends on the data: p comes from the column's type or the caller,
