@@ -23,6 +23,7 @@
 #include "pg/learners.h"
 #include "pg/model.h"
 #include "pg/options.h"
+#include "pg/plan.h"
 #include "pg/release.h"
 
 /* Options accepted by mrf_learn_ising. */
@@ -79,10 +80,7 @@ IsingReadOptions(Jsonb *options, MrfOptions *opt, MrfIsingOptions *io, MrfCharge
 	if (!isfinite(2.0 * io->lambda))
 		MrfOptionsLambdaTooLarge(learner, io->lambda);
 
-	memset(charge, 0, sizeof(*charge));
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = io->rho;
+	MrfChargeZcdp(charge, learner, io->rho);
 }
 
 /* The charge of an Ising release, from its options alone (plan.h). */

@@ -31,6 +31,7 @@
 #include "pg/learners.h"
 #include "pg/model.h"
 #include "pg/options.h"
+#include "pg/plan.h"
 #include "pg/release.h"
 
 /* Options accepted by mrf_learn_pairwise. */
@@ -100,10 +101,7 @@ PairwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfPairwiseOptions *po, Mrf
 	if (!isfinite(2.0 * po->lambda * ((opt->given & MRF_OPT_K) ? opt->k : MRF_PAIRWISE_MAX_K)))
 		MrfOptionsLambdaTooLarge(learner, po->lambda);
 
-	memset(charge, 0, sizeof(*charge));
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = po->rho;
+	MrfChargeZcdp(charge, learner, po->rho);
 }
 
 /* The charge of a pairwise release, from its options alone (plan.h). */

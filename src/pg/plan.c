@@ -79,3 +79,13 @@ MrfChargeEqual(const MrfCharge *a, const MrfCharge *b)
 	return a->notion == b->notion && a->rho == b->rho && a->epsilon == b->epsilon &&
 		a->delta == b->delta;
 }
+
+/* See plan.h. */
+void
+MrfChargeZcdp(MrfCharge *charge, const char *learner, double rho)
+{
+	memset(charge, 0, sizeof(*charge));
+	charge->learner = learner;
+	charge->notion = MRF_NOTION_ZCDP;
+	charge->rho = rho;
+}

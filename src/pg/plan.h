@@ -39,4 +39,7 @@ void		MrfSubstitutedCountCharge(MrfCharge *charge);
 /* Whether two charges are the same amounts (notion, rho, epsilon, delta). */
 bool		MrfChargeEqual(const MrfCharge *a, const MrfCharge *b);
 
+/* Sets *charge to a zCDP release of rho by learner (nothing else charged). */
+void		MrfChargeZcdp(MrfCharge *charge, const char *learner, double rho);
+
 #endif

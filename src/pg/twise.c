@@ -32,6 +32,7 @@
 #include "pg/learners.h"
 #include "pg/model.h"
 #include "pg/options.h"
+#include "pg/plan.h"
 #include "pg/release.h"
 
 /* Options accepted by mrf_learn_twise. */
@@ -154,10 +155,7 @@ TwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfTwiseOptions *to, MrfCharge
 	if (!isfinite(2.0 * to->lambda))
 		MrfOptionsLambdaTooLarge(learner, to->lambda);
 
-	memset(charge, 0, sizeof(*charge));
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_ZCDP;
-	charge->rho = to->rho;
+	MrfChargeZcdp(charge, learner, to->rho);
 }
 
 /* The charge of a t-wise release, from its options alone (plan.h). */
