@@ -54,6 +54,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/guc.h"
@@ -142,8 +143,120 @@ typedef enum ReadOutcome
 {
 	READ_DONE,					/* every row read */
 	READ_OUT_OF_MEMORY,			/* stopped: the rows would not fit the memory limit */
-	READ_FAILED					/* an error, withheld (it may quote the data) */
+	READ_FAILED,				/* an error, withheld (it may quote the data) */
+	READ_REFUSED				/* the plan scans a fallible source: nothing read */
 } ReadOutcome;
+
+/*
+ * Whether reading a relation as its owner could fail on (or run code over)
+ * its data: only plain tables, partitioned tables and materialized views
+ * whose owner is not subject to its own row-level security are plain scans.
+ * A foreign table's wrapper may reject a malformed line or a remote value; a
+ * view (a table can still become one by CREATE RULE "_RETURN") runs its
+ * owner's query and functions; a policy forced on the owner may raise on a
+ * row.  Whether such a read fails is a deterministic function of the data,
+ * which no charge would make private.
+ */
+static bool
+IsFallibleSource(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class form;
+	bool		fallible;
+
+	if (!HeapTupleIsValid(tup))
+		return true;			/* gone meanwhile: nothing safe to say about it */
+	form = (Form_pg_class) GETSTRUCT(tup);
+	fallible = (form->relkind != RELKIND_RELATION && form->relkind != RELKIND_PARTITIONED_TABLE &&
+				form->relkind != RELKIND_MATVIEW) ||
+		(form->relrowsecurity && form->relforcerowsecurity);
+	ReleaseSysCache(tup);
+	return fallible;
+}
+
+/* The refusal of a fallible source (IsFallibleSource), raised before any charge. */
+static void
+pg_attribute_noreturn()
+RefuseFallibleSource(Oid relid, const char *fname)
+{
+	char		relkind = get_rel_relkind(relid);
+	const char *name = get_rel_name(relid);
+
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("a relation %s would read was dropped during the call", fname)));
+	if (relkind == RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot read foreign table %s", fname, name),
+				 errdetail("Whether a foreign table can be read depends on its data (a malformed line, a remote error), which would tell the caller about the data."),
+				 errhint("Copy the data into a table, or a materialized view, and protect that.")));
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
+		relkind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot read relation %s, which is not a table or materialized view", fname, name),
+				 errdetail("Reading a view runs its owner's query and functions, which could fail on the data."),
+				 errhint("Protect the tables beneath, or a materialized view.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s cannot read relation %s, which forces row-level security on its owner",
+					fname, name),
+			 errdetail("The protected path reads as the relation's owner; a policy applied to that read could fail on the data."),
+			 errhint("Protect a table or materialized view that holds just the rows to learn from.")));
+}
+
+/*
+ * Refuses, from the schema alone and before anything is read or charged, a
+ * relation any of whose members (itself and the descendants a read of it
+ * covers) is a fallible source.  The read checks its plan again
+ * (FallibleSourceInPlan): a child attached meanwhile is seen only there.
+ */
+static void
+RefuseFallibleSources(Oid relid, const char *fname)
+{
+	List	   *family;
+	ListCell   *lc;
+
+	/* locked first: its schema (row type, children) cannot change under the call */
+	LockRelationOid(relid, AccessShareLock);
+	family = find_all_inheritors(relid, AccessShareLock, NULL);
+	foreach(lc, family)
+		if (IsFallibleSource(lfirst_oid(lc)))
+			RefuseFallibleSource(lfirst_oid(lc), fname);
+	list_free(family);
+}
+
+/*
+ * The first fallible source (IsFallibleSource) among the relations the
+ * read's plan scans, or InvalidOid.  The plan is built and its relations
+ * locked when the cursor opens: a child attached or a rule created after
+ * RefuseFallibleSources looked is in it.  Anything but a relation scan (a
+ * view's function, say) makes the plan fallible too: its relation is named.
+ */
+static Oid
+FallibleSourceInPlan(Portal portal, Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, portal->stmts)
+	{
+		PlannedStmt *stmt = lfirst_node(PlannedStmt, lc);
+		ListCell   *lr;
+
+		foreach(lr, stmt->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lr);
+
+			if (rte->rtekind != RTE_RELATION)
+				return relid;
+			if (IsFallibleSource(rte->relid))
+				return rte->relid;
+		}
+	}
+	return InvalidOid;
+}
 
 /* Errors that say nothing about the data and may pass through as they are. */
 static bool
@@ -179,7 +292,7 @@ RowAlias(Oid relid)
  */
 static ReadOutcome
 ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryContext cxt,
-			int p, int64 *substituted)
+			int p, int64 *substituted, Oid *refused)
 {
 	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			owner;
@@ -191,6 +304,7 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 	owner = ((Form_pg_class) GETSTRUCT(reltup))->relowner;
 	ReleaseSysCache(reltup);
 	*substituted = 0;
+	*refused = InvalidOid;
 
 	/*
 	 * As plpgsql's exception blocks do.  The subtransaction's abort restores
@@ -227,6 +341,10 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 		if (portal->tupDesc == NULL || portal->tupDesc->natts != 1 ||
 			TupleDescAttr(portal->tupDesc, 0)->atttypid != typid)
 			elog(ERROR, "the protected path's query returns another type than the relation's");
+		/* what the plan scans, before anything is read (see RefuseFallibleSources) */
+		*refused = FallibleSourceInPlan(portal, relid);
+		if (OidIsValid(*refused))
+			outcome = READ_REFUSED;
 		while (outcome == READ_DONE)
 		{
 			MemoryContext spi_cxt;
@@ -361,52 +479,6 @@ ModelWithMeta(MrfModel *model, const char *key, const char *value)
 	return copy;
 }
 
-/*
- * Refuses, from the schema alone, relations whose read could fail on their
- * data: a foreign table (its wrapper may reject a malformed line or a remote
- * value) or a table whose owner is subject to its own row-level security
- * (FORCE ROW LEVEL SECURITY: a policy may raise on a row), anywhere among the
- * relation and the descendants a read of it covers.  Whether such a read
- * fails is a deterministic function of the data, so charging for it would
- * not make it private; they are refused before anything is read or charged.
- */
-static void
-RefuseFallibleSources(Oid relid, const char *fname)
-{
-	List	   *family = find_all_inheritors(relid, AccessShareLock, NULL);
-	ListCell   *lc;
-
-	foreach(lc, family)
-	{
-		Oid			member = lfirst_oid(lc);
-		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(member));
-		Form_pg_class form;
-		bool		foreign;
-		bool		forced;
-
-		if (!HeapTupleIsValid(tup))
-			elog(ERROR, "cache lookup failed for relation %u", member);
-		form = (Form_pg_class) GETSTRUCT(tup);
-		foreign = form->relkind == RELKIND_FOREIGN_TABLE;
-		forced = form->relrowsecurity && form->relforcerowsecurity;
-		ReleaseSysCache(tup);
-		if (foreign)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s cannot read foreign table %s", fname, get_rel_name(member)),
-					 errdetail("Whether a foreign table can be read depends on its data (a malformed line, a remote error), which would tell the caller about the data."),
-					 errhint("Copy the data into a table, or a materialized view, and protect that.")));
-		if (forced)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s cannot read relation %s, which forces row-level security on its owner",
-							fname, get_rel_name(member)),
-					 errdetail("The protected path reads as the relation's owner; a policy applied to that read could fail on the data."),
-					 errhint("Protect a table or materialized view that holds just the rows to learn from.")));
-	}
-	list_free(family);
-}
-
 PG_FUNCTION_INFO_V1(mrf_learn_from);
 /* mrf_learn_<kind>_from(relation, column_name, <options>): the protected path. */
 Datum
@@ -435,6 +507,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	const MrfProtectedLearner *entry = FindProtectedLearner(fname);
 	MrfRowFormat format;
 	ReadOutcome outcome;
+	Oid			refused;
 	int64		substituted;
 	int64		noisy = 0;
 	double		noise_sd = 0;
@@ -533,7 +606,9 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 												  get_rel_name(relid)),
 					   quote_identifier(alias));
 	}
-	outcome = ReadAsOwner(relid, sql, typid, state, cxt, p, &substituted);
+	outcome = ReadAsOwner(relid, sql, typid, state, cxt, p, &substituted, &refused);
+	if (outcome == READ_REFUSED)
+		RefuseFallibleSource(refused, fname);	/* nothing was read: no charge */
 	if (outcome == READ_FAILED)
 	{
 		/*

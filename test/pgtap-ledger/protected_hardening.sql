@@ -1,7 +1,7 @@
 -- The protected path under attack and faults (issue 9, findings 1, 2, 3, 6, 9
 -- and "rows the protected path cannot read").  Not in a transaction: charges
 -- are committed by a worker; everything is dropped at the end.
-SELECT plan(66);
+SELECT plan(70);
 
 SELECT pg_postmaster_start_time() AS ph_started, pg_backend_pid() AS ph_pid \gset
 
@@ -256,6 +256,57 @@ RESET statement_timeout;
 RESET ROLE;
 SELECT is(ph.charges('ph.slow'), 0::bigint, 'and charges nothing (nothing was released)');
 DROP TABLE ph.slow;
+
+-- A table the owner turned into a view after protecting it (CREATE RULE
+-- "_RETURN" still does that in PostgreSQL 15) would run the view's query and
+-- functions as the owner: refused like a foreign table.
+SET ROLE mrfdp_ph_owner;
+CREATE TABLE ph.became_view (x boolean[]);
+SELECT ph.open('ph.became_view');
+CREATE TABLE ph.under_view (x boolean[]);
+INSERT INTO ph.under_view SELECT ARRAY[g % 2 = 0, true] FROM generate_series(1, 60) g;
+CREATE RULE "_RETURN" AS ON SELECT TO ph.became_view DO INSTEAD SELECT x FROM ph.under_view;
+RESET ROLE;
+SET ROLE mrfdp_ph_analyst;
+SELECT alike(ph.error_of($$SELECT mrf_learn_ising_from('ph.became_view', 'x', rho => 0.1, variables => 2)$$),
+            '0A000 | mrf_learn_ising_from cannot read relation became_view, which is not a table or materialized view | %',
+            'a protected table turned into a view is refused');
+RESET ROLE;
+SELECT is(ph.charges('ph.became_view'), 0::bigint, 'uncharged');
+
+-- A foreign table attached while a call waits between the schema check and
+-- the read is caught in the read's plan (the owner holds a child's lock while
+-- it attaches, so the check sees the old children), refused and uncharged.
+CREATE EXTENSION IF NOT EXISTS dblink;
+CREATE TABLE ph.rpar (x boolean[]);
+CREATE TABLE ph.rc1 () INHERITS (ph.rpar);
+INSERT INTO ph.rc1 SELECT ARRAY[g % 2 = 0, true] FROM generate_series(1, 60) g;
+DO $$
+DECLARE
+	good text := '/tmp/mrfdp_ph_good_' || pg_backend_pid() || '.txt';
+BEGIN
+	EXECUTE format($f$COPY (SELECT '{t,f}' FROM generate_series(1, 10)) TO %L$f$, good);
+	EXECUTE format('CREATE FOREIGN TABLE ph.rft (x boolean[]) SERVER ph_files OPTIONS (filename %L)', good);
+END $$;
+SELECT ph.open('ph.rpar');
+SELECT format('host=%s port=%s dbname=%s', split_part(current_setting('unix_socket_directories'), ',', 1),
+              current_setting('port'), current_database()) AS ph_conn \gset
+SELECT dblink_connect('ph_owner', :'ph_conn');
+SELECT dblink_connect('ph_analyst', :'ph_conn');
+SELECT dblink_exec('ph_owner', 'BEGIN');
+SELECT dblink_exec('ph_owner', 'LOCK TABLE ph.rc1 IN ACCESS EXCLUSIVE MODE');
+SELECT dblink_exec('ph_analyst', 'SET ROLE mrfdp_ph_analyst');
+SELECT dblink_send_query('ph_analyst',
+	$q$SELECT mrf_learn_ising_from('ph.rpar', 'x', rho => 0.1, variables => 2)::text$q$);
+SELECT pg_sleep(1);		-- the call now waits for ph.rc1, past its look at ph.rpar's children
+SELECT dblink_exec('ph_owner', 'ALTER TABLE ph.rft INHERIT ph.rpar');
+SELECT dblink_exec('ph_owner', 'COMMIT');
+SELECT alike(ph.error_of($$SELECT * FROM dblink_get_result('ph_analyst') AS r(m text)$$),
+            '0A000 | mrf_learn_ising_from cannot read foreign table rft%',
+            'a foreign child attached during the call is refused from the read''s plan');
+SELECT dblink_disconnect('ph_owner');
+SELECT dblink_disconnect('ph_analyst');
+SELECT is(ph.charges('ph.rpar'), 0::bigint, 'and nothing was charged');
 
 -------------------------------------------------------------------------------
 -- Finding 6: the protected path charges the relation's protected ancestors
