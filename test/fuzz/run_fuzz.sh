@@ -134,7 +134,7 @@ backend() {
 	shift 2
 	runuser -u postgres -- env -C "$work/artifacts/$target" \
 		LD_PRELOAD="$preload" MRFDP_FUZZ_TARGET="$target" MRFDP_FUZZ_ARTIFACTS="$work/artifacts/$target" \
-		ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:handle_abort=1" \
+		ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=${MRFDP_FUZZ_LEAKS:-1}:leak_check_at_exit=0:abort_on_error=1:allocator_may_return_null=1:handle_abort=1" \
 		UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 		"$work/backend.sh" "$data" "$target" "$@" >"$log" 2>&1 || true
 }
@@ -142,7 +142,7 @@ backend() {
 dict=$repo/test/fuzz/json.dict
 common=(-dict="$dict" -max_len=8192 -rss_limit_mb=6144 -malloc_limit_mb=2048 -timeout=30
 	-print_final_stats=1 -use_value_profile=1)
-crash_re='==mrf_fuzz== FINDING|ERROR: AddressSanitizer|runtime error:|ERROR: libFuzzer'
+crash_re='==mrf_fuzz== FINDING|ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|ERROR: libFuzzer'
 status=0
 for t in "${targets[@]}"; do
 	seeds=$repo/test/fuzz/corpus/$t
