@@ -180,7 +180,8 @@ for t in "${targets[@]}"; do
 		# Minimise: the committed seeds and everything found since, into a fresh set.
 		echo "== minimising the corpus of $t (log: $log)"
 		rm -rf "$work/merged/$t" && install -d -o postgres "$work/merged" "$work/merged/$t"
-		backend "$t" "$log" "$work/merge_inner.sh" "${common[@]}" -merge=1 \
+		# Edge coverage only (no value profile): a smaller set to commit.
+		backend "$t" "$log" "$work/merge_inner.sh" "${common[@]}" -use_value_profile=0 -merge=1 \
 			"$work/merged/$t" "$seeds" "$work/corpus/$t"
 		if grep -qE 'MERGE-OUTER: [0-9]+ new files' "$log" && [ -n "$(ls "$work/merged/$t")" ]; then
 			rm -f "$seeds"/*
