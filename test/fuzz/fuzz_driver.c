@@ -641,9 +641,9 @@ SoftFinding(const char *what, const char *message)
 	fprintf(stderr, "\n==mrf_fuzz== SOFT FINDING in target %s: %s\n==mrf_fuzz== %s\n==mrf_fuzz== input: %s\n",
 			FuzzTargetName, what, message, FuzzCurrentInput);
 	/* The backend runs in its data directory: write beside the artifacts. */
-	snprintf(path, sizeof(path), "%s/soft-%s-%d.txt",
+	snprintf(path, sizeof(path), "%s/soft-%s-%d-%d.txt",
 			 getenv("MRFDP_FUZZ_ARTIFACTS") ? getenv("MRFDP_FUZZ_ARTIFACTS") : ".",
-			 FuzzTargetName, list_length(seen));
+			 FuzzTargetName, (int) getpid(), list_length(seen));
 	f = fopen(path, "w");
 	if (f != NULL)
 	{
@@ -659,6 +659,8 @@ SoftFinding(const char *what, const char *message)
 #define FUZZ_MAX_LEARN_ITERATIONS 2000
 #define FUZZ_MAX_LEARN_EM_ITERATIONS 100
 #define FUZZ_MAX_LEARN_K 6
+/* The Frank-Wolfe learners run more iterations for larger budgets (rho 1e308: minutes). */
+#define FUZZ_MAX_LEARN_BUDGET 64.0
 
 /*
  * The options document, as every learner plans a release with it: the
@@ -708,7 +710,9 @@ PlanAll(Jsonb *doc)
 							 plan.charge.delta));
 		if (((s.opt.given & MRF_OPT_ITERATIONS) && s.opt.iterations > FUZZ_MAX_LEARN_ITERATIONS) ||
 			((s.opt.given & MRF_OPT_EM_ITERATIONS) && s.opt.em_iterations > FUZZ_MAX_LEARN_EM_ITERATIONS) ||
-			((s.opt.given & MRF_OPT_K) && s.opt.k > FUZZ_MAX_LEARN_K))
+			((s.opt.given & MRF_OPT_K) && s.opt.k > FUZZ_MAX_LEARN_K) ||
+			((s.opt.given & MRF_OPT_RHO) && s.opt.rho > FUZZ_MAX_LEARN_BUDGET) ||
+			((s.opt.given & MRF_OPT_EPSILON) && s.opt.epsilon > FUZZ_MAX_LEARN_BUDGET))
 			continue;
 		/* The plan accepted: the release may still refuse for want of memory only. */
 		plan.learn = true;
