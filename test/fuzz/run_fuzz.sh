@@ -3,6 +3,7 @@
 #
 #   test/fuzz/run_fuzz.sh [seconds per target] [target ...]
 #   test/fuzz/run_fuzz.sh --merge [target ...]     minimise the committed corpus
+#                                                  (regression-* inputs are kept)
 #   test/fuzz/run_fuzz.sh --replay FILE target     run one input (e.g. a crash)
 #
 # Targets: model options cliques mrf_options ising (all by default; see
@@ -193,7 +194,8 @@ for t in "${targets[@]}"; do
 		backend "$t" "$log" "$work/merge_inner.sh" "${common[@]}" -use_value_profile=0 -merge=1 \
 			"$work/merged/$t" "$seeds" "$work/corpus/$t"
 		if grep -qE 'MERGE-OUTER: [0-9]+ new files' "$log" && [ -n "$(ls "$work/merged/$t")" ]; then
-			rm -f "$seeds"/*
+			# Inputs of fixed findings (regression-*) stay whatever they cover.
+			find "$seeds" -maxdepth 1 -type f ! -name 'regression-*' -delete
 			cp "$work/merged/$t"/* "$seeds"/
 			echo "   $t: $(ls "$seeds" | wc -l) inputs, $(cat "$seeds"/* | wc -c) bytes in $seeds"
 		else
