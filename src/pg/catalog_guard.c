@@ -29,10 +29,11 @@
 
 #include "mrfdp.h"
 #include "pg/budget.h"
+#include "pg/ledger.h"
 
-/* The schema and owner of the installed extension mrfdp; false if absent. */
-static bool
-ExtensionSchemaAndOwner(Oid *schema, Oid *owner)
+/* See ledger.h. */
+bool
+MrfExtensionSchemaAndOwner(Oid *schema, Oid *owner)
 {
 	Relation	rel;
 	SysScanDesc scan;
@@ -68,7 +69,7 @@ DropsExtension(Node *parsetree)
 	Oid			owner;
 	ListCell   *lc;
 
-	if (!ExtensionSchemaAndOwner(&schema, &owner))
+	if (!MrfExtensionSchemaAndOwner(&schema, &owner))
 		return false;
 	if (IsA(parsetree, DropStmt))
 	{

@@ -31,6 +31,9 @@ typedef struct MrfCharge
 /* Writes the exact decimal expansion of a finite double >= 0. */
 void		MrfExactDecimal(char *buf, size_t len, double x);
 
+/* The schema and owner of the installed extension mrfdp (catalog_guard.c); false if absent. */
+bool		MrfExtensionSchemaAndOwner(Oid *schema, Oid *owner);
+
 /* Installs the executor hooks that track the relations a statement reads. */
 void		MrfLedgerInit(void);
 

@@ -21,33 +21,7 @@ n=0
 dbs="mrfdp_part_noscratch mrfdp_part_noprot mrfdp_part_plain_noprot mrfdp_part_norole mrfdp_part_noowner mrfdp_part_number"
 roles="mrfdp_part_owner mrfdp_part_analyst mrfdp_part_gone mrfdp_part_reader mrfdp_part_dropped mrfdp_part_mallory mrfdp_part_renamed"
 
-# ok STATUS DESCRIPTION [LOG]: a failure shows the log on stderr
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#  /' "$3" >&2
-	fi
-	return 0
-}
-
-# is GOT WANT DESCRIPTION
-is() {
-	n=$((n + 1))
-	if [ "$1" == "$2" ]; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		printf '#   got: %s\n#  want: %s\n' "$1" "$2" | sed 's/^\([^#]\)/#        \1/' >&2
-	fi
-}
-
-# q DB SQL: one query, unaligned, tuples only; errors to stderr
-q() {
-	psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$1" -c "$2"
-}
+. "$(dirname "$0")/tap.bash"
 
 budget_sql="SELECT relation::text, epsilon, delta, spent_zcdp_rho, releases FROM mrfdp.budget ORDER BY 1"
 grants_sql="SELECT relation::text, role::text FROM mrfdp.grants ORDER BY 1, 2"

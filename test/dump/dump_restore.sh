@@ -16,34 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 n=0
 
-# ok STATUS DESCRIPTION [LOG]: a failure shows the log on stderr
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/#  /' "$3" >&2
-	fi
-	return 0
-}
-
-# is GOT WANT DESCRIPTION
-is() {
-	n=$((n + 1))
-	if [ "$1" == "$2" ]; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		# diagnostics on stderr, which prove shows without -v
-		printf '#   got: %s\n#  want: %s\n' "$1" "$2" | sed 's/^\([^#]\)/#        \1/' >&2
-	fi
-}
-
-# q DB SQL: one query, unaligned, tuples only; errors to stderr
-q() {
-	psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$1" -c "$2"
-}
+. "$(dirname "$0")/tap.bash"
 
 # The catalog as text, comparable across databases (regclass and regrole as names).
 budget_sql="SELECT relation::text, epsilon, delta, rho_cap, c.relowner::regrole::text, created, spent_zcdp_rho,
