@@ -11,6 +11,9 @@ packages=(
 	postgresql-15-cron
 	python3-numpy python3-psycopg2
 	time
+	# Citus 13.0.5 is built from source for the Citus suite (test/citus/build_citus.sh)
+	bison flex libcurl4-openssl-dev liblz4-dev libzstd-dev libkrb5-dev libpam0g-dev
+	libselinux1-dev libicu-dev libreadline-dev libssl-dev libxslt1-dev
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include "utils/guc.h"
 
 #include "mrfdp.h"
+#include "pg/citus.h"
 #include "pg/ledger.h"
 #include "pg/named_call.h"
 #include "pg/progress.h"
@@ -89,4 +90,5 @@ _PG_init(void)
 	MrfInstallNamedCallHook();
 	MrfProgressInit();
 	MrfLedgerInit();
+	MrfCitusInit();
 }

@@ -32,6 +32,15 @@ pg_virtualenv -t "${PG_STAGED[@]}" -o shared_preload_libraries=mrfdp \
 		pg_prove -d mrfdp_shared --failures test/pgtap-shared/*.sql' 2>&1 | tee "$log/prove-shared.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+echo "== Citus: a coordinator and two workers (test/citus; builds Citus 13.0.5 once if missing)"
+citus_note=""
+test/citus/run_citus_tests.sh "$log/prove-citus.txt" 2>&1 | tee "$log/citus.txt"
+case "${PIPESTATUS[0]}" in
+	0) ;;
+	3) citus_note=$(grep -m1 '^citus suite skipped' "$log/citus.txt") ;;
+	*) status=1; [ -f "$log/prove-citus.txt" ] || citus_note="citus suite failed before its tests ran" ;;
+esac
+
 # One closing line counting every test of every suite.
 passed=0
 failed=0
@@ -54,6 +63,8 @@ for f in "$log"/prove*.txt; do
 	passed=$((passed + ${t:-0} - bad)); failed=$((failed + bad))
 done
 [ "$failed" -eq 0 ] || status=1
+case "$citus_note" in "citus suite failed"*) failed=$((failed + 1)) ;; esac
 echo
+[ -z "$citus_note" ] || echo "$citus_note"
 echo "all suites: $passed passed, $failed failed"
 exit $status

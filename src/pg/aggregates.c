@@ -19,6 +19,7 @@
 
 #include "core/rows.h"
 #include "pg/aggregates.h"
+#include "pg/citus.h"
 #include "pg/learners.h"
 #include "pg/options.h"
 #include "pg/plan.h"
@@ -148,7 +149,8 @@ OptionsVary(const char *learner)
  * The options argument must be a constant or a query parameter: options that
  * vary from row to row would make the learner's budget data-dependent.
  * Returns false when that cannot be seen from the plan (window aggregates
- * have no Aggref): the caller then compares every row's options.
+ * have no Aggref; a column may carry them): the caller then compares every
+ * row's options with the first's.
  */
 static bool
 CheckOptionsConstant(FunctionCallInfo fcinfo, const char *learner)
@@ -163,6 +165,15 @@ CheckOptionsConstant(FunctionCallInfo fcinfo, const char *learner)
 		return true;
 	if (IsA(tle->expr, Param) && ((Param *) tle->expr)->paramkind == PARAM_EXTERN)
 		return true;
+
+	/*
+	 * A plain column: Citus ships each row with its options to the
+	 * coordinator (the aggregate's arguments become columns of its scan).
+	 * Every row's options are then compared with the first row's, which
+	 * planned the charge.
+	 */
+	if (IsA(tle->expr, Var))
+		return false;
 	OptionsVary(learner);
 }
 
@@ -428,6 +439,8 @@ MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
 	(void) AggregateContext(fcinfo, "a learner's final function");
 	if (state == NULL || state->n == 0)
 		PG_RETURN_NULL();
+	/* off the Citus coordinator nothing could be charged: refuse before learning */
+	MrfCitusRefuseOffCoordinator(MrfAggregateLearnerName(fcinfo));
 	if (state->options != NULL)
 		CheckBudgetBeforeLearning(fcinfo, MrfAggregateLearnerName(fcinfo), state->options);
 	model = learn(state, &charge);

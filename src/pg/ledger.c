@@ -61,6 +61,7 @@
 #include "core/privacy.h"
 #include "mrfdp.h"
 #include "pg/budget.h"
+#include "pg/citus.h"
 #include "pg/ledger.h"
 #include "pg/model.h"
 
@@ -957,6 +958,19 @@ AddAncestors(void)
 		AddRelation(ancestors[i]);
 }
 
+/*
+ * Adds the logical table of every Citus shard read (a shard read locally on
+ * the coordinator), so its budget is charged whatever name the read used.
+ */
+static void
+AddCitusLogicalRelations(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, MrfCitusLogicalRelations(StatementRelations, StatementRelationCount))
+		AddRelation(lfirst_oid(lc));
+}
+
 /* Whether any of the relations is protected, by a fresh look at the catalog. */
 static bool
 AnyProtected(const Oid *relids, int n)
@@ -1131,9 +1145,11 @@ MrfChargeStatement(const MrfCharge *charge)
 				 errmsg("%s cannot release a model inside a parallel worker", charge->learner),
 				 errhint("Run the query with max_parallel_workers_per_gather = 0.")));
 	RequireTrackedTransaction(charge->learner);
+	MrfCitusRefuseOffCoordinator(charge->learner);
 
 	if (StatementRelationCount == 0)
 		return;					/* nothing was read: VALUES, functions of constants */
+	AddCitusLogicalRelations();
 	AddAncestors();
 	if (!IsInParallelMode() && !AnyProtected(StatementRelations, StatementRelationCount))
 	{
@@ -1170,6 +1186,7 @@ MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
 	Oid		   *family;
 	uint64		found;
 
+	MrfCitusRefuseOffCoordinator(charge->learner);
 	SPI_connect();
 	/* read_only = false: a new snapshot, so a protect() committed just now is seen */
 	found = MrfCatalogQuery("WITH RECURSIVE"

@@ -66,6 +66,7 @@
 #include "core/privacy.h"
 #include "core/rows.h"
 #include "pg/aggregates.h"
+#include "pg/citus.h"
 #include "pg/input.h"
 #include "pg/learners.h"
 #include "pg/ledger.h"
@@ -249,8 +250,10 @@ FallibleSourceInPlan(Portal portal, Oid relid)
 		{
 			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lr);
 
-			if (rte->rtekind != RTE_RELATION)
+			if (rte->rtekind != RTE_RELATION && !MrfCitusRemoteScan(stmt, rte))
 				return relid;
+			if (rte->rtekind != RTE_RELATION)
+				continue;
 			if (IsFallibleSource(rte->relid))
 				return rte->relid;
 		}
