@@ -7,7 +7,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(14);
+SELECT plan(19);
 
 CREATE TABLE n13 (id int, row boolean[]);
 SELECT create_distributed_table('n13', 'id');
@@ -46,5 +46,22 @@ SELECT lives_ok($$EXECUTE one(20)$$, 'run 4');
 SELECT lives_ok($$EXECUTE one(21)$$, 'run 5');
 SELECT lives_ok($$EXECUTE one(22)$$, 'run 6 (generic plan)');
 SELECT is(n13_spent(), 0.6875, 'each of the six prepared runs is charged on the coordinator');
+
+-- INSERT ... SELECT into a table co-located with the source (Citus could push it down whole).
+CREATE TABLE n13_models (id int, m mrf);
+SELECT create_distributed_table('n13_models', 'id', colocate_with => 'n13');
+SELECT lives_ok($$INSERT INTO n13_models SELECT id, mrf_learn_ising_agg(row, mrf_options(rho => 0.0625))
+	FROM n13 WHERE id <= 3 GROUP BY id$$,
+	'INSERT ... SELECT GROUP BY the distribution column into a co-located table learns');
+SELECT is((SELECT count(m) FROM n13_models), 3::bigint, 'three models were stored');
+SELECT is(n13_spent(), 0.875, 'each charged on the coordinator');
+
+-- A distributed function's query that Citus routes to one worker: refused there.
+CREATE FUNCTION n13_learn(k int) RETURNS text LANGUAGE plpgsql
+	AS $$BEGIN RETURN (SELECT mrf_learn_ising(row, rho => 0.0625)::text FROM n13 WHERE id = k); END$$;
+SELECT create_distributed_function('n13_learn(int)', 'k', colocate_with => 'n13');
+SELECT throws_like($$SELECT n13_learn(18)$$, '%cannot release a model on a Citus worker%',
+	'a distributed function whose learner Citus routes to a worker is refused');
+SELECT is(n13_spent(), 0.875, 'and nothing was charged');
 
 SELECT * FROM finish();
