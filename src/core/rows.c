@@ -1,6 +1,6 @@
 /*
- * rows.c - unpacking of bit-packed binary samples into the float design
- * matrices that BLAS consumes.
+ * rows.c - unpacking of bit-packed binary samples into the float and double
+ * design matrices that BLAS consumes.
  */
 #include "rows.h"
 
@@ -48,4 +48,25 @@ MrfBitsToColumns(const uint64_t *bits, int64_t n, int p, int extra,
 		for (m = 0; m < n; m++)
 			col[m] = 1.0f;
 	}
+}
+
+/* Column by column: the structure block learners unpack one small block. */
+void
+MrfBitsToColumnsDouble(const uint64_t *bits, int64_t n, int p, double *x)
+{
+	int			words = MrfBitWords(p);
+	int64_t		m;
+	int			j;
+
+	for (j = 0; j < p; j++)
+	{
+		double	   *col = x + (size_t) j * (size_t) n;
+		int			word = j >> 6;
+		int			shift = j & 63;
+
+		for (m = 0; m < n; m++)
+			col[m] = (double) (2 * (int) ((bits[(size_t) m * words + word] >> shift) & 1) - 1);
+	}
+	for (m = 0; m < n; m++)
+		x[(size_t) p * (size_t) n + m] = 1.0;
 }

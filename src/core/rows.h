@@ -35,4 +35,11 @@ MrfBitSet(uint64_t *row, int j)
 void		MrfBitsToColumns(const uint64_t *bits, int64_t n, int p, int extra,
 							 float *cols);
 
+/*
+ * The same in double precision with one intercept column: n x (p + 1),
+ * leading dimension n, last column 1.
+ */
+void		MrfBitsToColumnsDouble(const uint64_t *bits, int64_t n, int p,
+								   double *x);
+
 #endif

@@ -43,6 +43,7 @@
 #include "rows.h"
 #include "sample.h"
 #include "structure.h"
+#include "structure_ising.h"
 
 typedef struct BenchOptions
 {

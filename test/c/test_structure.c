@@ -16,6 +16,9 @@
 #include "rows.h"
 #include "sample.h"
 #include "structure.h"
+#include "structure_ising.h"
+#include "structure_pairwise.h"
+#include "structure_twise.h"
 #include "twise.h"
 
 /* ---- canonical structures ---- */
