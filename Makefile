@@ -1,8 +1,14 @@
 # mrfdp: PGXS build of the extension, plus the C unit tests and benchmarks.
 EXTENSION = mrfdp
 MODULE_big = mrfdp
-# The install script is assembled from sql/parts/ (one file per concern).
-DATA_built = sql/mrfdp--0.1.0.sql
+# The version is written once, as default_version in mrfdp.control.  The
+# current version's install script is assembled from sql/parts/ (one file per
+# concern); released install scripts and every upgrade script
+# (sql/mrfdp--A--B.sql) are checked in and installed as they are.  See the
+# README, "Changing the SQL".
+EXTVERSION := $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+DATA_built = sql/mrfdp--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard sql/mrfdp--*.sql))
 
 CORE_SRCS = $(wildcard src/core/*.c)
 PG_SRCS = src/mrfdp.c $(wildcard src/pg/*.c)
@@ -15,7 +21,7 @@ PG_CPPFLAGS = -I$(srcdir)/src $(OPENBLAS_CFLAGS)
 PG_CFLAGS = -O2 -fno-math-errno
 SHLIB_LINK = $(OPENBLAS_LIBS) -lm
 
-sql/mrfdp--0.1.0.sql: $(sort $(wildcard sql/parts/*.sql))
+sql/mrfdp--$(EXTVERSION).sql: $(sort $(wildcard sql/parts/*.sql))
 	cat $^ > $@
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out.

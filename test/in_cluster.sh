@@ -30,6 +30,10 @@ echo "-- pg_dump and pg_restore carry the ledger"
 prove --exec bash test/dump/*.sh 2>&1 | tee "$log/prove-dump.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+echo "-- ALTER EXTENSION UPDATE from every released version"
+prove --exec bash test/upgrade/*.sh 2>&1 | tee "$log/prove-upgrade.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
 echo "-- pg_cron scenario (waiting for three scheduled runs)"
 test/cron/wait.sh mrfdp_tap 3 240 || status=1
 pg_prove -d mrfdp_tap --failures test/pgtap-cron/*.sql 2>&1 | tee "$log/prove-cron.txt"

@@ -1,0 +1,800 @@
+-- mrfdp: differentially private learning of Markov random fields
+\echo Use "CREATE EXTENSION mrfdp" to load this file. \quit
+
+-------------------------------------------------------------------------------
+-- The model type: a varlena with binary parameters; text I/O is JSON.
+-------------------------------------------------------------------------------
+CREATE TYPE mrf;
+
+CREATE FUNCTION mrf_in(cstring) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_out(mrf) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_recv(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_send(mrf) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE mrf (
+	INPUT = mrf_in,
+	OUTPUT = mrf_out,
+	RECEIVE = mrf_recv,
+	SEND = mrf_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+
+CREATE FUNCTION mrf_to_jsonb(mrf) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (mrf AS jsonb) WITH FUNCTION mrf_to_jsonb(mrf);
+
+-- Builds an Ising model from a p x p weight matrix (zero diagonal) and fields.
+CREATE FUNCTION mrf_ising(weights float8[], fields float8[] DEFAULT NULL) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-------------------------------------------------------------------------------
+-- Accessors
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_info(mrf) RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION mrf_edges(model mrf, threshold float8 DEFAULT 0,
+						  OUT i int, OUT j int, OUT weight float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION mrf_fields(model mrf, OUT i int, OUT a int, OUT theta float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Gibbs (or exact, for small p) samples; VOLATILE: draws randomness.
+CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
+						   thin int DEFAULT 10, seed bigint DEFAULT NULL)
+	RETURNS SETOF int[]
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Learners running now in any session (needs mrfdp in shared_preload_libraries).
+CREATE FUNCTION mrf_progress(OUT pid int, OUT learner text, OUT done bigint, OUT total bigint,
+							 OUT percent float8, OUT started timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-------------------------------------------------------------------------------
+-- Budget conversions (SPEC 3.3); the arithmetic lives in src/core/privacy.c.
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_zcdp_to_dp(rho float8, delta float8, method text DEFAULT 'tight')
+	RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_dp_to_zcdp(epsilon float8) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_zcdp_for_dp(epsilon float8, delta float8, method text DEFAULT 'tight')
+	RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-------------------------------------------------------------------------------
+-- Learner options: one jsonb document, validated here and again by the
+-- learner.  NULL means "not given".
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
+							epsilon float8 DEFAULT NULL,
+							delta float8 DEFAULT NULL,
+							lambda float8 DEFAULT NULL,
+							iterations int DEFAULT NULL,
+							mechanism text DEFAULT NULL,
+							symmetrize boolean DEFAULT NULL,
+							k int DEFAULT NULL,
+							t int DEFAULT NULL,
+							objective text DEFAULT NULL,
+							query_release text DEFAULT NULL,
+							eta float8 DEFAULT NULL,
+							blocks int DEFAULT NULL,
+							model text DEFAULT NULL,
+							method text DEFAULT NULL,
+							cliques jsonb DEFAULT NULL,
+							tolerance float8 DEFAULT NULL,
+							em_iterations int DEFAULT NULL)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-------------------------------------------------------------------------------
+-- Aggregate machinery shared by every learner: samples packed as bits
+-- (binary learners) or bytes (k-ary learners); combine and the serial forms
+-- let parallel workers scan.
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_bits_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrf_bytes_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrf_rows_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrf_rows_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION mrf_rows_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+-- The Ising learner: bit-packed aggregate, named form, protected path.
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_ising_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
+	SFUNC = mrf_bits_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_ising_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-------------------------------------------------------------------------------
+-- Named forms.  Each is rewritten at parse analysis into its aggregate by the
+-- post_parse_analyze_hook in src/pg/named_call.c when the library is loaded
+-- (session_preload_libraries or shared_preload_libraries).  Called directly,
+-- the C function raises an error that explains the preload.  All named forms
+-- share the C symbol mrf_learn_named_form: that is how the hook finds them.
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_learn_ising(x anyelement,
+								rho float8 DEFAULT NULL,
+								epsilon float8 DEFAULT NULL,
+								delta float8 DEFAULT NULL,
+								lambda float8 DEFAULT 1,
+								iterations int DEFAULT NULL,
+								mechanism text DEFAULT 'exponential',
+								symmetrize boolean DEFAULT true)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-------------------------------------------------------------------------------
+-- The protected path: learn from a relation one may not read, once its owner
+-- has granted learning.  SECURITY INVOKER with a fixed search_path; the C
+-- function checks the grant of the role that called it (SPEC 3.4).
+-- column_name NULL means the whole row (all columns boolean).  variables is
+-- needed when the column's type does not fix p (arrays, bit varying).
+-------------------------------------------------------------------------------
+CREATE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
+									 rho float8 DEFAULT NULL,
+									 epsilon float8 DEFAULT NULL,
+									 delta float8 DEFAULT NULL,
+									 lambda float8 DEFAULT 1,
+									 iterations int DEFAULT NULL,
+									 mechanism text DEFAULT 'exponential',
+									 symmetrize boolean DEFAULT true,
+									 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+-------------------------------------------------------------------------------
+-- The privacy ledger (SPEC 3.4).  The catalog lives in schema mrfdp, owned
+-- by the extension's owner; nobody else may write it.  All writes go through
+-- C functions that check the real caller, and charges are committed by a
+-- background worker in a transaction of their own before any release.
+-------------------------------------------------------------------------------
+CREATE SCHEMA mrfdp;
+GRANT USAGE ON SCHEMA mrfdp TO PUBLIC;
+
+-- References to relations and roles in the catalog.  pg_dump writes them as
+-- names, looked up when it dumps (as regclass and regrole are), so a rename
+-- after protect() or grant_learning() is carried.  Unlike regclass and
+-- regrole, reading one back never fails: a name with no such relation or
+-- role in the restoring database reads as "-", the invalid reference (with a
+-- WARNING once per name and transaction), so one missing table or role
+-- cannot fail the COPY of a whole catalog table; the BEFORE INSERT triggers
+-- below skip a budget or grant whose relation or role is missing and keep a
+-- ledger row without the reference.  A reference that names nothing (a
+-- dropped role's OID) is written as "-" too, never as a number that could
+-- name another object where the dump is restored, and a number read back is
+-- a name, never an OID.  They compare and index as oid (implicit casts).
+CREATE TYPE mrfdp.relation_ref;
+CREATE FUNCTION mrfdp.relation_ref_in(cstring) RETURNS mrfdp.relation_ref
+	AS 'MODULE_PATHNAME', 'mrf_relation_ref_in' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.relation_ref_out(mrfdp.relation_ref) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'mrf_relation_ref_out' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE TYPE mrfdp.relation_ref (INPUT = mrfdp.relation_ref_in, OUTPUT = mrfdp.relation_ref_out,
+	LIKE = pg_catalog.oid);
+CREATE TYPE mrfdp.role_ref;
+CREATE FUNCTION mrfdp.role_ref_in(cstring) RETURNS mrfdp.role_ref
+	AS 'MODULE_PATHNAME', 'mrf_role_ref_in' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.role_ref_out(mrfdp.role_ref) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'mrf_role_ref_out' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE TYPE mrfdp.role_ref (INPUT = mrfdp.role_ref_in, OUTPUT = mrfdp.role_ref_out,
+	LIKE = pg_catalog.oid);
+CREATE CAST (mrfdp.relation_ref AS oid) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (oid AS mrfdp.relation_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (regclass AS mrfdp.relation_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (mrfdp.relation_ref AS regclass) WITHOUT FUNCTION;
+CREATE CAST (mrfdp.role_ref AS oid) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (oid AS mrfdp.role_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (regrole AS mrfdp.role_ref) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (mrfdp.role_ref AS regrole) WITHOUT FUNCTION;
+
+-- One row per protected relation: its total budget and what has been spent.
+-- Spent amounts are exact decimal sums of charges rounded up.  The owner is
+-- the relation's own (pg_class.relowner), never a copy that could go stale
+-- (ALTER TABLE ... OWNER TO, pg_restore --no-owner).
+CREATE TABLE mrfdp.budget (
+	relation mrfdp.relation_ref PRIMARY KEY,
+	epsilon float8 NOT NULL CHECK (epsilon > 0 AND epsilon < 'infinity'),
+	delta float8 NOT NULL CHECK (delta >= 0 AND delta < 1),
+	rho_cap float8 CHECK (rho_cap > 0 AND rho_cap < 'infinity'),
+	created timestamptz NOT NULL DEFAULT now(),
+	spent_zcdp_rho numeric NOT NULL DEFAULT 0,		-- zCDP releases: sum of rho
+	spent_pure_epsilon numeric NOT NULL DEFAULT 0,	-- pure releases: sum of epsilon
+	spent_pure_rho numeric NOT NULL DEFAULT 0,		-- pure releases: sum of epsilon^2/2
+	spent_approx_epsilon numeric NOT NULL DEFAULT 0,	-- (epsilon, delta) releases
+	spent_approx_delta numeric NOT NULL DEFAULT 0,
+	releases bigint NOT NULL DEFAULT 0
+);
+
+-- Roles allowed to learn from a relation through the mrf_learn_*_from
+-- functions.  A row counts only while its role holds REFERENCES on the
+-- marker table mrfdp.learning_grantees itself (granted and revoked by the
+-- triggers below): that privilege is a real dependency, so DROP ROLE is
+-- refused while the role has a grant, and DROP OWNED BY the role revokes it,
+-- voiding the row (which the event trigger mrfdp_forget_revoked then
+-- deletes) before the role's OID can be dropped and reused.
+CREATE TABLE mrfdp.grants (
+	relation mrfdp.relation_ref NOT NULL,	-- protected: grant_learning checks; forget_dropped deletes with the budget
+	role mrfdp.role_ref NOT NULL,
+	granted_by mrfdp.role_ref,		-- NULL when that role is gone where the dump was restored
+	granted timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (relation, role)
+);
+
+-- Empty, no columns: only its ACL matters (see mrfdp.grants).
+CREATE TABLE mrfdp.learning_grantees ();
+REVOKE ALL ON mrfdp.learning_grantees FROM PUBLIC;
+
+-- Whether role itself (not a role it inherits from, not as a superuser)
+-- holds the marker privilege of a learning grant.
+CREATE FUNCTION mrfdp.holds_learning_marker(r oid) RETURNS boolean
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT EXISTS (SELECT 1 FROM pg_class c, aclexplode(c.relacl) a
+				   WHERE c.oid = 'mrfdp.learning_grantees'::regclass
+					 AND a.grantee = r AND a.privilege_type = 'REFERENCES')
+$$;
+
+-- Append-only: one row per release and relation read.  The relation's
+-- qualified name, its owner's and the releasing role's names are kept as
+-- they were at release time.  relation (an OID) becomes NULL when the
+-- relation is dropped, and is NULL from the start for a temporary relation
+-- (it dies with its session, unseen by the drop trigger), so no OID that a
+-- later relation may reuse is ever kept.  A role's OID outlives the role (a
+-- ledger row does not keep a role from being dropped): mrfdp.releases
+-- matches a role by OID and name.
+CREATE TABLE mrfdp.ledger (
+	id bigserial PRIMARY KEY,
+	relation mrfdp.relation_ref,
+	relation_name text NOT NULL,
+	relation_owner mrfdp.role_ref,	-- NULL if the releasing backend could not see the relation
+	relation_owner_name text,
+	protected boolean NOT NULL,
+	role mrfdp.role_ref,			-- NULL when the role is gone where the dump was restored
+	role_name text,					-- NULL only if the writer could not see the role
+	at timestamptz NOT NULL DEFAULT clock_timestamp(),
+	learner text NOT NULL,
+	notion text NOT NULL CHECK (notion IN ('zCDP', 'pure', 'approximate')),
+	rho float8,
+	epsilon float8,
+	delta float8,
+	rows_read bigint,
+	statement text,
+	private boolean NOT NULL	-- false: mrfdp.test_seed keyed the noise (not private)
+);
+CREATE INDEX ledger_relation ON mrfdp.ledger (relation);
+
+-- The one update allowed is the drop trigger's: the OID of a relation that
+-- no longer exists becomes NULL, every other column unchanged.
+CREATE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF TG_OP = 'UPDATE' AND OLD.relation IS NOT NULL AND NEW.relation IS NULL
+	   AND to_jsonb(NEW) - 'relation' = to_jsonb(OLD) - 'relation'
+	   AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = OLD.relation::oid) THEN
+		RETURN NEW;
+	END IF;
+	RAISE EXCEPTION 'mrfdp.ledger is append-only'
+		USING ERRCODE = 'insufficient_privilege',
+			  HINT = 'Ledger rows are never updated or deleted.';
+END $$;
+CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON mrfdp.ledger
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.ledger_append_only();
+CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON mrfdp.ledger
+	FOR EACH STATEMENT EXECUTE FUNCTION mrfdp.ledger_append_only();
+
+-- Rows arriving in the catalog: mrfdp's own writes (references valid) and a
+-- restore's COPY (references read back by name, "-" when missing).  A
+-- budget or grant whose relation or role is missing is skipped (the
+-- reference's input warned, naming it); a ledger row keeps its names and
+-- loses only the reference.  They also fire during pg_restore, since CREATE
+-- EXTENSION creates them before the data is loaded.
+CREATE FUNCTION mrfdp.budget_arriving() RETURNS trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF NEW.relation::oid = 0 THEN
+		RETURN NULL;
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER budget_arriving BEFORE INSERT ON mrfdp.budget
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.budget_arriving();
+
+-- A grant arriving also gives its role the marker privilege (as the
+-- marker's owner: SECURITY DEFINER), first dropping any rows left under the
+-- role's OID without it (voided by DROP OWNED, or of a dropped role whose
+-- OID was reused), so they cannot come back to life.  The lock serialises
+-- concurrent GRANTs on the marker (GRANT itself does not lock it).
+CREATE FUNCTION mrfdp.grant_arriving() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rolename name;
+BEGIN
+	IF NEW.relation::oid = 0 OR NEW.role::oid = 0 THEN
+		RETURN NULL;
+	END IF;
+	IF NEW.granted_by::oid = 0 THEN
+		NEW.granted_by := NULL;
+	END IF;
+	SELECT rolname INTO rolename FROM pg_roles WHERE oid = NEW.role::oid;
+	IF rolename IS NULL THEN
+		RAISE EXCEPTION 'role with OID % does not exist', NEW.role::oid
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
+	IF NOT mrfdp.holds_learning_marker(NEW.role) THEN
+		DELETE FROM mrfdp.grants g WHERE g.role = NEW.role;
+		EXECUTE format('GRANT REFERENCES ON mrfdp.learning_grantees TO %I', rolename);
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER grant_arriving BEFORE INSERT ON mrfdp.grants
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.grant_arriving();
+
+-- A role's last grant gone (revoke_learning, its relation dropped, its
+-- budget removed), the marker privilege goes too, and DROP ROLE works again.
+CREATE FUNCTION mrfdp.grant_gone() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rolename name;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.role = OLD.role)
+	   AND mrfdp.holds_learning_marker(OLD.role) THEN
+		SELECT rolname INTO rolename FROM pg_roles WHERE oid = OLD.role::oid;
+		LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
+		EXECUTE format('REVOKE REFERENCES ON mrfdp.learning_grantees FROM %I', rolename);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER grant_gone AFTER DELETE ON mrfdp.grants
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.grant_gone();
+
+CREATE FUNCTION mrfdp.ledger_arriving() RETURNS trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF NEW.relation::oid = 0 THEN
+		NEW.relation := NULL;
+	END IF;
+	IF NEW.relation_owner::oid = 0 THEN
+		NEW.relation_owner := NULL;
+	END IF;
+	IF NEW.role::oid = 0 THEN
+		NEW.role := NULL;
+	END IF;
+	-- mrfdp's own writes give OIDs only: record the names they have now
+	IF NEW.role_name IS NULL THEN
+		NEW.role_name := (SELECT rolname FROM pg_roles WHERE oid = NEW.role::oid);
+	END IF;
+	IF NEW.relation_owner_name IS NULL THEN
+		NEW.relation_owner_name := (SELECT rolname FROM pg_roles WHERE oid = NEW.relation_owner::oid);
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER ledger_arriving BEFORE INSERT ON mrfdp.ledger
+	FOR EACH ROW EXECUTE FUNCTION mrfdp.ledger_arriving();
+
+-- session_replication_role = replica must not switch the catalog's rules off.
+ALTER TABLE mrfdp.budget ENABLE ALWAYS TRIGGER budget_arriving;
+ALTER TABLE mrfdp.grants ENABLE ALWAYS TRIGGER grant_arriving;
+ALTER TABLE mrfdp.grants ENABLE ALWAYS TRIGGER grant_gone;
+ALTER TABLE mrfdp.ledger ENABLE ALWAYS TRIGGER ledger_arriving;
+ALTER TABLE mrfdp.ledger ENABLE ALWAYS TRIGGER ledger_append_only;
+ALTER TABLE mrfdp.ledger ENABLE ALWAYS TRIGGER ledger_no_truncate;
+
+REVOKE ALL ON mrfdp.budget, mrfdp.grants, mrfdp.ledger FROM PUBLIC;
+REVOKE ALL ON SEQUENCE mrfdp.ledger_id_seq FROM PUBLIC;
+REVOKE ALL ON FUNCTION mrfdp.grant_arriving(), mrfdp.grant_gone() FROM PUBLIC;
+
+-- pg_dump and pg_restore carry the catalog (reading it needs a superuser or
+-- pg_read_all_data; see the README): references dump as names and restore
+-- to the restored relations and roles.  Grants hold no foreign key to the
+-- budget: a parallel pg_restore loads the two tables concurrently, in any
+-- order; a grant counts only while its relation has a budget (the grant check
+-- joins them).  The marker's ACL is dumped too,
+-- and the grants' trigger restores it by itself (pg_restore --no-acl).
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.budget', '');
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.grants', '');
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.ledger', '');
+SELECT pg_catalog.pg_extension_config_dump('mrfdp.ledger_id_seq', '');
+
+-- Total epsilon spent under the composition of SPEC 3.4 (the arithmetic is
+-- in src/core/privacy.c): +infinity when the delta left cannot carry the
+-- zCDP part.
+CREATE FUNCTION mrfdp.spent_epsilon(zcdp_rho numeric, pure_epsilon numeric, pure_rho numeric,
+									approx_epsilon numeric, approx_delta numeric, delta float8)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'mrf_ledger_spent_epsilon' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Spent and remaining per relation, for the relation's owner (its owner
+-- now) and its granted roles (superusers see all).
+CREATE VIEW mrfdp.budget_status WITH (security_barrier) AS
+SELECT b.relation::regclass AS relation, c.relowner::regrole AS owner, b.epsilon, b.delta, b.rho_cap,
+	   s.spent_epsilon,
+	   b.spent_approx_delta::float8 AS spent_delta,
+	   (b.spent_zcdp_rho + b.spent_pure_rho)::float8 AS spent_rho,
+	   greatest(b.epsilon - s.spent_epsilon, 0) AS remaining_epsilon,
+	   greatest(b.delta - b.spent_approx_delta::float8, 0) AS remaining_delta,
+	   b.releases, b.created
+FROM mrfdp.budget b
+	 JOIN pg_class c ON c.oid = b.relation,
+	 LATERAL (SELECT mrfdp.spent_epsilon(b.spent_zcdp_rho, b.spent_pure_epsilon, b.spent_pure_rho,
+										 b.spent_approx_epsilon, b.spent_approx_delta, b.delta) AS spent_epsilon) s
+WHERE pg_has_role(c.relowner, 'USAGE')
+   OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE')
+			  AND mrfdp.holds_learning_marker(g.role))
+   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user);
+GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
+
+-- Protects a relation with a total budget; only its owner (or a superuser).
+-- Calling it again changes the budget (never below what is spent).  delta
+-- must be given (NULL is refused with a hint): delta = 0 is a pure-DP budget
+-- that only epsilon-DP learners can spend.
+CREATE FUNCTION mrfdp.protect(relation regclass, epsilon float8, delta float8 DEFAULT NULL,
+							  rho_cap float8 DEFAULT NULL)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'mrf_ledger_protect' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Lets a role learn from a protected relation without reading it.
+CREATE FUNCTION mrfdp.grant_learning(relation regclass, role regrole) RETURNS void
+	AS 'MODULE_PATHNAME', 'mrf_ledger_grant' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+CREATE FUNCTION mrfdp.revoke_learning(relation regclass, role regrole) RETURNS void
+	AS 'MODULE_PATHNAME', 'mrf_ledger_revoke' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+-- What can still be spent, by notion, each amount fitting exactly if
+-- charged alone now (owner, granted roles, superusers): the largest rho of a
+-- zCDP release, epsilon of a pure release, epsilon of an (epsilon, delta)
+-- release at the given delta (default: the smallest positive delta), and
+-- delta of one (with the smallest positive epsilon); then what was spent.
+CREATE FUNCTION mrfdp.remaining(relation regclass, delta float8 DEFAULT NULL,
+								OUT rho float8, OUT pure_epsilon float8,
+								OUT approx_epsilon float8, OUT approx_delta float8,
+								OUT spent_epsilon float8, OUT spent_delta float8,
+								OUT spent_rho float8, OUT releases bigint)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+-- The exact value of a float8 as numeric, for ledger comparisons.
+CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric
+	AS 'MODULE_PATHNAME', 'mrf_ledger_exact_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Dropping a protected relation drops its budget and grants; its ledger rows
+-- stay, keeping the relation's name, with the dropped OID set to NULL.  Only
+-- the relation itself (objsubid 0) counts: dropping one of its columns, or a
+-- type a column uses (DROP TYPE ... CASCADE by the type's owner), lists the
+-- column, never the relation, and must not end the budget.  The grants are
+-- deleted here, not only by the foreign key's cascade, which does not run
+-- under session_replication_role = replica.
+CREATE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM mrfdp.grants g
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = g.relation::oid;
+	DELETE FROM mrfdp.budget b
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = b.relation::oid;
+	UPDATE mrfdp.ledger l SET relation = NULL
+	FROM pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = l.relation::oid;
+END $$;
+CREATE EVENT TRIGGER mrfdp_forget_dropped ON sql_drop EXECUTE FUNCTION mrfdp.forget_dropped();
+
+-- DROP OWNED BY a role (or a REVOKE of the marker privilege) voids its
+-- learning grants; their rows go at once, so none is left behind under an
+-- OID that DROP ROLE then frees.
+CREATE FUNCTION mrfdp.forget_revoked() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM mrfdp.grants g WHERE NOT mrfdp.holds_learning_marker(g.role);
+END $$;
+CREATE EVENT TRIGGER mrfdp_forget_revoked ON ddl_command_end
+	WHEN TAG IN ('DROP OWNED', 'REVOKE')
+	EXECUTE FUNCTION mrfdp.forget_revoked();
+
+-- DROP EXTENSION mrfdp (or DROP SCHEMA ... CASCADE of its schema, or DROP
+-- OWNED BY its owner) would erase every budget, grant and ledger row: refused
+-- while any relation is protected or the ledger holds any row, unless a
+-- superuser has set mrfdp.allow_drop_with_budgets.  A C function on
+-- ddl_command_start sees the parse tree (which objects are dropped) and
+-- loads the library by itself, so it guards sessions without the preload too.
+CREATE FUNCTION mrfdp.refuse_drop_with_budgets() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'mrf_refuse_drop_with_budgets' LANGUAGE C;
+CREATE EVENT TRIGGER mrfdp_refuse_drop_with_budgets ON ddl_command_start
+	WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
+	EXECUTE FUNCTION mrfdp.refuse_drop_with_budgets();
+
+-- Event triggers are off under session_replication_role = replica unless
+-- enabled always.
+ALTER EVENT TRIGGER mrfdp_forget_dropped ENABLE ALWAYS;
+ALTER EVENT TRIGGER mrfdp_forget_revoked ENABLE ALWAYS;
+ALTER EVENT TRIGGER mrfdp_refuse_drop_with_budgets ENABLE ALWAYS;
+
+-- The ledger rows each role is entitled to read: its own releases, and every
+-- release from a relation it owns (or owned at release time); superusers see
+-- all.  A ledger row's role (and the owner at release time) counts only if
+-- the OID still carries the name recorded with the row: a role's OID
+-- outlives the role, and a role created later may get it.  (A renamed role
+-- no longer sees its earlier rows here; superusers still do.)  The statement
+-- text is shown only to the role that released (and to pg_read_all_stats
+-- members), as pg_stat_activity shows query text: it is the whole string the
+-- client sent, which may carry other statements and literals of that role.
+-- A role that may learn from a relation sees nothing of other roles'
+-- releases here; the totals are in budget_status.
+CREATE VIEW mrfdp.releases WITH (security_barrier) AS
+SELECT l.id, l.relation::regclass AS relation, l.relation_name,
+	   l.relation_owner::regrole AS relation_owner, l.relation_owner_name, l.protected,
+	   l.role::regrole AS role, l.role_name, l.at,
+	   l.learner, l.notion, l.rho, l.epsilon, l.delta, l.rows_read, l.private,
+	   CASE WHEN own.released OR pg_has_role('pg_read_all_stats', 'USAGE')
+			THEN l.statement END AS statement
+FROM mrfdp.ledger l,
+	 LATERAL (SELECT EXISTS (SELECT 1 FROM pg_roles r WHERE r.oid = l.role AND r.rolname = l.role_name
+							 AND pg_has_role(r.oid, 'USAGE')) AS released) own
+WHERE own.released
+   OR EXISTS (SELECT 1 FROM pg_roles r WHERE r.oid = l.relation_owner AND r.rolname = l.relation_owner_name
+			  AND pg_has_role(r.oid, 'USAGE'))
+   OR EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = l.relation AND pg_has_role(c.relowner, 'USAGE'))
+   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user);
+GRANT SELECT ON mrfdp.releases TO PUBLIC;
+-- The pairwise k-ary learner (Zhang et al. 2020, Algorithm 3): byte-row
+-- aggregate, named form, protected path, mrf_weights.
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_pairwise_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Rows: smallint[]/int[] with values 0..k-1 (k required), arrays of an enum
+-- type, or rows of enum/boolean columns (k fixed by the type).
+CREATE AGGREGATE mrf_learn_pairwise_agg(anyelement, jsonb) (
+	SFUNC = mrf_bytes_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_pairwise_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_pairwise_agg; see 10_ising.sql).
+CREATE FUNCTION mrf_learn_pairwise(x anyelement,
+								   k int DEFAULT NULL,
+								   rho float8 DEFAULT NULL,
+								   epsilon float8 DEFAULT NULL,
+								   delta float8 DEFAULT NULL,
+								   lambda float8 DEFAULT 1,
+								   iterations int DEFAULT NULL,
+								   mechanism text DEFAULT 'exponential',
+								   symmetrize boolean DEFAULT true)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
+										k int DEFAULT NULL,
+										rho float8 DEFAULT NULL,
+										epsilon float8 DEFAULT NULL,
+										delta float8 DEFAULT NULL,
+										lambda float8 DEFAULT 1,
+										iterations int DEFAULT NULL,
+										mechanism text DEFAULT 'exponential',
+										symmetrize boolean DEFAULT true,
+										variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- W_ij(a, b) of a pairwise model: 1-based i, j; values a, b in 0..k-1.
+-- Symmetric models list each pair once (i < j), others every ordered pair.
+CREATE FUNCTION mrf_weights(model mrf, OUT i int, OUT j int, OUT a int, OUT b int,
+							OUT weight float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- The binary t-wise learner (Zhang et al. 2020, Algorithms 4 and 5):
+-- bit-packed aggregate, named form, protected path, mrf_monomials.
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_twise_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_twise_agg(anyelement, jsonb) (
+	SFUNC = mrf_bits_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_twise_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_twise_agg; see 10_ising.sql).
+-- query_release applies to objective => 'linf' only (default 'gaussian').
+CREATE FUNCTION mrf_learn_twise(x anyelement,
+								t int DEFAULT NULL,
+								rho float8 DEFAULT NULL,
+								epsilon float8 DEFAULT NULL,
+								delta float8 DEFAULT NULL,
+								lambda float8 DEFAULT 1,
+								objective text DEFAULT 'l1',
+								query_release text DEFAULT NULL,
+								iterations int DEFAULT NULL,
+								mechanism text DEFAULT 'exponential')
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
+									 t int DEFAULT NULL,
+									 rho float8 DEFAULT NULL,
+									 epsilon float8 DEFAULT NULL,
+									 delta float8 DEFAULT NULL,
+									 lambda float8 DEFAULT 1,
+									 objective text DEFAULT 'l1',
+									 query_release text DEFAULT NULL,
+									 iterations int DEFAULT NULL,
+									 mechanism text DEFAULT 'exponential',
+									 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- Every monomial of a twise model (|vars| = 1..t, 1-based, in the model's
+-- index order), zero coefficients included.
+CREATE FUNCTION mrf_monomials(model mrf, OUT vars int[], OUT coef float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-------------------------------------------------------------------------------
+-- Structure learning (SPEC 4.5): the stable mode over disjoint blocks under
+-- (epsilon, delta)-DP, or method 'threshold' under rho-zCDP.  Binary rows
+-- (model 'ising' or 'twise') or k-ary rows (model 'pairwise'); the result
+-- is an mrf of kind "structure" (an edge list, or the maximal monomials for
+-- 'twise'), or NULL when the stable mode releases no graph (still charged).
+-------------------------------------------------------------------------------
+
+-- Transition: checks the options at each group's first row, then packs bits
+-- (or stores bytes for model 'pairwise').
+CREATE FUNCTION mrf_structure_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_structure_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_structure_agg(anyelement, jsonb) (
+	SFUNC = mrf_structure_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_structure_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- The named form (rewritten into mrf_learn_structure_agg, see 10_ising.sql).
+-- rho, iterations and mechanism belong to method 'threshold'; blocks to the
+-- stable mode; k to model 'pairwise' (k-ary rows); t to model 'twise'.
+CREATE FUNCTION mrf_learn_structure(x anyelement,
+									epsilon float8 DEFAULT NULL,
+									delta float8 DEFAULT NULL,
+									eta float8 DEFAULT NULL,
+									lambda float8 DEFAULT 1,
+									model text DEFAULT 'ising',
+									blocks int DEFAULT NULL,
+									method text DEFAULT 'stable',
+									rho float8 DEFAULT NULL,
+									iterations int DEFAULT NULL,
+									mechanism text DEFAULT NULL,
+									k int DEFAULT NULL,
+									t int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
+										 epsilon float8 DEFAULT NULL,
+										 delta float8 DEFAULT NULL,
+										 eta float8 DEFAULT NULL,
+										 lambda float8 DEFAULT 1,
+										 model text DEFAULT 'ising',
+										 blocks int DEFAULT NULL,
+										 method text DEFAULT 'stable',
+										 rho float8 DEFAULT NULL,
+										 iterations int DEFAULT NULL,
+										 mechanism text DEFAULT NULL,
+										 k int DEFAULT NULL,
+										 t int DEFAULT NULL,
+										 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- Planning for the stable mode (public arithmetic only): the blocks (given
+-- or the default for epsilon and delta), the threshold tau on the noisy
+-- block counts, the rows per block at which the Ising block learner finds
+-- the exact graph in about 60% of blocks (fitted at lambda = 1; very
+-- conservative for wider models), and the rows of the whole table.
+CREATE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
+										  lambda float8 DEFAULT 1, blocks int DEFAULT NULL)
+	RETURNS TABLE (block_count int, tau bigint, rows_per_block bigint, "rows" bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- Clique models of known structure from noisy sufficient statistics
+-- (Bernstein et al. 2017; SPEC 4.6 and 5), epsilon-DP: byte-row aggregate,
+-- named form, protected path, mrf_potentials and mrf_marginals.
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrf_cliques_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
+	SFUNC = mrf_bytes_accum,
+	STYPE = internal,
+	FINALFUNC = mrf_cliques_final,
+	COMBINEFUNC = mrf_rows_combine,
+	SERIALFUNC = mrf_rows_serialize,
+	DESERIALFUNC = mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_cliques_agg; see 10_ising.sql).
+-- cliques: '[[1, 2], [2, 3]]' (1-based variables); k for integer arrays;
+-- tolerance (default 1e-5) and em_iterations (default 100) apply to 'cgm'.
+CREATE FUNCTION mrf_learn_cliques(x anyelement,
+								  cliques jsonb DEFAULT NULL,
+								  k int DEFAULT NULL,
+								  epsilon float8 DEFAULT NULL,
+								  method text DEFAULT 'cgm',
+								  tolerance float8 DEFAULT NULL,
+								  em_iterations int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
+									   cliques jsonb DEFAULT NULL,
+									   k int DEFAULT NULL,
+									   epsilon float8 DEFAULT NULL,
+									   method text DEFAULT 'cgm',
+									   tolerance float8 DEFAULT NULL,
+									   em_iterations int DEFAULT NULL,
+									   variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- Every cell of every log-potential table of a clique model: the clique's
+-- variables (1-based, ascending), the assignment (values 0..k-1, aligned
+-- with clique) and its log-potential.
+CREATE FUNCTION mrf_potentials(model mrf, OUT clique int[], OUT assignment int[],
+							   OUT log_potential float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The clique marginals of a clique model, in the layout of mrf_potentials:
+-- exact on a junction tree, loopy belief propagation otherwise.
+CREATE FUNCTION mrf_marginals(model mrf, OUT clique int[], OUT assignment int[],
+							  OUT probability float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
