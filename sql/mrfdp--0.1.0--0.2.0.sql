@@ -3,3 +3,10 @@
 -- fresh CREATE EXTENSION mrfdp would build (test/upgrade checks it).  See the
 -- README, "Changing the SQL".
 \echo Use "ALTER EXTENSION mrfdp UPDATE TO '0.2.0'" to load this file. \quit
+
+-- Citus (issue 13; sql/parts/70_citus.sql): the identity that hides a
+-- grouping column from Citus.
+CREATE FUNCTION mrf_citus_group_key(anyelement) RETURNS anyelement
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION mrf_citus_group_key(anyelement) IS
+	'Returns its argument; mrfdp wraps the grouping columns of queries that call a learner in it on Citus, so Citus keeps the learner on the coordinator.';
