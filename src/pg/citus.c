@@ -53,6 +53,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
 #include "parser/parse_func.h"
+#include "rewrite/rewriteManip.h"
 #include "parser/parsetree.h"
 #include "storage/proc.h"
 #include "utils/array.h"
@@ -270,9 +271,52 @@ HideGroupingColumn(SortGroupClause *sgc, List *targetList, Oid keyfn)
 									  var->varcollid, COERCE_EXPLICIT_CALL);
 }
 
+static bool ReadsCitusTable(Query *query);
+
+/*
+ * Errors when a learner aggregate of this query level (not of nested
+ * queries) takes options that are not a function of constants and query
+ * parameters.  Citus ships the options to the coordinator as a column, where
+ * the aggregate can only compare each row's with the first's; this keeps the
+ * one-node rule (options never depend on the data) on Citus too.
+ */
+static bool
+CheckOptionsWalker(Node *node, LearnerWalk *walk)
+{
+	if (node == NULL || IsA(node, Query))
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+
+		if (aggref->agglevelsup == 0 && list_length(aggref->args) == 2 &&
+			IsLearnerAggregate(aggref->aggfnoid, walk))
+		{
+			Node	   *options = (Node *) lsecond_node(TargetEntry, aggref->args)->expr;
+
+			if (contain_var_clause(options) || contain_volatile_functions(options) ||
+				checkExprHasSubLink(options))
+			{
+				char	   *name = get_func_name(aggref->aggfnoid);
+				size_t		len = strlen(name);
+
+				if (len > 4 && strcmp(name + len - 4, "_agg") == 0)
+					name[len - 4] = '\0';
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s needs the same options for every row", name),
+						 errdetail("The options argument is not a constant."),
+						 errhint("Pass constants or query parameters to mrf_options().")));
+			}
+		}
+	}
+	return expression_tree_walker(node, CheckOptionsWalker, walk);
+}
+
 /*
  * Every query level that calls a learner: its grouping and partitioning
- * columns are hidden from Citus's distribution-column test.
+ * columns are hidden from Citus's distribution-column test, and, when it
+ * reads a Citus table, its learners' options must be constants.
  */
 static bool
 KeepLearnersWalker(Node *node, LearnerWalk *walk)
@@ -291,6 +335,11 @@ KeepLearnersWalker(Node *node, LearnerWalk *walk)
 
 			if (query == walk->root || query == walk->source)
 				walk->root_learner = true;
+			if (ReadsCitusTable(query))
+			{
+				(void) CheckOptionsWalker((Node *) query->targetList, walk);
+				(void) CheckOptionsWalker(query->havingQual, walk);
+			}
 			foreach(lc, query->groupClause)
 				HideGroupingColumn(lfirst_node(SortGroupClause, lc), query->targetList,
 								   walk->keyfn);

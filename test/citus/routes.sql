@@ -9,7 +9,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(48);
+SELECT plan(49);
 
 CREATE EXTENSION IF NOT EXISTS dblink;
 CREATE TABLE c13 (id int, g int, row boolean[], kr int[]);
@@ -97,8 +97,11 @@ SELECT is((SELECT spent_approx_epsilon FROM mrfdp.budget WHERE relation = 'c13':
 SELECT throws_like($$SELECT mrf_learn_ising_agg(row, mrf_options(rho => CASE WHEN id = 1000 THEN 0.25 ELSE 0.125 END)) FROM c13$$,
 	'%needs the same options for every row%',
 	'options that differ from row to row are refused on a distributed table');
+SELECT throws_like($$SELECT mrf_learn_ising_agg(row, mrf_options(rho => g * 0 + 0.125)) FROM c13$$,
+	'%needs the same options for every row%',
+	'options computed from a column are refused on a distributed table even when every row''s are equal');
 SELECT is((SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'c13'::regclass), 1.0625,
-	'the refused statement charged nothing');
+	'the refused statements charged nothing');
 
 -- The same rows give the same model on one node and on the cluster.
 INSERT INTO models SELECT 'local', mrf_learn_ising_agg(row, mrf_options(rho => 0.125)) FROM c13_local;
