@@ -39,12 +39,22 @@ CREATE FUNCTION mrf_ising(weights float8[], fields float8[] DEFAULT NULL) RETURN
 CREATE FUNCTION mrf_info(mrf) RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Names and labels of the accessors: the variables' names (the rows' column
+-- names) and the values' labels (booleans, enum labels, declared domains),
+-- kept in the model's metadata ("variables"); NULL when the model has none.
 CREATE FUNCTION mrf_edges(model mrf, threshold float8 DEFAULT 0,
-						  OUT i int, OUT j int, OUT weight float8)
+						  OUT i int, OUT j int, OUT weight float8,
+						  OUT name_i text, OUT name_j text)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION mrf_fields(model mrf, OUT i int, OUT a int, OUT theta float8)
+CREATE FUNCTION mrf_fields(model mrf, OUT i int, OUT a int, OUT theta float8,
+						   OUT name text, OUT label text)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- A model's variables: 1-based position, name and value labels (in code order).
+CREATE FUNCTION mrf_variables(model mrf, OUT i int, OUT name text, OUT labels text[])
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 

@@ -48,7 +48,9 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 
 -- W_ij(a, b) of a pairwise model: 1-based i, j; values a, b in 0..k-1.
 -- Symmetric models list each pair once (i < j), others every ordered pair.
+-- Names and labels: from the rows' columns and types (NULL when unknown).
 CREATE FUNCTION mrf_weights(model mrf, OUT i int, OUT j int, OUT a int, OUT b int,
-							OUT weight float8)
+							OUT weight float8, OUT name_i text, OUT name_j text,
+							OUT label_a text, OUT label_b text)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -48,7 +48,8 @@ CREATE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
 -- Every monomial of a twise model (|vars| = 1..t, 1-based, in the model's
--- index order), zero coefficients included.
-CREATE FUNCTION mrf_monomials(model mrf, OUT vars int[], OUT coef float8)
+-- index order), zero coefficients included; names: the variables' names
+-- (NULL when the model has none).
+CREATE FUNCTION mrf_monomials(model mrf, OUT vars int[], OUT coef float8, OUT names text[])
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

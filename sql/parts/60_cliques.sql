@@ -45,15 +45,16 @@ CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
 
 -- Every cell of every log-potential table of a clique model: the clique's
 -- variables (1-based, ascending), the assignment (values 0..k-1, aligned
--- with clique) and its log-potential.
+-- with clique) and its log-potential; names and labels (NULL when the model
+-- has none) from the rows' columns and types.
 CREATE FUNCTION mrf_potentials(model mrf, OUT clique int[], OUT assignment int[],
-							   OUT log_potential float8)
+							   OUT log_potential float8, OUT names text[], OUT labels text[])
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- The clique marginals of a clique model, in the layout of mrf_potentials:
 -- exact on a junction tree, loopy belief propagation otherwise.
 CREATE FUNCTION mrf_marginals(model mrf, OUT clique int[], OUT assignment int[],
-							  OUT probability float8)
+							  OUT probability float8, OUT names text[], OUT labels text[])
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -14,6 +14,7 @@
 #include "utils/lsyscache.h"
 
 #include "pg/model.h"
+#include "pg/names.h"
 #include "pg/release.h"
 
 /* Errors for an accessor the model's kind does not have. */
@@ -26,10 +27,9 @@ NotForKind(const MrfModel *model, const char *fn)
 			 errmsg("%s does not apply to models of kind %s", fn, MrfKindName(model->kind))));
 }
 
-PG_FUNCTION_INFO_V1(mrf_edges);
 /* Edges (i, j, weight) with |weight| > threshold, 1-based. */
-Datum
-mrf_edges(PG_FUNCTION_ARGS)
+static Datum
+EdgeCodes(PG_FUNCTION_ARGS)
 {
 	MrfModel   *model = PG_GETARG_MRF_P(0);
 	double		threshold = PG_GETARG_FLOAT8(1);
@@ -41,24 +41,39 @@ mrf_edges(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("threshold must be a non-negative number")));
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	ops->edges(model, threshold, (ReturnSetInfo *) fcinfo->resultinfo);
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(mrf_fields);
-/* External fields (i, a, theta). */
+PG_FUNCTION_INFO_V1(mrf_edges);
+/* Edges (i, j, weight, name_i, name_j). */
 Datum
-mrf_fields(PG_FUNCTION_ARGS)
+mrf_edges(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, EdgeCodes, MRF_NAMED_EDGE);
+}
+
+/* External fields (i, a, theta). */
+static Datum
+FieldCodes(PG_FUNCTION_ARGS)
 {
 	MrfModel   *model = PG_GETARG_MRF_P(0);
 	const MrfKindOps *ops = MrfKindOpsOf(model);
 
 	if (ops->fields == NULL)
 		NotForKind(model, "mrf_fields");
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	ops->fields(model, (ReturnSetInfo *) fcinfo->resultinfo);
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_fields);
+/* External fields (i, a, theta, name, label). */
+Datum
+mrf_fields(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, FieldCodes, MRF_NAMED_FIELD);
 }
 
 /* Most samples one mrf_sample call may draw. */

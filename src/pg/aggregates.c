@@ -21,6 +21,7 @@
 #include "pg/aggregates.h"
 #include "pg/citus.h"
 #include "pg/learners.h"
+#include "pg/names.h"
 #include "pg/options.h"
 #include "pg/plan.h"
 #include "pg/release.h"
@@ -240,6 +241,19 @@ MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format, MemoryContext ag
 	return state;
 }
 
+/*
+ * Keeps the names and labels of the first row's type (names.h), and the
+ * relation it is the row type of: public facts of the query's types.
+ */
+static void
+StateNames(MrfRowsState *state, MemoryContext aggctx, char *variables, Oid rowtype)
+{
+	char	   *source = OidIsValid(rowtype) ? MrfSourceOfRowType(rowtype, variables) : NULL;
+
+	state->variables = variables ? MemoryContextStrdup(aggctx, variables) : NULL;
+	state->source = source ? MemoryContextStrdup(aggctx, source) : NULL;
+}
+
 PG_FUNCTION_INFO_V1(mrf_bits_accum);
 /* Transition of the binary learners: packs one sample as bits. */
 Datum
@@ -264,6 +278,8 @@ mrf_bits_accum(PG_FUNCTION_ARGS)
 		memset(scratch, 0, sizeof(scratch));
 		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), scratch);
 		MrfRowsStateSetShape(state, state->reader.p, 2);
+		StateNames(state, aggctx, MrfBinaryReaderVariables(&state->reader),
+				   state->reader.tupdesc ? state->reader.tupdesc->tdtypeid : InvalidOid);
 		memcpy(MrfRowsStateAppend(state, aggctx, state->reader.learner), scratch, state->row_bytes);
 	}
 	else
@@ -297,6 +313,8 @@ mrf_bytes_accum(PG_FUNCTION_ARGS)
 
 		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1), scratch);
 		MrfRowsStateSetShape(state, state->kreader.p, state->kreader.k);
+		StateNames(state, aggctx, MrfKaryReaderVariables(&state->kreader),
+				   state->kreader.tupdesc ? state->kreader.tupdesc->tdtypeid : InvalidOid);
 		memcpy(MrfRowsStateAppend(state, aggctx, state->kreader.learner), scratch, state->row_bytes);
 	}
 	else
@@ -331,6 +349,10 @@ MergeState(MrfRowsState *dst, const MrfRowsState *src, MemoryContext aggctx)
 				 errmsg("every sample must have the same number of variables"),
 				 errdetail("Samples of %d and of %d variables were both seen.", dst->p, src->p)));
 
+	if (dst->variables == NULL && src->variables != NULL)
+		dst->variables = MemoryContextStrdup(aggctx, src->variables);
+	if (dst->source == NULL && src->source != NULL)
+		dst->source = MemoryContextStrdup(aggctx, src->source);
 	(void) Reserve(dst, aggctx, dst->n + src->n, learner);
 	memcpy(dst->rows + (Size) dst->n * dst->row_bytes, src->rows, (Size) src->n * src->row_bytes);
 	dst->n += src->n;
@@ -357,7 +379,35 @@ mrf_rows_combine(PG_FUNCTION_ARGS)
 }
 
 PG_FUNCTION_INFO_V1(mrf_rows_serialize);
-/* Serialize: format, p, k, n, options, rows. */
+/* Appends a string that may be NULL (length -1). */
+static void
+SendString(StringInfo buf, const char *s)
+{
+	if (s == NULL)
+		pq_sendint32(buf, -1);
+	else
+	{
+		pq_sendint32(buf, strlen(s));
+		pq_sendbytes(buf, s, strlen(s));
+	}
+}
+
+/* Reads a string written by SendString into cxt. */
+static char *
+GetString(StringInfo buf, MemoryContext cxt)
+{
+	int			len = pq_getmsgint(buf, 4);
+	char	   *s;
+
+	if (len < 0)
+		return NULL;
+	s = MemoryContextAlloc(cxt, len + 1);
+	pq_copymsgbytes(buf, s, len);
+	s[len] = '\0';
+	return s;
+}
+
+/* Serialize: format, p, k, n, options, rows, names, source. */
 Datum
 mrf_rows_serialize(PG_FUNCTION_ARGS)
 {
@@ -380,6 +430,8 @@ mrf_rows_serialize(PG_FUNCTION_ARGS)
 		pq_sendint32(&buf, 0);
 	if (nbytes > 0)
 		pq_sendbytes(&buf, state->rows, nbytes);
+	SendString(&buf, state->variables);
+	SendString(&buf, state->source);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
@@ -423,6 +475,8 @@ mrf_rows_deserialize(PG_FUNCTION_ARGS)
 		pq_copymsgbytes(&buf, state->rows, nbytes);
 	}
 	state->capacity = state->n;
+	state->variables = GetString(&buf, aggctx);
+	state->source = GetString(&buf, aggctx);
 	pq_getmsgend(&buf);
 	PG_RETURN_POINTER(state);
 }
@@ -443,7 +497,7 @@ MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
 	MrfCitusRefuseOffCoordinator(MrfAggregateLearnerName(fcinfo));
 	if (state->options != NULL)
 		CheckBudgetBeforeLearning(fcinfo, MrfAggregateLearnerName(fcinfo), state->options);
-	model = learn(state, &charge);
+	model = MrfModelWithNames(learn(state, &charge), state->variables, state->source);
 	/* Charge before release: this returns only once the charge is committed. */
 	MrfChargeStatement(&charge);
 	if (model == NULL)

@@ -33,6 +33,8 @@ typedef struct MrfRowsState
 	Jsonb	   *options;		/* the options document, the same for every row */
 	bool		options_per_row;	/* not provably constant: compare every row's */
 	bool		plan_only;		/* learners validate and fill the charge, then return NULL */
+	char	   *variables;		/* names and labels from the rows' type (names.h), or NULL */
+	char	   *source;			/* the relation the rows' type belongs to (names.h), or NULL */
 	MrfBinaryReader reader;		/* bits format */
 	MrfKaryReader kreader;		/* bytes format */
 } MrfRowsState;

@@ -42,6 +42,7 @@
 #include "pg/ledger.h"
 #include "pg/learners.h"
 #include "pg/model.h"
+#include "pg/names.h"
 #include "pg/options.h"
 #include "pg/release.h"
 
@@ -644,7 +645,7 @@ CliquesTableRows(MrfModel *model, const double *values, ReturnSetInfo *rsinfo)
 			row[1] = PointerGetDatum(construct_array(elems, size, INT4OID, sizeof(int32), true,
 													 TYPALIGN_INT));
 			row[2] = Float8GetDatum(values[cell]);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+			MrfPutRow(rsinfo, row, nulls);
 			pfree(DatumGetPointer(row[1]));
 			for (int j = size - 1; j >= 0; j--)
 			{
@@ -658,26 +659,24 @@ CliquesTableRows(MrfModel *model, const double *values, ReturnSetInfo *rsinfo)
 	}
 }
 
-PG_FUNCTION_INFO_V1(mrf_potentials);
 /* Log-potential tables (clique, assignment, log_potential): 1-based variables, values 0..k-1. */
-Datum
-mrf_potentials(PG_FUNCTION_ARGS)
+static Datum
+PotentialCodes(PG_FUNCTION_ARGS)
 {
 	MrfModel   *model = PG_GETARG_MRF_P(0);
 
 	RequireCliques(model, "mrf_potentials");
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	CliquesTableRows(model, CliquesTables(model), (ReturnSetInfo *) fcinfo->resultinfo);
 	return (Datum) 0;
 }
 
-PG_FUNCTION_INFO_V1(mrf_marginals);
 /*
  * Clique marginals (clique, assignment, probability) of the model: exact on
  * a junction tree, loopy belief propagation (approximate) otherwise.
  */
-Datum
-mrf_marginals(PG_FUNCTION_ARGS)
+static Datum
+MarginalCodes(PG_FUNCTION_ARGS)
 {
 	MrfModel   *model = PG_GETARG_MRF_P(0);
 	MrfCliqueSet *set;
@@ -696,7 +695,23 @@ mrf_marginals(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("mrf_marginals failed with internal status %d", status)));
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	CliquesTableRows(model, marg, (ReturnSetInfo *) fcinfo->resultinfo);
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_potentials);
+/* Log-potential tables with the clique's names and the assignment's labels. */
+Datum
+mrf_potentials(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, PotentialCodes, MRF_NAMED_TABLE);
+}
+
+PG_FUNCTION_INFO_V1(mrf_marginals);
+/* Clique marginals with the clique's names and the assignment's labels. */
+Datum
+mrf_marginals(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, MarginalCodes, MRF_NAMED_TABLE);
 }

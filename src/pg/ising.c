@@ -22,6 +22,7 @@
 #include "pg/ledger.h"
 #include "pg/learners.h"
 #include "pg/model.h"
+#include "pg/names.h"
 #include "pg/options.h"
 #include "pg/plan.h"
 #include "pg/release.h"
@@ -225,7 +226,7 @@ IsingEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
 			values[0] = Int32GetDatum(i + 1);
 			values[1] = Int32GetDatum(j + 1);
 			values[2] = Float8GetDatum(w);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			MrfPutRow(rsinfo, values, nulls);
 		}
 }
 
@@ -243,7 +244,7 @@ IsingFields(MrfModel *model, ReturnSetInfo *rsinfo)
 		values[0] = Int32GetDatum(i + 1);
 		values[1] = Int32GetDatum(1);
 		values[2] = Float8GetDatum(theta[i]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MrfPutRow(rsinfo, values, nulls);
 	}
 }
 

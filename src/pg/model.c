@@ -18,6 +18,7 @@
 #include "utils/numeric.h"
 
 #include "pg/model.h"
+#include "pg/names.h"
 
 
 static const char *const MrfKindNames[] = {
@@ -275,6 +276,8 @@ MrfModelFromCString(char *text)
 	if (MrfJsonGetKey(&MrfModelMeta(model)->root, "private", &v) &&
 		v.type == jbvBool && !v.val.boolean)
 		model->flags |= MRF_FLAG_NOT_PRIVATE;
+	/* names and labels must fit the model's shape (the accessors read them) */
+	MrfNamesValidate(model);
 	return model;
 }
 

@@ -30,6 +30,7 @@
 #include "pg/ledger.h"
 #include "pg/learners.h"
 #include "pg/model.h"
+#include "pg/names.h"
 #include "pg/options.h"
 #include "pg/plan.h"
 #include "pg/release.h"
@@ -365,7 +366,7 @@ PairwiseEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
 			values[0] = Int32GetDatum(i + 1);
 			values[1] = Int32GetDatum(j + 1);
 			values[2] = Float8GetDatum(norm);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			MrfPutRow(rsinfo, values, nulls);
 		}
 }
 
@@ -384,7 +385,7 @@ PairwiseFields(MrfModel *model, ReturnSetInfo *rsinfo)
 			values[0] = Int32GetDatum(i + 1);
 			values[1] = Int32GetDatum(a);
 			values[2] = Float8GetDatum(theta[(size_t) i * model->k + a]);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			MrfPutRow(rsinfo, values, nulls);
 		}
 }
 
@@ -411,13 +412,12 @@ const MrfKindOps MrfPairwiseOps = {
 	PairwiseSample
 };
 
-PG_FUNCTION_INFO_V1(mrf_weights);
 /*
  * Weights (i, j, a, b, W_ij(a, b)), 1-based i, j and values a, b = 0..k-1:
  * symmetric models list each pair once (i < j), others every ordered pair.
  */
-Datum
-mrf_weights(PG_FUNCTION_ARGS)
+static Datum
+WeightCodes(PG_FUNCTION_ARGS)
 {
 	MrfModel   *model = PG_GETARG_MRF_P(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -436,7 +436,7 @@ mrf_weights(PG_FUNCTION_ARGS)
 	p = model->p;
 	k = model->k;
 	symmetric = (model->flags & MRF_FLAG_SYMMETRIC) != 0;
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int i = 0; i < p; i++)
 	{
 		for (int j = symmetric ? i + 1 : 0; j < p; j++)
@@ -454,10 +454,18 @@ mrf_weights(PG_FUNCTION_ARGS)
 					values[2] = Int32GetDatum(a);
 					values[3] = Int32GetDatum(b);
 					values[4] = Float8GetDatum(W[MrfPairwiseAt(p, k, i, j, a, b)]);
-					tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+					MrfPutRow(rsinfo, values, nulls);
 				}
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_weights);
+/* Weights (i, j, a, b, weight) with the variables' names and the values' labels. */
+Datum
+mrf_weights(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, WeightCodes, MRF_NAMED_WEIGHT);
 }

@@ -71,6 +71,7 @@
 #include "pg/learners.h"
 #include "pg/ledger.h"
 #include "pg/model.h"
+#include "pg/names.h"
 #include "pg/options.h"
 #include "pg/plan.h"
 #include "pg/release.h"
@@ -595,6 +596,10 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		MrfKaryReaderSetLenient(&state->kreader, p);
 	MrfRowsStateSetShape(state, p, format == MRF_ROWS_BITS ? 2 : state->kreader.k);
 	state->options = options;
+	/* names and labels from the schema (names.h) */
+	state->variables = format == MRF_ROWS_BITS ? MrfBinaryReaderVariables(&state->reader) :
+		MrfKaryReaderVariables(&state->kreader);
+	state->source = MrfSourceOfColumn(relid, column, state->variables);
 
 	/*
 	 * Stream the column through a cursor as the relation's owner (see the
@@ -679,5 +684,6 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 			entry->released_nothing(state);
 		PG_RETURN_NULL();
 	}
+	model = MrfModelWithNames(model, state->variables, state->source);
 	PG_RETURN_POINTER(ModelWithMeta(model, "substituted_rows", count_meta.data));
 }

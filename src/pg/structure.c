@@ -51,6 +51,7 @@
 #include "pg/ledger.h"
 #include "pg/learners.h"
 #include "pg/model.h"
+#include "pg/names.h"
 #include "pg/options.h"
 #include "pg/release.h"
 
@@ -909,7 +910,7 @@ StructureEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
 				values[0] = Int32GetDatum(i + 1);
 				values[1] = Int32GetDatum(j + 1);
 				values[2] = Float8GetDatum(1.0);
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+				MrfPutRow(rsinfo, values, nulls);
 			}
 		pfree(adj);
 		return;
@@ -922,7 +923,7 @@ StructureEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
 		values[0] = Int32GetDatum((int32) model->params[2 * e] + 1);
 		values[1] = Int32GetDatum((int32) model->params[2 * e + 1] + 1);
 		values[2] = Float8GetDatum(1.0);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MrfPutRow(rsinfo, values, nulls);
 	}
 }
 

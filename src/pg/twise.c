@@ -31,6 +31,7 @@
 #include "pg/ledger.h"
 #include "pg/learners.h"
 #include "pg/model.h"
+#include "pg/names.h"
 #include "pg/options.h"
 #include "pg/plan.h"
 #include "pg/release.h"
@@ -412,7 +413,7 @@ TwiseEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
 			values[0] = Int32GetDatum(i + 1);
 			values[1] = Int32GetDatum(j + 1);
 			values[2] = Float8GetDatum(w);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			MrfPutRow(rsinfo, values, nulls);
 		}
 }
 
@@ -428,7 +429,7 @@ TwiseFields(MrfModel *model, ReturnSetInfo *rsinfo)
 		values[0] = Int32GetDatum(i + 1);
 		values[1] = Int32GetDatum(1);
 		values[2] = Float8GetDatum(model->params[1 + i]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MrfPutRow(rsinfo, values, nulls);
 	}
 }
 
@@ -453,10 +454,9 @@ const MrfKindOps MrfTwiseOps = {
 	MRF_KIND_TWISE, TwiseWriteJson, TwiseReadJson, TwiseEdges, TwiseFields, TwiseSample
 };
 
-PG_FUNCTION_INFO_V1(mrf_monomials);
 /* Every monomial of a t-wise model, |I| = 1..t in index order: (vars 1-based, coef). */
-Datum
-mrf_monomials(PG_FUNCTION_ARGS)
+static Datum
+MonomialCodes(PG_FUNCTION_ARGS)
 {
 	MrfModel   *model = PG_GETARG_MRF_P(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -471,7 +471,7 @@ mrf_monomials(PG_FUNCTION_ARGS)
 				 errmsg("mrf_monomials does not apply to models of kind %s",
 						MrfKindName(model->kind)),
 				 errhint("Use mrf_edges and mrf_fields.")));
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	while (MrfSubsetNext(model->p, model->t, vars, &k))
 	{
 		Datum		values[2];
@@ -483,9 +483,17 @@ mrf_monomials(PG_FUNCTION_ARGS)
 		values[0] = PointerGetDatum(construct_array(elems, k, INT4OID, sizeof(int32), true,
 													TYPALIGN_INT));
 		values[1] = Float8GetDatum(model->params[c]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MrfPutRow(rsinfo, values, nulls);
 		if ((c & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_monomials);
+/* Every monomial (vars, coef) with its variables' names. */
+Datum
+mrf_monomials(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, MonomialCodes, MRF_NAMED_SET);
 }

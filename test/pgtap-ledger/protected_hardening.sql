@@ -430,9 +430,9 @@ SELECT ok((SELECT epsilon = 1.0078125 AND delta = 1e-7 AND notion = 'approximate
 SELECT is((SELECT (m::jsonb) - 'meta' FROM ph.models WHERE name = 'clean'),
           (SELECT (m::jsonb) - 'meta' FROM ph.models WHERE name = 'aggregate'),
           'under a test seed the protected path''s model equals the aggregate path''s on the same rows');
-SELECT is((SELECT ((m::jsonb)->'meta') - ARRAY['created', 'learn_seconds', 'substituted_rows'] FROM ph.models WHERE name = 'clean'),
+SELECT is((SELECT ((m::jsonb)->'meta') - ARRAY['created', 'learn_seconds', 'substituted_rows', 'source'] FROM ph.models WHERE name = 'clean'),
           (SELECT ((m::jsonb)->'meta') - ARRAY['created', 'learn_seconds'] FROM ph.models WHERE name = 'aggregate'),
-          'and so is its metadata, but for the count');
+          'and so is its metadata, but for the count and the source relation (the protected path knows it)');
 
 SELECT is(pg_postmaster_start_time(), :'ph_started'::timestamptz, 'the server never restarted');
 

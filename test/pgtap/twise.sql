@@ -12,7 +12,7 @@ CREATE TEMP TABLE truth AS SELECT '{"kind": "twise", "p": 7, "t": 3, "monomials"
   [[1, 2, 3], 0.5], [[1, 2], 0.2], [[3, 4], 0.4], [[4, 5], -0.4], [[6, 7], 0.3],
   [[2], 0.2], [[3], 0.4], [[5], 0.2]]}'::mrf AS m;
 CREATE TEMP TABLE truth_mono AS
-SELECT vars, coef, ord FROM mrf_monomials((SELECT m FROM truth)) WITH ORDINALITY AS x(vars, coef, ord);
+SELECT vars, coef, ord FROM mrf_monomials((SELECT m FROM truth)) WITH ORDINALITY AS x(vars, coef, names, ord);
 -- Maximal monomials: no strict superset has a nonzero coefficient.  Only
 -- there does objective 'linf' estimate the coefficient itself.
 CREATE TEMP TABLE maximal AS
@@ -32,7 +32,7 @@ $$;
 -- monomial in index order (an off-by-one), and all doubled (w instead of w/2).
 CREATE FUNCTION pg_temp.err_shifted(est mrf) RETURNS float8 LANGUAGE sql AS $$
 	SELECT max(abs(coalesce(e.coef, 0) - t.coef))
-	FROM truth_mono t LEFT JOIN (SELECT coef, ord FROM mrf_monomials(est) WITH ORDINALITY x(vars, coef, ord)) e
+	FROM truth_mono t LEFT JOIN (SELECT coef, ord FROM mrf_monomials(est) WITH ORDINALITY x(vars, coef, names, ord)) e
 	ON e.ord = t.ord + 1
 $$;
 CREATE FUNCTION pg_temp.err_doubled(est mrf) RETURNS float8 LANGUAGE sql AS $$
