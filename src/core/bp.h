@@ -33,6 +33,18 @@ typedef struct MrfCliqueSet
 	int64_t		cells;			/* offset[m] */
 } MrfCliqueSet;
 
+/* Row-major index of a row's values z (p of them) in clique c's table. */
+static inline int64_t
+MrfCliqueIndex(const MrfCliqueSet *set, int c, const uint8_t *z)
+{
+	int64_t		idx = 0;
+	int			i;
+
+	for (i = set->start[c]; i < set->start[c + 1]; i++)
+		idx = idx * set->k + z[set->var[i]];
+	return idx;
+}
+
 typedef enum MrfInferMode
 {
 	MRF_INFER_AUTO = 0,			/* exact when it fits, loopy otherwise */

@@ -1,7 +1,7 @@
 /*
  * cliques.c - clique models from noisy sufficient statistics (Bernstein et
  * al., ICML 2017; SPEC.md 5): the release, naive MLE, CGM-EM, and the
- * model's marginals, KL divergence and sampler.
+ * model's marginals and KL divergence (its sampler is in sample.c).
  *
  * Privacy.  The only access to the rows is MrfCliquesCount; its tables enter
  * MrfCliquesRelease, which adds exact discrete Laplace noise with the scale
@@ -304,18 +304,6 @@ ResolveOptions(const MrfCliquesOptions *in)
 	return o;
 }
 
-/* Row-major index of a row's values on clique c. */
-static inline int64_t
-CliqueIndex(const MrfCliqueSet *set, int c, const uint8_t *z)
-{
-	int64_t		idx = 0;
-	int			i;
-
-	for (i = set->start[c]; i < set->start[c + 1]; i++)
-		idx = idx * set->k + z[set->var[i]];
-	return idx;
-}
-
 /* One pass over the rows; the only function that reads them. */
 MrfStatus
 MrfCliquesCount(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
@@ -336,7 +324,7 @@ MrfCliquesCount(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
 			if (z[j] >= set->k)
 				return MRF_EINVAL;
 		for (c = 0; c < set->m; c++)
-			counts[set->offset[c] + CliqueIndex(set, c, z)]++;
+			counts[set->offset[c] + MrfCliqueIndex(set, c, z)]++;
 	}
 	return MRF_OK;
 }
@@ -1011,20 +999,20 @@ MrfCliquesMarginals(const MrfCliqueSet *set, const double *logpot,
 }
 
 /* Unnormalised log-probability of one state. */
-static double
-Score(const MrfCliqueSet *set, const double *logpot, const uint8_t *z)
+double
+MrfCliquesScore(const MrfCliqueSet *set, const double *logpot, const uint8_t *z)
 {
 	double		s = 0.0;
 	int			c;
 
 	for (c = 0; c < set->m; c++)
-		s += logpot[set->offset[c] + CliqueIndex(set, c, z)];
+		s += logpot[set->offset[c] + MrfCliqueIndex(set, c, z)];
 	return s;
 }
 
 /* Advances z (p digits base k, last fastest) to the next state. */
-static void
-NextState(uint8_t *z, int p, int k)
+void
+MrfCliquesNextState(uint8_t *z, int p, int k)
 {
 	int			j;
 
@@ -1079,11 +1067,11 @@ MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 	memset(z, 0, sizeof(z));
 	for (s = 0; s < states; s++)
 	{
-		sa[s] = Score(a, logpot_a, z);
-		sb[s] = Score(b, logpot_b, z);
+		sa[s] = MrfCliquesScore(a, logpot_a, z);
+		sb[s] = MrfCliquesScore(b, logpot_b, z);
 		ma = sa[s] > ma ? sa[s] : ma;
 		mb = sb[s] > mb ? sb[s] : mb;
-		NextState(z, a->p, a->k);
+		MrfCliquesNextState(z, a->p, a->k);
 	}
 	for (s = 0; s < states; s++)
 	{
@@ -1098,212 +1086,4 @@ MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 	MrfFree(env, sa);
 	MrfFree(env, sb);
 	return MRF_OK;
-}
-
-/* Index of the first cumulative weight above u * total (binary search). */
-static int64_t
-DrawCdf(const double *cdf, int64_t len, double u)
-{
-	double		target = u * cdf[len - 1];
-	int64_t		lo = 0;
-	int64_t		hi = len - 1;
-
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (cdf[mid] < target)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Exact draws by inversion of the cumulative distribution over all states. */
-static MrfStatus
-SampleExact(const MrfCliqueSet *set, const double *logpot, int64_t states,
-			int64_t n, MrfRng *rng, const MrfEnv *env, uint8_t *out)
-{
-	double	   *cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
-	uint8_t		z[256];
-	double		mx = -INFINITY;
-	double		acc = 0.0;
-	int64_t		s;
-	int64_t		r;
-
-	if (cdf == NULL)
-		return MRF_ENOMEM;
-	memset(z, 0, sizeof(z));
-	for (s = 0; s < states; s++)
-	{
-		cdf[s] = Score(set, logpot, z);
-		mx = cdf[s] > mx ? cdf[s] : mx;
-		NextState(z, set->p, set->k);
-	}
-	for (s = 0; s < states; s++)
-	{
-		acc += exp(cdf[s] - mx);
-		cdf[s] = acc;
-	}
-	for (r = 0; r < n; r++)
-	{
-		int64_t		idx = DrawCdf(cdf, states, MrfRngUniform(rng));
-		uint8_t    *row = out + r * set->p;
-		int			j;
-
-		for (j = set->p - 1; j >= 0; j--)
-		{
-			row[j] = (uint8_t) (idx % set->k);
-			idx /= set->k;
-		}
-		if ((r & 1023) == 1023)
-			MrfPoll(env, r, n);
-	}
-	MrfFree(env, cdf);
-	return MRF_OK;
-}
-
-/*
- * Gibbs sampling: each variable in turn from its conditional, which only
- * involves the cliques holding it (an incidence list built once).
- */
-static MrfStatus
-SampleGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
-			int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
-			uint8_t *out)
-{
-	int			p = set->p;
-	int			k = set->k;
-	int			nslots = set->start[set->m];
-	int		   *istart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
-	int		   *iclq = MrfAlloc(env, sizeof(int) * (size_t) (nslots > 0 ? nslots : 1));
-	int64_t    *istride = MrfAlloc(env, sizeof(int64_t) * (size_t) (nslots > 0 ? nslots : 1));
-	uint8_t    *z = MrfAlloc(env, (size_t) p);
-	double		w[256];
-	int64_t		kept = 0;
-	int64_t		sweep = 0;
-	int			c;
-	int			j;
-
-	if (istart == NULL || iclq == NULL || istride == NULL || z == NULL)
-	{
-		MrfFree(env, istart);
-		MrfFree(env, iclq);
-		MrfFree(env, istride);
-		MrfFree(env, z);
-		return MRF_ENOMEM;
-	}
-	if (thin < 1)
-		thin = 1;
-	if (burn_in < 0)
-		burn_in = 0;
-
-	/* incidence: for each variable, (clique, stride of the variable in it) */
-	for (c = 0; c < set->m; c++)
-		for (j = set->start[c]; j < set->start[c + 1]; j++)
-			istart[set->var[j] + 1]++;
-	for (j = 0; j < p; j++)
-		istart[j + 1] += istart[j];
-	{
-		int		   *fill = MrfAlloc(env, sizeof(int) * (size_t) p);
-
-		if (fill == NULL)
-		{
-			MrfFree(env, istart);
-			MrfFree(env, iclq);
-			MrfFree(env, istride);
-			MrfFree(env, z);
-			return MRF_ENOMEM;
-		}
-		for (c = 0; c < set->m; c++)
-		{
-			int64_t		stride = 1;
-
-			for (j = set->start[c + 1] - 1; j >= set->start[c]; j--)
-			{
-				int			v = set->var[j];
-				int			slot = istart[v] + fill[v]++;
-
-				iclq[slot] = c;
-				istride[slot] = stride;
-				stride *= k;
-			}
-		}
-		MrfFree(env, fill);
-	}
-
-	for (j = 0; j < p; j++)
-		z[j] = (uint8_t) MrfRngBelow(rng, (uint64_t) k);
-	while (kept < n)
-	{
-		int			v;
-
-		for (v = 0; v < p; v++)
-		{
-			double		mx = -INFINITY;
-			double		acc = 0.0;
-			double		u;
-			int			a;
-			int			s;
-
-			for (a = 0; a < k; a++)
-				w[a] = 0.0;
-			for (s = istart[v]; s < istart[v + 1]; s++)
-			{
-				int			cc = iclq[s];
-				int64_t		base = set->offset[cc] + CliqueIndex(set, cc, z) -
-					(int64_t) z[v] * istride[s];
-
-				for (a = 0; a < k; a++)
-					w[a] += logpot[base + a * istride[s]];
-			}
-			for (a = 0; a < k; a++)
-				mx = w[a] > mx ? w[a] : mx;
-			for (a = 0; a < k; a++)
-			{
-				acc += exp(w[a] - mx);
-				w[a] = acc;
-			}
-			u = MrfRngUniform(rng) * acc;
-			for (a = 0; a < k - 1 && w[a] < u; a++)
-				;
-			z[v] = (uint8_t) a;
-		}
-		sweep++;
-		if (sweep > burn_in && (sweep - burn_in) % thin == 0)
-		{
-			memcpy(out + kept * p, z, (size_t) p);
-			kept++;
-		}
-		if ((sweep & 255) == 0)
-			MrfPoll(env, kept, n);
-	}
-	MrfFree(env, istart);
-	MrfFree(env, iclq);
-	MrfFree(env, istride);
-	MrfFree(env, z);
-	return MRF_OK;
-}
-
-/* Exact below MRF_CLIQUES_EXACT_SAMPLE_STATES states, Gibbs above. */
-MrfStatus
-MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
-				 int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
-				 uint8_t *out)
-{
-	int64_t		states;
-	int64_t		x;
-
-	if (n < 0 || set->k > 256)
-		return MRF_EINVAL;
-	for (x = 0; x < set->cells; x++)
-		if (!isfinite(logpot[x]))
-			return MRF_EINVAL;
-	if (n == 0)
-		return MRF_OK;
-	states = set->p <= 256 ? StateCount(set->p, set->k, MRF_CLIQUES_EXACT_SAMPLE_STATES) : -1;
-	if (states > 0)
-		return SampleExact(set, logpot, states, n, rng, env, out);
-	return SampleGibbs(set, logpot, n, burn_in, thin, rng, env, out);
 }

@@ -56,9 +56,6 @@ typedef enum MrfCliquesCheck
 /* Largest k^p for which MrfCliquesKl enumerates. */
 #define MRF_CLIQUES_MAX_ENUM_STATES ((int64_t) 1 << 24)
 
-/* Largest k^p that MrfCliquesSample draws exactly; Gibbs above. */
-#define MRF_CLIQUES_EXACT_SAMPLE_STATES ((int64_t) 1 << 16)
-
 /* A lower-case sentence describing a check outcome, for error details. */
 const char *MrfCliquesCheckMessage(MrfCliquesCheck check);
 
@@ -187,13 +184,11 @@ MrfStatus	MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 						 const MrfCliqueSet *b, const double *logpot_b,
 						 const MrfEnv *env, double *kl);
 
-/*
- * n samples (n x p, row-major) of the model: exact when k^p is at most
- * MRF_CLIQUES_EXACT_SAMPLE_STATES; otherwise one Gibbs chain from a uniform
- * start, burn_in sweeps, then one sample every thin sweeps.
- */
-MrfStatus	MrfCliquesSample(const MrfCliqueSet *set, const double *logpot,
-							 int64_t n, int burn_in, int thin, MrfRng *rng,
-							 const MrfEnv *env, uint8_t *out);
+/* Unnormalised log-probability sum_C logpot_C(z_C) of one state z. */
+double		MrfCliquesScore(const MrfCliqueSet *set, const double *logpot,
+							const uint8_t *z);
+
+/* Advances z (p digits base k, the last fastest) to the next state. */
+void		MrfCliquesNextState(uint8_t *z, int p, int k);
 
 #endif

@@ -1,8 +1,9 @@
 /*
- * sample.c - drawing samples from an Ising model: exact enumeration for
- * small p, Gibbs sampling otherwise.
+ * sample.c - drawing samples from a model of every kind: exact enumeration
+ * when there are few states, one Gibbs chain (RunGibbs, the one driver of
+ * every kind's sweep) otherwise.
  *
- * Model: P(z) proportional to exp(sum_{i<j} S_ij z_i z_j + sum_i theta_i z_i)
+ * Ising model: P(z) proportional to exp(sum_{i<j} S_ij z_i z_j + sum_i theta_i z_i)
  * over z in {-1,+1}^p, where S = (A + A^T) / 2 with its diagonal ignored.
  *
  * The code is split so that a pairwise k-ary sampler can reuse its parts:
@@ -11,7 +12,8 @@
  *   - LogWeightsToCdf / DrawFromCdf: a categorical draw from unnormalised
  *     log-weights (the 2^p states here; k^p states, or the k values of one
  *     Gibbs conditional, for a k-ary model);
- *   - the Gibbs driver's schedule (burn-in, thinning, polling).
+ *   - RunGibbs: the Gibbs driver's schedule (burn-in, thinning, polling),
+ *     shared by the Ising, t-wise, pairwise and clique chains.
  *
  * Randomness comes from the caller's MrfRng only.  Sampling releases nothing
  * about private data (the model is already released), so the generator's
@@ -19,9 +21,11 @@
  * reproducible.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "cliques.h"
 #include "sample.h"
 #include "twise.h"
 
@@ -177,6 +181,61 @@ DrawFromCdf(const double *cdf, int64_t count, MrfRng *rng)
 	return lo;
 }
 
+/*
+ * A Gibbs chain as the one driver below sees it: sweep advances the chain's
+ * state by one systematic scan, keep writes the state into one output row
+ * of row_bytes bytes, work is the multiply-adds of one sweep (for polling).
+ */
+typedef struct GibbsChain
+{
+	void		(*sweep) (void *state, MrfRng *rng);
+	void		(*keep) (const void *state, void *row);
+	void	   *state;
+	size_t		row_bytes;
+	int64_t		work;
+} GibbsChain;
+
+/*
+ * The schedule of every Gibbs sampler: from the chain's start, burn_in
+ * sweeps, then one kept state every thin sweeps, n of them; polls by work
+ * done rather than by sweeps.
+ */
+static void
+RunGibbs(const GibbsChain *chain, int64_t n, int burn_in, int thin,
+		 MrfRng *rng, const MrfEnv *env, void *out)
+{
+	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
+	int64_t		sweepsPerPoll;
+	int64_t		done = 0;
+	int64_t		m;
+
+	sweepsPerPoll = MRF_GIBBS_POLL_WORK / (chain->work > 0 ? chain->work : 1);
+	if (sweepsPerPoll < 1)
+		sweepsPerPoll = 1;
+
+	MrfPoll(env, 0, totalSweeps);
+	for (; done < burn_in; done++)
+	{
+		chain->sweep(chain->state, rng);
+		if ((done + 1) % sweepsPerPoll == 0)
+			MrfPoll(env, done + 1, totalSweeps);
+	}
+	for (m = 0; m < n; m++)
+	{
+		int			t;
+
+		for (t = 0; t < thin; t++)
+		{
+			chain->sweep(chain->state, rng);
+			done++;
+			if (done % sweepsPerPoll == 0)
+				MrfPoll(env, done, totalSweeps);
+		}
+		chain->keep(chain->state, (char *) out + (size_t) m * chain->row_bytes);
+	}
+	MrfPoll(env, totalSweeps, totalSweeps);
+}
+
 /* Spin of node i in enumeration state s: bit i set means +1. */
 static inline int
 StateSpin(int64_t s, int i)
@@ -236,6 +295,14 @@ SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
 	return MRF_OK;
 }
 
+/* An Ising chain: the couplings, the fields and the current spins (+-1). */
+typedef struct IsingChain
+{
+	const MrfNeighbours *nb;
+	const double *theta;
+	double	   *z;
+} IsingChain;
+
 /*
  * One systematic-scan Gibbs sweep: for i = 0..p-1 resample z_i from
  * P(z_i = +1 | rest) = sigmoid(2 h_i), h_i = sum_j S_ij z_j + theta_i.
@@ -245,14 +312,16 @@ SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
  * (exp overflows to inf, giving 0).
  */
 static void
-GibbsSweep(const MrfNeighbours *nb, const double *theta, MrfRng *rng,
-		   double *z)
+IsingGibbsSweep(void *state, MrfRng *rng)
 {
+	IsingChain *chain = state;
+	const MrfNeighbours *nb = chain->nb;
+	double	   *z = chain->z;
 	int			i;
 
 	for (i = 0; i < nb->p; i++)
 	{
-		double		h = theta[i];
+		double		h = chain->theta[i];
 		double		probPlus;
 		int64_t		k;
 
@@ -263,59 +332,57 @@ GibbsSweep(const MrfNeighbours *nb, const double *theta, MrfRng *rng,
 	}
 }
 
-/*
- * Gibbs sampling: one chain from a uniformly random start, burn_in sweeps,
- * then one kept state every thin sweeps.
- */
+/* The spins of a +-1 chain as one int8 row. */
+static void
+SpinsKeep(const double *z, int p, int8_t *row)
+{
+	int			i;
+
+	for (i = 0; i < p; i++)
+		row[i] = (int8_t) (z[i] > 0.0 ? 1 : -1);
+}
+
+/* An Ising chain's state as one output row. */
+static void
+IsingKeep(const void *state, void *row)
+{
+	const IsingChain *chain = state;
+
+	SpinsKeep(chain->z, chain->nb->p, row);
+}
+
+/* A uniformly random start of a +-1 chain. */
+static void
+SpinsStart(double *z, int p, MrfRng *rng)
+{
+	int			i;
+
+	for (i = 0; i < p; i++)
+		z[i] = (MrfRngBelow(rng, 2) == 1) ? 1.0 : -1.0;
+}
+
+/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
 static MrfStatus
 SampleIsingGibbs(const MrfNeighbours *nb, const double *theta, int p,
 				 int64_t n, int burn_in, int thin, MrfRng *rng,
 				 const MrfEnv *env, int8_t *out)
 {
-	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
-	int64_t		sweepsPerPoll;
-	int64_t		done = 0;
-	double	   *z;
-	int64_t		m;
-	int			i;
+	IsingChain	state;
+	GibbsChain	chain;
 
-	z = MrfAlloc(env, sizeof(double) * (size_t) p);
-	if (z == NULL)
+	state.nb = nb;
+	state.theta = theta;
+	state.z = MrfAlloc(env, sizeof(double) * (size_t) p);
+	if (state.z == NULL)
 		return MRF_ENOMEM;
-
-	sweepsPerPoll = MRF_GIBBS_POLL_WORK / ((int64_t) p + nb->nnz);
-	if (sweepsPerPoll < 1)
-		sweepsPerPoll = 1;
-
-	for (i = 0; i < p; i++)
-		z[i] = (MrfRngBelow(rng, 2) == 1) ? 1.0 : -1.0;
-
-	MrfPoll(env, 0, totalSweeps);
-	for (; done < burn_in; done++)
-	{
-		GibbsSweep(nb, theta, rng, z);
-		if ((done + 1) % sweepsPerPoll == 0)
-			MrfPoll(env, done + 1, totalSweeps);
-	}
-
-	for (m = 0; m < n; m++)
-	{
-		int8_t	   *row = out + m * p;
-		int			t;
-
-		for (t = 0; t < thin; t++)
-		{
-			GibbsSweep(nb, theta, rng, z);
-			done++;
-			if (done % sweepsPerPoll == 0)
-				MrfPoll(env, done, totalSweeps);
-		}
-		for (i = 0; i < p; i++)
-			row[i] = (int8_t) (z[i] > 0.0 ? 1 : -1);
-	}
-	MrfPoll(env, totalSweeps, totalSweeps);
-
-	MrfFree(env, z);
+	chain.sweep = IsingGibbsSweep;
+	chain.keep = IsingKeep;
+	chain.state = &state;
+	chain.row_bytes = (size_t) p;
+	chain.work = (int64_t) p + nb->nnz;
+	SpinsStart(state.z, p, rng);
+	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
+	MrfFree(env, state.z);
 	return MRF_OK;
 }
 
@@ -533,16 +600,27 @@ SampleTwiseExact(const double *coef, int p, int t, int64_t n, MrfRng *rng,
 	return MRF_OK;
 }
 
+/* A t-wise chain: the monomials by node and the current spins (+-1). */
+typedef struct TwiseChain
+{
+	const TwiseIncidence *inc;
+	int			p;
+	double	   *z;
+} TwiseChain;
+
 /*
  * One systematic-scan sweep: z_i from sigmoid(2 d_i h), the field
  * recomputed from the monomials of i at every update (no drift).
  */
 static void
-TwiseGibbsSweep(const TwiseIncidence *inc, int p, MrfRng *rng, double *z)
+TwiseGibbsSweep(void *state, MrfRng *rng)
 {
+	TwiseChain *chain = state;
+	const TwiseIncidence *inc = chain->inc;
+	double	   *z = chain->z;
 	int			i;
 
-	for (i = 0; i < p; i++)
+	for (i = 0; i < chain->p; i++)
 	{
 		double		h = 0.0;
 		int64_t		e;
@@ -561,51 +639,36 @@ TwiseGibbsSweep(const TwiseIncidence *inc, int p, MrfRng *rng, double *z)
 	}
 }
 
-/* Gibbs sampling with the schedule of SampleIsingGibbs. */
+/* A t-wise chain's state as one output row. */
+static void
+TwiseKeep(const void *state, void *row)
+{
+	const TwiseChain *chain = state;
+
+	SpinsKeep(chain->z, chain->p, row);
+}
+
+/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
 static MrfStatus
 SampleTwiseGibbs(const TwiseIncidence *inc, int p, int64_t n, int burn_in,
 				 int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
 {
-	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
-	int64_t		sweepsPerPoll;
-	int64_t		done = 0;
-	double	   *z;
-	int64_t		m;
-	int			i;
+	TwiseChain	state;
+	GibbsChain	chain;
 
-	z = MrfAlloc(env, sizeof(double) * (size_t) p);
-	if (z == NULL)
+	state.inc = inc;
+	state.p = p;
+	state.z = MrfAlloc(env, sizeof(double) * (size_t) p);
+	if (state.z == NULL)
 		return MRF_ENOMEM;
-	sweepsPerPoll = MRF_GIBBS_POLL_WORK / (inc->work > 0 ? inc->work : 1);
-	if (sweepsPerPoll < 1)
-		sweepsPerPoll = 1;
-	for (i = 0; i < p; i++)
-		z[i] = (MrfRngBelow(rng, 2) == 1) ? 1.0 : -1.0;
-
-	MrfPoll(env, 0, totalSweeps);
-	for (; done < burn_in; done++)
-	{
-		TwiseGibbsSweep(inc, p, rng, z);
-		if ((done + 1) % sweepsPerPoll == 0)
-			MrfPoll(env, done + 1, totalSweeps);
-	}
-	for (m = 0; m < n; m++)
-	{
-		int8_t	   *row = out + m * p;
-		int			r;
-
-		for (r = 0; r < thin; r++)
-		{
-			TwiseGibbsSweep(inc, p, rng, z);
-			done++;
-			if (done % sweepsPerPoll == 0)
-				MrfPoll(env, done, totalSweeps);
-		}
-		for (i = 0; i < p; i++)
-			row[i] = (int8_t) (z[i] > 0.0 ? 1 : -1);
-	}
-	MrfPoll(env, totalSweeps, totalSweeps);
-	MrfFree(env, z);
+	chain.sweep = TwiseGibbsSweep;
+	chain.keep = TwiseKeep;
+	chain.state = &state;
+	chain.row_bytes = (size_t) p;
+	chain.work = inc->work;
+	SpinsStart(state.z, p, rng);
+	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
+	MrfFree(env, state.z);
 	return MRF_OK;
 }
 
@@ -845,15 +908,30 @@ SamplePairwiseExact(const PairwiseNeighbours *nb, const double *theta,
 }
 
 /*
+ * A pairwise chain: the blocks by node, the fields, the current values and
+ * k doubles of scratch for one conditional.
+ */
+typedef struct PairwiseChain
+{
+	const PairwiseNeighbours *nb;
+	const double *theta;
+	uint8_t    *z;
+	double	   *logw;
+} PairwiseChain;
+
+/*
  * One systematic-scan sweep: z_i drawn from its categorical conditional,
  * the log-weights recomputed from the neighbours at every update (no
- * drift); logw holds k doubles of scratch.
+ * drift).
  */
 static void
-PairwiseGibbsSweep(const PairwiseNeighbours *nb, const double *theta,
-				   MrfRng *rng, uint8_t *z, double *logw)
+PairwiseGibbsSweep(void *state, MrfRng *rng)
 {
+	PairwiseChain *chain = state;
+	const PairwiseNeighbours *nb = chain->nb;
 	const int	k = nb->k;
+	uint8_t    *z = chain->z;
+	double	   *logw = chain->logw;
 	int			i;
 
 	for (i = 0; i < nb->p; i++)
@@ -861,7 +939,7 @@ PairwiseGibbsSweep(const PairwiseNeighbours *nb, const double *theta,
 		int64_t		e;
 		int			a;
 
-		memcpy(logw, theta + (size_t) i * k, sizeof(double) * k);
+		memcpy(logw, chain->theta + (size_t) i * k, sizeof(double) * k);
 		for (e = nb->start[i]; e < nb->start[i + 1]; e++)
 		{
 			const double *terms = nb->block + (size_t) e * k * k +
@@ -875,7 +953,33 @@ PairwiseGibbsSweep(const PairwiseNeighbours *nb, const double *theta,
 	}
 }
 
-/* Gibbs sampling with the schedule of SampleIsingGibbs. */
+/* A chain of byte values (pairwise, cliques) as one output row. */
+static void
+ValuesKeep(const uint8_t *z, int p, void *row)
+{
+	memcpy(row, z, (size_t) p);
+}
+
+/* A pairwise chain's state as one output row. */
+static void
+PairwiseKeep(const void *state, void *row)
+{
+	const PairwiseChain *chain = state;
+
+	ValuesKeep(chain->z, chain->nb->p, row);
+}
+
+/* A uniformly random start of a chain of values 0..k-1. */
+static void
+ValuesStart(uint8_t *z, int p, int k, MrfRng *rng)
+{
+	int			i;
+
+	for (i = 0; i < p; i++)
+		z[i] = (uint8_t) MrfRngBelow(rng, (uint64_t) k);
+}
+
+/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
 static MrfStatus
 SamplePairwiseGibbs(const PairwiseNeighbours *nb, const double *theta,
 					int64_t n, int burn_in, int thin, MrfRng *rng,
@@ -883,52 +987,28 @@ SamplePairwiseGibbs(const PairwiseNeighbours *nb, const double *theta,
 {
 	const int	p = nb->p;
 	const int	k = nb->k;
-	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
-	int64_t		sweepsPerPoll;
-	int64_t		done = 0;
-	uint8_t    *z;
-	double	   *logw;
-	int64_t		m;
-	int			i;
+	PairwiseChain state;
+	GibbsChain	chain;
 
-	z = MrfAlloc(env, (size_t) p);
-	logw = MrfAlloc(env, sizeof(double) * (size_t) k);
-	if (z == NULL || logw == NULL)
+	state.nb = nb;
+	state.theta = theta;
+	state.z = MrfAlloc(env, (size_t) p);
+	state.logw = MrfAlloc(env, sizeof(double) * (size_t) k);
+	if (state.z == NULL || state.logw == NULL)
 	{
-		MrfFree(env, z);
-		MrfFree(env, logw);
+		MrfFree(env, state.z);
+		MrfFree(env, state.logw);
 		return MRF_ENOMEM;
 	}
-	sweepsPerPoll = MRF_GIBBS_POLL_WORK / (((int64_t) p + nb->nnz) * k);
-	if (sweepsPerPoll < 1)
-		sweepsPerPoll = 1;
-	for (i = 0; i < p; i++)
-		z[i] = (uint8_t) MrfRngBelow(rng, (uint64_t) k);
-
-	MrfPoll(env, 0, totalSweeps);
-	for (; done < burn_in; done++)
-	{
-		PairwiseGibbsSweep(nb, theta, rng, z, logw);
-		if ((done + 1) % sweepsPerPoll == 0)
-			MrfPoll(env, done + 1, totalSweeps);
-	}
-	for (m = 0; m < n; m++)
-	{
-		int			t;
-
-		for (t = 0; t < thin; t++)
-		{
-			PairwiseGibbsSweep(nb, theta, rng, z, logw);
-			done++;
-			if (done % sweepsPerPoll == 0)
-				MrfPoll(env, done, totalSweeps);
-		}
-		memcpy(out + m * p, z, (size_t) p);
-	}
-	MrfPoll(env, totalSweeps, totalSweeps);
-
-	MrfFree(env, logw);
-	MrfFree(env, z);
+	chain.sweep = PairwiseGibbsSweep;
+	chain.keep = PairwiseKeep;
+	chain.state = &state;
+	chain.row_bytes = (size_t) p;
+	chain.work = ((int64_t) p + nb->nnz) * k;
+	ValuesStart(state.z, p, k, rng);
+	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
+	MrfFree(env, state.logw);
+	MrfFree(env, state.z);
 	return MRF_OK;
 }
 
@@ -975,4 +1055,261 @@ MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 									 out);
 	PairwiseNeighboursFree(env, &nb);
 	return status;
+}
+
+/*
+ * ---- clique models ----
+ *
+ * P(z) proportional to exp(sum_C psi_C(z_C)) over z in {0..k-1}^p, the
+ * log-potentials laid out as in bp.h.  The conditional of z_v involves only
+ * the cliques that hold v.
+ */
+
+/* Index of the first cumulative weight at or above u * total (binary search). */
+static int64_t
+CliquesDrawCdf(const double *cdf, int64_t len, double u)
+{
+	double		target = u * cdf[len - 1];
+	int64_t		lo = 0;
+	int64_t		hi = len - 1;
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (cdf[mid] < target)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Exact draws by inversion of the cumulative distribution over all states. */
+static MrfStatus
+SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
+				   int64_t states, int64_t n, MrfRng *rng, const MrfEnv *env,
+				   uint8_t *out)
+{
+	double	   *cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
+	uint8_t		z[256];
+	double		mx = -INFINITY;
+	double		acc = 0.0;
+	int64_t		s;
+	int64_t		r;
+
+	if (cdf == NULL)
+		return MRF_ENOMEM;
+	memset(z, 0, sizeof(z));
+	for (s = 0; s < states; s++)
+	{
+		cdf[s] = MrfCliquesScore(set, logpot, z);
+		mx = cdf[s] > mx ? cdf[s] : mx;
+		MrfCliquesNextState(z, set->p, set->k);
+	}
+	for (s = 0; s < states; s++)
+	{
+		acc += exp(cdf[s] - mx);
+		cdf[s] = acc;
+	}
+	for (r = 0; r < n; r++)
+	{
+		int64_t		idx = CliquesDrawCdf(cdf, states, MrfRngUniform(rng));
+		uint8_t    *row = out + r * set->p;
+		int			j;
+
+		for (j = set->p - 1; j >= 0; j--)
+		{
+			row[j] = (uint8_t) (idx % set->k);
+			idx /= set->k;
+		}
+		if ((r & 1023) == 1023)
+			MrfPoll(env, r, n);
+	}
+	MrfFree(env, cdf);
+	return MRF_OK;
+}
+
+/*
+ * A clique chain: the model, for each variable v the cliques that hold it
+ * (slots istart[v] .. istart[v + 1] - 1: clique iclq[s], where v's digit
+ * has stride istride[s] in its table), the current values and k doubles
+ * of scratch.
+ */
+typedef struct CliquesChain
+{
+	const MrfCliqueSet *set;
+	const double *logpot;
+	int		   *istart;			/* p + 1 */
+	int		   *iclq;			/* slots */
+	int64_t    *istride;		/* slots */
+	uint8_t    *z;				/* p */
+	double		w[256];
+} CliquesChain;
+
+/* Frees the chain's arrays (safe on a partly built one). */
+static void
+CliquesChainFree(const MrfEnv *env, CliquesChain *chain)
+{
+	MrfFree(env, chain->istart);
+	MrfFree(env, chain->iclq);
+	MrfFree(env, chain->istride);
+	MrfFree(env, chain->z);
+}
+
+/* The incidence lists: a count per variable, then (clique, stride) slots. */
+static MrfStatus
+CliquesChainBuild(const MrfCliqueSet *set, const double *logpot,
+				  const MrfEnv *env, CliquesChain *chain)
+{
+	int			p = set->p;
+	int			nslots = set->start[set->m];
+	int		   *fill;
+	int			c;
+	int			j;
+
+	memset(chain, 0, offsetof(CliquesChain, w));
+	chain->set = set;
+	chain->logpot = logpot;
+	chain->istart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
+	chain->iclq = MrfAlloc(env, sizeof(int) * (size_t) (nslots > 0 ? nslots : 1));
+	chain->istride = MrfAlloc(env, sizeof(int64_t) * (size_t) (nslots > 0 ? nslots : 1));
+	chain->z = MrfAlloc(env, (size_t) p);
+	if (chain->istart == NULL || chain->iclq == NULL || chain->istride == NULL ||
+		chain->z == NULL)
+	{
+		CliquesChainFree(env, chain);
+		return MRF_ENOMEM;
+	}
+	for (c = 0; c < set->m; c++)
+		for (j = set->start[c]; j < set->start[c + 1]; j++)
+			chain->istart[set->var[j] + 1]++;
+	for (j = 0; j < p; j++)
+		chain->istart[j + 1] += chain->istart[j];
+	fill = MrfAlloc(env, sizeof(int) * (size_t) p);
+	if (fill == NULL)
+	{
+		CliquesChainFree(env, chain);
+		return MRF_ENOMEM;
+	}
+	for (c = 0; c < set->m; c++)
+	{
+		int64_t		stride = 1;
+
+		for (j = set->start[c + 1] - 1; j >= set->start[c]; j--)
+		{
+			int			v = set->var[j];
+			int			slot = chain->istart[v] + fill[v]++;
+
+			chain->iclq[slot] = c;
+			chain->istride[slot] = stride;
+			stride *= set->k;
+		}
+	}
+	MrfFree(env, fill);
+	return MRF_OK;
+}
+
+/*
+ * One systematic-scan sweep: z_v drawn from its categorical conditional,
+ * the log-weights summed from the tables of v's cliques.
+ */
+static void
+CliquesGibbsSweep(void *state, MrfRng *rng)
+{
+	CliquesChain *chain = state;
+	const MrfCliqueSet *set = chain->set;
+	const double *logpot = chain->logpot;
+	uint8_t    *z = chain->z;
+	double	   *w = chain->w;
+	int			k = set->k;
+	int			v;
+
+	for (v = 0; v < set->p; v++)
+	{
+		double		mx = -INFINITY;
+		double		acc = 0.0;
+		double		u;
+		int			a;
+		int			s;
+
+		for (a = 0; a < k; a++)
+			w[a] = 0.0;
+		for (s = chain->istart[v]; s < chain->istart[v + 1]; s++)
+		{
+			int			cc = chain->iclq[s];
+			int64_t		base = set->offset[cc] + MrfCliqueIndex(set, cc, z) -
+				(int64_t) z[v] * chain->istride[s];
+
+			for (a = 0; a < k; a++)
+				w[a] += logpot[base + a * chain->istride[s]];
+		}
+		for (a = 0; a < k; a++)
+			mx = w[a] > mx ? w[a] : mx;
+		for (a = 0; a < k; a++)
+		{
+			acc += exp(w[a] - mx);
+			w[a] = acc;
+		}
+		u = MrfRngUniform(rng) * acc;
+		for (a = 0; a < k - 1 && w[a] < u; a++)
+			;
+		z[v] = (uint8_t) a;
+	}
+}
+
+/* A clique chain's state as one output row. */
+static void
+CliquesKeep(const void *state, void *row)
+{
+	const CliquesChain *chain = state;
+
+	ValuesKeep(chain->z, chain->set->p, row);
+}
+
+/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
+static MrfStatus
+SampleCliquesGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
+				   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+				   uint8_t *out)
+{
+	CliquesChain state;
+	GibbsChain	chain;
+	MrfStatus	status;
+
+	status = CliquesChainBuild(set, logpot, env, &state);
+	if (status != MRF_OK)
+		return status;
+	chain.sweep = CliquesGibbsSweep;
+	chain.keep = CliquesKeep;
+	chain.state = &state;
+	chain.row_bytes = (size_t) set->p;
+	chain.work = ((int64_t) set->p + set->start[set->m]) * set->k;
+	ValuesStart(state.z, set->p, set->k, rng);
+	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
+	CliquesChainFree(env, &state);
+	return MRF_OK;
+}
+
+/* Exact below MRF_CLIQUES_EXACT_SAMPLE_STATES states, Gibbs above. */
+MrfStatus
+MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
+				 int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+				 uint8_t *out)
+{
+	int64_t		states;
+	int64_t		x;
+
+	if (n < 0 || set->k > 256)
+		return MRF_EINVAL;
+	for (x = 0; x < set->cells; x++)
+		if (!isfinite(logpot[x]))
+			return MRF_EINVAL;
+	if (n == 0)
+		return MRF_OK;
+	states = set->p <= 256 ? MrfTableCells(set->k, set->p, MRF_CLIQUES_EXACT_SAMPLE_STATES) : -1;
+	if (states > 0)
+		return SampleCliquesExact(set, logpot, states, n, rng, env, out);
+	return SampleCliquesGibbs(set, logpot, n, burn_in < 0 ? 0 : burn_in,
+							  thin < 1 ? 1 : thin, rng, env, out);
 }

@@ -1,12 +1,14 @@
 /*
- * sample.h - drawing samples from a model: exact enumeration for small p,
- * Gibbs sampling otherwise.
+ * sample.h - drawing samples from a model of every kind (Ising, t-wise,
+ * pairwise, cliques): exact enumeration for few states, one Gibbs chain
+ * otherwise.
  */
 #ifndef MRF_SAMPLE_H
 #define MRF_SAMPLE_H
 
 #include <stdint.h>
 
+#include "bp.h"
 #include "env.h"
 #include "noise.h"
 
@@ -51,5 +53,18 @@ MrfStatus	MrfTwiseSample(const double *coef, int p, int t, int64_t n,
 MrfStatus	MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 							  int64_t n, int burn_in, int thin, MrfRng *rng,
 							  const MrfEnv *env, uint8_t *out);
+
+/* Largest k^p that MrfCliquesSample draws exactly; Gibbs above. */
+#define MRF_CLIQUES_EXACT_SAMPLE_STATES ((int64_t) 1 << 16)
+
+/*
+ * n samples (n x p, row-major) of the clique model with log-potentials
+ * logpot (bp.h's layout): exact when k^p is at most
+ * MRF_CLIQUES_EXACT_SAMPLE_STATES; otherwise one Gibbs chain from a uniform
+ * start, burn_in sweeps, then one sample every thin sweeps.
+ */
+MrfStatus	MrfCliquesSample(const MrfCliqueSet *set, const double *logpot,
+							 int64_t n, int burn_in, int thin, MrfRng *rng,
+							 const MrfEnv *env, uint8_t *out);
 
 #endif

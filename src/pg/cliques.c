@@ -37,6 +37,7 @@
 #include "utils/tuplestore.h"
 
 #include "core/cliques.h"
+#include "core/sample.h"
 #include "core/privacy.h"
 #include "pg/aggregates.h"
 #include "pg/ledger.h"

@@ -14,6 +14,7 @@
 
 #include "cliques_synth.h"
 #include "dirichlet.h"
+#include "sample.h"
 
 /* Seconds of the monotonic clock. */
 static double

@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "bp.h"
 #include "cliques.h"
+#include "sample.h"
 #include "cliques_synth.h"
 #include "dirichlet.h"
 #include "privacy.h"
