@@ -48,3 +48,19 @@ CREATE FUNCTION mrf_marginals(model mrf, OUT clique int[], OUT assignment int[],
 							  OUT probability float8, OUT names text[], OUT labels text[])
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The support functions that take internal arguments (no user can call
+-- them; they crowded \df) leave public for the extension's own schema; the
+-- aggregates and the type keep referring to them by OID.
+ALTER FUNCTION mrf_recv(internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_bits_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_bytes_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_rows_combine(internal, internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_rows_serialize(internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_rows_deserialize(bytea, internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_structure_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_ising_final(internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_pairwise_final(internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_twise_final(internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_structure_final(internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_cliques_final(internal) SET SCHEMA mrfdp;

@@ -1,6 +1,13 @@
 -- mrfdp: differentially private learning of Markov random fields
 \echo Use "CREATE EXTENSION mrfdp" to load this file. \quit
 
+-- The extension's own schema: the privacy ledger's catalog and functions
+-- (20_ledger.sql), and the support functions that take internal arguments
+-- (the aggregates' and the type's receive function): no user can call them,
+-- and in public they would only crowd \df.
+CREATE SCHEMA mrfdp;
+GRANT USAGE ON SCHEMA mrfdp TO PUBLIC;
+
 -------------------------------------------------------------------------------
 -- The model type: a varlena with binary parameters; text I/O is JSON.
 -------------------------------------------------------------------------------
@@ -10,7 +17,7 @@ CREATE FUNCTION mrf_in(cstring) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION mrf_out(mrf) RETURNS cstring
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION mrf_recv(internal) RETURNS mrf
+CREATE FUNCTION mrfdp.mrf_recv(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION mrf_send(mrf) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -18,7 +25,7 @@ CREATE FUNCTION mrf_send(mrf) RETURNS bytea
 CREATE TYPE mrf (
 	INPUT = mrf_in,
 	OUTPUT = mrf_out,
-	RECEIVE = mrf_recv,
+	RECEIVE = mrfdp.mrf_recv,
 	SEND = mrf_send,
 	INTERNALLENGTH = VARIABLE,
 	ALIGNMENT = double,

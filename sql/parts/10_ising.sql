@@ -1,16 +1,16 @@
 -- The Ising learner: bit-packed aggregate, named form, protected path.
 
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrf_ising_final(internal) RETURNS mrf
+CREATE FUNCTION mrfdp.mrf_ising_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
-	SFUNC = mrf_bits_accum,
+	SFUNC = mrfdp.mrf_bits_accum,
 	STYPE = internal,
-	FINALFUNC = mrf_ising_final,
-	COMBINEFUNC = mrf_rows_combine,
-	SERIALFUNC = mrf_rows_serialize,
-	DESERIALFUNC = mrf_rows_deserialize,
+	FINALFUNC = mrfdp.mrf_ising_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 

@@ -1,11 +1,10 @@
 -------------------------------------------------------------------------------
--- The privacy ledger (SPEC 3.4).  The catalog lives in schema mrfdp, owned
--- by the extension's owner; nobody else may write it.  All writes go through
--- C functions that check the real caller, and charges are committed by a
--- background worker in a transaction of their own before any release.
+-- The privacy ledger (SPEC 3.4).  The catalog lives in schema mrfdp
+-- (created in 00_core.sql), owned by the extension's owner; nobody else may
+-- write it.  All writes go through C functions that check the real caller,
+-- and charges are committed by a background worker in a transaction of
+-- their own before any release.
 -------------------------------------------------------------------------------
-CREATE SCHEMA mrfdp;
-GRANT USAGE ON SCHEMA mrfdp TO PUBLIC;
 
 -- References to relations and roles in the catalog.  pg_dump writes them as
 -- names, looked up when it dumps (as regclass and regrole are), so a rename

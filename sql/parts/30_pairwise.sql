@@ -2,18 +2,18 @@
 -- aggregate, named form, protected path, mrf_weights.
 
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrf_pairwise_final(internal) RETURNS mrf
+CREATE FUNCTION mrfdp.mrf_pairwise_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 -- Rows: smallint[]/int[] with values 0..k-1 (k required), arrays of an enum
 -- type, or rows of enum/boolean columns (k fixed by the type).
 CREATE AGGREGATE mrf_learn_pairwise_agg(anyelement, jsonb) (
-	SFUNC = mrf_bytes_accum,
+	SFUNC = mrfdp.mrf_bytes_accum,
 	STYPE = internal,
-	FINALFUNC = mrf_pairwise_final,
-	COMBINEFUNC = mrf_rows_combine,
-	SERIALFUNC = mrf_rows_serialize,
-	DESERIALFUNC = mrf_rows_deserialize,
+	FINALFUNC = mrfdp.mrf_pairwise_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 

@@ -3,16 +3,16 @@
 -- named form, protected path, mrf_potentials and mrf_marginals.
 
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrf_cliques_final(internal) RETURNS mrf
+CREATE FUNCTION mrfdp.mrf_cliques_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
-	SFUNC = mrf_bytes_accum,
+	SFUNC = mrfdp.mrf_bytes_accum,
 	STYPE = internal,
-	FINALFUNC = mrf_cliques_final,
-	COMBINEFUNC = mrf_rows_combine,
-	SERIALFUNC = mrf_rows_serialize,
-	DESERIALFUNC = mrf_rows_deserialize,
+	FINALFUNC = mrfdp.mrf_cliques_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 

@@ -10,6 +10,7 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -17,6 +18,7 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
+#include "utils/syscache.h"
 
 #include "pg/model.h"
 #include "pg/options.h"
@@ -386,24 +388,92 @@ MrfOptionsBuild(int n, const char *const *names, const Datum *values, const bool
 	return doc;
 }
 
+/* The SQL type an option's value has among mrf_options()'s parameters. */
+static Oid
+OptionSqlType(const OptionSpec *spec)
+{
+	switch (spec->type)
+	{
+		case OPT_POSITIVE:
+		case OPT_PROBABILITY:
+			return FLOAT8OID;
+		case OPT_INTEGER:
+			return INT4OID;
+		case OPT_CHOICE:
+			return TEXTOID;
+		case OPT_BOOLEAN:
+			return BOOLOID;
+		case OPT_CLIQUES:
+			return JSONBOID;
+	}
+	return InvalidOid;
+}
+
+/*
+ * The option each argument of this mrf_options() call carries, read from
+ * its SQL definition and cached for the call site.  A library newer than
+ * the installed SQL (before ALTER EXTENSION mrfdp UPDATE) knows options the
+ * older definition lacks, possibly in another order: arguments are matched
+ * by name, never by position, and each must have its option's type.
+ */
+static const OptionSpec **
+OptionsArguments(FunctionCallInfo fcinfo)
+{
+	const OptionSpec **specs;
+	HeapTuple	proctup;
+	Oid		   *argtypes;
+	char	  **argnames;
+	char	   *argmodes;
+	int			nargs;
+	Oid			fn_oid;
+
+	if (fcinfo->flinfo != NULL && fcinfo->flinfo->fn_extra != NULL)
+		return (const OptionSpec **) fcinfo->flinfo->fn_extra;
+	if (fcinfo->flinfo == NULL || !OidIsValid(fcinfo->flinfo->fn_oid))
+		elog(ERROR, "mrf_options must be called through its SQL definition");
+	fn_oid = fcinfo->flinfo->fn_oid;
+	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
+	if (!HeapTupleIsValid(proctup))
+		elog(ERROR, "cache lookup failed for function %u", fn_oid);
+	nargs = get_func_arg_info(proctup, &argtypes, &argnames, &argmodes);
+	ReleaseSysCache(proctup);
+	if (argnames == NULL || nargs != PG_NARGS())
+		elog(ERROR, "mrf_options must name all its parameters");
+
+	specs = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(OptionSpec *) * Max(nargs, 1));
+	for (int i = 0; i < nargs; i++)
+	{
+		specs[i] = FindOption(argnames[i]);
+		if (specs[i] == NULL)
+			elog(ERROR, "parameter \"%s\" of mrf_options is not an option this library knows",
+				 argnames[i]);
+		if (argtypes[i] != OptionSqlType(specs[i]))
+			elog(ERROR, "parameter \"%s\" of mrf_options has type %s, not %s",
+				 argnames[i], format_type_be(argtypes[i]),
+				 format_type_be(OptionSqlType(specs[i])));
+	}
+	fcinfo->flinfo->fn_extra = specs;
+	return specs;
+}
+
 PG_FUNCTION_INFO_V1(mrf_options);
 /* Builds the options document from named arguments; NULL means not given. */
 Datum
 mrf_options(PG_FUNCTION_ARGS)
 {
-	const char *names[NUM_OPTIONS];
-	Datum		values[NUM_OPTIONS];
-	bool		nulls[NUM_OPTIONS];
+	const OptionSpec **specs = OptionsArguments(fcinfo);
+	int			nargs = PG_NARGS();
+	const char **names = palloc(sizeof(char *) * Max(nargs, 1));
+	Datum	   *values = palloc(sizeof(Datum) * Max(nargs, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(nargs, 1));
 
-	if (PG_NARGS() != NUM_OPTIONS)
-		elog(ERROR, "mrf_options has %d parameters in SQL and %d in C", PG_NARGS(), (int) NUM_OPTIONS);
-	for (int i = 0; i < NUM_OPTIONS; i++)
+	for (int i = 0; i < nargs; i++)
 	{
-		names[i] = OptionSpecs[i].name;
+		names[i] = specs[i]->name;
 		values[i] = PG_GETARG_DATUM(i);
 		nulls[i] = PG_ARGISNULL(i);
 	}
-	PG_RETURN_JSONB_P(MrfOptionsBuild(NUM_OPTIONS, names, values, nulls));
+	PG_RETURN_JSONB_P(MrfOptionsBuild(nargs, names, values, nulls));
 }
 
 /*
