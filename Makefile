@@ -17,9 +17,14 @@ OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 OPENBLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
 OPENBLAS_LIBS := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 
-PG_CPPFLAGS = -I$(srcdir)/src $(OPENBLAS_CFLAGS)
+# oneDNN (Debian libdnnl-dev) supplies one of the Frank-Wolfe score kernels
+# when it is installed (src/core/fwkernel.c); without it the others remain.
+DNNL_CPPFLAGS := $(shell test -f /usr/include/dnnl.h && echo -DMRF_HAVE_DNNL)
+DNNL_LIBS := $(if $(DNNL_CPPFLAGS),-ldnnl -lgomp)
+
+PG_CPPFLAGS = -I$(srcdir)/src $(OPENBLAS_CFLAGS) $(DNNL_CPPFLAGS)
 PG_CFLAGS = -O2 -fno-math-errno
-SHLIB_LINK = $(OPENBLAS_LIBS) -lm
+SHLIB_LINK = $(OPENBLAS_LIBS) $(DNNL_LIBS) -lpthread -lm
 
 sql/mrfdp--$(EXTVERSION).sql: $(sort $(wildcard sql/parts/*.sql))
 	cat $^ > $@
@@ -40,6 +45,10 @@ $(OBJS): $(HEADERS)
 # wrapping; PostgreSQL's -fwrapv stops GCC from vectorising its integer and
 # float loops (the Frank-Wolfe gradient weights ran 3x slower with it).
 $(CORE_SRCS:.c=.o): CFLAGS += -fno-wrapv
+# The Frank-Wolfe margins must come out bit-identical from the scalar, AVX2
+# and AVX-512 paths (fwkernel.c): no multiply-add may be fused on one path
+# and not on another.
+$(CORE_SRCS:.c=.o): CFLAGS += -ffp-contract=off
 
 # The core's C unit tests (no server needed).
 .PHONY: ctest

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
 	build-essential pkg-config
 	postgresql-15 postgresql-server-dev-15 postgresql-common
-	libopenblas-dev
+	libopenblas-dev libdnnl-dev
 	postgresql-15-pgtap pgtap
 	postgresql-15-cron
 	python3-numpy python3-psycopg2

@@ -8,6 +8,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "core/fw.h"
 #include "mrfdp.h"
 #include "pg/citus.h"
 #include "pg/ledger.h"
@@ -23,6 +24,17 @@ bool		MrfProgress = false;
 bool		MrfAllowDropWithBudgets = false;
 
 void		_PG_init(void);
+
+/*
+ * The Frank-Wolfe solver plans its per-thread memory from its thread count,
+ * so the count follows the setting at once (memory checks run before a
+ * learner starts).  Setting a number starts no thread.
+ */
+static void
+AssignLearnerThreads(int newval, void *extra)
+{
+	MrfFwSetThreads(newval);
+}
 
 /* Defines the settings and installs the named-call rewrite. */
 void
@@ -52,9 +64,9 @@ _PG_init(void)
 							"OpenBLAS threads a learner may use in this backend.",
 							"Only superusers (or roles granted SET on it) can change this setting.",
 							&MrfBlasThreads,
-							1, 1, 64,
+							1, 1, MRF_FW_MAX_THREADS,
 							PGC_SUSET, 0,
-							NULL, NULL, NULL);
+							NULL, AssignLearnerThreads, NULL);
 
 	DefineCustomIntVariable("mrfdp.max_learner_memory",
 							"Largest working memory a learner may plan for, including the packed rows.",

@@ -17,6 +17,17 @@ MrfAlloc(const MrfEnv *env, size_t bytes)
 	return env->alloc(env->ctx, bytes);
 }
 
+/* Memory the caller overwrites entirely: the host need not zero it. */
+void *
+MrfAllocUninit(const MrfEnv *env, size_t bytes)
+{
+	if (env->alloc_uninit == NULL)
+		return MrfAlloc(env, bytes);
+	if (bytes == 0)
+		bytes = 1;
+	return env->alloc_uninit(env->ctx, bytes);
+}
+
 /* Releases through the host; NULL is accepted so cleanup paths stay simple. */
 void
 MrfFree(const MrfEnv *env, void *ptr)
@@ -49,4 +60,4 @@ MallocEnvRelease(void *ctx, void *ptr)
 	free(ptr);
 }
 
-const MrfEnv MrfMallocEnv = {MallocEnvAlloc, MallocEnvRelease, NULL, NULL};
+const MrfEnv MrfMallocEnv = {MallocEnvAlloc, MallocEnvRelease, NULL, NULL, NULL, NULL};

@@ -21,6 +21,17 @@ typedef struct MrfEnv
 	/* Called between units of work; may not return (cancel). May be NULL. */
 	void		(*poll) (void *ctx, int64_t done, int64_t total);
 	void	   *ctx;
+
+	/*
+	 * Optional (NULL in a short initialiser).  pending: whether poll has
+	 * something to do (a cancel), called on the host's thread without side
+	 * effects, so that a learner running threads can stop them before it
+	 * polls (a poll may not return).  alloc_uninit: like alloc but the
+	 * memory need not be zeroed (buffers the core overwrites); NULL means
+	 * alloc.
+	 */
+	int			(*pending) (void *ctx);
+	void	   *(*alloc_uninit) (void *ctx, size_t bytes);
 } MrfEnv;
 
 /* Status codes of core functions. */
@@ -34,6 +45,7 @@ typedef enum MrfStatus
 
 /* Allocation helpers that go through the environment. */
 void	   *MrfAlloc(const MrfEnv *env, size_t bytes);
+void	   *MrfAllocUninit(const MrfEnv *env, size_t bytes);
 void		MrfFree(const MrfEnv *env, void *ptr);
 void		MrfPoll(const MrfEnv *env, int64_t done, int64_t total);
 

@@ -1,139 +1,85 @@
 /*
  * fw.c - batched private Frank-Wolfe (SPEC.md 4.1; Zhang et al. 2020, Alg. 1).
  *
- * All q problems share the design matrix X (n x d).  The state of problem k is
- * its iterate w_k and its margins a_k = X w_k.  One pass over the rows per
- * iteration first applies the previous step to the margins, then forms the
- * gradient weights G and accumulates the scores X^T G with sgemm, block by
- * block of rows, so the data are streamed once per iteration.
+ * All q problems share the design matrix X (n x d, stored as bytes in
+ * {0, 1}; fw.h).  The state of problem k is its iterate w_k and its margins
+ * a_k = X w_k.  One pass over the rows per iteration, block by block of
+ * rows, first applies the previous step to the margins and forms the
+ * quantised gradient weights G (fwkernel.c, one fused pass), then adds the
+ * block's X^T G to integer score sums (the kernel chosen for this CPU), so
+ * the data are streamed once per iteration.  The rows are split across
+ * threads, each its own contiguous blocks.
  *
  * Exactness of the scores, which the sensitivity bound relies on.  For the
  * logistic loss the sum score of vertex s = +-R e_j of problem k is
- *     u(s) = +-R sum_m G_mk x_mj,   G_mk = y_mk sigmoid(-y_mk a_mk)
- *                                        = (y - |y| tanh(a/2)) / 2.
- * We replace G by the integer Gq = 2^10 y - |y| round(2^10 tanh(a/2)), with
- * tanh from a fixed rational approximation clamped to [-1, 1] (FwWeight), so
- * |Gq| <= 2^11 = MRF_FW_QUANTUM, and use u(s) = +-R S_jk / 2^11 with
- * S = X^T Gq.  Preconditions (checked): x and y entries
- * are in {-1, 0, 1}.  Then every product Gq x is an integer of magnitude at
- * most 2^11, and a block of at most FW_CHUNK = 2^13 rows has every partial
- * sum, in whatever order and blocking BLAS uses, an integer of magnitude at
- * most 2^24: exactly representable in float.  So each sgemm is exact
- * whatever the kernel or thread count, and the block sums are added in
- * double, exact below 2^53 (n <= 2^42 rows).  Row m's contribution to every
- * score is therefore exactly R Gq x_mj / 2^11, a function of row m and the
- * previously released selections only, with magnitude at most R; replacing
- * one row moves every score by at most 2R = MrfFwScoreSensitivity(R), with no
+ *     u(s) = +-R sum_m G_mk X_mj,   G_mk = y_mk sigmoid(-y_mk a_mk).
+ * We replace G by the integer Gq with |Gq| <= Q = 127 = MRF_FW_QUANTUM
+ * (fwkernel.c) and use u(s) = +-R S_jk / Q with S = X^T Gq computed in
+ * integers: with b in {0, 1} the stored bytes, S = B^T Gq when X = B and
+ * S = 2 B^T Gq - 1^T Gq when X = 2B - 1.  Every kernel adds the products
+ * b Gq (|b Gq| <= 127) exactly: int32 sums over at most FW_FLUSH_ROWS rows
+ * (127 * 2^24 < 2^31, flushed into int64 before that), and the sgemm path's
+ * float partial sums stay below 2^24 (fwkernel.c); the int64 totals are
+ * exact below 2^63 / 127 rows.  Integer addition is associative, so S does
+ * not depend on the kernel, the blocking, the thread count or the order of
+ * the rows.  Preconditions (checked): the bytes are in {0, 1} and the label
+ * columns exist, so y in {-1, 0, 1}, |X_mj| <= 1 and row m's contribution to
+ * every score is exactly R Gq X_mj / Q, of magnitude at most R, a function
+ * of row m and the previously released selections only; replacing one row
+ * moves every score by at most 2R = MrfFwScoreSensitivity(R), with no
  * floating-point slack.  (The margins carry float rounding, but each margin
- * is computed from its own row only, which is all the argument needs.)
+ * is computed from its own row only, by the same operations on every path,
+ * which is all the argument needs.)
+ *
+ * Threads.  Only the calling thread calls the host (allocation, polling):
+ * the other threads live for one pass of one iteration and touch only
+ * memory allocated before they start.  The caller checks env->pending
+ * between its own blocks; when a cancel is pending it stops the threads,
+ * joins them and only then polls (which may not return); if the poll
+ * returns, the pass resumes with the blocks not yet done.
  */
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
-#include <cblas.h>
-
 #include "fw.h"
+#include "fwkernel.h"
 
-/* b: gradient weights are integers in [-2^b, 2^b]. */
-#define FW_QBITS 11
-#define FW_QHALF (1 << (FW_QBITS - 1))
+/* Rows after which a thread's int32 sums go into int64: 127 * 2^24 < 2^31. */
+#define FW_FLUSH_ROWS ((int64_t) 1 << 24)
 
-/* Rows per sgemm: FW_CHUNK * 2^FW_QBITS <= 2^24 keeps float sums exact. */
-#define FW_CHUNK 8192
+_Static_assert(FW_FLUSH_ROWS * MRF_FW_QUANTUM < ((int64_t) 1 << 31),
+			   "int32 block sums must not overflow");
+_Static_assert(MRF_FW_QUANTUM == FWK_Q, "one quantum");
 
-/*
- * Margins are clamped to [-9, 9]: beyond, round(2^10 tanh(a/2)) = +-2^10.
- * 0x41100000 is the IEEE single bit pattern of 9.0.
- */
-#define FW_MARGIN_CLAMP_BITS ((int32_t) 0x41100000)
-#define FW_MAGNITUDE_MASK ((int32_t) 0x7fffffff)
+/* The process's thread setting (MrfFwSetThreads). */
+static int	FwThreadCount = 1;
 
-/* Elements per inner loop of fixed length, which GCC vectorises at -O2. */
-#define FW_LANES 8
+/* The kernel of problems that leave it AUTO (MrfFwForceKernel). */
+static MrfFwKernel FwDefaultKernel = MRF_FW_KERNEL_AUTO;
 
-/* Most rows for which the double accumulation of scores stays exact. */
-#define FW_MAX_ROWS ((int64_t) 1 << 42)
-
-_Static_assert(MRF_FW_QUANTUM == (1 << FW_QBITS), "quantum must be 2^FW_QBITS");
-_Static_assert((int64_t) FW_CHUNK * MRF_FW_QUANTUM <= ((int64_t) 1 << 24),
-			   "block sums must stay exact in float");
-
-/*
- * The quantised gradient weight Gq = 2^10 y - |y| round(2^10 tanh(a/2)), as
- * an exact float integer in [-2^11, 2^11] (y in {-1, 0, 1}).
- *
- * tanh(x) on |x| <= 4.5 is the [7/6] Pade approximant
- * x (135135 + 17325 x^2 + 378 x^4 + x^6) / (135135 + 62370 x^2 + 3150 x^4
- * + 28 x^6), within 4.2e-5 of tanh there (0.05 units of 2^-10); margins are
- * first clamped to |a| <= 9, where 2^10 tanh(4.5) = 1023.8 rounds to 2^10,
- * the correctly rounded value for every |a| > 8.32.  Accuracy only affects
- * the optimisation.  The privacy argument needs only |Gq| <= 2^11, which
- * holds for every input bit pattern: the clamp works on the magnitude bits
- * (a non-negative float's bits order like its value, and NaN and infinity
- * lie above 9), so the rational function only ever sees |x| <= 4.5, and the
- * rounded value is clamped to [0, 2^11] as integers besides.
- *
- * Everything is branch-free integer and float arithmetic, so the loops over
- * it vectorise at -O2 (libm's tanh, fminf or a table lookup would not).
- * Rounding is floor(v + 1024.5) - 1024 by truncation of a positive number,
- * independent of the rounding mode.
- */
-static inline float
-FwWeight(float y, float a)
+/* Benchmarks and tests: the kernel of every later AUTO solve. */
+void
+MrfFwForceKernel(MrfFwKernel kernel)
 {
-	int32_t		bits;
-	int32_t		mag;
-	float		x;
-	float		x2;
-	float		t;
-	int			ti;
-
-	memcpy(&bits, &a, sizeof(bits));
-	mag = bits & FW_MAGNITUDE_MASK;
-	mag = mag < FW_MARGIN_CLAMP_BITS ? mag : FW_MARGIN_CLAMP_BITS;
-	bits = mag | (bits & ~FW_MAGNITUDE_MASK);
-	memcpy(&x, &bits, sizeof(x));
-	x = 0.5f * x;
-	x2 = x * x;
-	t = x * (135135.0f + x2 * (17325.0f + x2 * (378.0f + x2))) /
-		(135135.0f + x2 * (62370.0f + x2 * (3150.0f + x2 * 28.0f)));
-	ti = (int) (t * (float) FW_QHALF + ((float) FW_QHALF + 0.5f));
-	ti = ti > 0 ? ti : 0;
-	ti = ti < 2 * FW_QHALF ? ti : 2 * FW_QHALF;
-	return y * (float) FW_QHALF - y * y * (float) (ti - FW_QHALF);
+	FwDefaultKernel = kernel;
 }
 
-/*
- * Gq for a column segment; every path (solve, scores, tests) goes through
- * here.  Cloned for AVX2 (chosen at load time by the CPU): twice the lanes of
- * the SSE2 baseline in the learner's hottest loop outside BLAS.
- */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static void
-FwWeights(const float *restrict y, const float *restrict a, int rows,
-		  float *restrict g)
+/* Sets the thread count of later solves. */
+void
+MrfFwSetThreads(int threads)
 {
-	int			r = 0;
-	int			i;
-
-	for (; r + FW_LANES <= rows; r += FW_LANES)
-		for (i = 0; i < FW_LANES; i++)
-			g[r + i] = FwWeight(y[r + i], a[r + i]);
-	for (; r < rows; r++)
-		g[r] = FwWeight(y[r], a[r]);
+	FwThreadCount = threads < 1 ? 1 : threads > MRF_FW_MAX_THREADS ? MRF_FW_MAX_THREADS : threads;
 }
 
-/* The exported form of FwWeights, for tests. */
+/* The thread count of solves. */
 int
-MrfFwQuantizedWeight(float y, float margin)
+MrfFwThreads(void)
 {
-	float		g;
-
-	FwWeights(&y, &margin, 1, &g);
-	return (int) g;
+	return FwThreadCount;
 }
 
 /* Multiplies sizes, saturating at SIZE_MAX so that overflow reads as "too big". */
@@ -154,96 +100,118 @@ SizeAdd(size_t a, size_t b)
 	return a + b;
 }
 
-/* Rows of the gradient block buffer: one block, or all rows if fewer. */
-static int
-FwChunkRows(int64_t n)
+/* n rounded up to 64. */
+int64_t
+MrfFwRowStride(int64_t n)
 {
-	return n < FW_CHUNK ? (int) n : FW_CHUNK;
+	return n < 0 ? -1 : (n + 63) & ~(int64_t) 63;
 }
 
-/* Scratch of one solve; see MrfFwWorkspaceBytes for the sizes. */
-typedef struct FwWork
+/* The exported weight, for tests. */
+int
+MrfFwQuantizedWeight(int y, float margin)
 {
-	float	   *margins;		/* n x q, ld n: a_k = X w_k */
-	float	   *gbuf;			/* chunk x q, ld rows of the block: Gq */
-	float	   *sbuf;			/* d x q: one block's X^T Gq */
-	double	   *acc;			/* d x q: the scores, summed over blocks */
-	int		   *sel_j;			/* q: last selected coordinate */
-	int		   *sel_sign;		/* q: its sign, +1 or -1 */
-	float	   *coef;			/* q: margin coefficient of the last step */
-} FwWork;
+	return FwkWeight(y, margin);
+}
 
-/* Honest total of FwWork for these dimensions (SIZE_MAX on overflow). */
-size_t
-MrfFwWorkspaceBytes(int64_t n, int d, int q)
+/* q rounded up to the kernel's alignment. */
+static int
+FwQPad(const FwkKernelInfo *info, int q)
 {
+	return (q + info->qalign - 1) / info->qalign * info->qalign;
+}
+
+/* Scratch of one thread. */
+typedef struct FwThread
+{
+	struct FwShared *sh;
+	int64_t		b_begin;		/* its blocks: [b_begin, b_end) */
+	int64_t		b_end;
+	int64_t		b_next;			/* the next block to do this pass */
+	int8_t	   *g;				/* G of one block */
+	int32_t    *c;				/* d x qpad partial sums */
+	int64_t    *colsum;			/* q: sums of G per problem */
+	void	   *scratch;		/* the kernel's */
+	int64_t		unflushed;		/* rows added to c since the last flush */
+	int			is_caller;
+	pthread_t	tid;
+} FwThread;
+
+/* What every thread of a solve shares. */
+typedef struct FwShared
+{
+	const MrfFwProblem *prob;
+	const MrfEnv *env;
+	FwkKernelInfo kinfo;
+	FwkPass		pass;
+	int			qpad;
+	int64_t		nblocks;
+	atomic_int	stop;
+	pthread_mutex_t lock;
+	int64_t    *acc;			/* d x qpad: exact totals of the pass */
+	int64_t    *colsum;			/* q */
+} FwShared;
+
+/* Bytes of one thread's scratch for a kernel. */
+static size_t
+FwThreadBytes(const FwkKernelInfo *info, int d, int q)
+{
+	size_t		qpad = (size_t) FwQPad(info, q);
 	size_t		total = 0;
-	size_t		dq;
 
-	if (n < 0 || d < 0 || q < 0)
-		return SIZE_MAX;
-	dq = SizeMul((size_t) d, (size_t) q);
-	total = SizeAdd(total, SizeMul(SizeMul((size_t) n, (size_t) q), sizeof(float)));
-	total = SizeAdd(total, SizeMul(SizeMul((size_t) FwChunkRows(n), (size_t) q), sizeof(float)));
-	total = SizeAdd(total, SizeMul(dq, sizeof(float)));
-	total = SizeAdd(total, SizeMul(dq, sizeof(double)));
-	total = SizeAdd(total, SizeMul((size_t) q, 2 * sizeof(int) + sizeof(float)));
+	total = SizeAdd(total, SizeMul((size_t) info->block_rows, qpad));
+	total = SizeAdd(total, SizeMul(SizeMul((size_t) d, qpad), sizeof(int32_t)));
+	total = SizeAdd(total, SizeMul((size_t) q, sizeof(int64_t)));
+	total = SizeAdd(total, FwkScratchBytes(info, d, q));
 	return total;
 }
 
-/* Releases whatever FwWorkAlloc obtained. */
-static void
-FwWorkFree(FwWork *work, const MrfEnv *env)
+/* Bytes a solve with this kernel and thread count allocates. */
+static size_t
+FwSolveBytes(const FwkKernelInfo *info, int64_t n, int d, int q, int threads)
 {
-	MrfFree(env, work->margins);
-	MrfFree(env, work->gbuf);
-	MrfFree(env, work->sbuf);
-	MrfFree(env, work->acc);
-	MrfFree(env, work->sel_j);
-	MrfFree(env, work->sel_sign);
-	MrfFree(env, work->coef);
-	memset(work, 0, sizeof(*work));
+	size_t		qpad = (size_t) FwQPad(info, q);
+	size_t		total = 0;
+	size_t		each = FwThreadBytes(info, d, q);
+
+	total = SizeAdd(total, SizeMul(SizeMul((size_t) MrfFwRowStride(n), (size_t) q), sizeof(float)));
+	total = SizeAdd(total, SizeMul(SizeMul((size_t) d, qpad), sizeof(int64_t)));
+	total = SizeAdd(total, SizeMul((size_t) q, sizeof(int64_t)));
+	total = SizeAdd(total, SizeMul((size_t) q, 2 * sizeof(int) + sizeof(float)));
+	total = SizeAdd(total, SizeMul((size_t) threads, sizeof(FwThread)));
+	total = SizeAdd(total, SizeMul((size_t) threads, each));
+	return total;
 }
 
-/* Allocates the scratch; with_margins = 0 when the caller supplies margins. */
-static MrfStatus
-FwWorkAlloc(FwWork *work, int64_t n, int d, int q, int with_margins,
-			const MrfEnv *env)
+/*
+ * What a solve with the kernel the learners use (AUTO) allocates at the
+ * current thread setting: exact when there are at least as many blocks of
+ * rows as threads, an upper bound otherwise.
+ */
+size_t
+MrfFwWorkspaceBytes(int64_t n, int d, int q)
 {
-	size_t		dq = (size_t) d * (size_t) q;
+	FwkKernelInfo info;
 
-	memset(work, 0, sizeof(*work));
-	if (with_margins)
-		work->margins = MrfAlloc(env, SizeMul(SizeMul((size_t) n, (size_t) q), sizeof(float)));
-	work->gbuf = MrfAlloc(env, SizeMul((size_t) FwChunkRows(n) * (size_t) q, sizeof(float)));
-	work->sbuf = MrfAlloc(env, SizeMul(dq, sizeof(float)));
-	work->acc = MrfAlloc(env, SizeMul(dq, sizeof(double)));
-	work->sel_j = MrfAlloc(env, (size_t) q * sizeof(int));
-	work->sel_sign = MrfAlloc(env, (size_t) q * sizeof(int));
-	work->coef = MrfAlloc(env, (size_t) q * sizeof(float));
-	if ((with_margins && work->margins == NULL) || work->gbuf == NULL ||
-		work->sbuf == NULL || work->acc == NULL || work->sel_j == NULL ||
-		work->sel_sign == NULL || work->coef == NULL)
-	{
-		FwWorkFree(work, env);
-		return MRF_ENOMEM;
-	}
-	return MRF_OK;
+	if (n < 0 || d < 0 || q < 0 || !FwkResolve(FwDefaultKernel, &info))
+		return SIZE_MAX;
+	return FwSolveBytes(&info, n, d, q, FwThreadCount);
 }
 
 /*
  * Checks the structural preconditions that need no data pass: the sizes,
- * BLAS's int dimensions, and that every problem has a vertex.
+ * the label columns, and that every problem has a vertex.
  */
 static MrfStatus
 FwCheckShape(const MrfFwProblem *prob)
 {
 	int			k;
 
-	if (prob == NULL || prob->x == NULL || prob->y == NULL || prob->allowed == NULL)
+	if (prob == NULL || prob->x == NULL || prob->ypos == NULL ||
+		prob->yneg == NULL || prob->allowed == NULL)
 		return MRF_EINVAL;
-	if (prob->n < 1 || prob->n > INT_MAX || prob->n > FW_MAX_ROWS ||
-		prob->d < 1 || prob->q < 1 || prob->ldy < prob->n)
+	if (prob->n < 1 || prob->n > INT_MAX || prob->d < 1 || prob->q < 1 ||
+		prob->ldx < MrfFwRowStride(prob->n))
 		return MRF_EINVAL;
 	if ((int64_t) prob->d * prob->q > INT_MAX)
 		return MRF_EINVAL;
@@ -253,6 +221,10 @@ FwCheckShape(const MrfFwProblem *prob)
 		int			j;
 		int			any = 0;
 
+		if (prob->ypos[k] < 0 || prob->ypos[k] >= prob->d ||
+			(prob->yneg[k] != MRF_FW_COMPLEMENT &&
+			 (prob->yneg[k] < 0 || prob->yneg[k] >= prob->d)))
+			return MRF_EINVAL;
 		for (j = 0; j < prob->d; j++)
 			any |= al[j] != 0;
 		if (!any)
@@ -261,118 +233,316 @@ FwCheckShape(const MrfFwProblem *prob)
 	return MRF_OK;
 }
 
-/* The exactness argument needs entries in {-1, 0, 1}; verify, do not assume. */
+/* The exactness argument needs bytes in {0, 1}; verify, do not assume. */
 static int
-FwTernary(const float *v, int64_t rows, int cols, int64_t ld)
+FwBinary(const MrfFwProblem *prob)
 {
-	int			c;
+	int			j;
 
-	for (c = 0; c < cols; c++)
+	for (j = 0; j < prob->d; j++)
 	{
-		const float *col = v + (size_t) c * (size_t) ld;
+		const uint8_t *col = prob->x + (size_t) j * (size_t) prob->ldx;
 		int64_t		m;
 		int			bad = 0;
 
-		for (m = 0; m < rows; m++)
-			bad |= !(col[m] == 0.0f || col[m] == 1.0f || col[m] == -1.0f);
+		for (m = 0; m < prob->n; m++)
+			bad |= col[m] > 1;
 		if (bad)
 			return 0;
 	}
 	return 1;
 }
 
-/* a = keep a + c x; restrict parameters and fixed-length inner loops let it vectorise. */
+/* Adds a thread's int32 sums into the shared totals and clears them. */
 static void
-FwScaleAdd(float *restrict a, const float *restrict x, int rows, float keep,
-		   float c)
+FwFlush(FwThread *th)
 {
-	int			r = 0;
-	int			i;
+	FwShared   *sh = th->sh;
+	size_t		cells = (size_t) sh->prob->d * (size_t) sh->qpad;
+	size_t		i;
+	int			k;
 
-	for (; r + FW_LANES <= rows; r += FW_LANES)
-		for (i = 0; i < FW_LANES; i++)
-			a[r + i] = keep * a[r + i] + c * x[r + i];
-	for (; r < rows; r++)
-		a[r] = keep * a[r] + c * x[r];
+	pthread_mutex_lock(&sh->lock);
+	for (i = 0; i < cells; i++)
+		sh->acc[i] += th->c[i];
+	for (k = 0; k < sh->prob->q; k++)
+		sh->colsum[k] += th->colsum[k];
+	pthread_mutex_unlock(&sh->lock);
+	memset(th->c, 0, cells * sizeof(int32_t));
+	memset(th->colsum, 0, (size_t) sh->prob->q * sizeof(int64_t));
+	th->unflushed = 0;
+}
+
+/* One block: the fused pass, then the product. */
+static void
+FwDoBlock(FwThread *th, int64_t b)
+{
+	FwShared   *sh = th->sh;
+	const MrfFwProblem *prob = sh->prob;
+	int			R = sh->kinfo.block_rows;
+	int64_t		start = b * R;
+	int			rows = (int) (prob->n - start < R ? prob->n - start : R);
+	int			rows4 = (rows + 3) & ~3;
+
+	if (th->unflushed + R > FW_FLUSH_ROWS)
+		FwFlush(th);
+	sh->kinfo.fused(&sh->pass, start, rows, th->g, R, th->colsum);
+	sh->kinfo.gemm(prob->x, prob->ldx, start, prob->d, rows4, th->g, R,
+				   prob->q, sh->qpad, th->c, th->scratch);
+	th->unflushed += R;
+}
+
+/* A thread's share of a pass; the caller also watches for a cancel. */
+static void
+FwRun(FwThread *th)
+{
+	FwShared   *sh = th->sh;
+
+	while (th->b_next < th->b_end)
+	{
+		if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+			break;
+		FwDoBlock(th, th->b_next);
+		th->b_next++;
+		if (th->is_caller && sh->env->pending != NULL &&
+			sh->env->pending(sh->env->ctx))
+			atomic_store(&sh->stop, 1);
+	}
+	FwFlush(th);
+}
+
+/* pthread entry of the other threads. */
+static void *
+FwThreadMain(void *arg)
+{
+	FwThread   *th = (FwThread *) arg;
+
+	FwkThreadInit(&th->sh->kinfo);
+	FwRun(th);
+	return NULL;
 }
 
 /*
- * Applies the previous Frank-Wolfe step to the margins of a block of rows,
- * a_k = keep a_k + coef_k x_{j_k}: one column of X per problem, instead of
- * recomputing X w.
+ * One pass over all blocks with the pass settings in sh: totals in sh->acc
+ * and sh->colsum.  Polls (with no other thread running) only if a cancel
+ * stopped the pass; progress is done + blocks so far out of total.
  */
 static void
-FwUpdateMargins(const MrfFwProblem *prob, FwWork *work, int64_t start,
-				int rows, float keep)
+FwPass(FwShared *sh, FwThread *threads, int nthreads, int64_t done, int64_t total)
 {
+	int			i;
+
+	memset(sh->acc, 0, (size_t) sh->prob->d * sh->qpad * sizeof(int64_t));
+	memset(sh->colsum, 0, (size_t) sh->prob->q * sizeof(int64_t));
+	for (i = 0; i < nthreads; i++)
+		threads[i].b_next = threads[i].b_begin;
+	for (;;)
+	{
+		int			started[MRF_FW_MAX_THREADS];
+		int64_t		left = 0;
+		sigset_t	all;
+		sigset_t	old;
+
+		atomic_store(&sh->stop, 0);
+		/* the other threads take no signals: the host handles them here */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		for (i = 1; i < nthreads; i++)
+			started[i] = threads[i].b_next < threads[i].b_end &&
+				pthread_create(&threads[i].tid, NULL, FwThreadMain, &threads[i]) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+		FwRun(&threads[0]);
+		/* a thread that could not start runs here */
+		for (i = 1; i < nthreads; i++)
+			if (!started[i] && !atomic_load(&sh->stop))
+				FwRun(&threads[i]);
+		for (i = 1; i < nthreads; i++)
+			if (started[i])
+				pthread_join(threads[i].tid, NULL);
+
+		for (i = 0; i < nthreads; i++)
+			left += threads[i].b_end - threads[i].b_next;
+		if (left == 0)
+			return;
+		/* nothing else runs now: the poll may leave by longjmp */
+		MrfPoll(sh->env, done + sh->nblocks - left, total);
+	}
+}
+
+/* Everything a solve or a score evaluation allocates. */
+typedef struct FwWork
+{
+	FwShared	sh;
+	FwThread   *threads;
+	int			nthreads;
+	float	   *margins;
+	int		   *sel_j;
+	int		   *sel_sign;
+	float	   *coef;
+	int			lock_ready;
+} FwWork;
+
+/* Releases whatever FwWorkAlloc obtained. */
+static void
+FwWorkFree(FwWork *work, const MrfEnv *env)
+{
+	int			i;
+
+	if (work->threads != NULL)
+		for (i = 0; i < work->nthreads; i++)
+		{
+			MrfFree(env, work->threads[i].g);
+			MrfFree(env, work->threads[i].c);
+			MrfFree(env, work->threads[i].colsum);
+			MrfFree(env, work->threads[i].scratch);
+		}
+	MrfFree(env, work->threads);
+	MrfFree(env, work->sh.acc);
+	MrfFree(env, work->sh.colsum);
+	MrfFree(env, work->margins);
+	MrfFree(env, work->sel_j);
+	MrfFree(env, work->sel_sign);
+	MrfFree(env, work->coef);
+	if (work->lock_ready)
+		pthread_mutex_destroy(&work->sh.lock);
+	memset(work, 0, sizeof(*work));
+}
+
+/*
+ * Allocates the scratch and splits the blocks among the threads;
+ * with_margins = 0 when the caller supplies margins.
+ */
+static MrfStatus
+FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
+			const MrfEnv *env)
+{
+	FwShared   *sh = &work->sh;
+	int			d = prob->d;
+	int			q = prob->q;
+	size_t		cells;
+	int			i;
+	int			ok;
+
+	memset(work, 0, sizeof(*work));
+	if (!FwkResolve(prob->kernel != MRF_FW_KERNEL_AUTO ? prob->kernel : FwDefaultKernel,
+					&sh->kinfo))
+		return MRF_EINVAL;
+	sh->prob = prob;
+	sh->env = env;
+	sh->qpad = FwQPad(&sh->kinfo, q);
+	sh->nblocks = (prob->n + sh->kinfo.block_rows - 1) / sh->kinfo.block_rows;
+	atomic_init(&sh->stop, 0);
+	if (pthread_mutex_init(&sh->lock, NULL) != 0)
+		return MRF_ENOMEM;
+	work->lock_ready = 1;
+	cells = (size_t) d * (size_t) sh->qpad;
+	work->nthreads = FwThreadCount < sh->nblocks ? FwThreadCount : (int) sh->nblocks;
+
+	/* every margin is written in the first pass (FWK_INIT) */
+	if (with_margins)
+		work->margins = MrfAllocUninit(env, SizeMul(SizeMul((size_t) MrfFwRowStride(prob->n), (size_t) q),
+													sizeof(float)));
+	sh->acc = MrfAlloc(env, SizeMul(cells, sizeof(int64_t)));
+	sh->colsum = MrfAlloc(env, SizeMul((size_t) q, sizeof(int64_t)));
+	work->sel_j = MrfAlloc(env, (size_t) q * sizeof(int));
+	work->sel_sign = MrfAlloc(env, (size_t) q * sizeof(int));
+	work->coef = MrfAlloc(env, (size_t) q * sizeof(float));
+	work->threads = MrfAlloc(env, (size_t) work->nthreads * sizeof(FwThread));
+	ok = (!with_margins || work->margins != NULL) && sh->acc != NULL &&
+		sh->colsum != NULL && work->sel_j != NULL && work->sel_sign != NULL &&
+		work->coef != NULL && work->threads != NULL;
+	for (i = 0; ok && i < work->nthreads; i++)
+	{
+		FwThread   *th = &work->threads[i];
+
+		th->sh = sh;
+		th->is_caller = i == 0;
+		th->b_begin = sh->nblocks * i / work->nthreads;
+		th->b_end = sh->nblocks * (i + 1) / work->nthreads;
+		/* zeroed: the padding problems of G are never written */
+		th->g = MrfAlloc(env, SizeMul((size_t) sh->kinfo.block_rows, (size_t) sh->qpad));
+		th->c = MrfAlloc(env, SizeMul(cells, sizeof(int32_t)));
+		th->colsum = MrfAlloc(env, SizeMul((size_t) q, sizeof(int64_t)));
+		if (FwkScratchBytes(&sh->kinfo, d, q) > 0)
+			th->scratch = MrfAllocUninit(env, FwkScratchBytes(&sh->kinfo, d, q));
+		ok = th->g != NULL && th->c != NULL && th->colsum != NULL &&
+			(th->scratch != NULL || FwkScratchBytes(&sh->kinfo, d, q) == 0);
+	}
+	if (!ok)
+	{
+		FwWorkFree(work, env);
+		return MRF_ENOMEM;
+	}
+	FwkThreadInit(&sh->kinfo);
+	return MRF_OK;
+}
+
+/* The exact integer score S_jk of the last pass (see the file comment). */
+static inline int64_t
+FwScore(const FwShared *sh, int j, int k)
+{
+	int64_t		s = sh->acc[(size_t) j * sh->qpad + k];
+
+	return sh->prob->x_signed ? 2 * s - sh->colsum[k] : s;
+}
+
+/* S[j + k d] for all scores of the last pass. */
+static void
+FwExactScores(const FwWork *work, int64_t *scores)
+{
+	const MrfFwProblem *prob = work->sh.prob;
+	int			j;
 	int			k;
 
 	for (k = 0; k < prob->q; k++)
-	{
-		FwScaleAdd(work->margins + (size_t) k * (size_t) prob->n + start,
-				   prob->x + (size_t) work->sel_j[k] * (size_t) prob->n + start,
-				   rows, keep, work->coef[k]);
-	}
+		for (j = 0; j < prob->d; j++)
+			scores[(size_t) k * prob->d + j] = FwScore(&work->sh, j, k);
 }
 
-/*
- * One block of rows [start, start + rows): form Gq from the margins and add
- * X_block^T Gq to the score accumulator.
- */
+/* The pass settings shared by MrfFwScores and MrfFwSolve. */
 static void
-FwBlock(const MrfFwProblem *prob, FwWork *work, const float *margins,
-		int64_t ldm, int64_t start, int rows)
+FwPassInit(FwWork *work, float *margins, int64_t ldm)
 {
-	const int64_t n = prob->n;
-	const int	d = prob->d;
-	const int	q = prob->q;
-	size_t		i;
-	size_t		dq = (size_t) d * (size_t) q;
-	int			k;
+	const MrfFwProblem *prob = work->sh.prob;
+	FwkPass    *pass = &work->sh.pass;
 
-	for (k = 0; k < q; k++)
-	{
-		const float *a = margins + (size_t) k * (size_t) ldm + start;
-		const float *y = prob->y + (size_t) k * (size_t) prob->ldy + start;
-		float	   *g = work->gbuf + (size_t) k * (size_t) rows;
-
-		FwWeights(y, a, rows, g);
-	}
-
-	/* exact: see the header comment of this file */
-	cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, d, q, rows,
-				1.0f, prob->x + start, (int) n, work->gbuf, rows,
-				0.0f, work->sbuf, d);
-	for (i = 0; i < dq; i++)
-		work->acc[i] += (double) work->sbuf[i];
+	memset(pass, 0, sizeof(*pass));
+	pass->x = prob->x;
+	pass->ldx = prob->ldx;
+	pass->x_signed = prob->x_signed != 0;
+	pass->ypos = prob->ypos;
+	pass->yneg = prob->yneg;
+	pass->q = prob->q;
+	pass->qpad = work->sh.qpad;
+	pass->margins = margins;
+	pass->ldm = ldm;
+	pass->coef = work->coef;
+	pass->sel_j = work->sel_j;
+	pass->interleaved = work->sh.kinfo.interleaved;
 }
 
 /* Exact integer scores at the given margins (no update), for tests. */
 MrfStatus
 MrfFwScores(const MrfFwProblem *prob, const float *margins, int64_t ldm,
-			const MrfEnv *env, double *scores)
+			const MrfEnv *env, int64_t *scores)
 {
 	FwWork		work;
 	MrfStatus	st;
-	int64_t		start;
 
 	st = FwCheckShape(prob);
 	if (st != MRF_OK)
 		return st;
-	if (margins == NULL || scores == NULL || ldm < prob->n ||
-		!FwTernary(prob->x, prob->n, prob->d, prob->n) ||
-		!FwTernary(prob->y, prob->n, prob->q, prob->ldy))
+	if (margins == NULL || scores == NULL || ldm < prob->n || !FwBinary(prob))
 		return MRF_EINVAL;
-	st = FwWorkAlloc(&work, prob->n, prob->d, prob->q, 0, env);
+	st = FwWorkAlloc(&work, prob, 0, env);
 	if (st != MRF_OK)
 		return st;
-	for (start = 0; start < prob->n; start += FW_CHUNK)
-	{
-		int			rows = (int) (prob->n - start < FW_CHUNK ? prob->n - start : FW_CHUNK);
-
-		FwBlock(prob, &work, margins, ldm, start, rows);
-	}
-	memcpy(scores, work.acc, (size_t) prob->d * prob->q * sizeof(double));
+	/* FWK_READ never writes the margins */
+	FwPassInit(&work, (float *) margins, ldm);
+	work.sh.pass.mode = FWK_READ;
+	FwPass(&work.sh, work.threads, work.nthreads, 0, 0);
+	FwExactScores(&work, scores);
 	FwWorkFree(&work, env);
 	return MRF_OK;
 }
@@ -381,7 +551,8 @@ MrfFwScores(const MrfFwProblem *prob, const float *margins, int64_t ldm,
  * Private selection for every problem: one noise draw per allowed candidate
  * (j, sign), in a fixed order, so the number of draws does not depend on the
  * data.  The exponential mechanism is Gumbel-max on c u(s); the Laplace one
- * is report-noisy-max with scale b (both from privacy.c).
+ * is report-noisy-max with scale b (both from privacy.c).  Scores are exact
+ * integers below 2^53, so their doubles are exact.
  */
 static void
 FwSelect(const MrfFwProblem *prob, FwWork *work, MrfRng *rng, double unit,
@@ -393,7 +564,6 @@ FwSelect(const MrfFwProblem *prob, FwWork *work, MrfRng *rng, double unit,
 	for (k = 0; k < prob->q; k++)
 	{
 		const uint8_t *al = prob->allowed + (size_t) k * d;
-		const double *s = work->acc + (size_t) k * d;
 		double		best = -INFINITY;
 		int			best_j = -1;
 		int			best_sign = 1;
@@ -414,7 +584,7 @@ FwSelect(const MrfFwProblem *prob, FwWork *work, MrfRng *rng, double unit,
 					noise = MrfRngGumbel(rng);
 				else
 					noise = MrfRngLaplace(rng, laplace_scale);
-				v = sign * s[j] * unit + noise;
+				v = sign * (double) FwScore(&work->sh, j, k) * unit + noise;
 				if (v > best)
 				{
 					best = v;
@@ -499,45 +669,35 @@ MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 					 &du, &eps0, &unit, &laplace_scale);
 	if (st != MRF_OK)
 		return st;
-
-	if (!FwTernary(prob->x, prob->n, prob->d, prob->n) ||
-		!FwTernary(prob->y, prob->n, prob->q, prob->ldy))
+	if (!FwBinary(prob))
 		return MRF_EINVAL;
 
-	st = FwWorkAlloc(&work, prob->n, prob->d, prob->q, 1, env);
+	st = FwWorkAlloc(&work, prob, 1, env);
 	if (st != MRF_OK)
 		return st;
+	FwPassInit(&work, work.margins, MrfFwRowStride(prob->n));
 
 	memset(w, 0, (size_t) prob->d * prob->q * sizeof(double));
 	iters = prob->iterations;
-	nblocks = (prob->n + FW_CHUNK - 1) / FW_CHUNK;
+	nblocks = work.sh.nblocks;
 	total = (int64_t) (iters - 1) * nblocks;
 
 	for (t = 1; t < iters; t++)
 	{
 		/* the step chosen in iteration t-1 reaches the margins in this pass */
-		int			update = t > 1;
 		double		mu_prev = 2.0 / (t + 1);
 		double		mu = 2.0 / (t + 2);
-		int64_t		start;
-		int64_t		b = 0;
 
-		if (update)
+		if (t > 1)
 		{
 			for (k = 0; k < prob->q; k++)
 				work.coef[k] = (float) (mu_prev * work.sel_sign[k] * prob->radius);
+			work.sh.pass.mode = FWK_UPDATE;
+			work.sh.pass.keep = (float) (1.0 - mu_prev);
 		}
-		memset(work.acc, 0, (size_t) prob->d * prob->q * sizeof(double));
-		for (start = 0; start < prob->n; start += FW_CHUNK, b++)
-		{
-			int			rows = (int) (prob->n - start < FW_CHUNK ? prob->n - start : FW_CHUNK);
-
-			if (update)
-				FwUpdateMargins(prob, &work, start, rows, (float) (1.0 - mu_prev));
-			FwBlock(prob, &work, work.margins, prob->n, start, rows);
-			MrfPoll(env, (int64_t) (t - 1) * nblocks + b + 1, total);
-		}
-
+		else
+			work.sh.pass.mode = FWK_INIT;
+		FwPass(&work.sh, work.threads, work.nthreads, (int64_t) (t - 1) * nblocks, total);
 		FwSelect(prob, &work, rng, unit, laplace_scale);
 
 		for (k = 0; k < prob->q; k++)

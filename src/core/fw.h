@@ -6,8 +6,8 @@
  * Problem q minimises sum_m log(1 + exp(-y_mq <w_q, x_m>)) over
  * ||w_q||_1 <= radius, with vertices +-radius e_j for the allowed coordinates
  * j.  Rows with y_mq = 0 take no part in problem q.  Every iteration computes
- * all gradients with one matrix product X^T G (BLAS) and selects one vertex
- * per problem with a private mechanism.
+ * all gradients with one exact integer matrix product X^T G (fwkernel.h)
+ * and selects one vertex per problem with a private mechanism.
  */
 #ifndef MRF_FW_H
 #define MRF_FW_H
@@ -18,43 +18,89 @@
 #include "noise.h"
 #include "privacy.h"
 
+/* yneg value meaning "y = 2 x_ypos - 1" (a +-1 label read off one column). */
+#define MRF_FW_COMPLEMENT (-1)
+
+/* The score-product kernels; MRF_FW_KERNEL_AUTO picks from the CPU. */
+typedef enum MrfFwKernel
+{
+	MRF_FW_KERNEL_AUTO = 0,
+	MRF_FW_KERNEL_SGEMM = 1,	/* portable: float sgemm on exact integers */
+	MRF_FW_KERNEL_AVX2 = 2,		/* hand-written AVX2 int8 kernel */
+	MRF_FW_KERNEL_VNNI = 3,		/* hand-written AVX-512 VNNI int8 kernel */
+	MRF_FW_KERNEL_DNNL = 4		/* oneDNN dnnl_gemm_u8s8s32 */
+} MrfFwKernel;
+
+#define MRF_FW_KERNEL_COUNT 5
+
+/*
+ * The design matrix is stored as bytes in {0, 1}: column j holds x_mj at
+ * x[j * ldx + m].  With x_signed, the entry the regressions see is
+ * X_mj = 2 x_mj - 1 (in {-1, 1}); otherwise X_mj = x_mj (in {0, 1}).
+ * The label of problem k is read off the same bytes:
+ *     y_mk = x_m,ypos[k] - x_m,yneg[k]    (in {-1, 0, 1}), or
+ *     y_mk = 2 x_m,ypos[k] - 1            when yneg[k] == MRF_FW_COMPLEMENT.
+ * ldx is at least MrfFwRowStride(n); bytes of rows n..ldx-1 are never read
+ * as data (they may hold anything).
+ */
 typedef struct MrfFwProblem
 {
 	int64_t		n;				/* rows (public) */
 	int			d;				/* coordinates */
 	int			q;				/* problems */
-	const float *x;				/* n x d, column-major (ld n), entries in {-1,0,1} */
-	const float *y;				/* n x q, column-major (ld ldy), entries in {-1,0,1} */
-	int64_t		ldy;
+	const uint8_t *x;			/* d columns of ldx bytes, entries in {0, 1} */
+	int64_t		ldx;
+	int			x_signed;
+	const int  *ypos;			/* q label columns */
+	const int  *yneg;			/* q: second label column or MRF_FW_COMPLEMENT */
 	const uint8_t *allowed;		/* d x q, column-major: 1 if e_j is a vertex of q */
 	double		radius;			/* R: the L1 radius */
 	int			iterations;		/* T >= 2: T-1 private selections */
 	double		rho_problem;	/* zCDP budget of each problem */
 	MrfMechanism mechanism;
+	MrfFwKernel kernel;			/* AUTO unless a test forces one */
 } MrfFwProblem;
 
 /*
  * Gradient weights are quantised to integers of magnitude at most
- * MRF_FW_QUANTUM (2^11) so that every BLAS partial sum is an exact float
- * integer; a score in loss units is radius * S / MRF_FW_QUANTUM, where S is
- * the integer sum computed by MrfFwScores.
+ * MRF_FW_QUANTUM (127, one signed byte) and multiplied with X in exact
+ * integer arithmetic; a score in loss units is radius * S / MRF_FW_QUANTUM,
+ * where S is the exact integer sum computed by MrfFwScores.
  */
-#define MRF_FW_QUANTUM 2048
+#define MRF_FW_QUANTUM 127
+
+/* The smallest leading dimension of X for n rows (n rounded up to 64). */
+int64_t		MrfFwRowStride(int64_t n);
 
 /*
  * The quantised gradient weight of one row of one problem at margin a = <w,x>:
- * round(2^11 * y * sigmoid(-y a)) up to the rational tanh (error below 1), in
- * [-2^11, 2^11]; 0 when y = 0.  Exposed for tests.
+ * round(127 * y * sigmoid(-y a)) up to the rational tanh (error below 0.51),
+ * in [-127, 127]; 0 when y = 0.  Exposed for tests.
  */
-int			MrfFwQuantizedWeight(float y, float margin);
+int			MrfFwQuantizedWeight(int y, float margin);
+
+/* Whether this CPU (and build) can run a kernel; AUTO is always available. */
+int			MrfFwKernelAvailable(MrfFwKernel kernel);
+
+/* The kernel AUTO resolves to on this CPU. */
+MrfFwKernel MrfFwAutoKernel(void);
 
 /*
- * Integer score sums S[j + k d] = sum_m MrfFwQuantizedWeight(y_mk, a_mk) x_mj
+ * Benchmarks and tests: the kernel every later solve whose problem says
+ * AUTO uses (AUTO restores the CPU's choice).  Results do not depend on it.
+ */
+void		MrfFwForceKernel(MrfFwKernel kernel);
+
+/* A kernel's name, for benchmarks and messages. */
+const char *MrfFwKernelName(MrfFwKernel kernel);
+
+/*
+ * Integer score sums S[j + k d] = sum_m MrfFwQuantizedWeight(y_mk, a_mk) X_mj
  * for margins a (n x q, column-major, ld ldm), computed exactly as MrfFwSolve
- * does (chunked sgemm).  Exposed for tests.
+ * does (prob->kernel, MrfFwThreads()).  Exposed for tests.
  */
 MrfStatus	MrfFwScores(const MrfFwProblem *prob, const float *margins,
-						int64_t ldm, const MrfEnv *env, double *scores);
+						int64_t ldm, const MrfEnv *env, int64_t *scores);
 
 /*
  * Whether MrfFwSolve can calibrate a problem with these public parameters
@@ -64,16 +110,32 @@ MrfStatus	MrfFwScores(const MrfFwProblem *prob, const float *margins,
 MrfStatus	MrfFwCheckCalibration(double radius, double rho_problem, int iterations,
 								  MrfMechanism mechanism);
 
-/* Bytes of working memory MrfFwSolve needs beyond its inputs and output. */
+/*
+ * Bytes of working memory MrfFwSolve needs beyond its inputs and output
+ * with the kernel AUTO picks and the scratch of MrfFwThreads() threads.
+ */
 size_t		MrfFwWorkspaceBytes(int64_t n, int d, int q);
+
+/* Most threads a solve uses. */
+#define MRF_FW_MAX_THREADS 64
+
+/*
+ * The number of threads every later solve in this process uses (each its own
+ * blocks of rows; 1 by default, clamped to 1..MRF_FW_MAX_THREADS).  The host
+ * sets it from its configuration; workspace sizes count it.
+ */
+void		MrfFwSetThreads(int threads);
+int			MrfFwThreads(void);
 
 /*
  * Runs T-1 private selections for every problem; writes w_T of problem q to
- * w[q * d .. q * d + d - 1].  Polls env once per block of rows and once per
- * iteration.  Preconditions (checked, MRF_EINVAL otherwise): x and y entries
- * in {-1, 0, 1}; every problem has an allowed coordinate; n <= INT_MAX
- * (BLAS leading dimension); ldy >= n; radius, rho_problem finite and > 0;
- * T >= 2.
+ * w[q * d .. q * d + d - 1].  Uses MrfFwThreads() threads (each its own
+ * blocks of rows); only the calling thread calls env's functions, and it
+ * polls once per iteration (and when env->pending says so, after stopping
+ * the other threads), never while another thread runs.  Preconditions (checked, MRF_EINVAL otherwise): x
+ * entries in {0, 1}; label columns in range; every problem has an allowed
+ * coordinate; n <= INT_MAX; ldx >= MrfFwRowStride(n); radius, rho_problem
+ * finite and > 0; T >= 2.
  */
 MrfStatus	MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 					   double *w);

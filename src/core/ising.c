@@ -78,7 +78,11 @@ MrfIsingValidate(const MrfIsingOptions *opt, int p, int64_t n)
 	return MRF_ISING_VALID;
 }
 
-/* X, the allowed mask, the p weight vectors, and the solver's own scratch. */
+/*
+ * X (one byte per row and coordinate), the label columns, the allowed mask,
+ * the p weight vectors, and the solver's own scratch (whose bulk is one
+ * float margin per row and variable): about 5 bytes per row-variable.
+ */
 size_t
 MrfIsingWorkspaceBytes(int p, int64_t n)
 {
@@ -88,7 +92,8 @@ MrfIsingWorkspaceBytes(int p, int64_t n)
 	if (p < 0 || n < 0)
 		return SIZE_MAX;
 	d = (size_t) p + 1;
-	total = IsingSizeAdd(total, IsingSizeMul(IsingSizeMul((size_t) n, d), sizeof(float)));
+	total = IsingSizeAdd(total, IsingSizeMul((size_t) MrfFwRowStride(n), d));
+	total = IsingSizeAdd(total, IsingSizeMul((size_t) p, 2 * sizeof(int)));
 	total = IsingSizeAdd(total, IsingSizeMul(d, (size_t) p));
 	total = IsingSizeAdd(total, IsingSizeMul(IsingSizeMul(d, (size_t) p), sizeof(double)));
 	total = IsingSizeAdd(total, MrfFwWorkspaceBytes(n, p + 1, p));
@@ -106,11 +111,14 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 			  const MrfEnv *env, double *A, double *theta)
 {
 	MrfFwProblem prob;
-	float	   *x = NULL;
+	uint8_t    *x = NULL;
+	int		   *ypos = NULL;
+	int		   *yneg = NULL;
 	uint8_t    *allowed = NULL;
 	double	   *w = NULL;
 	MrfStatus	st;
 	int			d = p + 1;
+	int64_t		ldx = MrfFwRowStride(n);
 	int			iters;
 	int			i;
 	int			j;
@@ -120,27 +128,37 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 		return MRF_EINVAL;
 	iters = MrfIsingIterations(opt, p, n);
 
-	x = MrfAlloc(env, IsingSizeMul(IsingSizeMul((size_t) n, (size_t) d), sizeof(float)));
+	/* every byte of X is written by MrfBitsToBytes */
+	x = MrfAllocUninit(env, IsingSizeMul((size_t) ldx, (size_t) d));
+	ypos = MrfAlloc(env, IsingSizeMul((size_t) p, sizeof(int)));
+	yneg = MrfAlloc(env, IsingSizeMul((size_t) p, sizeof(int)));
 	allowed = MrfAlloc(env, IsingSizeMul((size_t) d, (size_t) p));
 	w = MrfAlloc(env, IsingSizeMul(IsingSizeMul((size_t) d, (size_t) p), sizeof(double)));
-	if (x == NULL || allowed == NULL || w == NULL)
+	if (x == NULL || ypos == NULL || yneg == NULL || allowed == NULL || w == NULL)
 	{
 		st = MRF_ENOMEM;
 		goto done;
 	}
 
-	MrfBitsToColumns(bits, n, p, 1, x);
+	MrfBitsToBytes(bits, n, p, 1, ldx, x);
 	for (i = 0; i < p; i++)
+	{
+		/* y_i = z_i = 2 x_i - 1, column i of X */
+		ypos[i] = i;
+		yneg[i] = MRF_FW_COMPLEMENT;
 		for (j = 0; j < d; j++)
 			allowed[(size_t) i * d + j] = (uint8_t) (j != i);
+	}
 
 	memset(&prob, 0, sizeof(prob));
 	prob.n = n;
 	prob.d = d;
 	prob.q = p;
 	prob.x = x;
-	prob.y = x;					/* column i of X is z_i, the label of problem i */
-	prob.ldy = n;
+	prob.ldx = ldx;
+	prob.x_signed = 1;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
 	prob.allowed = allowed;
 	prob.radius = 2.0 * opt->lambda;
 	prob.iterations = iters;
@@ -174,6 +192,8 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 done:
 	MrfFree(env, w);
 	MrfFree(env, allowed);
+	MrfFree(env, yneg);
+	MrfFree(env, ypos);
 	MrfFree(env, x);
 	return st;
 }

@@ -17,8 +17,10 @@
  * and a column of ones, n x (p k + 1), entries 0/1.  Regression (i, u, v)
  * has y = +1 where z_i = u, -1 where z_i = v and 0 elsewhere: rows outside
  * S_uv carry weight 0 in every gradient and score, so they take no part,
- * and variable i's own block is not an allowed coordinate.  MrfFwSolve then
- * advances every regression with one sgemm per row block and iteration.
+ * and variable i's own block is not an allowed coordinate.  The label is
+ * read off X itself: y = x_(i,u) - x_(i,v) (fw.h).  MrfFwSolve then
+ * advances every regression with one integer product per row block and
+ * iteration.
  *
  * Privacy.  The solver's scores are sums over all n rows (never divided by
  * the data-dependent |S_uv|), so each regression has sensitivity 2R under
@@ -164,9 +166,9 @@ MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 }
 
 /*
- * X (n d floats), y (n q floats), the allowed mask (d q bytes), the weights
- * (d q doubles) and the solver's scratch are all live at once during the
- * solve; recovery allocates nothing.
+ * X (n d bytes), the label columns (2 q ints), the allowed mask (d q
+ * bytes), the weights (d q doubles) and the solver's scratch are all live
+ * at once during the solve; recovery allocates nothing.
  */
 size_t
 MrfPairwiseWorkspaceBytes(int p, int k, int64_t n)
@@ -179,8 +181,8 @@ MrfPairwiseWorkspaceBytes(int p, int k, int64_t n)
 	if (q < 0 || d < 0 || n < 0 || q > INT_MAX || d > INT_MAX)
 		return SIZE_MAX;
 	dq = PairwiseSizeMul((size_t) d, (size_t) q);
-	total = PairwiseSizeAdd(total, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) d), sizeof(float)));
-	total = PairwiseSizeAdd(total, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) q), sizeof(float)));
+	total = PairwiseSizeAdd(total, PairwiseSizeMul((size_t) MrfFwRowStride(n), (size_t) d));
+	total = PairwiseSizeAdd(total, PairwiseSizeMul((size_t) q, 2 * sizeof(int)));
 	total = PairwiseSizeAdd(total, dq);
 	total = PairwiseSizeAdd(total, PairwiseSizeMul(dq, sizeof(double)));
 	total = PairwiseSizeAdd(total, MrfFwWorkspaceBytes(n, (int) d, (int) q));
@@ -194,7 +196,8 @@ MrfPairwiseReleaseSetup(MrfPairwiseSetup *setup, const MrfEnv *env)
 	if (setup == NULL)
 		return;
 	MrfFree(env, setup->x);
-	MrfFree(env, setup->y);
+	MrfFree(env, setup->ypos);
+	MrfFree(env, setup->yneg);
 	MrfFree(env, setup->allowed);
 	memset(setup, 0, sizeof(*setup));
 }
@@ -213,6 +216,7 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	int			q;
 	int			iters;
 	int			bad = 0;
+	int64_t		ldx = MrfFwRowStride(n);
 	int64_t		m;
 	int			i;
 
@@ -234,10 +238,13 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	q = (int) MrfPairwiseProblemCount(p, k);
 	setup->p = p;
 	setup->k = k;
-	setup->x = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) d), sizeof(float)));
-	setup->y = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) n, (size_t) q), sizeof(float)));
+	/* zeroed: only the ones of the one-hot encoding are written */
+	setup->x = MrfAlloc(env, PairwiseSizeMul((size_t) ldx, (size_t) d));
+	setup->ypos = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
+	setup->yneg = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
 	setup->allowed = MrfAlloc(env, PairwiseSizeMul((size_t) d, (size_t) q));
-	if (setup->x == NULL || setup->y == NULL || setup->allowed == NULL)
+	if (setup->x == NULL || setup->ypos == NULL || setup->yneg == NULL ||
+		setup->allowed == NULL)
 	{
 		MrfPairwiseReleaseSetup(setup, env);
 		return MRF_ENOMEM;
@@ -245,26 +252,23 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 
 	for (i = 0; i < p; i++)
 	{
+		int			u;
+		int			v;
+
 		/* cancel stays responsive on big inputs; the solver reports progress */
 		MrfPoll(env, 0, 0);
 		for (m = 0; m < n; m++)
-		{
-			int			a = z[(size_t) m * p + i];
-			int			v;
-
-			setup->x[((size_t) i * k + a) * (size_t) n + m] = 1.0f;
-			/* row m is the u of the pairs (a, v) and the v of (v, a) */
+			setup->x[((size_t) i * k + z[(size_t) m * p + i]) * (size_t) ldx + m] = 1;
+		/* regression (i, u, v): y = +1 where z_i = u, -1 where z_i = v */
+		for (u = 0; u < k; u++)
 			for (v = 0; v < k; v++)
-			{
-				if (v == a)
-					continue;
-				setup->y[(size_t) ProblemIndex(k, i, a, v) * (size_t) n + m] = 1.0f;
-				setup->y[(size_t) ProblemIndex(k, i, v, a) * (size_t) n + m] = -1.0f;
-			}
-		}
+				if (v != u)
+				{
+					setup->ypos[ProblemIndex(k, i, u, v)] = i * k + u;
+					setup->yneg[ProblemIndex(k, i, u, v)] = i * k + v;
+				}
 	}
-	for (m = 0; m < n; m++)
-		setup->x[(size_t) p * k * (size_t) n + m] = 1.0f;
+	memset(setup->x + (size_t) p * k * (size_t) ldx, 1, (size_t) n);
 
 	for (i = 0; i < p; i++)
 	{
@@ -284,8 +288,10 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	setup->fw.d = d;
 	setup->fw.q = q;
 	setup->fw.x = setup->x;
-	setup->fw.y = setup->y;
-	setup->fw.ldy = n;
+	setup->fw.ldx = ldx;
+	setup->fw.x_signed = 0;
+	setup->fw.ypos = setup->ypos;
+	setup->fw.yneg = setup->yneg;
 	setup->fw.allowed = setup->allowed;
 	setup->fw.radius = PairwiseRadius(opt, k);
 	setup->fw.iterations = iters;

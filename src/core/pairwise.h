@@ -85,10 +85,10 @@ int			MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k,
 
 /*
  * Bytes of working memory MrfPairwiseLearn needs for n rows (the peak of its
- * allocations, exactly; SIZE_MAX on overflow).  Dominated by 8 n p k (k-1)
- * bytes: the labels and the solver's margins, one float per row and
- * regression each; for p = 30, k = 4, n = 50000 that is 144 MB of 181 MB
- * (the one-hot X is 4 n (p k + 1) = 24 MB).
+ * allocations, bounded above over the kernels; SIZE_MAX on overflow).
+ * Dominated by 4 n p k (k-1) bytes: the solver's margins, one float per row
+ * and regression; for p = 30, k = 4, n = 50000 that is 72 MB (the one-hot X
+ * is n (p k + 1) bytes = 6 MB; the labels are read off X).
  */
 size_t		MrfPairwiseWorkspaceBytes(int p, int k, int64_t n);
 
@@ -104,8 +104,9 @@ typedef struct MrfPairwiseSetup
 	MrfFwProblem fw;
 	int			p;
 	int			k;
-	float	   *x;
-	float	   *y;
+	uint8_t    *x;				/* one-hot bytes, d columns of fw.ldx */
+	int		   *ypos;			/* label columns of each regression */
+	int		   *yneg;
 	uint8_t    *allowed;
 } MrfPairwiseSetup;
 

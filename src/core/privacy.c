@@ -41,7 +41,19 @@ PositiveFinite(double v)
  * For the logistic loss grad l = -y x sigmoid(-y <w,x>), so with |x_j| <= 1,
  * |y| <= 1 and ||s||_1 = R every row's term lies in [-R, R].  Replacing one
  * row swaps one term for another: the score moves by at most 2R, in either
- * direction.  (fw.c keeps this bound exact under its integer quantisation.)
+ * direction.
+ *
+ * Quantisation (fw.c, fwkernel.c) keeps this bound exact.  The solver uses
+ * u(s) = +-R S_jk / Q with Q = MRF_FW_QUANTUM = 127 and the integer
+ * S_jk = sum_m Gq_mk X_mj, where |Gq_mk| <= 127 for every input (one signed
+ * byte; it depends on row m and the released selections only) and
+ * X_mj in {-1, 0, 1}; so row m's term R Gq X / Q lies in [-R, R].  S is
+ * computed in integer arithmetic (int32 sums over at most 2^24 rows, int64
+ * totals; the portable sgemm path keeps every float partial sum an integer
+ * below 2^24), hence exactly, whatever the kernel, thread count or row order:
+ * replacing one row moves S by at most 2Q and u by at most 2R, with no
+ * rounding slack.  S is below 2^53 in magnitude, so the double the mechanism
+ * multiplies is exact too.
  */
 double
 MrfFwScoreSensitivity(double radius)

@@ -42,4 +42,13 @@ void		MrfBitsToColumns(const uint64_t *bits, int64_t n, int p, int extra,
 void		MrfBitsToColumnsDouble(const uint64_t *bits, int64_t n, int p,
 								   double *x);
 
+/*
+ * Unpacks n packed rows into column-major bytes, n x (p + extra) with
+ * leading dimension ldx >= n: column j holds 1 for +1 and 0 for -1; the
+ * extra columns are 1 (intercepts); rows n..ldx-1 are 0.  The Frank-Wolfe
+ * solver's design matrix (fw.h, x_signed).
+ */
+void		MrfBitsToBytes(const uint64_t *bits, int64_t n, int p, int extra,
+						   int64_t ldx, uint8_t *cols);
+
 #endif

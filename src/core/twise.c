@@ -17,11 +17,12 @@
  * products), and node i may select only the columns whose set avoids i.
  * The label of node i is column 1 + i of X.  All p regressions then share X
  * and advance together with one sgemm X^T G per iteration (fw.c).  Entries
- * are products of +-1, exactly +-1 in float, as fw.c requires.
+ * are products of +-1, stored as bytes (1 for +1, 0 for -1) as fw.c takes
+ * them (x_signed).
  *
- * Memory: X has n x D floats, D = MrfTwiseFeatureCount(p, t) =
- * sum_{s < t} C(p, s); e.g. p = 20, t = 3: D = 211, 42 MB at n = 50000;
- * p = 100, t = 3: D = 5051, 2 GB at n = 100000.  The allowed mask has D x p
+ * Memory: X has n x D bytes, D = MrfTwiseFeatureCount(p, t) =
+ * sum_{s < t} C(p, s); e.g. p = 20, t = 3: D = 211, 11 MB at n = 50000;
+ * p = 100, t = 3: D = 5051, 505 MB at n = 100000.  The allowed mask has D x p
  * bytes and the weights D x p doubles; fw.c adds n x p floats of margins.
  * MrfTwiseWorkspaceBytes gives the exact peak so that the glue can refuse
  * before allocating; the solver's int dimensions cap D at INT_MAX / p.
@@ -424,7 +425,8 @@ MrfTwiseWorkspaceBytes(const MrfTwiseOptions *opt, int p, int64_t n)
 	if (d < 0 || n2 < 0 || n1 < 1)
 		return SIZE_MAX;
 
-	learn = TwiseSizeAdd(learn, TwiseSizeMul(TwiseSizeMul((size_t) n1, (size_t) d), sizeof(float)));
+	learn = TwiseSizeAdd(learn, TwiseSizeMul((size_t) MrfFwRowStride(n1), (size_t) d));
+	learn = TwiseSizeAdd(learn, TwiseSizeMul((size_t) p, 2 * sizeof(int)));
 	learn = TwiseSizeAdd(learn, TwiseSizeMul((size_t) d, (size_t) p));
 	learn = TwiseSizeAdd(learn, TwiseSizeMul(TwiseSizeMul((size_t) d, (size_t) p), sizeof(double)));
 	learn = TwiseSizeAdd(learn, MrfFwWorkspaceBytes(n1, (int) (d < INT_MAX ? d : INT_MAX), p));
@@ -552,30 +554,33 @@ MrfTwiseCheckMessage(MrfTwiseCheck check)
  * (an earlier column) and the column of that element.
  */
 static void
-TwiseDesign(const uint64_t *bits, int64_t n, int p, int t, float *x)
+TwiseDesign(const uint64_t *bits, int64_t n, int p, int t, int64_t ldx,
+			uint8_t *x)
 {
 	int			vars[MRF_TWISE_MAX_ORDER];
 	int			k = 0;
 	int64_t		c = 0;
-	int64_t		m;
 
-	for (m = 0; m < n; m++)
-		x[m] = 1.0f;
-	MrfBitsToColumns(bits, n, p, 0, x + n);
+	memset(x, 1, (size_t) n);
+	memset(x + n, 0, (size_t) (ldx - n));
+	MrfBitsToBytes(bits, n, p, 0, ldx, x + ldx);
 	while (MrfSubsetNext(p, t - 1, vars, &k))
 	{
-		const float *a;
-		const float *b;
-		float	   *col;
+		const uint8_t *a;
+		const uint8_t *b;
+		uint8_t    *col;
+		int64_t		m;
 
 		c++;
 		if (k < 2)
 			continue;
-		a = x + (size_t) MrfSubsetIndex(p, vars, k - 1) * (size_t) n;
-		b = x + (size_t) (1 + vars[k - 1]) * (size_t) n;
-		col = x + (size_t) c * (size_t) n;
+		a = x + (size_t) MrfSubsetIndex(p, vars, k - 1) * (size_t) ldx;
+		b = x + (size_t) (1 + vars[k - 1]) * (size_t) ldx;
+		col = x + (size_t) c * (size_t) ldx;
+		/* a product of +-1 entries is +1 iff their bytes agree */
 		for (m = 0; m < n; m++)
-			col[m] = a[m] * b[m];
+			col[m] = (uint8_t) (1 ^ a[m] ^ b[m]);
+		memset(col + n, 0, (size_t) (ldx - n));
 	}
 }
 
@@ -1066,10 +1071,14 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 			  double *coef)
 {
 	MrfFwProblem prob;
-	float	   *x = NULL;
+	uint8_t    *x = NULL;
+	int		   *ypos = NULL;
+	int		   *yneg = NULL;
 	uint8_t    *allowed = NULL;
 	double	   *w = NULL;
 	double	   *qhat = NULL;
+	int64_t		ldx;
+	int			i;
 	MrfStatus	st = MRF_OK;
 	int64_t		d;
 	int64_t		n1;
@@ -1095,15 +1104,25 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 			goto done;
 	}
 
-	x = MrfAlloc(env, TwiseSizeMul(TwiseSizeMul((size_t) n1, (size_t) d), sizeof(float)));
+	ldx = MrfFwRowStride(n1);
+	/* every byte of X is written by TwiseDesign */
+	x = MrfAllocUninit(env, TwiseSizeMul((size_t) ldx, (size_t) d));
+	ypos = MrfAlloc(env, TwiseSizeMul((size_t) p, sizeof(int)));
+	yneg = MrfAlloc(env, TwiseSizeMul((size_t) p, sizeof(int)));
 	allowed = MrfAlloc(env, TwiseSizeMul((size_t) d, (size_t) p));
 	w = MrfAlloc(env, TwiseSizeMul(TwiseSizeMul((size_t) d, (size_t) p), sizeof(double)));
-	if (x == NULL || allowed == NULL || w == NULL)
+	if (x == NULL || ypos == NULL || yneg == NULL || allowed == NULL || w == NULL)
 	{
 		st = MRF_ENOMEM;
 		goto done;
 	}
-	TwiseDesign(bits, n1, p, opt->t, x);
+	TwiseDesign(bits, n1, p, opt->t, ldx, x);
+	for (i = 0; i < p; i++)
+	{
+		/* column 1 + i of X is z_i, the label of node i */
+		ypos[i] = 1 + i;
+		yneg[i] = MRF_FW_COMPLEMENT;
+	}
 	TwiseAllowed(p, opt->t, d, allowed);
 
 	memset(&prob, 0, sizeof(prob));
@@ -1111,8 +1130,10 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 	prob.d = (int) d;
 	prob.q = p;
 	prob.x = x;
-	prob.y = x + (size_t) n1;	/* column 1 + i of X is z_i, the label of node i */
-	prob.ldy = n1;
+	prob.ldx = ldx;
+	prob.x_signed = 1;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
 	prob.allowed = allowed;
 	prob.radius = 2.0 * opt->lambda;
 	prob.iterations = MrfTwiseIterations(opt, p, n);
@@ -1132,6 +1153,8 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 done:
 	MrfFree(env, w);
 	MrfFree(env, allowed);
+	MrfFree(env, yneg);
+	MrfFree(env, ypos);
 	MrfFree(env, x);
 	MrfFree(env, qhat);
 	return st;

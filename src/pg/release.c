@@ -12,6 +12,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "core/fw.h"
 #include "mrfdp.h"
 #include "pg/progress.h"
 #include "pg/release.h"
@@ -24,6 +25,27 @@ RunAlloc(void *ctx, size_t bytes)
 
 	return MemoryContextAllocExtended(run->mcxt, bytes == 0 ? 1 : bytes,
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
+}
+
+/* Core allocator for buffers the core overwrites entirely: not zeroed. */
+static void *
+RunAllocUninit(void *ctx, size_t bytes)
+{
+	MrfRun	   *run = (MrfRun *) ctx;
+
+	return MemoryContextAllocExtended(run->mcxt, bytes == 0 ? 1 : bytes,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+/*
+ * Whether RunPoll has an interrupt to process; the core's learner threads
+ * stop before it polls.  Reads a flag only.
+ */
+static int
+RunPending(void *ctx)
+{
+	(void) ctx;
+	return INTERRUPTS_PENDING_CONDITION() ? 1 : 0;
 }
 
 /* Core deallocator. */
@@ -89,6 +111,8 @@ MrfRunBegin(MrfRun *run, const char *learner)
 	run->env.release = RunRelease;
 	run->env.poll = RunPoll;
 	run->env.ctx = run;
+	run->env.pending = RunPending;
+	run->env.alloc_uninit = RunAllocUninit;
 	run->started = GetCurrentTimestamp();
 	MrfProgressStart(learner);
 
@@ -107,7 +131,12 @@ MrfRunBegin(MrfRun *run, const char *learner)
 				 errmsg("could not obtain random bytes from the operating system"),
 				 errdetail("getrandom(2) failed: %m.")));
 
-	/* BLAS threads are set here, in the backend, never in the postmaster. */
+	/*
+	 * BLAS threads are set here, in the backend, never in the postmaster.
+	 * The Frank-Wolfe learners run their own threads (MrfFwSetThreads, set
+	 * with the setting); BLAS threads serve the structure learners.
+	 */
+	MrfFwSetThreads(MrfBlasThreads);
 	openblas_set_num_threads(MrfBlasThreads);
 }
 

@@ -33,6 +33,7 @@
 #include <cblas.h>
 
 #include "env.h"
+#include "fw.h"
 #include "ising.h"
 #include "noise.h"
 #include "rows.h"
@@ -55,6 +56,8 @@ typedef struct BenchOptions
 	const char *dataOut;		/* write samples to this .npy */
 	const char *modelOut;		/* write the true (A; theta) to this .npy */
 	int			threads;
+	int			learnerThreads;
+	const char *kernel;			/* NULL: the CPU's choice */
 	int			reps;
 	int			skipFloor;
 	int			skipLearn;
@@ -383,7 +386,9 @@ Usage(void)
 			"                  [--coupling 0.4] [--burn-in 200] [--thin 2] [--seed 1]\n"
 			"                  [--data in.npy [--true-model model.npy]]\n"
 			"                  [--out data.npy] [--out-model model.npy]\n"
-			"                  [--threads 1] [--reps 10] [--skip-floor] [--skip-learn]\n");
+			"                  [--threads 1] [--learner-threads 1]\n"
+			"                  [--kernel sgemm|avx2|avx512-vnni|onednn]\n"
+			"                  [--reps 10] [--skip-floor] [--skip-learn]\n");
 	exit(2);
 }
 
@@ -421,6 +426,8 @@ ParseOptions(int argc, char **argv, BenchOptions *o)
 	o->seed = 1;
 	o->dataIn = o->modelIn = o->dataOut = o->modelOut = NULL;
 	o->threads = 1;
+	o->learnerThreads = 1;
+	o->kernel = NULL;
 	o->reps = 10;
 	o->skipFloor = o->skipLearn = 0;
 
@@ -448,6 +455,10 @@ ParseOptions(int argc, char **argv, BenchOptions *o)
 			o->seed = (uint64_t) NumberArg(argc, argv, &i);
 		else if (strcmp(a, "--threads") == 0)
 			o->threads = (int) NumberArg(argc, argv, &i);
+		else if (strcmp(a, "--learner-threads") == 0)
+			o->learnerThreads = (int) NumberArg(argc, argv, &i);
+		else if (i + 1 < argc && strcmp(a, "--kernel") == 0)
+			o->kernel = argv[++i];
 		else if (strcmp(a, "--reps") == 0)
 			o->reps = (int) NumberArg(argc, argv, &i);
 		else if (strcmp(a, "--skip-floor") == 0)
@@ -558,6 +569,22 @@ main(int argc, char **argv)
 		free(model);
 	}
 	printf("blas_threads: %d\n", o.threads);
+	MrfFwSetThreads(o.learnerThreads);
+	printf("learner_threads: %d\n", MrfFwThreads());
+	if (o.kernel == NULL)
+		printf("kernel: %s\n", MrfFwKernelName(MrfFwAutoKernel()));
+	else
+	{
+		int			k;
+
+		for (k = 1; k < MRF_FW_KERNEL_COUNT; k++)
+			if (strcmp(o.kernel, MrfFwKernelName((MrfFwKernel) k)) == 0)
+				break;
+		if (k == MRF_FW_KERNEL_COUNT || !MrfFwKernelAvailable((MrfFwKernel) k))
+			Die("kernel not available", o.kernel);
+		MrfFwForceKernel((MrfFwKernel) k);
+		printf("kernel: %s\n", MrfFwKernelName((MrfFwKernel) k));
+	}
 
 	/* (b) the floor */
 	if (!o.skipFloor)
@@ -576,7 +603,7 @@ main(int argc, char **argv)
 	{
 		MrfIsingOptions opt;
 		BenchEnvCtx ctx;
-		MrfEnv		env = {BenchAlloc, BenchRelease, BenchPoll, &ctx};
+		MrfEnv		env = {BenchAlloc, BenchRelease, BenchPoll, &ctx, NULL, NULL};
 		uint64_t   *bits = PackRows(z, n, p);
 		double	   *A = XCalloc((size_t) p * p, sizeof(double));
 		double	   *theta = XCalloc((size_t) p, sizeof(double));
@@ -620,6 +647,7 @@ main(int argc, char **argv)
 		printf("core_workspace_estimate_mib: %.1f\n",
 			   (double) MrfIsingWorkspaceBytes(p, n) / (1 << 20));
 		printf("core_leaked_bytes: %zu\n", ctx.live);
+		printf("core_bytes_per_row_variable: %.3f\n", (double) ctx.peak / ((double) n * p));
 		printf("peak_rss_before_learn_mib: %.1f\n", rssBefore);
 		printf("peak_rss_mib: %.1f\n", PeakRssMiB());
 		if (trueA != NULL)

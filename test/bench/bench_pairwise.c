@@ -621,7 +621,7 @@ main(int argc, char **argv)
 	{
 		MrfPairwiseOptions opt;
 		BenchEnvCtx ctx;
-		MrfEnv		env = {BenchAlloc, BenchRelease, BenchPoll, &ctx};
+		MrfEnv		env = {BenchAlloc, BenchRelease, BenchPoll, &ctx, NULL, NULL};
 		double	   *W = XCalloc(cells, sizeof(double));
 		double	   *theta = XCalloc((size_t) p * k, sizeof(double));
 		double	   *steps;

@@ -545,7 +545,7 @@ main(int argc, char **argv)
 	{
 		MrfTwiseOptions opt;
 		BenchEnvCtx ctx;
-		MrfEnv		env = {BenchAlloc, BenchRelease, BenchPoll, &ctx};
+		MrfEnv		env = {BenchAlloc, BenchRelease, BenchPoll, &ctx, NULL, NULL};
 		uint64_t   *bits = PackRows(z, n, p);
 		double	   *coef = XCalloc((size_t) count, sizeof(double));
 		double		rssBefore;

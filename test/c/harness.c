@@ -128,6 +128,8 @@ CountingEnvInit(CountingEnv *ce, MrfEnv *env)
 	env->release = CountingRelease;
 	env->poll = CountingPoll;
 	env->ctx = ce;
+	env->pending = NULL;
+	env->alloc_uninit = NULL;
 }
 
 /* Runs each group, timing it, then prints the closing line. */

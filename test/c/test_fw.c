@@ -3,7 +3,6 @@
  * calibrated mechanisms (chi-square, with negative controls), exactness of the
  * quantised scores, optimisation on a logistic model, memory and polling.
  */
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,14 +17,20 @@
 
 /*
  * Six rows, three coordinates: column sums of y * x_j are 6, 2 and -4, so the
- * vertices +-e_j have distinct scores.
+ * vertices +-e_j have distinct scores.  Bytes: 1 for +1, 0 for -1; y is
+ * x_0 itself (ypos 0, complement).
  */
 static const float SelY[6] = {1, 1, 1, -1, -1, 1};
-static const float SelX[18] = {
-	1, 1, 1, -1, -1, 1,			/* x_0 = y: sum y x_0 = 6 */
-	1, 1, -1, 1, -1, 1,			/* agrees on 4 rows: 2 */
-	-1, -1, -1, -1, 1, -1		/* agrees on 1 row: -4 */
+static const uint8_t SelX[64 * 3] = {
+	1, 1, 1, 0, 0, 1, [64] = 1, 1, 0, 1, 0, 1, [128] = 0, 0, 0, 0, 1, 0
 };
+
+/* x_mj as +-1. */
+static int
+SelXSigned(int j, int m)
+{
+	return 2 * SelX[j * 64 + m] - 1;
+}
 
 /* Candidate index of vertex sign * e_j: 2j for +, 2j+1 for -. */
 static int
@@ -35,9 +40,9 @@ VertexIndex(int j, int sign)
 }
 
 /*
- * Scores of the six vertices at w = 0, by hand: the logistic gradient weight
- * there is y sigmoid(0) = y/2 (exactly 2^10 y after quantisation), so
- * u(+-R e_j) = +-R sum_m (y_m / 2) x_mj.
+ * Scores of the six vertices at w = 0, by hand: the quantised gradient
+ * weight there is round(127 y / 2) rounded half up, 64 y, so
+ * u(+-R e_j) = +-R sum_m 64 y_m x_mj / 127.
  */
 static void
 SelectionScores(double radius, double *u)
@@ -50,7 +55,7 @@ SelectionScores(double radius, double *u)
 		double		s = 0;
 
 		for (m = 0; m < 6; m++)
-			s += SelY[m] * SelX[j * 6 + m] / 2.0;
+			s += SelY[m] * SelXSigned(j, m) * 64.0 / 127.0;
 		u[VertexIndex(j, 1)] = radius * s;
 		u[VertexIndex(j, -1)] = -radius * s;
 	}
@@ -154,6 +159,8 @@ static int
 SelectionHistogram(MrfMechanism mech, double radius, double rho, long *counts)
 {
 	static const uint8_t allowed[3] = {1, 1, 1};
+	static const int ypos[1] = {0};
+	static const int yneg[1] = {MRF_FW_COMPLEMENT};
 	MrfFwProblem prob;
 	MrfRng		rng;
 	double		w[3];
@@ -165,8 +172,10 @@ SelectionHistogram(MrfMechanism mech, double radius, double rho, long *counts)
 	prob.d = 3;
 	prob.q = 1;
 	prob.x = SelX;
-	prob.y = SelY;
-	prob.ldy = 6;
+	prob.ldx = 64;
+	prob.x_signed = 1;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
 	prob.allowed = allowed;
 	prob.radius = radius;
 	prob.iterations = 2;
@@ -267,7 +276,7 @@ TestLaplaceSelection(void)
 			  "negative control (scale Du/eps0) not rejected: chi2 = %.2f", stat);
 }
 
-/* The quantised gradient weight against 2^11 y sigmoid(-y a). */
+/* The quantised gradient weight against 127 y sigmoid(-y a). */
 static void
 TestQuantizedWeight(void)
 {
@@ -282,7 +291,7 @@ TestQuantizedWeight(void)
 
 		for (s = -1; s <= 1; s += 2)
 		{
-			int			g = MrfFwQuantizedWeight((float) s, a);
+			int			g = MrfFwQuantizedWeight(s, a);
 			double		exact = MRF_FW_QUANTUM * s / (1.0 + exp(s * (double) a));
 			double		err = fabs(g - exact);
 
@@ -290,138 +299,196 @@ TestQuantizedWeight(void)
 			bounded &= abs(g) <= MRF_FW_QUANTUM;
 		}
 	}
-	CHECK_MSG(worst <= 1.0 + 1e-9, "quantisation error %.4f", worst);
+	CHECK_MSG(worst <= 0.51, "quantisation error %.4f", worst);
 	CHECK(bounded);
-	CHECK(MrfFwQuantizedWeight(1.0f, 0.0f) == MRF_FW_QUANTUM / 2);
-	CHECK(MrfFwQuantizedWeight(-1.0f, 0.0f) == -MRF_FW_QUANTUM / 2);
-	CHECK(MrfFwQuantizedWeight(0.0f, 3.0f) == 0);
-	CHECK(MrfFwQuantizedWeight(1.0f, -100.0f) == MRF_FW_QUANTUM);
-	CHECK(MrfFwQuantizedWeight(1.0f, 100.0f) == 0);
-	CHECK(MrfFwQuantizedWeight(-1.0f, 100.0f) == -MRF_FW_QUANTUM);
-	/* the clamp sits at |a| = 9 and catches any bit pattern */
-	CHECK(MrfFwQuantizedWeight(1.0f, 8.0f) == 1);
-	CHECK(MrfFwQuantizedWeight(1.0f, 9.0f) == 0);
-	CHECK(MrfFwQuantizedWeight(1.0f, 3e38f) == 0);
-	CHECK(MrfFwQuantizedWeight(1.0f, -INFINITY) == MRF_FW_QUANTUM);
-	CHECK(MrfFwQuantizedWeight(-1.0f, INFINITY) == -MRF_FW_QUANTUM);
-	CHECK(abs(MrfFwQuantizedWeight(1.0f, NAN)) <= MRF_FW_QUANTUM);
-	CHECK(abs(MrfFwQuantizedWeight(-1.0f, -NAN)) <= MRF_FW_QUANTUM);
+	CHECK(MRF_FW_QUANTUM == 127);
+	CHECK(MrfFwQuantizedWeight(1, 0.0f) == 64);
+	CHECK(MrfFwQuantizedWeight(-1, 0.0f) == -64);
+	CHECK(MrfFwQuantizedWeight(0, 3.0f) == 0);
+	CHECK(MrfFwQuantizedWeight(1, -100.0f) == MRF_FW_QUANTUM);
+	CHECK(MrfFwQuantizedWeight(1, 100.0f) == 0);
+	CHECK(MrfFwQuantizedWeight(-1, 100.0f) == -MRF_FW_QUANTUM);
+	/* 127 sigmoid(-5) = 0.85 rounds to 1; the clamp at |a| = 9 */
+	CHECK(MrfFwQuantizedWeight(1, 5.0f) == 1);
+	CHECK(MrfFwQuantizedWeight(1, 9.0f) == 0);
+	CHECK(MrfFwQuantizedWeight(1, 3e38f) == 0);
+	CHECK(MrfFwQuantizedWeight(1, -INFINITY) == MRF_FW_QUANTUM);
+	CHECK(MrfFwQuantizedWeight(-1, INFINITY) == -MRF_FW_QUANTUM);
+	CHECK(abs(MrfFwQuantizedWeight(1, NAN)) <= MRF_FW_QUANTUM);
+	CHECK(abs(MrfFwQuantizedWeight(-1, -NAN)) <= MRF_FW_QUANTUM);
+}
+
+/* Random {0, 1} bytes, d columns of ldx (padding rows hold junk 1s). */
+static uint8_t *
+RandomBytes(int64_t n, int64_t ldx, int d, MrfRng *rng)
+{
+	uint8_t    *x = malloc((size_t) ldx * d);
+	int64_t		m;
+	int			j;
+
+	for (j = 0; j < d; j++)
+		for (m = 0; m < ldx; m++)
+			x[(size_t) j * ldx + m] = m < n ? (uint8_t) MrfRngBelow(rng, 2) : 1;
+	return x;
 }
 
 /*
- * Scores from chunked sgemm must be exact integers: the same bits with one or
- * two BLAS threads, and equal to a naive double sum.
+ * Scores must be exact integers on every kernel and thread count: equal to
+ * naive int64 sums, signed and 0/1 designs, complement and two-column
+ * labels, sums far beyond 2^24 (a column of ones and a saturated problem),
+ * and a row count that is not a multiple of any block or vector width.
  */
 static void
 TestScoreExactness(void)
 {
-	const int64_t n = 50000;
+	const int64_t n = 200003;
 	const int	d = 40;
 	const int	q = 30;
-	float	   *x = malloc(sizeof(float) * n * d);
-	float	   *y = malloc(sizeof(float) * n * q);
-	float	   *a = malloc(sizeof(float) * n * q);
-	uint8_t    *allowed = malloc((size_t) d * q);
-	double	   *s1 = malloc(sizeof(double) * d * q);
-	double	   *s2 = malloc(sizeof(double) * d * q);
-	double	   *naive = calloc((size_t) d * q, sizeof(double));
-	int		   *g = malloc(sizeof(int) * n * q);
-	MrfFwProblem prob;
+	int64_t		ldx = MrfFwRowStride(n);
 	MrfRng		rng;
+	uint8_t    *x;
+	float	   *a = malloc(sizeof(float) * ldx * q);
+	uint8_t    *allowed = malloc((size_t) d * q);
+	int64_t    *s = malloc(sizeof(int64_t) * d * q);
+	int64_t    *naive = malloc(sizeof(int64_t) * d * q);
+	int		   *g = malloc(sizeof(int) * n);
+	int			ypos[30];
+	int			yneg[30];
+	MrfFwProblem prob;
+	int			sgn;
 	int64_t		m;
 	int			j;
 	int			k;
-	int			exact = 1;
-	int			threads = openblas_get_num_threads();
+	int			kinds = 0;
 
 	MrfRngInitSeeded(&rng, 21);
-	for (m = 0; m < n * d; m++)
-		x[m] = (float) ((int) MrfRngBelow(&rng, 3) - 1);
-	for (m = 0; m < n * q; m++)
-	{
-		y[m] = (float) ((int) MrfRngBelow(&rng, 3) - 1);
+	x = RandomBytes(n, ldx, d, &rng);
+	for (m = 0; m < ldx * q; m++)
 		a[m] = (float) (24.0 * MrfRngUniform(&rng) - 12.0);
-	}
-	/* one column of ones and one saturated problem: sums far beyond 2^24 */
 	for (m = 0; m < n; m++)
 	{
-		x[m] = 1.0f;
-		y[m] = 1.0f;
-		a[m] = -20.0f;
+		x[m] = 1;				/* column 0: ones */
+		a[m] = -20.0f;			/* problem 0: saturated at +127 */
+	}
+	for (k = 0; k < q; k++)
+	{
+		ypos[k] = k == 0 ? 0 : (int) MrfRngBelow(&rng, d);
+		yneg[k] = k % 2 == 0 ? MRF_FW_COMPLEMENT : (int) MrfRngBelow(&rng, d);
 	}
 	memset(allowed, 1, (size_t) d * q);
-
 	memset(&prob, 0, sizeof(prob));
 	prob.n = n;
 	prob.d = d;
 	prob.q = q;
 	prob.x = x;
-	prob.y = y;
-	prob.ldy = n;
+	prob.ldx = ldx;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
 	prob.allowed = allowed;
 	prob.radius = 1.0;
 	prob.iterations = 2;
 	prob.rho_problem = 1.0;
 
-	openblas_set_num_threads(1);
-	CHECK(MrfFwScores(&prob, a, n, &MrfMallocEnv, s1) == MRF_OK);
-	openblas_set_num_threads(2);
-	CHECK(MrfFwScores(&prob, a, n, &MrfMallocEnv, s2) == MRF_OK);
-	openblas_set_num_threads(threads);
-	CHECK(memcmp(s1, s2, sizeof(double) * d * q) == 0);
+	for (sgn = 0; sgn <= 1; sgn++)
+	{
+		int			kind;
 
-	for (k = 0; k < q; k++)
-		for (m = 0; m < n; m++)
-			g[k * n + m] = MrfFwQuantizedWeight(y[k * n + m], a[k * n + m]);
-	for (k = 0; k < q; k++)
-		for (j = 0; j < d; j++)
+		prob.x_signed = sgn;
+		for (k = 0; k < q; k++)
 		{
-			double		s = 0;
+			const uint8_t *yp = x + (size_t) ypos[k] * ldx;
 
 			for (m = 0; m < n; m++)
-				s += (double) g[k * n + m] * x[j * n + m];
-			naive[k * d + j] = s;
-			exact &= s == s1[k * d + j];
-		}
-	CHECK(exact);
-	CHECK(s1[0] == (double) MRF_FW_QUANTUM * n);
+			{
+				int			y = yneg[k] == MRF_FW_COMPLEMENT ? 2 * yp[m] - 1 :
+					yp[m] - x[(size_t) yneg[k] * ldx + m];
 
+				g[m] = MrfFwQuantizedWeight(y, a[(size_t) k * ldx + m]);
+			}
+			for (j = 0; j < d; j++)
+			{
+				int64_t		sum = 0;
+
+				for (m = 0; m < n; m++)
+					sum += (int64_t) g[m] * (sgn ? 2 * x[(size_t) j * ldx + m] - 1 : x[(size_t) j * ldx + m]);
+				naive[(size_t) k * d + j] = sum;
+			}
+		}
+		CHECK(naive[0] == (int64_t) MRF_FW_QUANTUM * n);
+		for (kind = 1; kind < MRF_FW_KERNEL_COUNT; kind++)
+		{
+			int			threads;
+
+			if (!MrfFwKernelAvailable((MrfFwKernel) kind))
+				continue;
+			kinds += sgn == 0;
+			prob.kernel = (MrfFwKernel) kind;
+			for (threads = 1; threads <= 3; threads++)
+			{
+				MrfFwSetThreads(threads);
+				memset(s, 0x5a, sizeof(int64_t) * d * q);
+				CHECK(MrfFwScores(&prob, a, ldx, &MrfMallocEnv, s) == MRF_OK);
+				CHECK_MSG(memcmp(s, naive, sizeof(int64_t) * d * q) == 0,
+						  "kernel %s, %d threads, signed %d: scores differ from the naive sums",
+						  MrfFwKernelName((MrfFwKernel) kind), threads, sgn);
+			}
+		}
+	}
+	MrfFwSetThreads(1);
+	/* the portable kernel and at least one vector kernel on x86-64 */
+	CHECK(MrfFwKernelAvailable(MRF_FW_KERNEL_SGEMM));
+#if defined(__x86_64__)
+	CHECK(kinds >= 2);
+#endif
 	free(x);
-	free(y);
 	free(a);
 	free(allowed);
-	free(s1);
-	free(s2);
+	free(s);
 	free(naive);
 	free(g);
 }
 
-/* Data from a logistic model with known weights inside the L1 ball. */
+/*
+ * Data from a logistic model with known weights inside the L1 ball; column
+ * d - 1 is the intercept and column d the label (not a coordinate).
+ */
 static void
-LogisticData(int64_t n, int d, const double *wstar, MrfRng *rng, float *x,
-			 float *y)
+LogisticData(int64_t n, int64_t ldx, int d, const double *wstar, MrfRng *rng,
+			 uint8_t *x)
 {
 	int64_t		m;
 	int			j;
 
+	memset(x, 0, (size_t) ldx * (d + 1));
 	for (m = 0; m < n; m++)
 	{
 		double		a = 0;
 
 		for (j = 0; j < d; j++)
 		{
-			x[j * n + m] = j == d - 1 ? 1.0f : (MrfRngBelow(rng, 2) ? 1.0f : -1.0f);
-			a += wstar[j] * x[j * n + m];
+			x[j * ldx + m] = j == d - 1 ? 1 : (uint8_t) MrfRngBelow(rng, 2);
+			a += wstar[j] * (2 * x[j * ldx + m] - 1);
 		}
-		y[m] = MrfRngUniform(rng) < 1.0 / (1.0 + exp(-a)) ? 1.0f : -1.0f;
+		x[d * ldx + m] = MrfRngUniform(rng) < 1.0 / (1.0 + exp(-a)) ? 1 : 0;
 	}
+}
+
+/* Calls of EveryThird. */
+static int	PendingCalls;
+
+/* pending callback for the tests: true every third call. */
+static int
+EveryThird(void *ctx)
+{
+	(void) ctx;
+	return ++PendingCalls % 3 == 0;
 }
 
 /*
  * With a huge budget the solver is plain Frank-Wolfe and must find the
  * logistic regression weights; also: memory equals the declared workspace,
- * everything is freed, polls are counted, and thread count does not change
- * the result.
+ * everything is freed, polls are counted, and neither the kernel, the thread
+ * count nor a cancel check that stops the threads changes the result.
  */
 static void
 TestSolveAccuracy(void)
@@ -429,55 +496,85 @@ TestSolveAccuracy(void)
 	const int64_t n = 40000;
 	const int	d = 5;
 	const double wstar[5] = {0.8, -0.5, 0.0, 0.3, 0.2};
-	float	   *x = malloc(sizeof(float) * n * d);
-	float	   *y = malloc(sizeof(float) * n);
-	uint8_t		allowed[5] = {1, 1, 1, 1, 1};
-	double		w[5];
-	double		w2[5];
+	int64_t		ldx = MrfFwRowStride(n);
+	uint8_t    *x = malloc((size_t) ldx * (d + 1));
+	uint8_t		allowed[6] = {1, 1, 1, 1, 1, 0};
+	int			ypos[1] = {5};
+	int			yneg[1] = {MRF_FW_COMPLEMENT};
+	double		w[6];
+	double		w2[6];
 	double		worst = 0;
-	CountingEnv ce;
+	struct
+	{
+		CountingEnv ce;
+	}			pc;
 	MrfEnv		env;
 	MrfFwProblem prob;
 	MrfRng		rng;
-	int			threads = openblas_get_num_threads();
+	int64_t		nblocks;
+	int			kind;
 	int			j;
 
 	MrfRngInitSeeded(&rng, 31);
-	LogisticData(n, d, wstar, &rng, x, y);
+	LogisticData(n, ldx, d, wstar, &rng, x);
 
 	memset(&prob, 0, sizeof(prob));
 	prob.n = n;
-	prob.d = d;
+	prob.d = d + 1;
 	prob.q = 1;
 	prob.x = x;
-	prob.y = y;
-	prob.ldy = n;
+	prob.ldx = ldx;
+	prob.x_signed = 1;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
 	prob.allowed = allowed;
 	prob.radius = 2.0;
 	prob.iterations = 1500;
 	prob.rho_problem = 1e9;
 	prob.mechanism = MRF_MECH_EXPONENTIAL;
 
-	CountingEnvInit(&ce, &env);
-
-	openblas_set_num_threads(1);
+	MrfFwSetThreads(1);
+	CountingEnvInit(&pc.ce, &env);
 	MrfRngInitSeeded(&rng, 32);
 	CHECK(MrfFwSolve(&prob, &rng, &env, w) == MRF_OK);
 	for (j = 0; j < d; j++)
 		worst = fabs(w[j] - wstar[j]) > worst ? fabs(w[j] - wstar[j]) : worst;
 	CHECK_MSG(worst < 0.08, "Frank-Wolfe weights off by %.3f", worst);
-	CHECK(ce.allocs == ce.frees && ce.live == 0);
-	CHECK_MSG(ce.peak == MrfFwWorkspaceBytes(n, d, 1), "peak %zu vs declared %zu",
-			  ce.peak, MrfFwWorkspaceBytes(n, d, 1));
-	/* five blocks of rows: five polls per block pass plus one per iteration */
-	CHECK(ce.polls == (long) (prob.iterations - 1) * 6);
-	CHECK(ce.last_done == ce.last_total && ce.last_total == (int64_t) (prob.iterations - 1) * 5);
+	CHECK(w[d] == 0.0);
+	CHECK(pc.ce.allocs == pc.ce.frees && pc.ce.live == 0);
+	CHECK_MSG(pc.ce.peak == MrfFwWorkspaceBytes(n, d + 1, 1), "peak %zu vs declared %zu",
+			  pc.ce.peak, MrfFwWorkspaceBytes(n, d + 1, 1));
+	/* one poll per iteration, progress counted in blocks of rows */
+	CHECK(pc.ce.polls == (long) (prob.iterations - 1));
+	CHECK(pc.ce.last_done == pc.ce.last_total && pc.ce.last_total % (prob.iterations - 1) == 0);
+	nblocks = pc.ce.last_total / (prob.iterations - 1);
+	CHECK(nblocks >= 1);
 
-	openblas_set_num_threads(2);
-	MrfRngInitSeeded(&rng, 32);
-	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w2) == MRF_OK);
-	openblas_set_num_threads(threads);
-	CHECK(memcmp(w, w2, sizeof(w)) == 0);
+	/* every kernel, 1-3 threads, and cancel checks that stop the threads */
+	for (kind = 1; kind < MRF_FW_KERNEL_COUNT; kind++)
+	{
+		int			threads;
+
+		if (!MrfFwKernelAvailable((MrfFwKernel) kind))
+			continue;
+		prob.kernel = (MrfFwKernel) kind;
+		for (threads = 1; threads <= 3; threads++)
+		{
+			MrfFwSetThreads(threads);
+			CountingEnvInit(&pc.ce, &env);
+			PendingCalls = 0;
+			env.pending = EveryThird;
+			MrfRngInitSeeded(&rng, 32);
+			CHECK(MrfFwSolve(&prob, &rng, &env, w2) == MRF_OK);
+			CHECK_MSG(memcmp(w, w2, sizeof(w)) == 0, "kernel %s, %d threads: weights differ",
+					  MrfFwKernelName((MrfFwKernel) kind), threads);
+			CHECK(pc.ce.allocs == pc.ce.frees && pc.ce.live == 0);
+			/* stopped passes polled besides the one poll per iteration */
+			CHECK(pc.ce.polls > (long) (prob.iterations - 1));
+		}
+	}
+	prob.kernel = MRF_FW_KERNEL_AUTO;
+	MrfFwSetThreads(1);
 
 	/* the Laplace mechanism also converges with a huge budget */
 	prob.mechanism = MRF_MECH_LAPLACE;
@@ -499,57 +596,183 @@ TestSolveAccuracy(void)
 			double		a = 0;
 
 			for (j = 0; j < d; j++)
-				a += w[j] * x[j * n + m];
-			loss += log1p(exp(-y[m] * a));
+				a += w[j] * (2 * x[j * ldx + m] - 1);
+			loss += log1p(exp(-(2 * x[d * ldx + m] - 1) * a));
 		}
 		CHECK(loss < loss0 * 0.95);
 	}
 
 	free(x);
-	free(y);
+}
+
+/*
+ * Bit-identical models whatever the kernel, thread count and row order: a
+ * private solve (noise matters) of many problems, signed and 0/1 designs,
+ * with n not a multiple of any block or vector width.
+ */
+static void
+TestSolveIdentical(void)
+{
+	const int64_t n = 30011;
+	const int	d = 23;
+	const int	q = 21;
+	int64_t		ldx = MrfFwRowStride(n);
+	MrfRng		rng;
+	uint8_t    *x;
+	uint8_t    *xp;
+	int64_t    *perm = malloc(sizeof(int64_t) * n);
+	uint8_t    *allowed = malloc((size_t) d * q);
+	double	   *w0 = malloc(sizeof(double) * d * q);
+	double	   *w1 = malloc(sizeof(double) * d * q);
+	int			ypos[21];
+	int			yneg[21];
+	MrfFwProblem prob;
+	int64_t		m;
+	int			sgn;
+	int			j;
+	int			k;
+
+	MrfRngInitSeeded(&rng, 51);
+	x = RandomBytes(n, ldx, d, &rng);
+	xp = malloc((size_t) ldx * d);
+	/* correlated columns so that the solve has something to find */
+	for (m = 0; m < n; m++)
+		for (j = 1; j < d; j++)
+			if (MrfRngBelow(&rng, 4) != 0)
+				x[(size_t) j * ldx + m] = x[(size_t) (j - 1) * ldx + m];
+	for (m = 0; m < n; m++)
+		perm[m] = m;
+	for (m = n - 1; m > 0; m--)
+	{
+		int64_t		r = (int64_t) MrfRngBelow(&rng, (uint64_t) m + 1);
+		int64_t		t = perm[m];
+
+		perm[m] = perm[r];
+		perm[r] = t;
+	}
+	for (j = 0; j < d; j++)
+		for (m = 0; m < ldx; m++)
+			xp[(size_t) j * ldx + m] = m < n ? x[(size_t) j * ldx + perm[m]] : 0;
+	for (k = 0; k < q; k++)
+	{
+		ypos[k] = k;
+		yneg[k] = k % 3 == 0 ? MRF_FW_COMPLEMENT : k + 1;
+		for (j = 0; j < d; j++)
+			allowed[(size_t) k * d + j] = j != k && j != k + 1;
+	}
+	memset(&prob, 0, sizeof(prob));
+	prob.n = n;
+	prob.d = d;
+	prob.q = q;
+	prob.ldx = ldx;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
+	prob.allowed = allowed;
+	prob.radius = 3.0;
+	prob.iterations = 40;
+	prob.rho_problem = 0.5;
+	prob.mechanism = MRF_MECH_EXPONENTIAL;
+
+	for (sgn = 0; sgn <= 1; sgn++)
+	{
+		int			kind;
+		int			nonzero = 0;
+
+		prob.x_signed = sgn;
+		prob.x = x;
+		prob.kernel = MRF_FW_KERNEL_SGEMM;
+		MrfFwSetThreads(1);
+		MrfRngInitSeeded(&rng, 52);
+		CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w0) == MRF_OK);
+		for (m = 0; m < d * q; m++)
+			nonzero += w0[m] != 0.0;
+		CHECK(nonzero > q);
+		for (kind = 1; kind < MRF_FW_KERNEL_COUNT; kind++)
+		{
+			int			threads;
+
+			if (!MrfFwKernelAvailable((MrfFwKernel) kind))
+				continue;
+			prob.kernel = (MrfFwKernel) kind;
+			for (threads = 1; threads <= 2; threads++)
+			{
+				int			order;
+
+				MrfFwSetThreads(threads);
+				for (order = 0; order <= 1; order++)
+				{
+					prob.x = order ? xp : x;
+					MrfRngInitSeeded(&rng, 52);
+					CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w1) == MRF_OK);
+					CHECK_MSG(memcmp(w0, w1, sizeof(double) * d * q) == 0,
+							  "kernel %s, %d threads, permuted %d, signed %d: model differs",
+							  MrfFwKernelName((MrfFwKernel) kind), threads, order, sgn);
+				}
+			}
+		}
+	}
+	MrfFwSetThreads(1);
+	free(x);
+	free(xp);
+	free(perm);
+	free(allowed);
+	free(w0);
+	free(w1);
 }
 
 /* Preconditions are checked, not assumed. */
 static void
 TestSolveInvalid(void)
 {
-	float		x[4] = {1, -1, 0, 1};
-	float		y[4] = {1, -1, 1, 1};
-	uint8_t		allowed[1] = {1};
-	uint8_t		none[1] = {0};
-	double		w[1];
+	uint8_t		x[128] = {1, 0, 0, 1, [64] = 1, 0, 1, 1};
+	uint8_t		allowed[2] = {1, 0};
+	uint8_t		none[2] = {0, 0};
+	int			ypos[1] = {1};
+	int			yneg[1] = {MRF_FW_COMPLEMENT};
+	double		w[2];
 	MrfFwProblem prob;
 	MrfRng		rng;
 
 	MrfRngInitSeeded(&rng, 41);
 	memset(&prob, 0, sizeof(prob));
 	prob.n = 4;
-	prob.d = 1;
+	prob.d = 2;
 	prob.q = 1;
 	prob.x = x;
-	prob.y = y;
-	prob.ldy = 4;
+	prob.ldx = 64;
+	prob.x_signed = 1;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
 	prob.allowed = allowed;
 	prob.radius = 1.0;
 	prob.iterations = 3;
 	prob.rho_problem = 1.0;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_OK);
 
-	x[2] = 0.5f;
+	x[2] = 2;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
-	x[2] = 0.0f;
-	y[1] = 2.0f;
+	x[2] = 0;
+	x[64 + 1] = 255;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
-	y[1] = -1.0f;
+	x[64 + 1] = 0;
+	/* padding rows are not data */
+	x[10] = 7;
+	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_OK);
+	ypos[0] = 2;
+	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
+	ypos[0] = 1;
+	yneg[0] = -2;
+	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
+	yneg[0] = MRF_FW_COMPLEMENT;
 	prob.allowed = none;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
 	prob.allowed = allowed;
 	prob.iterations = 1;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
 	prob.iterations = 3;
-	prob.ldy = 3;
+	prob.ldx = 4;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
-	prob.ldy = 4;
+	prob.ldx = 64;
 	prob.rho_problem = 0.0;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
 	prob.rho_problem = 1.0;
@@ -569,5 +792,6 @@ TestFw(void)
 	TestExponentialSelection();
 	TestLaplaceSelection();
 	TestSolveAccuracy();
+	TestSolveIdentical();
 	TestSolveInvalid();
 }

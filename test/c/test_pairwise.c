@@ -334,8 +334,8 @@ TestPairwiseInterface(void)
 	CHECK_MSG(CentringDefect(W, theta, p, k) < 1e-12, "centring defect %.3g",
 			  CentringDefect(W, theta, p, k));
 	CHECK(MrfPairwiseWorkspaceBytes(p, k, -1) == SIZE_MAX);
-	/* the honest formula's leading term: labels and margins, 8 n p k (k-1) */
-	CHECK(MrfPairwiseWorkspaceBytes(30, 4, 50000) > (size_t) 8 * 50000 * 360);
+	/* the honest formula's leading term: the margins, 4 n p k (k-1) */
+	CHECK(MrfPairwiseWorkspaceBytes(30, 4, 50000) > (size_t) 4 * 50000 * 360);
 
 	opt.symmetrize = 0;
 	CHECK(MrfPairwiseLearn(z, n, p, k, &opt, &rng, &MrfMallocEnv, W, theta) == MRF_OK);
@@ -390,8 +390,9 @@ TestPairwiseSetup(void)
 	opt.mechanism = MRF_MECH_LAPLACE;
 
 	CHECK(MrfPairwisePrepare(z, n, p, k, &opt, &MrfMallocEnv, &s) == MRF_OK);
-	CHECK(s.fw.n == n && s.fw.d == d && s.fw.q == q && s.fw.ldy == n);
-	CHECK(s.fw.x == s.x && s.fw.y == s.y && s.fw.allowed == s.allowed);
+	CHECK(s.fw.n == n && s.fw.d == d && s.fw.q == q && s.fw.ldx == MrfFwRowStride(n));
+	CHECK(s.fw.x == s.x && s.fw.ypos == s.ypos && s.fw.yneg == s.yneg &&
+		  s.fw.allowed == s.allowed && s.fw.x_signed == 0);
 	CHECK_NEAR(s.fw.radius, 2.0 * 0.7 * 3, 1e-15);
 	CHECK_NEAR(s.fw.rho_problem, 2.5 / (3.0 * 3.0 * 4.0), 1e-15);
 	CHECK(s.fw.mechanism == MRF_MECH_LAPLACE);
@@ -413,10 +414,10 @@ TestPairwiseSetup(void)
 			int			b;
 
 			for (b = 0; b < k; b++)
-				xok &= s.x[(size_t) (j * k + b) * n + m] ==
-					(z[m * p + j] == b ? 1.0f : 0.0f);
+				xok &= s.x[(size_t) (j * k + b) * s.fw.ldx + m] ==
+					(z[m * p + j] == b ? 1 : 0);
 		}
-		xok &= s.x[(size_t) (p * k) * n + m] == 1.0f;
+		xok &= s.x[(size_t) (p * k) * s.fw.ldx + m] == 1;
 	}
 	CHECK(xok);
 	for (i = 0; i < p; i++)
@@ -430,9 +431,11 @@ TestPairwiseSetup(void)
 				for (m = 0; m < n; m++)
 				{
 					int			zi = z[m * p + i];
-					float		want = zi == u ? 1.0f : zi == v ? -1.0f : 0.0f;
+					int			want = zi == u ? 1 : zi == v ? -1 : 0;
+					int			got = s.x[(size_t) s.ypos[c] * s.fw.ldx + m] -
+						s.x[(size_t) s.yneg[c] * s.fw.ldx + m];
 
-					yok &= s.y[(size_t) c * n + m] == want;
+					yok &= got == want;
 				}
 				for (j = 0; j < d; j++)
 					mok &= s.allowed[(size_t) c * d + j] == (j < i * k || j >= (i + 1) * k);
@@ -440,7 +443,7 @@ TestPairwiseSetup(void)
 	CHECK(yok);
 	CHECK(mok);
 	MrfPairwiseReleaseSetup(&s, &MrfMallocEnv);
-	CHECK(s.x == NULL && s.y == NULL && s.allowed == NULL);
+	CHECK(s.x == NULL && s.ypos == NULL && s.yneg == NULL && s.allowed == NULL);
 }
 
 /* ---- recovery and centring, without noise ---- */

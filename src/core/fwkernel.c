@@ -1,0 +1,920 @@
+/*
+ * fwkernel.c - the fused pass and the exact integer score product of the
+ * Frank-Wolfe solver, portable and vectorised (see fwkernel.h).
+ *
+ * Quantised gradient weights.  For the logistic loss the gradient weight of
+ * row m in problem k is G = y sigmoid(-y a) = y (1 - y tanh(a/2)) / 2.  The
+ * solver uses the integer
+ *     Gq = y * clamp(trunc(64 - 63.5 y t), 0, 127),   t = tanh~(a/2),
+ * i.e. y round(127 (1 - y t) / 2) rounded half up, with tanh~ the [7/6] Pade
+ * approximant on the clamped margin |a| <= 9 (within 4.2e-5 of tanh there;
+ * 127 sigmoid(-9) = 0.016 rounds to 0 as the true value does beyond).  So
+ * |Gq| <= 127 for every input bit pattern (the clamp works on the magnitude
+ * bits: NaN and infinity lie above 9, and the integer is clamped besides),
+ * and Gq is within 0.51 of 127 G.  Accuracy affects only the optimisation;
+ * privacy needs only |Gq| <= 127 (fw.c, privacy.c).
+ *
+ * Identical results on every path.  The scalar, AVX2 and AVX-512 passes
+ * perform the same single-precision operations in the same order on every
+ * element (multiplications and additions as written, IEEE division, the
+ * same truncation), and the core is compiled with -ffp-contract=off so that
+ * no path fuses a multiply-add.  The products are integer sums, exact on
+ * every path (bounds in fw.c).
+ */
+#include <string.h>
+
+#include <cblas.h>
+
+#include "fwkernel.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FWK_X86 1
+#include <immintrin.h>
+#endif
+
+#ifdef MRF_HAVE_DNNL
+#include <dnnl.h>
+#include <omp.h>
+#endif
+
+/* 0x41100000 is the IEEE single bit pattern of 9.0: margins clamp there. */
+#define FWK_CLAMP_BITS ((int32_t) 0x41100000)
+#define FWK_MAG_MASK ((int32_t) 0x7fffffff)
+#define FWK_SIGN_MASK ((int32_t) 0x80000000)
+
+/* Pade tanh of half the clamped margin (see the file comment). */
+static inline float
+FwkTanhHalf(float a)
+{
+	int32_t		bits;
+	int32_t		mag;
+	float		x;
+	float		x2;
+
+	memcpy(&bits, &a, sizeof(bits));
+	mag = bits & FWK_MAG_MASK;
+	mag = mag < FWK_CLAMP_BITS ? mag : FWK_CLAMP_BITS;
+	bits = mag | (bits & FWK_SIGN_MASK);
+	memcpy(&x, &bits, sizeof(x));
+	x = 0.5f * x;
+	x2 = x * x;
+	return x * (135135.0f + x2 * (17325.0f + x2 * (378.0f + x2))) /
+		(135135.0f + x2 * (62370.0f + x2 * (3150.0f + x2 * 28.0f)));
+}
+
+/* Gq of one element: the definition every vector path reproduces. */
+static inline int
+FwkWeightInline(int y, float a)
+{
+	float		t = FwkTanhHalf(a);
+	float		yt = (float) y * t;
+	int			ti = (int) (64.0f - 63.5f * yt);
+
+	ti = ti > 0 ? ti : 0;
+	ti = ti < FWK_Q ? ti : FWK_Q;
+	return y * ti;
+}
+
+/* The exported form of FwkWeightInline. */
+int
+FwkWeight(int y, float a)
+{
+	return FwkWeightInline(y, a);
+}
+
+/* Where row r of problem k goes in G. */
+static inline size_t
+FwkGIndex(const FwkPass *p, int ldg, int k, int r)
+{
+	if (p->interleaved)
+		return ((size_t) (r >> 2) * (size_t) p->qpad + (size_t) k) * 4 + (size_t) (r & 3);
+	return (size_t) k * (size_t) ldg + (size_t) r;
+}
+
+/* Rows [r0, r1) of problem k, one element at a time; returns the G sum. */
+static int64_t
+FwkFusedScalarRange(const FwkPass *p, int k, int64_t start, int r0, int r1,
+					int8_t *g, int ldg)
+{
+	float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
+	const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+	int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
+	const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
+	const uint8_t *xs = NULL;
+	float		c = 0.0f;
+	int64_t		sum = 0;
+	int			r;
+
+	if (p->mode == FWK_UPDATE)
+	{
+		xs = p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start;
+		c = p->coef[k];
+	}
+	for (r = r0; r < r1; r++)
+	{
+		int			y;
+		int			gv;
+
+		if (p->mode == FWK_INIT)
+			a[r] = 0.0f;
+		else if (p->mode == FWK_UPDATE)
+		{
+			int			xv = p->x_signed ? 2 * (int) xs[r] - 1 : (int) xs[r];
+			float		t1 = p->keep * a[r];
+			float		t2 = c * (float) xv;
+
+			a[r] = t1 + t2;
+		}
+		y = comp ? 2 * (int) yp[r] - 1 : (int) yp[r] - (int) yn[r];
+		gv = FwkWeightInline(y, a[r]);
+		g[FwkGIndex(p, ldg, k, r)] = (int8_t) gv;
+		sum += gv;
+	}
+	return sum;
+}
+
+/* Zero G for the rows that pad the block to a multiple of 4. */
+static void
+FwkZeroTail(const FwkPass *p, int rows, int8_t *g, int ldg)
+{
+	int			rows4 = (rows + 3) & ~3;
+	int			k;
+	int			r;
+
+	for (k = 0; k < p->q; k++)
+		for (r = rows; r < rows4; r++)
+			g[FwkGIndex(p, ldg, k, r)] = 0;
+}
+
+/* Elements per inner loop of fixed length, which GCC vectorises at -O2. */
+#define FWK_LANES 8
+
+/* a = keep a + c X_sel over r8 rows (a multiple of FWK_LANES), vectorisable. */
+static void
+FwkUpdatePlain(float *restrict a, const uint8_t *restrict xs, int r8, int xmul,
+			   int xoff, float keep, float c)
+{
+	int			r;
+	int			i;
+
+	for (r = 0; r < r8; r += FWK_LANES)
+		for (i = 0; i < FWK_LANES; i++)
+		{
+			float		t1 = keep * a[r + i];
+			float		t2 = c * (float) (xmul * (int) xs[r + i] - xoff);
+
+			a[r + i] = t1 + t2;
+		}
+}
+
+/* G over r8 rows (a multiple of FWK_LANES), vectorisable; returns its sum. */
+static int64_t
+FwkWeightsPlain(const float *restrict a, const uint8_t *restrict yp,
+				const uint8_t *restrict yn, int r8, int ymul, int yoff, int ynm,
+				int8_t *restrict g)
+{
+	int64_t		sum = 0;
+	int			r;
+	int			i;
+
+	for (r = 0; r < r8; r += FWK_LANES)
+	{
+		int32_t		part[FWK_LANES];
+		int32_t		tot = 0;
+
+		for (i = 0; i < FWK_LANES; i++)
+		{
+			int			y = ymul * (int) yp[r + i] - yoff - ynm * (int) yn[r + i];
+
+			part[i] = FwkWeightInline(y, a[r + i]);
+			g[r + i] = (int8_t) part[i];
+		}
+		for (i = 0; i < FWK_LANES; i++)
+			tot += part[i];
+		sum += tot;
+	}
+	return sum;
+}
+
+/*
+ * The portable fused pass.  The plain layout (the sgemm kernel's) runs in
+ * fixed-length inner loops that GCC vectorises with the baseline SSE2; the
+ * element operations are FwkFusedScalarRange's, in the same order.
+ */
+static void
+FwkFusedScalar(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
+			   int64_t *colsum)
+{
+	int			k;
+
+	for (k = 0; k < p->q; k++)
+	{
+		float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
+		const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+		int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
+		const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
+		int			r8 = p->interleaved ? 0 : rows & ~(FWK_LANES - 1);
+		int64_t		sum = 0;
+
+		if (r8 > 0)
+		{
+			if (p->mode == FWK_UPDATE)
+				FwkUpdatePlain(a, p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start,
+							   r8, p->x_signed ? 2 : 1, p->x_signed ? 1 : 0,
+							   p->keep, p->coef[k]);
+			else if (p->mode == FWK_INIT)
+				memset(a, 0, sizeof(float) * (size_t) r8);
+			sum = FwkWeightsPlain(a, yp, yn, r8, comp ? 2 : 1, comp ? 1 : 0,
+								  comp ? 0 : 1, g + (size_t) k * (size_t) ldg);
+		}
+		colsum[k] += sum + FwkFusedScalarRange(p, k, start, r8, rows, g, ldg);
+	}
+	FwkZeroTail(p, rows, g, ldg);
+}
+
+#ifdef FWK_X86
+
+#define FWK_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#define FWK_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define FWK_AVX2 __attribute__((target("avx2")))
+
+/* The fused pass, 16 rows per step (the tail as FwkFusedScalarRange). */
+FWK_AVX512
+static void
+FwkFusedAvx512(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
+			   int64_t *colsum)
+{
+	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i zero = _mm512_setzero_si512();
+	const __m512i qmax = _mm512_set1_epi32(FWK_Q);
+	const __m512i magmask = _mm512_set1_epi32(FWK_MAG_MASK);
+	const __m512i signmask = _mm512_set1_epi32(FWK_SIGN_MASK);
+	const __m512i clampv = _mm512_set1_epi32(FWK_CLAMP_BITS);
+	const __m512 keep = _mm512_set1_ps(p->keep);
+	int			rows16 = rows & ~15;
+	int			k;
+
+	for (k = 0; k < p->q; k++)
+	{
+		float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
+		const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+		int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
+		const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
+		const uint8_t *xs = p->mode == FWK_UPDATE ?
+			p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start : NULL;
+		__m512		cv = _mm512_set1_ps(p->mode == FWK_UPDATE ? p->coef[k] : 0.0f);
+		__m512i		cs = zero;
+		int			r;
+
+		for (r = 0; r < rows16; r += 16)
+		{
+			__m512		av;
+			__m512i		yi;
+			__m512i		bits;
+			__m512		xv;
+			__m512		x2;
+			__m512		num;
+			__m512		den;
+			__m512		t;
+			__m512i		ti;
+			__m512i		gi;
+			__m128i		gb;
+
+			if (p->mode == FWK_INIT)
+			{
+				av = _mm512_setzero_ps();
+				_mm512_storeu_ps(a + r, av);
+			}
+			else if (p->mode == FWK_UPDATE)
+			{
+				__m512i		xb = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (xs + r)));
+
+				if (p->x_signed)
+					xb = _mm512_sub_epi32(_mm512_add_epi32(xb, xb), one);
+				av = _mm512_add_ps(_mm512_mul_ps(keep, _mm512_loadu_ps(a + r)),
+								   _mm512_mul_ps(cv, _mm512_cvtepi32_ps(xb)));
+				_mm512_storeu_ps(a + r, av);
+			}
+			else
+				av = _mm512_loadu_ps(a + r);
+
+			yi = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (yp + r)));
+			if (comp)
+				yi = _mm512_sub_epi32(_mm512_add_epi32(yi, yi), one);
+			else
+				yi = _mm512_sub_epi32(yi, _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *) (yn + r))));
+
+			bits = _mm512_castps_si512(av);
+			bits = _mm512_or_si512(_mm512_min_epi32(_mm512_and_si512(bits, magmask), clampv),
+								   _mm512_and_si512(bits, signmask));
+			xv = _mm512_mul_ps(_mm512_set1_ps(0.5f), _mm512_castsi512_ps(bits));
+			x2 = _mm512_mul_ps(xv, xv);
+			num = _mm512_mul_ps(xv, _mm512_add_ps(_mm512_set1_ps(135135.0f),
+												  _mm512_mul_ps(x2, _mm512_add_ps(_mm512_set1_ps(17325.0f),
+																				  _mm512_mul_ps(x2, _mm512_add_ps(_mm512_set1_ps(378.0f), x2))))));
+			den = _mm512_add_ps(_mm512_set1_ps(135135.0f),
+								_mm512_mul_ps(x2, _mm512_add_ps(_mm512_set1_ps(62370.0f),
+																_mm512_mul_ps(x2, _mm512_add_ps(_mm512_set1_ps(3150.0f),
+																								_mm512_mul_ps(x2, _mm512_set1_ps(28.0f)))))));
+			t = _mm512_div_ps(num, den);
+			t = _mm512_mul_ps(_mm512_cvtepi32_ps(yi), t);
+			ti = _mm512_cvttps_epi32(_mm512_sub_ps(_mm512_set1_ps(64.0f),
+												   _mm512_mul_ps(_mm512_set1_ps(63.5f), t)));
+			ti = _mm512_min_epi32(_mm512_max_epi32(ti, zero), qmax);
+			gi = _mm512_mullo_epi32(yi, ti);
+			cs = _mm512_add_epi32(cs, gi);
+			gb = _mm512_cvtepi32_epi8(gi);
+			if (p->interleaved)
+			{
+				int8_t	   *dst = g + ((size_t) (r >> 2) * (size_t) p->qpad + (size_t) k) * 4;
+				size_t		step = (size_t) p->qpad * 4;
+
+				_mm_storeu_si32(dst, gb);
+				_mm_storeu_si32(dst + step, _mm_srli_si128(gb, 4));
+				_mm_storeu_si32(dst + 2 * step, _mm_srli_si128(gb, 8));
+				_mm_storeu_si32(dst + 3 * step, _mm_srli_si128(gb, 12));
+			}
+			else
+				_mm_storeu_si128((__m128i *) (g + (size_t) k * (size_t) ldg + r), gb);
+		}
+		colsum[k] += _mm512_reduce_add_epi32(cs);
+		if (rows16 < rows)
+			colsum[k] += FwkFusedScalarRange(p, k, start, rows16, rows, g, ldg);
+	}
+	FwkZeroTail(p, rows, g, ldg);
+}
+
+/* The fused pass, 8 rows per step (the tail as FwkFusedScalarRange). */
+FWK_AVX2
+static void
+FwkFusedAvx2(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
+			 int64_t *colsum)
+{
+	const __m256i one = _mm256_set1_epi32(1);
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i qmax = _mm256_set1_epi32(FWK_Q);
+	const __m256i magmask = _mm256_set1_epi32(FWK_MAG_MASK);
+	const __m256i signmask = _mm256_set1_epi32(FWK_SIGN_MASK);
+	const __m256i clampv = _mm256_set1_epi32(FWK_CLAMP_BITS);
+	const __m256i pack = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+										  0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+	const __m256 keep = _mm256_set1_ps(p->keep);
+	int			rows8 = rows & ~7;
+	int			k;
+
+	for (k = 0; k < p->q; k++)
+	{
+		float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
+		const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+		int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
+		const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
+		const uint8_t *xs = p->mode == FWK_UPDATE ?
+			p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start : NULL;
+		__m256		cv = _mm256_set1_ps(p->mode == FWK_UPDATE ? p->coef[k] : 0.0f);
+		__m256i		cs = zero;
+		int			r;
+		int32_t		lanes[8];
+		int64_t		sum = 0;
+		int			i;
+
+		for (r = 0; r < rows8; r += 8)
+		{
+			__m256		av;
+			__m256i		yi;
+			__m256i		bits;
+			__m256		xv;
+			__m256		x2;
+			__m256		num;
+			__m256		den;
+			__m256		t;
+			__m256i		ti;
+			__m256i		gi;
+			__m256i		gp;
+			int32_t		lo;
+			int32_t		hi;
+
+			if (p->mode == FWK_INIT)
+			{
+				av = _mm256_setzero_ps();
+				_mm256_storeu_ps(a + r, av);
+			}
+			else if (p->mode == FWK_UPDATE)
+			{
+				__m256i		xb = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *) (xs + r)));
+
+				if (p->x_signed)
+					xb = _mm256_sub_epi32(_mm256_add_epi32(xb, xb), one);
+				av = _mm256_add_ps(_mm256_mul_ps(keep, _mm256_loadu_ps(a + r)),
+								   _mm256_mul_ps(cv, _mm256_cvtepi32_ps(xb)));
+				_mm256_storeu_ps(a + r, av);
+			}
+			else
+				av = _mm256_loadu_ps(a + r);
+
+			yi = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *) (yp + r)));
+			if (comp)
+				yi = _mm256_sub_epi32(_mm256_add_epi32(yi, yi), one);
+			else
+				yi = _mm256_sub_epi32(yi, _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *) (yn + r))));
+
+			bits = _mm256_castps_si256(av);
+			bits = _mm256_or_si256(_mm256_min_epi32(_mm256_and_si256(bits, magmask), clampv),
+								   _mm256_and_si256(bits, signmask));
+			xv = _mm256_mul_ps(_mm256_set1_ps(0.5f), _mm256_castsi256_ps(bits));
+			x2 = _mm256_mul_ps(xv, xv);
+			num = _mm256_mul_ps(xv, _mm256_add_ps(_mm256_set1_ps(135135.0f),
+												  _mm256_mul_ps(x2, _mm256_add_ps(_mm256_set1_ps(17325.0f),
+																				  _mm256_mul_ps(x2, _mm256_add_ps(_mm256_set1_ps(378.0f), x2))))));
+			den = _mm256_add_ps(_mm256_set1_ps(135135.0f),
+								_mm256_mul_ps(x2, _mm256_add_ps(_mm256_set1_ps(62370.0f),
+																_mm256_mul_ps(x2, _mm256_add_ps(_mm256_set1_ps(3150.0f),
+																								_mm256_mul_ps(x2, _mm256_set1_ps(28.0f)))))));
+			t = _mm256_div_ps(num, den);
+			t = _mm256_mul_ps(_mm256_cvtepi32_ps(yi), t);
+			ti = _mm256_cvttps_epi32(_mm256_sub_ps(_mm256_set1_ps(64.0f),
+												   _mm256_mul_ps(_mm256_set1_ps(63.5f), t)));
+			ti = _mm256_min_epi32(_mm256_max_epi32(ti, zero), qmax);
+			gi = _mm256_mullo_epi32(yi, ti);
+			cs = _mm256_add_epi32(cs, gi);
+			/* low byte of each lane: rows r..r+3 in lo, r+4..r+7 in hi */
+			gp = _mm256_shuffle_epi8(gi, pack);
+			lo = _mm256_extract_epi32(gp, 0);
+			hi = _mm256_extract_epi32(gp, 4);
+			if (p->interleaved)
+			{
+				int8_t	   *dst = g + ((size_t) (r >> 2) * (size_t) p->qpad + (size_t) k) * 4;
+
+				memcpy(dst, &lo, 4);
+				memcpy(dst + (size_t) p->qpad * 4, &hi, 4);
+			}
+			else
+			{
+				int8_t	   *dst = g + (size_t) k * (size_t) ldg + r;
+
+				memcpy(dst, &lo, 4);
+				memcpy(dst + 4, &hi, 4);
+			}
+		}
+		_mm256_storeu_si256((__m256i *) lanes, cs);
+		for (i = 0; i < 8; i++)
+			sum += lanes[i];
+		colsum[k] += sum;
+		if (rows8 < rows)
+			colsum[k] += FwkFusedScalarRange(p, k, start, rows8, rows, g, ldg);
+	}
+	FwkZeroTail(p, rows, g, ldg);
+}
+
+/*
+ * One VNNI tile: rows j0..j0+J-1 of C against problems k0..k0+16V-1.  Every
+ * product x * G is u8 {0, 1} times s8, and vpdpbusd adds four of them to
+ * an int32 lane without saturation: exact.
+ */
+FWK_VNNI
+static inline __attribute__((always_inline)) void
+FwkVnniTile(const uint8_t *x, int64_t ldx, int64_t start, int j0, const int J,
+			int rows4, const int8_t *g, int qpad, int k0, const int V, int32_t *c)
+{
+	__m512i		acc[6][4];
+	const uint8_t *xr[6];
+	int			jj;
+	int			v;
+	int			r;
+
+#pragma GCC unroll 6
+	for (jj = 0; jj < J; jj++)
+	{
+		xr[jj] = x + (size_t) (j0 + jj) * (size_t) ldx + start;
+#pragma GCC unroll 4
+		for (v = 0; v < V; v++)
+			acc[jj][v] = _mm512_loadu_si512(c + (size_t) (j0 + jj) * qpad + k0 + 16 * v);
+	}
+	for (r = 0; r < rows4; r += 4)
+	{
+		const int8_t *gr = g + ((size_t) (r >> 2) * (size_t) qpad + (size_t) k0) * 4;
+		__m512i		gv[4];
+
+#pragma GCC unroll 4
+		for (v = 0; v < V; v++)
+			gv[v] = _mm512_loadu_si512(gr + 64 * v);
+	#pragma GCC unroll 6
+	for (jj = 0; jj < J; jj++)
+		{
+			int32_t		xw;
+			__m512i		b;
+
+			memcpy(&xw, xr[jj] + r, 4);
+			b = _mm512_set1_epi32(xw);
+	#pragma GCC unroll 4
+		for (v = 0; v < V; v++)
+				acc[jj][v] = _mm512_dpbusd_epi32(acc[jj][v], b, gv[v]);
+		}
+	}
+#pragma GCC unroll 6
+	for (jj = 0; jj < J; jj++)
+#pragma GCC unroll 4
+		for (v = 0; v < V; v++)
+			_mm512_storeu_si512(c + (size_t) (j0 + jj) * qpad + k0 + 16 * v, acc[jj][v]);
+}
+
+#define FWK_VNNI_CASE(J, V) \
+	case (J) * 8 + (V): \
+		FwkVnniTile(x, ldx, start, j0, J, rows4, g, qpad, k0, V, c); \
+		break
+
+/* The AVX-512 VNNI product: tiles of 6 rows of C by 64 problems. */
+FWK_VNNI
+static void
+FwkGemmVnni(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+			const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
+{
+	int			k0;
+	int			j0;
+
+	(void) ldg;
+	(void) q;
+	(void) scratch;
+	for (k0 = 0; k0 < qpad; k0 += 64)
+	{
+		int			V = (qpad - k0) / 16 < 4 ? (qpad - k0) / 16 : 4;
+
+		for (j0 = 0; j0 < d; j0 += 6)
+		{
+			int			J = d - j0 < 6 ? d - j0 : 6;
+
+			switch (J * 8 + V)
+			{
+					FWK_VNNI_CASE(1, 1);
+					FWK_VNNI_CASE(1, 2);
+					FWK_VNNI_CASE(1, 3);
+					FWK_VNNI_CASE(1, 4);
+					FWK_VNNI_CASE(2, 1);
+					FWK_VNNI_CASE(2, 2);
+					FWK_VNNI_CASE(2, 3);
+					FWK_VNNI_CASE(2, 4);
+					FWK_VNNI_CASE(3, 1);
+					FWK_VNNI_CASE(3, 2);
+					FWK_VNNI_CASE(3, 3);
+					FWK_VNNI_CASE(3, 4);
+					FWK_VNNI_CASE(4, 1);
+					FWK_VNNI_CASE(4, 2);
+					FWK_VNNI_CASE(4, 3);
+					FWK_VNNI_CASE(4, 4);
+					FWK_VNNI_CASE(5, 1);
+					FWK_VNNI_CASE(5, 2);
+					FWK_VNNI_CASE(5, 3);
+					FWK_VNNI_CASE(5, 4);
+					FWK_VNNI_CASE(6, 1);
+					FWK_VNNI_CASE(6, 2);
+					FWK_VNNI_CASE(6, 3);
+					FWK_VNNI_CASE(6, 4);
+			}
+		}
+	}
+}
+
+/*
+ * One AVX2 tile: J rows of C against 16 problems.  vpmaddubsw adds two
+ * products u8 {0, 1} x s8 into int16 (at most 254 in magnitude: no
+ * saturation), vpmaddwd adds pairs of those into int32: exact.
+ */
+FWK_AVX2
+static inline __attribute__((always_inline)) void
+FwkAvx2Tile(const uint8_t *x, int64_t ldx, int64_t start, int j0, const int J,
+			int rows4, const int8_t *g, int qpad, int k0, int32_t *c)
+{
+	const __m256i ones = _mm256_set1_epi16(1);
+	__m256i		acc[4][2];
+	const uint8_t *xr[4];
+	int			jj;
+	int			r;
+
+#pragma GCC unroll 4
+	for (jj = 0; jj < J; jj++)
+	{
+		xr[jj] = x + (size_t) (j0 + jj) * (size_t) ldx + start;
+		acc[jj][0] = _mm256_loadu_si256((const __m256i *) (c + (size_t) (j0 + jj) * qpad + k0));
+		acc[jj][1] = _mm256_loadu_si256((const __m256i *) (c + (size_t) (j0 + jj) * qpad + k0 + 8));
+	}
+	for (r = 0; r < rows4; r += 4)
+	{
+		const int8_t *gr = g + ((size_t) (r >> 2) * (size_t) qpad + (size_t) k0) * 4;
+		__m256i		g0 = _mm256_loadu_si256((const __m256i *) gr);
+		__m256i		g1 = _mm256_loadu_si256((const __m256i *) (gr + 32));
+
+	#pragma GCC unroll 4
+	for (jj = 0; jj < J; jj++)
+		{
+			int32_t		xw;
+			__m256i		b;
+
+			memcpy(&xw, xr[jj] + r, 4);
+			b = _mm256_set1_epi32(xw);
+			acc[jj][0] = _mm256_add_epi32(acc[jj][0],
+										  _mm256_madd_epi16(_mm256_maddubs_epi16(b, g0), ones));
+			acc[jj][1] = _mm256_add_epi32(acc[jj][1],
+										  _mm256_madd_epi16(_mm256_maddubs_epi16(b, g1), ones));
+		}
+	}
+#pragma GCC unroll 4
+	for (jj = 0; jj < J; jj++)
+	{
+		_mm256_storeu_si256((__m256i *) (c + (size_t) (j0 + jj) * qpad + k0), acc[jj][0]);
+		_mm256_storeu_si256((__m256i *) (c + (size_t) (j0 + jj) * qpad + k0 + 8), acc[jj][1]);
+	}
+}
+
+/* The AVX2 product: tiles of 4 rows of C by 16 problems. */
+FWK_AVX2
+static void
+FwkGemmAvx2(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+			const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
+{
+	int			k0;
+	int			j0;
+
+	(void) ldg;
+	(void) q;
+	(void) scratch;
+	for (k0 = 0; k0 < qpad; k0 += 16)
+		for (j0 = 0; j0 < d; j0 += 4)
+		{
+			switch (d - j0 < 4 ? d - j0 : 4)
+			{
+				case 1:
+					FwkAvx2Tile(x, ldx, start, j0, 1, rows4, g, qpad, k0, c);
+					break;
+				case 2:
+					FwkAvx2Tile(x, ldx, start, j0, 2, rows4, g, qpad, k0, c);
+					break;
+				case 3:
+					FwkAvx2Tile(x, ldx, start, j0, 3, rows4, g, qpad, k0, c);
+					break;
+				default:
+					FwkAvx2Tile(x, ldx, start, j0, 4, rows4, g, qpad, k0, c);
+					break;
+			}
+		}
+}
+
+#endif							/* FWK_X86 */
+
+/* Rows per block of the sgemm path: 127 * 4096 < 2^24 keeps float sums exact. */
+#define FWK_SGEMM_ROWS 4096
+
+_Static_assert((int64_t) FWK_SGEMM_ROWS * FWK_Q < ((int64_t) 1 << 24),
+			   "sgemm block sums must stay exact in float");
+
+/*
+ * The portable product: float sgemm on the block (G plain).  Every partial
+ * sum is an integer of magnitude at most 127 * FWK_SGEMM_ROWS < 2^24, exact
+ * in float whatever order BLAS adds in.
+ */
+static void
+FwkGemmSgemm(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+			 const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
+{
+	float	   *gf = (float *) scratch;
+	float	   *xf = gf + (size_t) q * FWK_SGEMM_ROWS;
+	float	   *cf = xf + (size_t) d * FWK_SGEMM_ROWS;
+	int			i;
+	int			j;
+	int			k;
+	int			r;
+
+	/* fixed-length inner loops: GCC vectorises them at -O2 */
+	for (k = 0; k < q; k++)
+	{
+		const int8_t *gk = g + (size_t) k * ldg;
+		float	   *fk = gf + (size_t) k * FWK_SGEMM_ROWS;
+
+		for (r = 0; r + FWK_LANES <= rows4; r += FWK_LANES)
+			for (i = 0; i < FWK_LANES; i++)
+				fk[r + i] = (float) gk[r + i];
+		for (; r < rows4; r++)
+			fk[r] = (float) gk[r];
+	}
+	for (j = 0; j < d; j++)
+	{
+		const uint8_t *xc = x + (size_t) j * (size_t) ldx + start;
+		float	   *fj = xf + (size_t) j * FWK_SGEMM_ROWS;
+
+		for (r = 0; r + FWK_LANES <= rows4; r += FWK_LANES)
+			for (i = 0; i < FWK_LANES; i++)
+				fj[r + i] = (float) xc[r + i];
+		for (; r < rows4; r++)
+			fj[r] = (float) xc[r];
+	}
+	cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, d, rows4,
+				1.0f, gf, FWK_SGEMM_ROWS, xf, FWK_SGEMM_ROWS, 0.0f, cf, q);
+	for (j = 0; j < d; j++)
+		for (k = 0; k < q; k++)
+			c[(size_t) j * qpad + k] += (int32_t) cf[(size_t) j * q + k];
+}
+
+#ifdef MRF_HAVE_DNNL
+
+/* Rows per block of the oneDNN path: larger blocks amortise its call cost. */
+#define FWK_DNNL_ROWS 2048
+
+/*
+ * oneDNN's u8 x s8 -> s32 product on the block (G plain).  Exact: integer
+ * arithmetic throughout; without VNNI oneDNN adds pairs of products in
+ * int16 with saturation, and a pair here is at most 2 * 127 in magnitude.
+ */
+static void
+FwkGemmDnnl(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+			const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
+{
+	int32_t    *tmp = (int32_t *) scratch;
+	const int32_t co = 0;
+	int			j;
+	int			k;
+
+	dnnl_gemm_u8s8s32('N', 'T', 'F', d, q, rows4, 1.0f, x + start, ldx, 0,
+					  g, ldg, 0, 0.0f, tmp, q, &co);
+	for (j = 0; j < d; j++)
+		for (k = 0; k < q; k++)
+			c[(size_t) j * qpad + k] += tmp[(size_t) j * q + k];
+}
+#endif
+
+/* CPU features, read once. */
+static int
+FwkHasAvx2(void)
+{
+#ifdef FWK_X86
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+#else
+	return 0;
+#endif
+}
+
+static int
+FwkHasAvx512(void)
+{
+#ifdef FWK_X86
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+	return 0;
+#endif
+}
+
+static int
+FwkHasVnni(void)
+{
+#ifdef FWK_X86
+	return FwkHasAvx512() && __builtin_cpu_supports("avx512vnni");
+#else
+	return 0;
+#endif
+}
+
+/* Whether this CPU and build can run a kernel. */
+int
+MrfFwKernelAvailable(MrfFwKernel kernel)
+{
+	switch (kernel)
+	{
+		case MRF_FW_KERNEL_AUTO:
+		case MRF_FW_KERNEL_SGEMM:
+			return 1;
+		case MRF_FW_KERNEL_AVX2:
+			return FwkHasAvx2();
+		case MRF_FW_KERNEL_VNNI:
+			return FwkHasVnni();
+		case MRF_FW_KERNEL_DNNL:
+#ifdef MRF_HAVE_DNNL
+			return FwkHasAvx2();
+#else
+			return 0;
+#endif
+	}
+	return 0;
+}
+
+/* The fastest available kernel (measured: test/bench/run_core_bench.sh). */
+MrfFwKernel
+MrfFwAutoKernel(void)
+{
+	if (FwkHasVnni())
+		return MRF_FW_KERNEL_VNNI;
+	if (FwkHasAvx2())
+		return MRF_FW_KERNEL_AVX2;
+	return MRF_FW_KERNEL_SGEMM;
+}
+
+/* Names for benchmark output. */
+const char *
+MrfFwKernelName(MrfFwKernel kernel)
+{
+	switch (kernel)
+	{
+		case MRF_FW_KERNEL_AUTO:
+			return "auto";
+		case MRF_FW_KERNEL_SGEMM:
+			return "sgemm";
+		case MRF_FW_KERNEL_AVX2:
+			return "avx2";
+		case MRF_FW_KERNEL_VNNI:
+			return "avx512-vnni";
+		case MRF_FW_KERNEL_DNNL:
+			return "onednn";
+	}
+	return "unknown";
+}
+
+/* The fused pass that goes with the CPU's widest vectors. */
+static FwkFusedFn
+FwkBestFused(void)
+{
+#ifdef FWK_X86
+	if (FwkHasAvx512())
+		return FwkFusedAvx512;
+	if (FwkHasAvx2())
+		return FwkFusedAvx2;
+#endif
+	return FwkFusedScalar;
+}
+
+/* Fills info for a kernel; returns 0 when it is not available here. */
+int
+FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
+{
+	MrfFwKernel kind = want == MRF_FW_KERNEL_AUTO ? MrfFwAutoKernel() : want;
+
+	memset(info, 0, sizeof(*info));
+	if (!MrfFwKernelAvailable(kind))
+		return 0;
+	info->kind = kind;
+	switch (kind)
+	{
+#ifdef FWK_X86
+		case MRF_FW_KERNEL_VNNI:
+			info->fused = FwkFusedAvx512;
+			info->gemm = FwkGemmVnni;
+			info->interleaved = 1;
+			info->block_rows = 512;
+			info->qalign = 16;
+			return 1;
+		case MRF_FW_KERNEL_AVX2:
+			info->fused = FwkFusedAvx2;
+			info->gemm = FwkGemmAvx2;
+			info->interleaved = 1;
+			info->block_rows = 512;
+			info->qalign = 16;
+			return 1;
+#endif
+#ifdef MRF_HAVE_DNNL
+		case MRF_FW_KERNEL_DNNL:
+			info->fused = FwkBestFused();
+			info->gemm = FwkGemmDnnl;
+			info->interleaved = 0;
+			info->block_rows = FWK_DNNL_ROWS;
+			info->qalign = 1;
+			return 1;
+#endif
+		default:
+			info->fused = FwkFusedScalar;
+			info->gemm = FwkGemmSgemm;
+			info->interleaved = 0;
+			info->block_rows = FWK_SGEMM_ROWS;
+			info->qalign = 1;
+			return 1;
+	}
+	(void) FwkBestFused;
+}
+
+/* Per-thread scratch of the product (beyond G and C, which fw.c sizes). */
+size_t
+FwkScratchBytes(const FwkKernelInfo *info, int d, int q)
+{
+	switch (info->kind)
+	{
+		case MRF_FW_KERNEL_SGEMM:
+		case MRF_FW_KERNEL_AUTO:
+			return sizeof(float) * ((size_t) (q + d) * FWK_SGEMM_ROWS + (size_t) d * q);
+		case MRF_FW_KERNEL_DNNL:
+			return sizeof(int32_t) * (size_t) d * q;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * oneDNN runs on OpenMP: one OpenMP thread per calling thread, since fw.c
+ * splits the rows itself.
+ */
+void
+FwkThreadInit(const FwkKernelInfo *info)
+{
+#ifdef MRF_HAVE_DNNL
+	if (info->kind == MRF_FW_KERNEL_DNNL)
+		omp_set_num_threads(1);
+#else
+	(void) info;
+#endif
+}
