@@ -24,9 +24,10 @@
  *
  * Privacy.  The solver's scores are sums over all n rows (never divided by
  * the data-dependent |S_uv|), so each regression has sensitivity 2R under
- * replace-one whether the replaced row enters, leaves or stays in S_uv; the
- * budget of each regression is MrfPairwiseProblemRho (privacy.c, where the
- * composition is argued); T depends on public values only.
+ * replace-one whether the replaced row enters, leaves or stays in S_uv, and
+ * only R unless its label flips; the budget of each regression is
+ * MrfPairwiseProblemRho (privacy.c, where the per-pair composition over the
+ * regressions a row touches is proved); T depends on public values only.
  *
  * Recovery (Eq. (1) and the last loop of Algorithm 3).  The one-hot blocks
  * each sum to 1 on every row, so a constant can move between a block and the

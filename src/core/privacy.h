@@ -35,7 +35,7 @@ int			MrfFwDefaultIterations(double radius, int64_t n, double rho_node);
 /* Per-step zCDP of T-1 noisy selections sharing rho_node. */
 double		MrfFwStepRho(double rho_node, int iterations);
 
-/* zCDP budget of each of the p k (k-1) pairwise regressions: rho / (k^2 p). */
+/* zCDP budget of each of the p k (k-1) pairwise regressions: rho / (p k). */
 double		MrfPairwiseProblemRho(double rho, int p, int k);
 
 /* rho-zCDP to (eps, delta)-DP: Canonne-Kamath-Steinke 2020, tight. */

@@ -314,8 +314,8 @@ TestPairwiseInterface(void)
 
 	CHECK(MrfPairwiseProblemCount(p, k) == 18);
 	CHECK(MrfPairwiseCoordinateCount(p, k) == 10);
-	/* R = 2 lambda k = 6, rho' = rho / (k^2 p) = 1/27 */
-	expectT = (int) ceil(pow(6.0 * 500.0 * sqrt(1.0 / 27.0), 2.0 / 3.0));
+	/* R = 2 lambda k = 6, rho' = rho / (k p) = 1/9 */
+	expectT = (int) ceil(pow(6.0 * 500.0 * sqrt(1.0 / 9.0), 2.0 / 3.0));
 	CHECK_MSG(MrfPairwiseIterations(&opt, p, k, n) == expectT, "T = %d, expected %d",
 			  MrfPairwiseIterations(&opt, p, k, n), expectT);
 	opt.iterations = 9;
@@ -355,9 +355,10 @@ TestPairwiseInterface(void)
 /*
  * The setup against definitions written out here: one-hot columns and the
  * intercept, y = +1 / -1 / 0 for every (i, u, v) at its documented index,
- * variable i's block masked, R = 2 lambda k, rho' = rho / (k^2 p), and the
- * composition of all p k (k-1) budgets: rho (k-1)/k <= rho.  The split
- * rho / p would compose to k (k-1) rho.
+ * variable i's block masked, R = 2 lambda k, rho' = rho / (k p).  The
+ * budgets of all p k (k-1) regressions add up to (k-1) rho: a row costs
+ * at most p k of them at full rate (privacy.c; test_privacy.c checks the
+ * per-pair composition).
  */
 static void
 TestPairwiseSetup(void)
@@ -394,16 +395,15 @@ TestPairwiseSetup(void)
 	CHECK(s.fw.x == s.x && s.fw.ypos == s.ypos && s.fw.yneg == s.yneg &&
 		  s.fw.allowed == s.allowed && s.fw.x_signed == 0);
 	CHECK_NEAR(s.fw.radius, 2.0 * 0.7 * 3, 1e-15);
-	CHECK_NEAR(s.fw.rho_problem, 2.5 / (3.0 * 3.0 * 4.0), 1e-15);
+	CHECK_NEAR(s.fw.rho_problem, 2.5 / (3.0 * 4.0), 1e-15);
 	CHECK(s.fw.mechanism == MRF_MECH_LAPLACE);
 	CHECK(s.fw.iterations == MrfPairwiseIterations(&opt, p, k, n));
 
 	total = q * s.fw.rho_problem;
-	CHECK_MSG(total <= opt.rho * (1.0 + 1e-15), "regressions compose to %.17g > %.17g",
-			  total, opt.rho);
-	CHECK_NEAR(total, opt.rho * (k - 1) / k, 1e-12);
-	CHECK(q * (opt.rho / p) > opt.rho);
-	CHECK_NEAR(MrfPairwiseProblemRho(2.5, 4, 3), 2.5 / 36.0, 1e-15);
+	CHECK_NEAR(total, opt.rho * (k - 1), 1e-12);
+	/* the worst neighbouring pair: p k regressions' worth */
+	CHECK(p * k * s.fw.rho_problem <= opt.rho * (1.0 + 1e-15));
+	CHECK_NEAR(MrfPairwiseProblemRho(2.5, 4, 3), 2.5 / 12.0, 1e-15);
 	CHECK(isnan(MrfPairwiseProblemRho(0.0, 4, 3)));
 	CHECK(isnan(MrfPairwiseProblemRho(1.0, 4, 1)));
 
@@ -650,17 +650,19 @@ SelectionSums(int i, int u, int v, double *sums)
  * One private step (T = 2) of the pairwise learner's own solver input,
  * repeated over many seeds; the histogram of the vertex chosen by
  * regressions (0, 0, 1) and (1, 2, 0) must follow
- * exp(eps0 u / (2 Du)), eps0 = sqrt(8 rho / (k^2 p)), Du = 2R, R = 2 lambda k
- * (written out here, not taken from privacy.c).  rho = 18 gives rho' = 1.
- * Negative controls: the same histograms against the laws of the splits
- * rho / p and rho / (k (k-1) p) are rejected.
+ * exp(eps0 u / (2 Du)), eps0 = sqrt(8 rho / (k p)), Du = 2R, R = 2 lambda k
+ * (written out here, not taken from privacy.c).  rho = 6 gives rho' = 1.
+ * Negative controls: the same histograms against the laws of the split that
+ * ignores the row-set changes (rho / (2p): only the two regressions whose
+ * label flips counted), of the 4k - 6 count at full cost (rho / ((4k-6) p)),
+ * of the paper's rho / (k^2 p) and of rho / p are rejected.
  */
 static void
 TestPairwiseSelection(void)
 {
 	const int	p = 2;
 	const int	k = 3;
-	const double rho = 18.0;
+	const double rho = 6.0;
 	const double lambda = 0.5;
 	const double radius = 2.0 * lambda * k;
 	static const int probs[2][3] = {{0, 0, 1}, {1, 2, 0}};
@@ -729,7 +731,9 @@ TestPairwiseSelection(void)
 		double		sums[4];
 		double		prob[8];
 		double		stat;
-		double		c = sqrt(8.0 * rho / (k * k * p)) / (2.0 * 2.0 * radius);
+		double		c = sqrt(8.0 * rho / (k * p)) / (2.0 * 2.0 * radius);
+		static const double wrong[4] = {2, 4 * 3 - 6, 3 * 3, 1};
+		int			w;
 
 		SelectionSums(probs[t][0], probs[t][1], probs[t][2], sums);
 		VertexLaw(sums, radius, c, prob);
@@ -737,20 +741,21 @@ TestPairwiseSelection(void)
 		CHECK_MSG(ChiSquareSurvival(stat, 7) > P_REJECT,
 				  "selection of (%d,%d,%d): chi2 = %.2f (df 7)", probs[t][0],
 				  probs[t][1], probs[t][2], stat);
-		printf("# pairwise selection (%d,%d,%d): chi2 %.2f (df 7)", probs[t][0],
-			   probs[t][1], probs[t][2], stat);
+		printf("# pairwise selection (%d,%d,%d): chi2 %.2f (df 7); wrong splits:",
+			   probs[t][0], probs[t][1], probs[t][2], stat);
 
-		c = sqrt(8.0 * rho / p) / (2.0 * 2.0 * radius);
-		VertexLaw(sums, radius, c, prob);
-		stat = ChiSquareStatistic(counts[t], prob, 8, SELECTION_RUNS);
-		CHECK_MSG(ChiSquareSurvival(stat, 7) < 1e-12,
-				  "negative control (rho/p) not rejected: chi2 = %.2f", stat);
-		c = sqrt(8.0 * rho / (k * (k - 1) * p)) / (2.0 * 2.0 * radius);
-		VertexLaw(sums, radius, c, prob);
-		stat = ChiSquareStatistic(counts[t], prob, 8, SELECTION_RUNS);
-		CHECK_MSG(ChiSquareSurvival(stat, 7) < 1e-12,
-				  "negative control (rho/(k(k-1)p)) not rejected: chi2 = %.2f", stat);
-		printf(", rho/(k(k-1)p) law %.0f\n", stat);
+		/* rho / (2p), rho / ((4k-6) p), rho / (k^2 p), rho / p */
+		for (w = 0; w < 4; w++)
+		{
+			c = sqrt(8.0 * rho / (wrong[w] * p)) / (2.0 * 2.0 * radius);
+			VertexLaw(sums, radius, c, prob);
+			stat = ChiSquareStatistic(counts[t], prob, 8, SELECTION_RUNS);
+			CHECK_MSG(ChiSquareSurvival(stat, 7) < 1e-12,
+					  "negative control rho/(%g p) not rejected: chi2 = %.2f",
+					  wrong[w], stat);
+			printf(" %.0f", stat);
+		}
+		printf("\n");
 	}
 }
 

@@ -2,7 +2,12 @@
  * test_privacy.c - the calibration functions against their formulas, the
  * conversion values of SPEC 3.3, and NaN on invalid input.
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw.h"
 #include "harness.h"
+#include "noise.h"
 #include "privacy.h"
 
 /*
@@ -303,10 +308,201 @@ TestSubstitutedCount(void)
 	CHECK(MrfComposeUp(1.0, 1e-30) > 1.0);
 }
 
+
+/*
+ * The cost, in units of rho', of every regression of a pairwise learner on
+ * the neighbouring rows z, z' (privacy.c, MrfPairwiseProblemRho, Steps 1-3),
+ * computed here from the solver's own quantised weights: for each regression
+ * Delta = max over allowed coordinates j of |Gq x_j - Gq' x'_j| (Gq at a
+ * margin chosen by the caller for each version of the row, i.e. for any
+ * iterate and any other rows), cost (Delta / 2Q)^2.  Returns the sum over
+ * all p k (k-1) regressions.
+ */
+static double
+PairwiseRowCost(const uint8_t *z, const uint8_t *z2, int p, int k,
+				const float *margin, const float *margin2)
+{
+	double		total = 0.0;
+	int			i;
+	int			u;
+	int			v;
+	int			r = 0;
+
+	for (i = 0; i < p; i++)
+		for (u = 0; u < k; u++)
+			for (v = 0; v < k; v++)
+			{
+				int			y;
+				int			y2;
+				int			g;
+				int			g2;
+				int			delta = 0;
+				int			j;
+				int			b;
+
+				if (v == u)
+					continue;
+				y = z[i] == u ? 1 : z[i] == v ? -1 : 0;
+				y2 = z2[i] == u ? 1 : z2[i] == v ? -1 : 0;
+				g = MrfFwQuantizedWeight(y, margin[r]);
+				g2 = MrfFwQuantizedWeight(y2, margin2[r]);
+				r++;
+				/* the intercept, then the one-hot blocks of the other variables */
+				delta = abs(g - g2);
+				for (j = 0; j < p; j++)
+					for (b = 0; b < k && j != i; b++)
+					{
+						int			d = abs(g * (z[j] == b) - g2 * (z2[j] == b));
+
+						delta = d > delta ? d : delta;
+					}
+				total += ((double) delta / (2.0 * MRF_FW_QUANTUM)) *
+					((double) delta / (2.0 * MRF_FW_QUANTUM));
+			}
+	return total;
+}
+
+/*
+ * The pairwise split rho' = rho / (p k) against its proof: over random rows,
+ * random pairs of neighbouring rows and arbitrary margins (including the
+ * clamped extremes and non-finite values), the regressions' costs add up to
+ * at most p k, so p k (k-1) regressions at rho' compose to at most rho; the
+ * bound is reached (every variable changes, margins at the extremes), so no
+ * larger uniform rho' is valid.  The split that ignores the row-set changes
+ * (rho / (2p), counting only the two regressions whose label flips) spends
+ * more than rho on that pair; rho / ((4k - 6) p) is valid and loose.
+ */
+static void
+TestPairwiseSplit(void)
+{
+	static const float extremes[] = {0.0f, -0.0f, 1e-3f, -30.0f, 30.0f, 9.0f, -9.0f,
+	INFINITY, -INFINITY, NAN};
+	MrfRng		rng;
+	uint8_t		z[6];
+	uint8_t		z2[6];
+	float		margin[6 * 8 * 7];
+	float		margin2[6 * 8 * 7];
+	int			trial;
+	int			k;
+
+	CHECK(MrfPairwiseProblemRho(3.0, 4, 3) == 0.25);
+	CHECK(MrfPairwiseProblemRho(1.0, 5, 8) == 1.0 / 40.0);
+	CHECK(isnan(MrfPairwiseProblemRho(-1.0, 4, 3)));
+	CHECK(isnan(MrfPairwiseProblemRho(1.0, 0, 3)));
+
+	/* the quantised weight has the sign of the label and magnitude <= Q */
+	for (trial = 0; trial < 20000; trial++)
+	{
+		float		a = trial < 10 ? extremes[trial] :
+			(float) (40.0 * MrfRngUniform(&rng) - 20.0);
+		int			y;
+
+		if (trial == 0)
+			MrfRngInitSeeded(&rng, 0x5b117);
+		for (y = -1; y <= 1; y++)
+		{
+			int			g = MrfFwQuantizedWeight(y, a);
+
+			CHECK_MSG(y * g >= 0 && abs(g) <= MRF_FW_QUANTUM && (y != 0 || g == 0),
+					  "Gq(%d, %g) = %d", y, (double) a, g);
+			if (!(y * g >= 0 && abs(g) <= MRF_FW_QUANTUM && (y != 0 || g == 0)))
+				trial = 20000;
+		}
+	}
+
+	MrfRngInitSeeded(&rng, 0x5b118);
+	for (trial = 0; trial < 60000; trial++)
+	{
+		int			p = 2 + (int) MrfRngBelow(&rng, 5);
+		int			q;
+		int			m;
+		int			extreme = (int) MrfRngBelow(&rng, 3);
+		double		cost;
+
+		k = 2 + (int) MrfRngBelow(&rng, 7);
+		q = p * k * (k - 1);
+		do
+		{
+			int			all = MrfRngBelow(&rng, 4) == 0;
+
+			for (m = 0; m < p; m++)
+			{
+				z[m] = (uint8_t) MrfRngBelow(&rng, (uint64_t) k);
+				z2[m] = all ? (uint8_t) ((z[m] + 1 + MrfRngBelow(&rng, (uint64_t) (k - 1))) % k) :
+					MrfRngBelow(&rng, 2) ? z[m] : (uint8_t) MrfRngBelow(&rng, (uint64_t) k);
+			}
+		} while (memcmp(z, z2, (size_t) p) == 0);
+		for (m = 0; m < q; m++)
+		{
+			/* margins pushing |Gq| to Q, or random, or any bit pattern */
+			if (extreme == 0)
+			{
+				margin[m] = MrfRngBelow(&rng, 2) ? -30.0f : 30.0f;
+				margin2[m] = MrfRngBelow(&rng, 2) ? -30.0f : 30.0f;
+			}
+			else if (extreme == 1)
+			{
+				margin[m] = (float) (24.0 * MrfRngUniform(&rng) - 12.0);
+				margin2[m] = (float) (24.0 * MrfRngUniform(&rng) - 12.0);
+			}
+			else
+			{
+				margin[m] = extremes[MrfRngBelow(&rng, 10)];
+				margin2[m] = extremes[MrfRngBelow(&rng, 10)];
+			}
+		}
+		cost = PairwiseRowCost(z, z2, p, k, margin, margin2);
+		CHECK_MSG(cost <= (double) p * k,
+				  "p %d k %d: a neighbouring pair costs %.4f rho', more than p k", p, k, cost);
+		if (!(cost <= (double) p * k))
+			break;
+	}
+
+	/*
+	 * Tightness (Step 3): every variable changes, and each version's margin
+	 * pushes Gq to +-Q (y = +1 at margin -30, y = -1 at +30).
+	 */
+	for (k = 2; k <= 8; k++)
+	{
+		const int	p = 4;
+		int			m;
+		int			i;
+		int			u;
+		int			v;
+		double		cost;
+
+		for (m = 0; m < p; m++)
+		{
+			z[m] = (uint8_t) (m % k);
+			z2[m] = (uint8_t) ((m + 1) % k);
+		}
+		m = 0;
+		for (i = 0; i < p; i++)
+			for (u = 0; u < k; u++)
+				for (v = 0; v < k; v++)
+				{
+					if (v == u)
+						continue;
+					margin[m] = z[i] == u ? -30.0f : 30.0f;
+					margin2[m] = z2[i] == u ? -30.0f : 30.0f;
+					m++;
+				}
+		cost = PairwiseRowCost(z, z2, p, k, margin, margin2);
+		CHECK_MSG(fabs(cost - (double) p * k) < 1e-12,
+				  "k %d: the worst pair costs %.4f rho', not p k = %d", k, cost, p * k);
+		/* rho' = rho / (2p) would spend cost / (2p) rho > rho for k >= 3 */
+		if (k >= 3)
+			CHECK(cost / (2.0 * p) > 1.0);
+		/* the 4k - 6 count at full cost is valid: (4k - 6) p >= cost */
+		CHECK(cost <= (double) (4 * k - 6) * p + 1e-12);
+	}
+}
 /* The privacy tests. */
 void
 TestPrivacy(void)
 {
+	TestPairwiseSplit();
+
 	TestSubstitutedCount();
 	TestConversions();
 	TestInvalid();
