@@ -54,3 +54,16 @@ $(CORE_SRCS:.c=.o): CFLAGS += -ffp-contract=off
 .PHONY: ctest
 ctest:
 	$(MAKE) -C test/c check
+
+# PGXN: META.json is META.json.in with EXTVERSION filled in, so the version
+# stays written once; `make dist` zips the tree at HEAD with META.json and
+# the built install script added (what PGXN's clients download).
+META.json: META.json.in $(EXTENSION).control
+	sed 's/@EXTVERSION@/$(EXTVERSION)/g' $< > $@
+
+.PHONY: dist
+dist: META.json sql/$(EXTENSION)--$(EXTVERSION).sql
+	git archive --format zip --prefix=$(EXTENSION)-$(EXTVERSION)/sql/ \
+		--add-file=sql/$(EXTENSION)--$(EXTVERSION).sql \
+		--prefix=$(EXTENSION)-$(EXTVERSION)/ --add-file=META.json \
+		-o $(EXTENSION)-$(EXTVERSION).zip HEAD

@@ -64,3 +64,146 @@ ALTER FUNCTION mrf_pairwise_final(internal) SET SCHEMA mrfdp;
 ALTER FUNCTION mrf_twise_final(internal) SET SCHEMA mrfdp;
 ALTER FUNCTION mrf_structure_final(internal) SET SCHEMA mrfdp;
 ALTER FUNCTION mrf_cliques_final(internal) SET SCHEMA mrfdp;
+
+-- Descriptions of every function, aggregate, type, table, view and event
+-- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
+-- LAST: it describes objects by name, so objects created or re-created
+-- above it get their descriptions too.
+DO $comments$
+DECLARE
+	ext oid := (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'mrfdp');
+	d record;
+	o record;
+	found boolean;
+BEGIN
+	FOR d IN SELECT * FROM (VALUES
+	-- the model type
+	('type', 'mrf', 'A Markov random field learned or built by mrfdp: kind, sizes, parameters and privacy metadata. Text form: a JSON document; casts to jsonb.'),
+	('function', 'mrf_in', 'Input function of type mrf: reads the JSON text form.'),
+	('function', 'mrf_out', 'Output function of type mrf: writes the JSON text form (doubles as shortest exact decimals).'),
+	('function', 'mrf_recv', 'Binary input function of type mrf.'),
+	('function', 'mrf_send', 'Binary output function of type mrf.'),
+	('function', 'mrf_to_jsonb', 'The model as a jsonb document (the cast mrf::jsonb).'),
+	('function', 'mrf_ising', 'Builds an Ising model from a p x p symmetric weight matrix with zero diagonal and optional fields (-1/+1 spins).'),
+	-- accessors
+	('function', 'mrf_info', 'Kind, sizes and privacy metadata of a model (learner, notion and amounts spent, neighbours, mechanism, iterations, whether a test seed made it not private).'),
+	('function', 'mrf_edges', 'Edges (i, j, weight) of a model whose weight magnitude exceeds threshold; 1-based variables, i < j.'),
+	('function', 'mrf_fields', 'Fields (i, a, theta) of a model: theta of variable i at value a (a = 1 for +1 in binary models).'),
+	('function', 'mrf_weights', 'Pairwise weights W_ij(a, b) of a k-ary pairwise model: 1-based i, j, values a, b in 0..k-1.'),
+	('function', 'mrf_monomials', 'Every monomial (vars, coef) of a t-wise model, sizes 1..t, zero coefficients included.'),
+	('function', 'mrf_potentials', 'Log-potential of every assignment of every clique of a clique model.'),
+	('function', 'mrf_marginals', 'Marginal probability of every assignment of every clique of a clique model (exact on a junction tree, loopy belief propagation otherwise).'),
+	('function', 'mrf_variables', 'The variables of a model: 1-based position, name (the rows'' column names) and value labels, when the model keeps them.'),
+	('function', 'mrf_sample', 'n samples from a model: exact enumeration for small models, one Gibbs chain otherwise (burn_in sweeps, then one sample every thin sweeps).'),
+	('function', 'mrf_progress', 'Learners running now (pid, learner, work done and total) that the caller may see; needs mrfdp in shared_preload_libraries.'),
+	-- budget conversions
+	('function', 'mrf_zcdp_to_dp', 'Epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP: tight (Canonne-Kamath-Steinke 2020) or bs16 (Bun-Steinke 2016).'),
+	('function', 'mrf_dp_to_zcdp', 'rho of the zCDP guarantee implied by pure epsilon-DP: epsilon^2 / 2.'),
+	('function', 'mrf_zcdp_for_dp', 'Largest rho whose zCDP guarantee converts to at most the given (epsilon, delta).'),
+	-- options and learners
+	('function', 'mrf_options', 'The options document of a learner aggregate, from named arguments (NULL: not given); validated here and again by the learner.'),
+	('function', 'mrf_learn_ising', 'Learns a binary Ising model under rho-zCDP (private Frank-Wolfe, Zhang et al. 2020 Algorithm 2). Named form, rewritten into mrf_learn_ising_agg; needs the library preloaded.'),
+	('function', 'mrf_learn_ising_agg', 'Aggregate form of mrf_learn_ising: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_ising_from', 'Learns an Ising model from a protected relation the caller may learn from but not read; charged to its privacy budget before the model is returned.'),
+	('function', 'mrf_learn_pairwise', 'Learns a k-ary pairwise model under rho-zCDP (Zhang et al. 2020 Algorithm 3). Named form, rewritten into mrf_learn_pairwise_agg; needs the library preloaded.'),
+	('function', 'mrf_learn_pairwise_agg', 'Aggregate form of mrf_learn_pairwise: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_pairwise_from', 'Learns a k-ary pairwise model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
+	('function', 'mrf_learn_twise', 'Learns a binary t-wise model under rho-zCDP (Zhang et al. 2020 Algorithms 4 and 5). Named form, rewritten into mrf_learn_twise_agg; needs the library preloaded.'),
+	('function', 'mrf_learn_twise_agg', 'Aggregate form of mrf_learn_twise: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_twise_from', 'Learns a binary t-wise model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
+	('function', 'mrf_learn_structure', 'Learns the graph of a model: stable mode over disjoint blocks under (epsilon, delta)-DP, or method threshold under rho-zCDP; NULL when no graph clears the threshold (still charged). Named form, rewritten into mrf_learn_structure_agg.'),
+	('function', 'mrf_learn_structure_agg', 'Aggregate form of mrf_learn_structure: one structure per group, options from mrf_options().'),
+	('function', 'mrf_learn_structure_from', 'Learns a structure from a protected relation the caller may learn from but not read; charged before the result is returned.'),
+	('function', 'mrf_structure_rows_needed', 'Plans the stable mode from public values only: blocks, threshold tau, rows per block and rows in all for a given p, eta, epsilon, delta.'),
+	('function', 'mrf_learn_cliques', 'Learns a model of given cliques under pure epsilon-DP from noisy clique tables (Bernstein et al. 2017: naive MLE or CGM-EM). Named form, rewritten into mrf_learn_cliques_agg.'),
+	('function', 'mrf_learn_cliques_agg', 'Aggregate form of mrf_learn_cliques: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_cliques_from', 'Learns a clique model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
+	-- support functions (schema mrfdp)
+	('function', 'mrf_bits_accum', 'Aggregate support: packs binary rows as bits.'),
+	('function', 'mrf_bytes_accum', 'Aggregate support: stores k-ary rows as bytes.'),
+	('function', 'mrf_structure_accum', 'Aggregate support: checks the structure options at a group''s first row, then packs its rows.'),
+	('function', 'mrf_rows_combine', 'Aggregate support: merges two partial row sets (parallel aggregation).'),
+	('function', 'mrf_rows_serialize', 'Aggregate support: serialises a partial row set for a parallel worker.'),
+	('function', 'mrf_rows_deserialize', 'Aggregate support: reads a serialised partial row set.'),
+	('function', 'mrf_ising_final', 'Aggregate support: learns, charges and releases the Ising model of a group.'),
+	('function', 'mrf_pairwise_final', 'Aggregate support: learns, charges and releases the pairwise model of a group.'),
+	('function', 'mrf_twise_final', 'Aggregate support: learns, charges and releases the t-wise model of a group.'),
+	('function', 'mrf_structure_final', 'Aggregate support: learns, charges and releases the structure of a group.'),
+	('function', 'mrf_cliques_final', 'Aggregate support: learns, charges and releases the clique model of a group.'),
+	-- the privacy ledger
+	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
+	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),
+	('type', 'role_ref', 'A reference to a role in mrfdp''s catalog: dumped as its name, read back by name ("-" when the role is missing).'),
+	('function', 'relation_ref_in', 'Input function of mrfdp.relation_ref: a relation name ("-" with a warning when missing).'),
+	('function', 'relation_ref_out', 'Output function of mrfdp.relation_ref: the qualified relation name, or "-".'),
+	('function', 'role_ref_in', 'Input function of mrfdp.role_ref: a role name ("-" with a warning when missing).'),
+	('function', 'role_ref_out', 'Output function of mrfdp.role_ref: the role name, or "-".'),
+	('table', 'budget', 'One row per protected relation: its total privacy budget and the exact sums of what its releases spent. Written only through mrfdp.protect() and the charge worker.'),
+	('table', 'grants', 'Roles allowed to learn from a protected relation through the mrf_learn_*_from functions (mrfdp.grant_learning).'),
+	('table', 'learning_grantees', 'Empty marker table: a role with a learning grant holds REFERENCES on it, so DROP ROLE is refused while the grant exists.'),
+	('table', 'ledger', 'Append-only: one row per release and relation read (protected or not), with the amounts charged and the names as they were at release time.'),
+	('view', 'budget_status', 'Budget, spent and remaining per protected relation, for its owner, its granted roles and superusers.'),
+	('view', 'releases', 'The ledger rows the current role may read: its own releases and those from relations it owns or owned at release time.'),
+	('function', 'protect', 'Protects a relation with a total privacy budget (epsilon, delta; optional rho_cap), or changes it (never below what is spent). Owner or superuser only.'),
+	('function', 'grant_learning', 'Lets a role learn from a protected relation through the mrf_learn_*_from functions without reading it. Owner or superuser only.'),
+	('function', 'revoke_learning', 'Ends a role''s learning grant on a protected relation. Owner or superuser only.'),
+	('function', 'remaining', 'What a relation''s budget can still spend, each amount fitting if charged alone now (rho, pure epsilon, approximate epsilon at delta, approximate delta), and what was spent.'),
+	('function', 'spent_epsilon', 'Total epsilon spent, composing a relation''s spent sums as the ledger does (docs/privacy.md, section 9).'),
+	('function', 'exact_numeric', 'The exact decimal value of a float8, as the ledger stores charges.'),
+	('function', 'holds_learning_marker', 'Whether a role itself holds the learning marker privilege on mrfdp.learning_grantees.'),
+	('function', 'ledger_append_only', 'Trigger: refuses UPDATE, DELETE and TRUNCATE of the ledger (except clearing a dropped relation''s OID).'),
+	('function', 'budget_arriving', 'Trigger: skips a restored budget whose relation is missing.'),
+	('function', 'grant_arriving', 'Trigger: gives a new grant''s role the marker privilege, skipping a restored grant whose relation or role is missing.'),
+	('function', 'grant_gone', 'Trigger: takes the marker privilege from a role whose last grant is gone.'),
+	('function', 'ledger_arriving', 'Trigger: records names with new ledger rows and clears references a restore could not resolve.'),
+	('function', 'forget_dropped', 'Event trigger function: a dropped relation loses its budget and grants; its ledger rows keep its name.'),
+	('function', 'forget_revoked', 'Event trigger function: deletes learning grants voided by DROP OWNED or REVOKE.'),
+	('function', 'refuse_drop_with_budgets', 'Event trigger function: refuses DROP EXTENSION mrfdp (and drops that would include it) while budgets or ledger rows exist, unless mrfdp.allow_drop_with_budgets is on.'),
+	('event trigger', 'mrfdp_forget_dropped', 'Drops the budget and grants of a dropped protected relation.'),
+	('event trigger', 'mrfdp_forget_revoked', 'Deletes learning grants voided by DROP OWNED or REVOKE.'),
+	('event trigger', 'mrfdp_refuse_drop_with_budgets', 'Refuses to drop mrfdp while budgets or ledger rows exist.')
+	) AS v(kind, name, description)
+	LOOP
+		found := false;
+		IF d.kind = 'function' THEN
+			FOR o IN SELECT p.oid::pg_catalog.regprocedure AS f, p.prokind
+					 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_depend e
+						  ON e.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND e.objid = p.oid
+					 WHERE e.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+					   AND e.refobjid = ext AND e.deptype = 'e' AND p.proname = d.name
+			LOOP
+				EXECUTE pg_catalog.format('COMMENT ON %s %s IS %L',
+										  CASE WHEN o.prokind = 'a' THEN 'AGGREGATE' ELSE 'FUNCTION' END,
+										  o.f, d.description);
+				found := true;
+			END LOOP;
+		ELSIF d.kind = 'type' THEN
+			FOR o IN SELECT t.oid::pg_catalog.regtype AS t
+					 FROM pg_catalog.pg_type t JOIN pg_catalog.pg_depend e
+						  ON e.classid = 'pg_catalog.pg_type'::pg_catalog.regclass AND e.objid = t.oid
+					 WHERE e.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+					   AND e.refobjid = ext AND e.deptype = 'e' AND t.typname = d.name
+			LOOP
+				EXECUTE pg_catalog.format('COMMENT ON TYPE %s IS %L', o.t, d.description);
+				found := true;
+			END LOOP;
+		ELSIF d.kind IN ('table', 'view') THEN
+			FOR o IN SELECT c.oid::pg_catalog.regclass AS r
+					 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_depend e
+						  ON e.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND e.objid = c.oid
+					 WHERE e.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+					   AND e.refobjid = ext AND e.deptype = 'e' AND c.relname = d.name
+					   AND c.relkind = CASE d.kind WHEN 'view' THEN 'v' ELSE 'r' END
+			LOOP
+				EXECUTE pg_catalog.format('COMMENT ON %s %s IS %L', upper(d.kind), o.r, d.description);
+				found := true;
+			END LOOP;
+		ELSIF d.kind IN ('schema', 'event trigger') THEN
+			EXECUTE pg_catalog.format('COMMENT ON %s %I IS %L', upper(d.kind), d.name, d.description);
+			found := true;
+		END IF;
+		IF NOT found THEN
+			RAISE EXCEPTION 'no % % in extension mrfdp to describe', d.kind, d.name;
+		END IF;
+	END LOOP;
+END $comments$;

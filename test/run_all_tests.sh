@@ -20,6 +20,10 @@ echo "== C unit tests"
 make -s -C test/c check 2>&1 | tee "$log/c.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+echo "== packaging: META.json for PGXN, LICENSE"
+prove --exec bash test/packaging/*.sh 2>&1 | tee "$log/prove-packaging.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
 echo "== SQL tests (pg_regress and pgTAP) in a throwaway cluster"
 pg_virtualenv -t "${PG_STAGED[@]}" -o session_preload_libraries=mrfdp \
 	-o shared_preload_libraries=pg_cron -o cron.database_name=mrfdp_tap \

@@ -18,7 +18,7 @@ current=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" mrfdp.control)
 # Released install scripts, frozen: version and sha256 of the script.
 released="0.1.0 6b6ccd81375e2133afe76a7a6ab856a2f612fe01ef6128f9967caeddd209bace"
 
-echo "1..$((2 + 5 * $(echo "$released" | wc -l)))"
+echo "1..$((3 + 5 * $(echo "$released" | wc -l)))"
 
 is "$(ls sql/mrfdp--*.sql | grep -v -- '--.*--' | grep -vc -- "--$current.sql")" \
 	"$(echo "$released" | wc -l)" "every checked-in install script is a released version listed here"
@@ -30,6 +30,16 @@ q $fresh "CREATE EXTENSION mrfdp" >"$work/fresh.log" 2>&1
 is "$(q $fresh "SELECT extversion FROM pg_extension WHERE extname = 'mrfdp'")" "$current" \
 	"a fresh install is default_version of mrfdp.control ($current)"
 psql -X -q -v ON_ERROR_STOP=1 -d $fresh -f test/upgrade/catalog.sql >"$work/fresh.txt" 2>&1
+is "$(q $fresh "SELECT string_agg(pg_describe_object(d.classid, d.objid, 0), ', ' ORDER BY 1)
+	FROM pg_depend d
+	WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+	  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'mrfdp')
+	  AND d.classid IN ('pg_proc'::regclass, 'pg_type'::regclass, 'pg_class'::regclass,
+						'pg_namespace'::regclass, 'pg_event_trigger'::regclass)
+	  AND NOT (d.classid = 'pg_class'::regclass
+			   AND (SELECT relkind FROM pg_class WHERE oid = d.objid) IN ('S', 'i'))
+	  AND obj_description(d.objid, (SELECT relname FROM pg_class WHERE oid = d.classid)) IS NULL")" "" \
+	"every function, aggregate, type, table, view, schema and event trigger has a description (missing:)"
 
 while read -r version sum; do
 	is "$(sha256sum sql/mrfdp--"$version".sql | cut -d' ' -f1)" "$sum" \
