@@ -11,7 +11,7 @@
 #include "core/fw.h"
 #include "mrfdp.h"
 #include "pg/citus.h"
-#include "pg/ledger.h"
+#include "pg/ledger_hooks.h"
 #include "pg/named_call.h"
 #include "pg/progress.h"
 

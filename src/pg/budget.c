@@ -20,7 +20,8 @@
 
 #include "core/privacy.h"
 #include "pg/budget.h"
-#include "pg/ledger.h"
+#include "pg/decimal.h"
+#include "pg/ledger_catalog.h"
 
 /*
  * A numeric as the smallest double at least as large: exact sums of exact

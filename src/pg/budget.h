@@ -1,6 +1,7 @@
 /*
- * budget.h - catalog access as the extension's owner, shared by the
- * owner-facing functions and the learners' grant checks.
+ * budget.h - reading a relation's budget: its row, who may read it, and
+ * the largest release that fits (budget.c, which also holds the
+ * owner-facing SQL functions).
  */
 #ifndef MRF_PG_BUDGET_H
 #define MRF_PG_BUDGET_H
@@ -8,13 +9,6 @@
 #include "postgres.h"
 
 #include "core/privacy.h"
-
-/*
- * Runs one query on the mrfdp catalog as the extension's owner (inside
- * SPI_connect); returns SPI_processed.
- */
-uint64		MrfCatalogQuery(const char *sql, int nargs, Oid *types, Datum *values,
-							const char *nulls, bool read_only);
 
 /* Which amount MrfLargestFit finds. */
 typedef enum MrfFitKind

@@ -28,10 +28,10 @@
 #include "utils/fmgroids.h"
 
 #include "mrfdp.h"
-#include "pg/budget.h"
-#include "pg/ledger.h"
+#include "pg/catalog_guard.h"
+#include "pg/ledger_catalog.h"
 
-/* See ledger.h. */
+/* See catalog_guard.h. */
 bool
 MrfExtensionSchemaAndOwner(Oid *schema, Oid *owner)
 {

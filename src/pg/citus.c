@@ -63,8 +63,10 @@
 #include "utils/rel.h"
 
 #include "pg/budget.h"
+#include "pg/catalog_guard.h"
 #include "pg/citus.h"
 #include "pg/ledger.h"
+#include "pg/ledger_catalog.h"
 
 static planner_hook_type PrevPlanner = NULL;
 

@@ -1,6 +1,8 @@
 /*
  * ledger.h - the privacy ledger: which relations a statement reads, and
- * charging them before a release, in a transaction the caller cannot undo.
+ * charging them before a release, in a transaction the caller cannot undo
+ * (ledger.c; its pieces have their own headers: ledger_hooks.h,
+ * ledger_catalog.h, ledger_worker.h).
  */
 #ifndef MRF_PG_LEDGER_H
 #define MRF_PG_LEDGER_H
@@ -24,18 +26,6 @@ typedef struct MrfCharge
 	double		delta;			/* approximate */
 	int64		rows;
 } MrfCharge;
-
-/* Room for the exact decimal expansion of any double. */
-#define MRF_EXACT_DECIMAL_LEN 1200
-
-/* Writes the exact decimal expansion of a finite double >= 0. */
-void		MrfExactDecimal(char *buf, size_t len, double x);
-
-/* The schema and owner of the installed extension mrfdp (catalog_guard.c); false if absent. */
-bool		MrfExtensionSchemaAndOwner(Oid *schema, Oid *owner);
-
-/* Installs the executor hooks that track the relations a statement reads. */
-void		MrfLedgerInit(void);
 
 /*
  * Aggregate path: charges every protected relation the running statement
@@ -68,11 +58,5 @@ bool		MrfStatementReadsProtected(const char *learner);
  * atomically).
  */
 void		MrfCheckStatementBudget(const MrfCharge *charge);
-
-/* Whether charge fits relid's budget now, by the charge worker's own condition. */
-bool		MrfChargeFits(Oid relid, const MrfCharge *charge);
-
-/* Errors unless role may learn from relid through the protected path. */
-void		MrfCheckLearningGrant(Oid relid, Oid role);
 
 #endif

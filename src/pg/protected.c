@@ -70,6 +70,7 @@
 #include "pg/input.h"
 #include "pg/learners.h"
 #include "pg/ledger.h"
+#include "pg/ledger_catalog.h"
 #include "pg/model.h"
 #include "pg/names.h"
 #include "pg/options.h"

@@ -1,0 +1,13 @@
+/*
+ * catalog_guard.h - the extension's schema and owner, read from pg_extension
+ * (catalog_guard.c, which also keeps the ledger from being erased by a DROP).
+ */
+#ifndef MRF_PG_CATALOG_GUARD_H
+#define MRF_PG_CATALOG_GUARD_H
+
+#include "postgres.h"
+
+/* The schema and owner of the installed extension mrfdp; false if absent. */
+bool		MrfExtensionSchemaAndOwner(Oid *schema, Oid *owner);
+
+#endif
