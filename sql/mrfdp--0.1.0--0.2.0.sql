@@ -65,6 +65,159 @@ ALTER FUNCTION mrf_twise_final(internal) SET SCHEMA mrfdp;
 ALTER FUNCTION mrf_structure_final(internal) SET SCHEMA mrfdp;
 ALTER FUNCTION mrf_cliques_final(internal) SET SCHEMA mrfdp;
 
+-- The learner driver (issue 14, item 1): the defaults of the learners'
+-- options live in one table, src/pg/options.c's OptionDefaults, listed by
+-- mrf_option_defaults(); the named and protected forms (and
+-- mrf_structure_rows_needed's lambda) declare them DEFAULT NULL, "the
+-- learner's default", so changing a default never needs an upgrade script.
+CREATE FUNCTION mrf_option_defaults(OUT learner text, OUT option text, OUT value jsonb)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION mrf_learn_ising(x anyelement,
+								rho float8 DEFAULT NULL,
+								epsilon float8 DEFAULT NULL,
+								delta float8 DEFAULT NULL,
+								lambda float8 DEFAULT NULL,
+								iterations int DEFAULT NULL,
+								mechanism text DEFAULT NULL,
+								symmetrize boolean DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE OR REPLACE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
+									 rho float8 DEFAULT NULL,
+									 epsilon float8 DEFAULT NULL,
+									 delta float8 DEFAULT NULL,
+									 lambda float8 DEFAULT NULL,
+									 iterations int DEFAULT NULL,
+									 mechanism text DEFAULT NULL,
+									 symmetrize boolean DEFAULT NULL,
+									 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+CREATE OR REPLACE FUNCTION mrf_learn_pairwise(x anyelement,
+								   k int DEFAULT NULL,
+								   rho float8 DEFAULT NULL,
+								   epsilon float8 DEFAULT NULL,
+								   delta float8 DEFAULT NULL,
+								   lambda float8 DEFAULT NULL,
+								   iterations int DEFAULT NULL,
+								   mechanism text DEFAULT NULL,
+								   symmetrize boolean DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE OR REPLACE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
+										k int DEFAULT NULL,
+										rho float8 DEFAULT NULL,
+										epsilon float8 DEFAULT NULL,
+										delta float8 DEFAULT NULL,
+										lambda float8 DEFAULT NULL,
+										iterations int DEFAULT NULL,
+										mechanism text DEFAULT NULL,
+										symmetrize boolean DEFAULT NULL,
+										variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+CREATE OR REPLACE FUNCTION mrf_learn_twise(x anyelement,
+								t int DEFAULT NULL,
+								rho float8 DEFAULT NULL,
+								epsilon float8 DEFAULT NULL,
+								delta float8 DEFAULT NULL,
+								lambda float8 DEFAULT NULL,
+								objective text DEFAULT NULL,
+								query_release text DEFAULT NULL,
+								iterations int DEFAULT NULL,
+								mechanism text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE OR REPLACE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
+									 t int DEFAULT NULL,
+									 rho float8 DEFAULT NULL,
+									 epsilon float8 DEFAULT NULL,
+									 delta float8 DEFAULT NULL,
+									 lambda float8 DEFAULT NULL,
+									 objective text DEFAULT NULL,
+									 query_release text DEFAULT NULL,
+									 iterations int DEFAULT NULL,
+									 mechanism text DEFAULT NULL,
+									 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+CREATE OR REPLACE FUNCTION mrf_learn_structure(x anyelement,
+									epsilon float8 DEFAULT NULL,
+									delta float8 DEFAULT NULL,
+									eta float8 DEFAULT NULL,
+									lambda float8 DEFAULT NULL,
+									model text DEFAULT NULL,
+									blocks int DEFAULT NULL,
+									method text DEFAULT NULL,
+									rho float8 DEFAULT NULL,
+									iterations int DEFAULT NULL,
+									mechanism text DEFAULT NULL,
+									k int DEFAULT NULL,
+									t int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE OR REPLACE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
+										 epsilon float8 DEFAULT NULL,
+										 delta float8 DEFAULT NULL,
+										 eta float8 DEFAULT NULL,
+										 lambda float8 DEFAULT NULL,
+										 model text DEFAULT NULL,
+										 blocks int DEFAULT NULL,
+										 method text DEFAULT NULL,
+										 rho float8 DEFAULT NULL,
+										 iterations int DEFAULT NULL,
+										 mechanism text DEFAULT NULL,
+										 k int DEFAULT NULL,
+										 t int DEFAULT NULL,
+										 variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+CREATE OR REPLACE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
+										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL)
+	RETURNS TABLE (block_count int, tau bigint, rows_per_block bigint, "rows" bigint)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION mrf_learn_cliques(x anyelement,
+								  cliques jsonb DEFAULT NULL,
+								  k int DEFAULT NULL,
+								  epsilon float8 DEFAULT NULL,
+								  method text DEFAULT NULL,
+								  tolerance float8 DEFAULT NULL,
+								  em_iterations int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE OR REPLACE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
+									   cliques jsonb DEFAULT NULL,
+									   k int DEFAULT NULL,
+									   epsilon float8 DEFAULT NULL,
+									   method text DEFAULT NULL,
+									   tolerance float8 DEFAULT NULL,
+									   em_iterations int DEFAULT NULL,
+									   variables int DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -102,6 +255,7 @@ BEGIN
 	('function', 'mrf_zcdp_for_dp', 'Largest rho whose zCDP guarantee converts to at most the given (epsilon, delta).'),
 	-- options and learners
 	('function', 'mrf_options', 'The options document of a learner aggregate, from named arguments (NULL: not given); validated here and again by the learner.'),
+	('function', 'mrf_option_defaults', 'The default of every learner option (learner NULL: every learner taking it); an option not given, or given as NULL, takes this value.'),
 	('function', 'mrf_learn_ising', 'Learns a binary Ising model under rho-zCDP (private Frank-Wolfe, Zhang et al. 2020 Algorithm 2). Named form, rewritten into mrf_learn_ising_agg; needs the library preloaded.'),
 	('function', 'mrf_learn_ising_agg', 'Aggregate form of mrf_learn_ising: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_ising_from', 'Learns an Ising model from a protected relation the caller may learn from but not read; charged to its privacy budget before the model is returned.'),

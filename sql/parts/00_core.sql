@@ -91,8 +91,17 @@ CREATE FUNCTION mrf_zcdp_for_dp(epsilon float8, delta float8, method text DEFAUL
 
 -------------------------------------------------------------------------------
 -- Learner options: one jsonb document, validated here and again by the
--- learner.  NULL means "not given".
+-- learner.  NULL means "not given": the learner's default, which lives in
+-- one table in src/pg/options.c (OptionDefaults) and nowhere else; the
+-- named and protected forms declare those parameters DEFAULT NULL.
 -------------------------------------------------------------------------------
+-- The defaults table: learner (NULL: every learner taking the option),
+-- option, default value.  Defaults computed from public sizes (iterations,
+-- blocks) are not listed: each learner's plan computes them.
+CREATE FUNCTION mrf_option_defaults(OUT learner text, OUT option text, OUT value jsonb)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							epsilon float8 DEFAULT NULL,
 							delta float8 DEFAULT NULL,

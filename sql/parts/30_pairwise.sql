@@ -23,10 +23,10 @@ CREATE FUNCTION mrf_learn_pairwise(x anyelement,
 								   rho float8 DEFAULT NULL,
 								   epsilon float8 DEFAULT NULL,
 								   delta float8 DEFAULT NULL,
-								   lambda float8 DEFAULT 1,
+								   lambda float8 DEFAULT NULL,
 								   iterations int DEFAULT NULL,
-								   mechanism text DEFAULT 'exponential',
-								   symmetrize boolean DEFAULT true)
+								   mechanism text DEFAULT NULL,
+								   symmetrize boolean DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -36,10 +36,10 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										rho float8 DEFAULT NULL,
 										epsilon float8 DEFAULT NULL,
 										delta float8 DEFAULT NULL,
-										lambda float8 DEFAULT 1,
+										lambda float8 DEFAULT NULL,
 										iterations int DEFAULT NULL,
-										mechanism text DEFAULT 'exponential',
-										symmetrize boolean DEFAULT true,
+										mechanism text DEFAULT NULL,
+										symmetrize boolean DEFAULT NULL,
 										variables int DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'

@@ -22,11 +22,11 @@ CREATE FUNCTION mrf_learn_twise(x anyelement,
 								rho float8 DEFAULT NULL,
 								epsilon float8 DEFAULT NULL,
 								delta float8 DEFAULT NULL,
-								lambda float8 DEFAULT 1,
-								objective text DEFAULT 'l1',
+								lambda float8 DEFAULT NULL,
+								objective text DEFAULT NULL,
 								query_release text DEFAULT NULL,
 								iterations int DEFAULT NULL,
-								mechanism text DEFAULT 'exponential')
+								mechanism text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -36,11 +36,11 @@ CREATE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
 									 rho float8 DEFAULT NULL,
 									 epsilon float8 DEFAULT NULL,
 									 delta float8 DEFAULT NULL,
-									 lambda float8 DEFAULT 1,
-									 objective text DEFAULT 'l1',
+									 lambda float8 DEFAULT NULL,
+									 objective text DEFAULT NULL,
 									 query_release text DEFAULT NULL,
 									 iterations int DEFAULT NULL,
-									 mechanism text DEFAULT 'exponential',
+									 mechanism text DEFAULT NULL,
 									 variables int DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'

@@ -23,7 +23,7 @@ CREATE FUNCTION mrf_learn_cliques(x anyelement,
 								  cliques jsonb DEFAULT NULL,
 								  k int DEFAULT NULL,
 								  epsilon float8 DEFAULT NULL,
-								  method text DEFAULT 'cgm',
+								  method text DEFAULT NULL,
 								  tolerance float8 DEFAULT NULL,
 								  em_iterations int DEFAULT NULL)
 	RETURNS mrf
@@ -34,7 +34,7 @@ CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
 									   cliques jsonb DEFAULT NULL,
 									   k int DEFAULT NULL,
 									   epsilon float8 DEFAULT NULL,
-									   method text DEFAULT 'cgm',
+									   method text DEFAULT NULL,
 									   tolerance float8 DEFAULT NULL,
 									   em_iterations int DEFAULT NULL,
 									   variables int DEFAULT NULL)

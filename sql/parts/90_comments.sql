@@ -41,6 +41,7 @@ BEGIN
 	('function', 'mrf_zcdp_for_dp', 'Largest rho whose zCDP guarantee converts to at most the given (epsilon, delta).'),
 	-- options and learners
 	('function', 'mrf_options', 'The options document of a learner aggregate, from named arguments (NULL: not given); validated here and again by the learner.'),
+	('function', 'mrf_option_defaults', 'The default of every learner option (learner NULL: every learner taking it); an option not given, or given as NULL, takes this value.'),
 	('function', 'mrf_learn_ising', 'Learns a binary Ising model under rho-zCDP (private Frank-Wolfe, Zhang et al. 2020 Algorithm 2). Named form, rewritten into mrf_learn_ising_agg; needs the library preloaded.'),
 	('function', 'mrf_learn_ising_agg', 'Aggregate form of mrf_learn_ising: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_ising_from', 'Learns an Ising model from a protected relation the caller may learn from but not read; charged to its privacy budget before the model is returned.'),

@@ -198,46 +198,78 @@ CheckRow(FunctionCallInfo fcinfo, MrfRowsState *state, const char *learner)
 }
 
 /*
- * Errors, before any learning, when a release with these options would not
+ * Errors, before any learning, when a release with this charge would not
  * fit the budget of a protected relation the transaction has read so far:
  * at each group's first row, and again at its final function (a hash
  * aggregate sees every group's first row before any group is released).
  * Cheap when nothing protected was read (one look per statement).  The
  * charge at release still re-checks atomically.  A window aggregate has no
- * Aggref, so its learner (and charge) is not known here: it is checked by
- * that charge alone.
+ * Aggref: it is checked by that charge alone.
  */
 static void
-CheckBudgetBeforeLearning(FunctionCallInfo fcinfo, const char *learner, Jsonb *options)
+CheckBudgetBeforeLearning(FunctionCallInfo fcinfo, const MrfCharge *charge)
 {
-	MrfCharge	charge;
-
-	if (AggGetAggref(fcinfo) == NULL || !MrfStatementReadsProtected(learner))
+	if (AggGetAggref(fcinfo) == NULL || !MrfStatementReadsProtected(charge->learner))
 		return;
-	MrfPlanCharge(learner, options, false, &charge);
-	MrfCheckStatementBudget(&charge);
+	MrfCheckStatementBudget(charge);
 }
 
-/* The first call of a transition function: state, constant options, learner name. */
-MrfRowsState *
-MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format, MemoryContext aggctx)
+/*
+ * The plan of a state: the one made at its first row, or, when that row's
+ * transition could not know the learner (a window aggregate) or the state
+ * was rebuilt from parallel workers' partial states, one made now from its
+ * options and shape.  The only place the driver reads the aggregate state's
+ * options and shape.
+ */
+static MrfPlan *
+StatePlan(MrfRowsState *state, const MrfLearner *learner, MemoryContext cxt)
 {
-	const char *learner = MemoryContextStrdup(aggctx, MrfAggregateLearnerName(fcinfo));
+	if (state->plan == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+		MrfPlan    *plan = palloc(sizeof(MrfPlan));
+
+		if (state->options == NULL)
+			elog(ERROR, "%s: an aggregate state without options", learner->name);
+		MrfPlanBegin(plan, learner, state->options);
+		if (state->p > 0)
+			MrfPlanShape(plan, state->p, state->k);
+		state->plan = plan;
+		MemoryContextSwitchTo(old);
+	}
+	if (state->plan->learner != learner)
+		elog(ERROR, "%s got the aggregate state of %s", learner->name, state->plan->learner->name);
+	return state->plan;
+}
+
+/* The first call of a transition function: state, constant options, plan. */
+static MrfRowsState *
+StateStart(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat format,
+		   MemoryContext aggctx)
+{
+	const char *name = learner ? learner->name :
+		MemoryContextStrdup(aggctx, MrfAggregateLearnerName(fcinfo));
 	MrfRowsState *state = MrfRowsStateCreate(aggctx, format);
 	MemoryContext old;
 
-	state->options_per_row = !CheckOptionsConstant(fcinfo, learner);
+	state->options_per_row = !CheckOptionsConstant(fcinfo, name);
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s needs options", learner),
+				 errmsg("%s needs options", name),
 				 errhint("Pass mrf_options(rho => ...).")));
 	old = MemoryContextSwitchTo(aggctx);
 	state->options = DatumGetJsonbPCopy(PG_GETARG_DATUM(2));
 	MemoryContextSwitchTo(old);
-	state->reader.learner = learner;
-	state->kreader.learner = learner;
-	CheckBudgetBeforeLearning(fcinfo, learner, state->options);
+	state->reader.learner = name;
+	state->kreader.learner = name;
+	if (learner != NULL)
+	{
+		/* parse once, plan from the options: every option error before the scan */
+		(void) StatePlan(state, learner, aggctx);
+		state->format = MrfPlanRowsFormat(state->plan);
+		CheckBudgetBeforeLearning(fcinfo, &state->plan->charge);
+	}
 	return state;
 }
 
@@ -254,38 +286,82 @@ StateNames(MrfRowsState *state, MemoryContext aggctx, char *variables, Oid rowty
 	state->source = source ? MemoryContextStrdup(aggctx, source) : NULL;
 }
 
-PG_FUNCTION_INFO_V1(mrf_bits_accum);
-/* Transition of the binary learners: packs one sample as bits. */
+/* See aggregates.h. */
 Datum
-mrf_bits_accum(PG_FUNCTION_ARGS)
+MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat format)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bits_accum");
+	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_rows_accum");
 	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
 
 	if (state == NULL)
 	{
-		state = MrfRowsStateStart(fcinfo, MRF_ROWS_BITS, aggctx);
-		MrfBinaryReaderInit(&state->reader, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							aggctx, state->reader.learner);
+		/* the learner: given, or the aggregate's (none for a window aggregate) */
+		if (learner == NULL && AggGetAggref(fcinfo) != NULL)
+			learner = MrfLearnerFind(MrfAggregateLearnerName(fcinfo));
+		state = StateStart(fcinfo, learner, format, aggctx);
+		if (state->format == MRF_ROWS_BITS)
+			MrfBinaryReaderInit(&state->reader, get_fn_expr_argtype(fcinfo->flinfo, 1),
+								aggctx, state->reader.learner);
+		else
+		{
+			MrfOptions	opt;
+			const MrfOptions *o = &opt;
+
+			if (state->plan != NULL)
+				o = &state->plan->opt;
+			else
+				MrfOptionsParse(state->options, &opt);
+			MrfKaryReaderInit(&state->kreader, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							  (o->given & MRF_OPT_K) ? o->k : 0, aggctx, state->kreader.learner);
+		}
 	}
 	CheckRow(fcinfo, state, state->reader.learner);
 
 	if (state->p < 0)
 	{
-		/* The first row fixes p: read it into scratch space, then size the state. */
-		uint64		scratch[(MRF_MAX_VARIABLES + 63) / 64];
+		/* The first row fixes p: read it into scratch space, then size and plan. */
+		uint64		scratch[MRF_MAX_VARIABLES / sizeof(uint64) + 1];	/* bits or bytes */
+		uint8	   *bytes = (uint8 *) scratch;
 
 		memset(scratch, 0, sizeof(scratch));
-		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), scratch);
-		MrfRowsStateSetShape(state, state->reader.p, 2);
-		StateNames(state, aggctx, MrfBinaryReaderVariables(&state->reader),
-				   state->reader.tupdesc ? state->reader.tupdesc->tdtypeid : InvalidOid);
+		if (state->format == MRF_ROWS_BITS)
+		{
+			MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1), scratch);
+			MrfRowsStateSetShape(state, state->reader.p, 2);
+			StateNames(state, aggctx, MrfBinaryReaderVariables(&state->reader),
+					   state->reader.tupdesc ? state->reader.tupdesc->tdtypeid : InvalidOid);
+		}
+		else
+		{
+			MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1), bytes);
+			MrfRowsStateSetShape(state, state->kreader.p, state->kreader.k);
+			StateNames(state, aggctx, MrfKaryReaderVariables(&state->kreader),
+					   state->kreader.tupdesc ? state->kreader.tupdesc->tdtypeid : InvalidOid);
+		}
+		if (state->plan != NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(aggctx);
+
+			MrfPlanShape(state->plan, state->p, state->k);
+			MemoryContextSwitchTo(old);
+		}
 		memcpy(MrfRowsStateAppend(state, aggctx, state->reader.learner), scratch, state->row_bytes);
 	}
-	else
+	else if (state->format == MRF_ROWS_BITS)
 		MrfBinaryReadRow(&state->reader, PG_GETARG_DATUM(1),
 						 MrfRowsStateAppend(state, aggctx, state->reader.learner));
+	else
+		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1),
+					   MrfRowsStateAppend(state, aggctx, state->reader.learner));
 	PG_RETURN_POINTER(state);
+}
+
+PG_FUNCTION_INFO_V1(mrf_bits_accum);
+/* Transition of the binary learners: packs one sample as bits. */
+Datum
+mrf_bits_accum(PG_FUNCTION_ARGS)
+{
+	return MrfRowsAccum(fcinfo, NULL, MRF_ROWS_BITS);
 }
 
 PG_FUNCTION_INFO_V1(mrf_bytes_accum);
@@ -293,34 +369,7 @@ PG_FUNCTION_INFO_V1(mrf_bytes_accum);
 Datum
 mrf_bytes_accum(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_bytes_accum");
-	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
-
-	if (state == NULL)
-	{
-		MrfOptions	opt;
-
-		state = MrfRowsStateStart(fcinfo, MRF_ROWS_BYTES, aggctx);
-		MrfOptionsParse(state->options, &opt);
-		MrfKaryReaderInit(&state->kreader, get_fn_expr_argtype(fcinfo->flinfo, 1),
-						  (opt.given & MRF_OPT_K) ? opt.k : 0, aggctx, state->kreader.learner);
-	}
-	CheckRow(fcinfo, state, state->kreader.learner);
-
-	if (state->p < 0)
-	{
-		uint8		scratch[MRF_MAX_VARIABLES];
-
-		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1), scratch);
-		MrfRowsStateSetShape(state, state->kreader.p, state->kreader.k);
-		StateNames(state, aggctx, MrfKaryReaderVariables(&state->kreader),
-				   state->kreader.tupdesc ? state->kreader.tupdesc->tdtypeid : InvalidOid);
-		memcpy(MrfRowsStateAppend(state, aggctx, state->kreader.learner), scratch, state->row_bytes);
-	}
-	else
-		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1),
-					   MrfRowsStateAppend(state, aggctx, state->kreader.learner));
-	PG_RETURN_POINTER(state);
+	return MrfRowsAccum(fcinfo, NULL, MRF_ROWS_BYTES);
 }
 
 /* Appends src's rows to dst (same format, shape and options). */
@@ -483,28 +532,30 @@ mrf_rows_deserialize(PG_FUNCTION_ARGS)
 
 /* The body of every learner's final function (see learners.h). */
 Datum
-MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
-					void (*released_nothing) (const MrfRowsState *state))
+MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner)
 {
+	MemoryContext aggctx = AggregateContext(fcinfo, "a learner's final function");
 	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
+	MrfPlan    *plan;
 	MrfModel   *model;
-	MrfCharge	charge;
 
-	(void) AggregateContext(fcinfo, "a learner's final function");
 	if (state == NULL || state->n == 0)
 		PG_RETURN_NULL();
 	/* off the Citus coordinator nothing could be charged: refuse before learning */
-	MrfCitusRefuseOffCoordinator(MrfAggregateLearnerName(fcinfo));
-	if (state->options != NULL)
-		CheckBudgetBeforeLearning(fcinfo, MrfAggregateLearnerName(fcinfo), state->options);
-	model = MrfModelWithNames(learn(state, &charge), state->variables, state->source);
+	MrfCitusRefuseOffCoordinator(learner->name);
+	plan = StatePlan(state, learner, aggctx);
+	CheckBudgetBeforeLearning(fcinfo, &plan->charge);
+	if (state->format != MrfPlanRowsFormat(plan))
+		elog(ERROR, "%s got rows in the wrong format", learner->name);
+	MrfPlanRows(plan, state->n);
+	model = MrfModelWithNames(MrfPlanRun(plan, state), state->variables, state->source);
 	/* Charge before release: this returns only once the charge is committed. */
-	MrfChargeStatement(&charge);
+	MrfChargeStatement(&plan->charge);
 	if (model == NULL)
 	{
 		/* "Nothing" is a release too: charged above, explained only now. */
-		if (released_nothing != NULL)
-			released_nothing(state);
+		if (learner->released_nothing != NULL)
+			learner->released_nothing(plan);
 		PG_RETURN_NULL();
 	}
 	PG_RETURN_POINTER(model);

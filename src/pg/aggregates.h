@@ -32,7 +32,7 @@ typedef struct MrfRowsState
 	char	   *rows;			/* n x row_bytes */
 	Jsonb	   *options;		/* the options document, the same for every row */
 	bool		options_per_row;	/* not provably constant: compare every row's */
-	bool		plan_only;		/* learners validate and fill the charge, then return NULL */
+	struct MrfPlan *plan;		/* planned at the first row (learner known), else NULL */
 	char	   *variables;		/* names and labels from the rows' type (names.h), or NULL */
 	char	   *source;			/* the relation the rows' type belongs to (names.h), or NULL */
 	MrfBinaryReader reader;		/* bits format */
@@ -73,11 +73,17 @@ double		MrfRowsStateBytes(const MrfRowsState *state, int64 rows);
 /* The learner's SQL name (the aggregate's, less "_agg"), for messages. */
 const char *MrfAggregateLearnerName(FunctionCallInfo fcinfo);
 
+struct MrfLearner;
+
 /*
- * The first call of a transition function: the state, the options (checked
- * to be constant) and the learner's name.
+ * The transition of every learner's aggregate: packs one sample.  At the
+ * first row it parses the options once and plans the release with p and k
+ * (so every option error surfaces before the scan) when the learner is
+ * known: given, or found from the aggregate's name (a window aggregate has
+ * none: its plan waits for the final function).  format: the rows' format
+ * when no plan decides it.
  */
-MrfRowsState *MrfRowsStateStart(FunctionCallInfo fcinfo, MrfRowFormat format,
-								MemoryContext aggctx);
+Datum		MrfRowsAccum(FunctionCallInfo fcinfo, const struct MrfLearner *learner,
+						 MrfRowFormat format);
 
 #endif

@@ -45,6 +45,7 @@
 #include "pg/model.h"
 #include "pg/names.h"
 #include "pg/options.h"
+#include "pg/plan.h"
 #include "pg/release.h"
 
 /* Options accepted by mrf_learn_cliques. */
@@ -184,11 +185,11 @@ CliqueText(const MrfOptions *opt, int c)
 }
 
 /*
- * Validates the cliques option against p and k, with messages naming the
+ * Validates the cliques option against p and k, with refusals naming the
  * clique (options are public, so quoting them leaks nothing), and fills the
  * core's start/var arrays.
  */
-static void
+static MrfRefusal *
 CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
 				   int **start_out, int **var_out)
 {
@@ -204,187 +205,163 @@ CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
 	var = palloc(sizeof(int) * (start[m] + 1));
 	for (int c = 0; c < m; c++)
 		memcpy(var + start[c], opt->clique_vars[c], sizeof(int) * opt->clique_size[c]);
+	*start_out = start;
+	*var_out = var;
 
 	check = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
 	switch (check)
 	{
 		case MRF_CLIQUES_VALID:
-			break;
+			return NULL;
 		case MRF_CLIQUES_OUT_OF_RANGE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"cliques\""),
-					 errdetail("Clique %d, %s, names a variable outside 1..%d: the samples have %d variables.",
-							   bad + 1, CliqueText(opt, bad), p, p)));
-			break;
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 "invalid value for option \"cliques\"",
+							 psprintf("Clique %d, %s, names a variable outside 1..%d: the samples have %d variables.",
+									  bad + 1, CliqueText(opt, bad), p, p),
+							 NULL);
 		case MRF_CLIQUES_REPEATED_VARIABLE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"cliques\""),
-					 errdetail("Clique %d, %s, names the same variable twice.",
-							   bad + 1, CliqueText(opt, bad))));
-			break;
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 "invalid value for option \"cliques\"",
+							 psprintf("Clique %d, %s, names the same variable twice.",
+									  bad + 1, CliqueText(opt, bad)),
+							 NULL);
 		case MRF_CLIQUES_DUPLICATE_CLIQUE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"cliques\""),
-					 errdetail("Clique %d, %s, repeats the variables of an earlier clique.",
-							   bad + 1, CliqueText(opt, bad)),
-					 errhint("List each clique once; the order of its variables does not matter.")));
-			break;
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 "invalid value for option \"cliques\"",
+							 psprintf("Clique %d, %s, repeats the variables of an earlier clique.",
+									  bad + 1, CliqueText(opt, bad)),
+							 "List each clique once; the order of its variables does not matter.");
 		case MRF_CLIQUES_TABLE_TOO_LARGE:
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("the table of a clique of %s would be too large", learner),
-					 errdetail("Clique %d, %s, has a table of %d^%d cells; a clique model holds at most " INT64_FORMAT " cells.",
-							   bad + 1, CliqueText(opt, bad), k, opt->clique_size[bad],
-							   CLIQUES_MAX_MODEL_CELLS),
-					 errhint("Use smaller cliques or fewer values per variable.")));
-			break;
+			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 psprintf("the table of a clique of %s would be too large", learner),
+							 psprintf("Clique %d, %s, has a table of %d^%d cells; a clique model holds at most " INT64_FORMAT " cells.",
+									  bad + 1, CliqueText(opt, bad), k, opt->clique_size[bad],
+									  CLIQUES_MAX_MODEL_CELLS),
+							 "Use smaller cliques or fewer values per variable.");
 		case MRF_CLIQUES_TOTAL_TOO_LARGE:
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("the clique tables of %s would be too large", learner),
-					 errdetail("The tables of all cliques together exceed " INT64_FORMAT " cells.",
-							   CLIQUES_MAX_MODEL_CELLS),
-					 errhint("Use fewer or smaller cliques.")));
-			break;
+			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 psprintf("the clique tables of %s would be too large", learner),
+							 psprintf("The tables of all cliques together exceed " INT64_FORMAT " cells.",
+									  CLIQUES_MAX_MODEL_CELLS),
+							 "Use fewer or smaller cliques.");
 		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"cliques\""),
-					 errdetail("%s.", MrfCliquesCheckMessage(check))));
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 "invalid value for option \"cliques\"",
+							 psprintf("%s.", MrfCliquesCheckMessage(check)), NULL);
 	}
-	*start_out = start;
-	*var_out = var;
 }
 
 /*
- * Reads and validates the options of mrf_learn_cliques from the document
- * alone and fills the charge of a release; shared by the learner and
- * MrfPlanCharge, so the charge planned before reading is the one spent.
+ * The options of mrf_learn_cliques, from the document alone: validated,
+ * typed (MrfCliquesOptions) and charged.
  */
-static void
-CliquesReadOptions(Jsonb *options, MrfOptions *opt, MrfCliquesOptions *co, MrfCharge *charge)
+static MrfRefusal *
+CliquesOptions(MrfPlan *plan)
 {
-	const char *learner = "mrf_learn_cliques";
+	const MrfOptions *opt = &plan->opt;
+	const char *learner = plan->learner->name;
+	MrfCliquesOptions *co = palloc0(sizeof(MrfCliquesOptions));
+	uint64		num;
+	uint64		den;
 
-	MrfOptionsParse(options, opt);
 	if (opt->given & (MRF_OPT_RHO | MRF_OPT_DELTA))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s takes a pure differential privacy budget", learner),
-				 errdetail("The learner is epsilon-DP: it takes neither rho nor delta."),
-				 errhint("Pass epsilon => ....")));
-	MrfOptionsCheckAllowed(opt, CLIQUES_OPTIONS, learner);
-	MrfOptionsRequire(opt, MRF_OPT_CLIQUES | MRF_OPT_EPSILON, learner);
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s takes a pure differential privacy budget", learner),
+						 "The learner is epsilon-DP: it takes neither rho nor delta.",
+						 "Pass epsilon => ....");
+	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, CLIQUES_OPTIONS, learner));
+	MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_CLIQUES | MRF_OPT_EPSILON, learner));
 
 	MrfCliquesDefaultOptions(co);
 	co->epsilon = opt->epsilon;
-	if (opt->given & MRF_OPT_METHOD)
-	{
-		if (strcmp(opt->method, "cgm") == 0)
-			co->method = MRF_CLIQUES_CGM;
-		else if (strcmp(opt->method, "naive") == 0)
-			co->method = MRF_CLIQUES_NAIVE;
-		else
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"method\""),
-					 errdetail("%s takes method 'cgm' or 'naive'.", learner)));
-	}
+	if (strcmp(opt->method, "cgm") == 0)
+		co->method = MRF_CLIQUES_CGM;
+	else if (strcmp(opt->method, "naive") == 0)
+		co->method = MRF_CLIQUES_NAIVE;
+	else
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"method\"",
+						 psprintf("%s takes method 'cgm' or 'naive'.", learner), NULL);
 	if (co->method == MRF_CLIQUES_NAIVE &&
 		(opt->given & (MRF_OPT_TOLERANCE | MRF_OPT_EM_ITERATIONS)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("options \"tolerance\" and \"em_iterations\" apply only to method 'cgm'"),
-				 errdetail("The naive method runs no EM iterations.")));
-	if (opt->given & MRF_OPT_TOLERANCE)
-		co->em_tolerance = opt->tolerance;
-	if (opt->given & MRF_OPT_EM_ITERATIONS)
-		co->em_iterations = opt->em_iterations;
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "options \"tolerance\" and \"em_iterations\" apply only to method 'cgm'",
+						 "The naive method runs no EM iterations.", NULL);
+	co->em_tolerance = opt->tolerance;
+	co->em_iterations = opt->em_iterations;
 	/* the core's own calibration: the noise scale 2 |cliques| / epsilon */
-	{
-		uint64		num;
-		uint64		den;
-
-		if (MrfCliquesNoiseScale(co->epsilon, opt->ncliques, &num, &den) != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"epsilon\""),
-					 errdetail("With %d cliques, epsilon = %g needs discrete Laplace noise of scale %g, above the sampler's limit of 2^40.",
-							   opt->ncliques, co->epsilon, MrfCliquesSensitivity(opt->ncliques) / co->epsilon),
-					 errhint("Raise epsilon, or learn fewer cliques.")));
-	}
-
-	memset(charge, 0, sizeof(*charge));
-	charge->learner = learner;
-	charge->notion = MRF_NOTION_PURE;
-	charge->epsilon = co->epsilon;
+	if (MrfCliquesNoiseScale(co->epsilon, opt->ncliques, &num, &den) != 0)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"epsilon\"",
+						 psprintf("With %d cliques, epsilon = %g needs discrete Laplace noise of scale %g, above the sampler's limit of 2^40.",
+								  opt->ncliques, co->epsilon, MrfCliquesSensitivity(opt->ncliques) / co->epsilon),
+						 "Raise epsilon, or learn fewer cliques.");
+	plan->params = co;
+	memset(&plan->charge, 0, sizeof(plan->charge));
+	plan->charge.learner = learner;
+	plan->charge.notion = MRF_NOTION_PURE;
+	plan->charge.epsilon = co->epsilon;
+	return NULL;
 }
 
-/* The charge of a clique release, from its options alone (plan.h). */
-void
-MrfCliquesPlan(Jsonb *options, MrfCharge *charge)
+/*
+ * Plans a clique release: with p and k, the cliques against them (refusals
+ * name the clique: options are public); with n, a first bound of the
+ * memory from the rows and the cells (the run checks the exact figure,
+ * inference engine included, before allocating it).
+ */
+static MrfRefusal *
+CliquesPlan(MrfPlan *plan)
 {
-	MrfOptions	opt;
-	MrfCliquesOptions co;
+	const MrfOptions *opt = &plan->opt;
+	int		   *start;
+	int		   *var;
+	double		cells = 0;
 
-	CliquesReadOptions(options, &opt, &co, charge);
+	MRF_REFUSE_IF(CliquesCheckOption(opt, plan->p, plan->k, plan->learner->name, &start, &var));
+	if (plan->n == 0)
+		return NULL;
+	for (int c = 0; c < opt->ncliques; c++)
+		cells += pow(plan->k, opt->clique_size[c]);
+	plan->memory = (double) plan->n * plan->p +
+		cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32));
+	return NULL;
 }
 
-/* Learns a clique model from a state's byte rows; fills the charge it costs. */
-MrfModel *
-MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
+/* Learns a clique model from byte rows (Bernstein et al. 2017), epsilon-DP. */
+static MrfModel *
+CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 {
-	const uint8 *rows = MrfRowsBytes(state);
-	int64		n = state->n;
-	int			p = state->p;
-	int			k = state->k;
-	const char *learner = "mrf_learn_cliques";
-	MrfOptions	opt;
-	MrfCliquesOptions co;
+	const MrfOptions *opt = &plan->opt;
+	const MrfCliquesOptions *co = plan->params;
+	int64		n = plan->n;
+	int			p = plan->p;
+	int			k = plan->k;
+	const char *learner = plan->learner->name;
 	MrfCliquesReport rep;
 	MrfCliqueSet *set;
-	MrfRun		run;
 	MrfModel   *model;
 	StringInfoData meta;
 	int		   *start;
 	int		   *var;
 	double	   *logpot;
 	size_t		workspace;
-	double		cells;
 
-	CliquesReadOptions(state->options, &opt, &co, charge);
-
-	CliquesCheckOption(&opt, p, k, learner, &start, &var);
-
-	/* A first bound from the rows and the cell count, before anything is allocated. */
-	cells = 0;
-	for (int c = 0; c < opt.ncliques; c++)
-		cells += pow(k, opt.clique_size[c]);
-	MrfCheckMemory(learner, (double) n * p +
-				   cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32)));
-
-	charge->rows = n;
-	if (state->plan_only)
-		return NULL;		/* the protected path charges before learning */
-
-	MrfRunBegin(&run, learner);
-	MrfRunCheck(&run, MrfCliqueSetBuild(p, k, opt.ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
-										&run.env, &set));
+	if (CliquesCheckOption(opt, p, k, learner, &start, &var) != NULL)
+		elog(ERROR, "%s: cliques its plan accepted were refused", learner);
+	MrfRunCheck(run, MrfCliqueSetBuild(p, k, opt->ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
+									   &run->env, &set));
 	/* The exact figure, inference engine included. */
-	MrfRunCheck(&run, MrfCliquesWorkspaceBytes(set, &co, &run.env, &workspace));
+	MrfRunCheck(run, MrfCliquesWorkspaceBytes(set, co, &run->env, &workspace));
 	MrfCheckMemory(learner, (double) n * p + (double) workspace +
 				   (double) set->cells * sizeof(double));
 
-	logpot = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (set->cells + 1));
-	MrfRunCheck(&run, MrfCliquesLearn(rows, n, set, &co, &run.rng, &run.env, logpot, NULL, &rep));
+	logpot = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (set->cells + 1));
+	MrfRunCheck(run, MrfCliquesLearn(MrfRowsBytes(rows), n, set, co, &run->rng, &run->env, logpot,
+									 NULL, &rep));
 
-	MrfMetaBegin(&meta, &run, "bernstein2017", n);
-	appendStringInfo(&meta, ", \"notion\": \"pure\", \"epsilon\": %s",
-					 MrfDoubleText(co.epsilon));
-	appendStringInfo(&meta, ", \"method\": \"%s\"", co.method == MRF_CLIQUES_CGM ? "cgm" : "naive");
+	MrfPlanMetaBegin(&meta, plan, run, "bernstein2017");
+	appendStringInfo(&meta, ", \"method\": \"%s\"", co->method == MRF_CLIQUES_CGM ? "cgm" : "naive");
 	appendStringInfo(&meta, ", \"cliques\": %d, \"cells\": " INT64_FORMAT, set->m, (int64) set->cells);
 	/* Replace-one: 2 |cliques|; the paper's add/remove relation would give |cliques|. */
 	appendStringInfo(&meta, ", \"mechanism\": \"discrete-laplace\", \"l1_sensitivity\": %s",
@@ -392,35 +369,37 @@ MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge)
 	appendStringInfo(&meta, ", \"noise_scale\": %s", MrfDoubleText(rep.noise_scale));
 	appendStringInfo(&meta, ", \"inference\": \"%s\", \"decomposable\": %s, \"pseudocount\": %s",
 					 rep.exact ? "exact" : "loopy", rep.decomposable ? "true" : "false",
-					 MrfDoubleText(co.pseudocount));
-	if (co.method == MRF_CLIQUES_CGM)
+					 MrfDoubleText(co->pseudocount));
+	if (co->method == MRF_CLIQUES_CGM)
 	{
 		appendStringInfo(&meta, ", \"em\": {\"iterations\": %d, \"max_iterations\": %d, \"converged\": %s",
-						 rep.em_iterations, co.em_iterations, rep.converged ? "true" : "false");
+						 rep.em_iterations, co->em_iterations, rep.converged ? "true" : "false");
 		appendStringInfoString(&meta, ", \"change\": ");
 		MrfJsonAppendDouble(&meta, rep.em_change);
 		appendStringInfo(&meta, ", \"tolerance\": %s, \"estep_sweeps\": " INT64_FORMAT
 						 ", \"estep_capped\": %d}",
-						 MrfDoubleText(co.em_tolerance), (int64) rep.estep_sweeps,
+						 MrfDoubleText(co->em_tolerance), (int64) rep.estep_sweeps,
 						 rep.estep_capped);
 	}
 	else
 		appendStringInfo(&meta, ", \"fit_converged\": %s", rep.converged ? "true" : "false");
 
-	model = CliquesModelCreate(set, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+	model = CliquesModelCreate(set, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 							   MrfMetaFinish(&meta));
 	memcpy(CliquesTables(model), logpot, sizeof(double) * set->cells);
-	MrfRunEnd(&run);
-
 	return model;
 }
+
+const MrfLearner MrfCliquesLearner = {
+	"mrf_learn_cliques", MRF_ROWS_BYTES, NULL, CliquesOptions, CliquesPlan, CliquesRun, NULL
+};
 
 PG_FUNCTION_INFO_V1(mrf_cliques_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum
 mrf_cliques_final(PG_FUNCTION_ARGS)
 {
-	return MrfAggregateRelease(fcinfo, MrfCliquesLearnState, NULL);
+	return MrfAggregateRelease(fcinfo, &MrfCliquesLearner);
 }
 
 /* The "cliques" (1-based) and "log_potentials" members of the document. */

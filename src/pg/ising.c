@@ -32,126 +32,115 @@
 					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE)
 
 /*
- * Raises the error for a problem MrfIsingValidate refuses (nothing for
+ * The refusal of a problem MrfIsingValidate refuses (NULL for
  * MRF_ISING_VALID); every check reads public values only.
  */
-void
-MrfIsingRefuse(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
-			   const char *learner)
+MrfRefusal *
+MrfIsingRefusal(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
+				const char *learner)
 {
 	switch (check)
 	{
 		case MRF_ISING_VALID:
-			return;
+			return NULL;
 		case MRF_ISING_BAD_SCALE:
-			MrfOptionsLambdaTooLarge(learner, io->lambda);
-			break;
+			return MrfOptionsLambdaTooLarge(learner, io->lambda);
 		case MRF_ISING_BAD_ARGUMENT:
 			if (n > INT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("%s learns from at most %d rows", learner, INT_MAX)));
+				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+								 psprintf("%s learns from at most %d rows", learner, INT_MAX),
+								 NULL, NULL);
 			/* FALLTHROUGH */
 		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
-							learner)));
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
+									  learner),
+							 NULL, NULL);
 	}
 }
 
 /*
- * Reads and validates the options of mrf_learn_ising from the document alone
- * (no row needed) and fills the charge of a release; shared by the learner
- * and MrfPlanCharge, so the charge planned before reading is the one spent.
+ * The options of mrf_learn_ising, from the document alone: validated, typed
+ * (MrfIsingOptions) and charged.
  */
-static void
-IsingReadOptions(Jsonb *options, MrfOptions *opt, MrfIsingOptions *io, MrfCharge *charge)
+static MrfRefusal *
+IsingOptions(MrfPlan *plan)
 {
-	const char *learner = "mrf_learn_ising";
+	const MrfOptions *opt = &plan->opt;
+	const char *learner = plan->learner->name;
+	MrfIsingOptions *io = palloc0(sizeof(MrfIsingOptions));
 
-	MrfOptionsParse(options, opt);
-	MrfOptionsCheckAllowed(opt, ISING_OPTIONS, learner);
-	io->rho = MrfOptionsZcdpBudget(opt, learner);
-	io->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, ISING_OPTIONS, learner));
+	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &io->rho));
+	io->lambda = opt->lambda;
 	io->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
-	io->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
-	io->symmetrize = (opt->given & MRF_OPT_SYMMETRIZE) ? opt->symmetrize : true;
+	io->mechanism = opt->mechanism;
+	io->symmetrize = opt->symmetrize;
 	/* what the options alone tell of the core's checks (MrfIsingValidate) */
 	if (!isfinite(2.0 * io->lambda))
-		MrfOptionsLambdaTooLarge(learner, io->lambda);
-
-	MrfChargeZcdp(charge, learner, io->rho);
+		return MrfOptionsLambdaTooLarge(learner, io->lambda);
+	plan->params = io;
+	MrfChargeZcdp(&plan->charge, learner, io->rho);
+	return NULL;
 }
 
-/* The charge of an Ising release, from its options alone (plan.h). */
-void
-MrfIsingPlan(Jsonb *options, MrfCharge *charge)
+/* Plans an Ising release: the core's checks, iterations and memory once n is known. */
+static MrfRefusal *
+IsingPlan(MrfPlan *plan)
 {
-	MrfOptions	opt;
-	MrfIsingOptions io;
+	const MrfIsingOptions *io = plan->params;
+	int			p = plan->p;
+	int64		n = plan->n;
 
-	IsingReadOptions(options, &opt, &io, charge);
+	if (n == 0)
+		return NULL;			/* p alone refuses nothing the reader has not */
+	MRF_REFUSE_IF(MrfIsingRefusal(MrfIsingValidate(io, p, n), io, p, n, plan->learner->name));
+	plan->iterations = MrfIsingIterations(io, p, n);
+	plan->memory = (double) MrfIsingWorkspaceBytes(p, n) +
+		(double) n * MrfBitWords(p) * sizeof(uint64) +
+		(double) MrfIsingParamCount(p) * sizeof(double);
+	return NULL;
 }
 
-/* Learns an Ising model from a state's packed rows; fills the charge it costs. */
-MrfModel *
-MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge)
+/* Learns an Ising model from packed rows (Zhang et al. 2020, Algorithm 2). */
+static MrfModel *
+IsingRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 {
-	const uint64 *bits = MrfRowsBits(state);
-	int64		n = state->n;
-	int			p = state->p;
-	const char *learner = "mrf_learn_ising";
-	MrfOptions	opt;
-	MrfIsingOptions io;
-	MrfRun		run;
+	const MrfIsingOptions *io = plan->params;
+	int64		n = plan->n;
+	int			p = plan->p;
 	MrfModel   *model;
 	StringInfoData meta;
 	double	   *A;
 	double	   *theta;
-	int			iterations;
 
-	IsingReadOptions(state->options, &opt, &io, charge);
-	MrfIsingRefuse(MrfIsingValidate(&io, p, n), &io, p, n, learner);
-	iterations = MrfIsingIterations(&io, p, n);
-	MrfCheckMemory(learner, (double) MrfIsingWorkspaceBytes(p, n) +
-				   (double) n * MrfBitWords(p) * sizeof(uint64) +
-				   (double) MrfIsingParamCount(p) * sizeof(double));
-
-	charge->rows = n;
-	if (state->plan_only)
-		return NULL;		/* the protected path charges before learning */
-
-	MrfRunBegin(&run, learner);
 	A = palloc0(sizeof(double) * p * p);
 	theta = palloc0(sizeof(double) * p);
-	MrfRunCheck(&run, MrfIsingLearn(bits, n, p, &io, &run.rng, &run.env, A, theta));
+	MrfRunCheck(run, MrfIsingLearn(MrfRowsBits(rows), n, p, io, &run->rng, &run->env, A, theta));
 
-	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-2", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(io.rho));
-	if (opt.given & MRF_OPT_EPSILON)
-		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 MrfDoubleText(opt.epsilon), MrfDoubleText(opt.delta));
+	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-algorithm-2");
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s",
-					 MrfDoubleText(io.lambda), iterations,
-					 MrfMechanismName(io.mechanism), io.symmetrize ? "true" : "false");
+					 MrfDoubleText(io->lambda), plan->iterations,
+					 MrfMechanismName(io->mechanism), io->symmetrize ? "true" : "false");
 	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p),
-						   (run.not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
-						   (io.symmetrize ? MRF_FLAG_SYMMETRIC : 0),
+						   (run->not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
+						   (io->symmetrize ? MRF_FLAG_SYMMETRIC : 0),
 						   MrfMetaFinish(&meta));
 	memcpy(MrfIsingWeights(model), A, sizeof(double) * p * p);
 	memcpy(MrfIsingFields(model), theta, sizeof(double) * p);
-	MrfRunEnd(&run);
-
 	return model;
 }
+
+const MrfLearner MrfIsingLearner = {
+	"mrf_learn_ising", MRF_ROWS_BITS, NULL, IsingOptions, IsingPlan, IsingRun, NULL
+};
 
 PG_FUNCTION_INFO_V1(mrf_ising_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum
 mrf_ising_final(PG_FUNCTION_ARGS)
 {
-	return MrfAggregateRelease(fcinfo, MrfIsingLearnState, NULL);
+	return MrfAggregateRelease(fcinfo, &MrfIsingLearner);
 }
 
 /* The "weights" and "fields" members of an Ising model's document. */

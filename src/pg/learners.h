@@ -1,88 +1,92 @@
 /*
- * learners.h - each learner from rows to a model, without charging: the
- * aggregate path and the protected path charge differently, then release.
+ * learners.h - the learner descriptor: what every learner tells the one
+ * driver (plan.h) that runs it on both paths, the aggregate's final function
+ * and the protected path.
+ *
+ * A learner is planned once from its options document (parsed once, defaults
+ * filled in) and the public sizes: p and k when the first row is seen (or,
+ * on the protected path, from the schema before reading), n when every row
+ * is in.  The plan validates, sets the charge (from the options alone), the
+ * iterations and the working memory; the driver checks the memory, charges
+ * (before learning on the protected path, before release on the aggregate
+ * path), runs the learner on the rows, and releases.  Learners never
+ * charge, and nothing in a plan reads a row.
  */
 #ifndef MRF_PG_LEARNERS_H
 #define MRF_PG_LEARNERS_H
 
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
 #include "core/ising.h"
 #include "pg/aggregates.h"
 #include "pg/ledger.h"
 #include "pg/model.h"
+#include "pg/options.h"
+#include "pg/refusal.h"
+#include "pg/release.h"
 
-/*
- * A learner: from the rows and options of a state (n >= 1) to a model, and
- * the charge that releasing it costs.  Charging and releasing are the
- * caller's: the aggregate's final function charges the statement's
- * relations, the protected path the one relation it read.
- */
-typedef MrfModel *(*MrfLearnFn) (const MrfRowsState *state, MrfCharge *charge);
+struct MrfLearner;
 
-/*
- * A learner's plan: validates its options from the document alone (no row,
- * no p, no n) and fills the charge of a release (rows 0).  The learner
- * computes its own charge with the same code, so the two always agree.
- * Called through MrfPlanCharge (plan.h).
- */
-typedef void (*MrfPlanFn) (Jsonb *options, MrfCharge *charge);
-
-void		MrfIsingPlan(Jsonb *options, MrfCharge *charge);
-void		MrfPairwisePlan(Jsonb *options, MrfCharge *charge);
-void		MrfTwisePlan(Jsonb *options, MrfCharge *charge);
-void		MrfStructurePlan(Jsonb *options, MrfCharge *charge);
-void		MrfCliquesPlan(Jsonb *options, MrfCharge *charge);
-
-/* How the protected path (protected.c) runs a learner. */
-typedef struct MrfProtectedLearner
+/* One release, planned from its options and public sizes. */
+typedef struct MrfPlan
 {
-	const char *function;		/* SQL name, e.g. mrf_learn_ising_from */
-	MrfRowFormat format;		/* bits or bytes rows */
-	MrfLearnFn	learn;
+	const struct MrfLearner *learner;
+	MrfOptions	opt;			/* the options, parsed once, defaults filled in */
+	int			p;				/* 0 until the first row (or the schema) tells */
+	int			k;
+	int64		n;				/* 0 until every row is in */
+	MrfCharge	charge;			/* the learner's, from the options alone */
+	int			iterations;		/* planned once n is known (0: the learner has none) */
+	double		memory;			/* bytes of working memory, once n is known */
+	const char *run_name;		/* the name the run reports (the learner's, or a delegate's) */
+	void	   *params;			/* the learner's typed options (its own struct) */
+} MrfPlan;
+
+/*
+ * A learner.  Its checks read public values only and return NULL or a
+ * refusal (refusal.h), which the driver raises.
+ */
+typedef struct MrfLearner
+{
+	const char *name;			/* SQL name, e.g. "mrf_learn_ising" */
+	MrfRowFormat format;		/* the rows it learns from */
+	/* Optional: the rows' format when the options decide it. */
+	MrfRowFormat (*rows_format) (const MrfPlan *plan);
+	/* From plan->opt alone: validates, fills plan->params and plan->charge. */
+	MrfRefusal *(*options) (MrfPlan *plan);
 	/*
-	 * Optional: explains a NULL model (a learner that may release "nothing",
-	 * such as the stable mode); called only after the charge committed.
+	 * With plan->p and plan->k (plan->n 0): what those sizes refuse.  With
+	 * plan->n too: what n refuses, plan->iterations and plan->memory.
 	 */
-	void		(*released_nothing) (const MrfRowsState *state);
-	/* Rows are bytes when option model is 'pairwise' (structure learning). */
-	bool		bytes_for_pairwise_model;
-} MrfProtectedLearner;
+	MrfRefusal *(*plan) (MrfPlan *plan);
+	/*
+	 * Learns from the rows; appends its own metadata members after the
+	 * common ones (MrfPlanMetaBegin) and returns the model, or NULL for a
+	 * release of "nothing" (charged all the same).
+	 */
+	MrfModel   *(*run) (MrfPlan *plan, const MrfRowsState *rows, MrfRun *run);
+	/* Optional: explains a NULL model, only after the charge committed. */
+	void		(*released_nothing) (const MrfPlan *plan);
+} MrfLearner;
+
+/* The refusal of a check MrfIsingValidate failed (NULL if valid). */
+MrfRefusal *MrfIsingRefusal(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
+							const char *learner);
+
+extern const MrfLearner MrfIsingLearner;
+extern const MrfLearner MrfPairwiseLearner;
+extern const MrfLearner MrfTwiseLearner;
+extern const MrfLearner MrfStructureLearner;
+extern const MrfLearner MrfCliquesLearner;
 
 /*
- * The body of every learner's final function: learns from the aggregate's
- * state, charges the statement's relations (returning only once the charge
- * is committed), then releases the model.  A learner may return NULL for a
- * release of "nothing"; released_nothing (optional) explains it afterwards.
+ * The body of every learner's final function: plans (unless the first row
+ * did), checks, learns, charges the statement's relations (returning only
+ * once the charge is committed), then releases.
  */
-Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, MrfLearnFn learn,
-								void (*released_nothing) (const MrfRowsState *state));
-
-/* Raises the error for a check MrfIsingValidate failed (nothing if valid). */
-void		MrfIsingRefuse(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
-						   const char *learner);
-
-/* The private Ising learner (Zhang et al. 2020, Algorithm 2). */
-MrfModel   *MrfIsingLearnState(const MrfRowsState *state, MrfCharge *charge);
-
-/* The private pairwise k-ary learner (Zhang et al. 2020, Algorithm 3). */
-MrfModel   *MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
-
-/* The private binary t-wise learner (Zhang et al. 2020, Algorithms 4 and 5). */
-MrfModel   *MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge);
-
-/* Clique models from noisy sufficient statistics (Bernstein et al. 2017), epsilon-DP. */
-MrfModel   *MrfCliquesLearnState(const MrfRowsState *state, MrfCharge *charge);
-
-/*
- * Structure learning (Zhang et al. 2020, Section 6): the stable mode under
- * (epsilon, delta)-DP or the threshold method under zCDP.  NULL when the
- * stable mode released no graph (the charge is still due); then, once
- * charged, MrfStructureReleasedNothing explains why with a NOTICE.
- */
-MrfModel   *MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge);
-void		MrfStructureReleasedNothing(const MrfRowsState *state);
+Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner);
 
 #endif

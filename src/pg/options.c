@@ -17,8 +17,10 @@
 #include "utils/float.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "pg/model.h"
 #include "pg/options.h"
@@ -69,6 +71,36 @@ static const OptionSpec OptionSpecs[] = {
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)
+
+/*
+ * THE DEFAULTS: every option default of every learner, and the only place
+ * one is written.  MrfOptionsParse fills each option the caller left out
+ * from here (validated like a value the caller gave), the SQL forms declare
+ * these parameters DEFAULT NULL ("the learner's default") and
+ * mrf_option_defaults() lists this table to SQL, so changing a default is
+ * changing its line here (and the README's options tables).  learner NULL:
+ * every learner that takes the option.  Values are JSON, as in an options
+ * document.  Defaults computed from public sizes (iterations: the
+ * Frank-Wolfe T of MrfFwDefaultIterations; blocks: MrfStructureDefaultBlocks)
+ * have no line: each learner's plan computes them (plan.h).
+ */
+static const struct
+{
+	const char *learner;
+	const char *option;
+	const char *value;
+}			OptionDefaults[] = {
+	{NULL, "lambda", "1"},
+	{NULL, "mechanism", "\"exponential\""},
+	{NULL, "symmetrize", "true"},
+	{"mrf_learn_twise", "objective", "\"l1\""},
+	{"mrf_learn_twise", "query_release", "\"gaussian\""},
+	{"mrf_learn_structure", "model", "\"ising\""},
+	{"mrf_learn_structure", "method", "\"stable\""},
+	{"mrf_learn_cliques", "method", "\"cgm\""},
+	{"mrf_learn_cliques", "tolerance", "1e-5"},
+	{"mrf_learn_cliques", "em_iterations", "100"},
+};
 
 /* Most cliques, and variables per clique, an options document may name. */
 #define MRF_MAX_CLIQUES 10000
@@ -263,62 +295,228 @@ MrfOptionsParse(Jsonb *doc, MrfOptions *opt)
 	}
 }
 
-/* Rejects options the learner does not take. */
+/*
+ * The default of option for learner as JSON text (OptionDefaults), or NULL
+ * when it has none.
+ */
+const char *
+MrfOptionDefault(const char *learner, const char *option)
+{
+	const char *value = NULL;
+
+	for (int i = 0; i < lengthof(OptionDefaults); i++)
+		if (strcmp(OptionDefaults[i].option, option) == 0)
+		{
+			if (OptionDefaults[i].learner != NULL && learner != NULL &&
+				strcmp(OptionDefaults[i].learner, learner) == 0)
+				return OptionDefaults[i].value;
+			if (OptionDefaults[i].learner == NULL)
+				value = OptionDefaults[i].value;
+		}
+	return value;
+}
+
+/* The default of a numeric option for learner (OptionDefaults). */
+double
+MrfOptionDefaultNumber(const char *learner, const char *option)
+{
+	const char *text = MrfOptionDefault(learner, option);
+
+	if (text == NULL)
+		elog(ERROR, "option \"%s\" of %s has no default", option, learner);
+	return DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(text)));
+}
+
+/* Copies the value of one option from src to dst. */
+static void
+CopyOption(const OptionSpec *spec, MrfOptions *dst, const MrfOptions *src)
+{
+	size_t		size = 0;
+
+	switch (spec->type)
+	{
+		case OPT_POSITIVE:
+		case OPT_PROBABILITY:
+			size = sizeof(double);
+			break;
+		case OPT_INTEGER:
+			size = sizeof(int);
+			break;
+		case OPT_CHOICE:
+			if (spec->bit == MRF_OPT_MECHANISM)
+			{
+				dst->mechanism = src->mechanism;
+				return;
+			}
+			size = MRF_OPT_CHOICE_LEN;
+			break;
+		case OPT_BOOLEAN:
+			size = sizeof(bool);
+			break;
+		case OPT_CLIQUES:
+			elog(ERROR, "option \"%s\" cannot have a default", spec->name);
+	}
+	memcpy((char *) dst + spec->offset, (const char *) src + spec->offset, size);
+}
+
+/*
+ * Learner's defaults (OptionDefaults) as parsed options, checked like given
+ * values; parsed once per backend and learner, since every group of a
+ * GROUP BY plans its release.
+ */
+static const MrfOptions *
+DefaultsOf(const char *learner)
+{
+	static struct
+	{
+		const char *learner;
+		MrfOptions	opt;
+	}			cache[8];
+	static int	ncached = 0;
+	MemoryContext old;
+	MrfOptions *opt;
+
+	for (int i = 0; i < ncached; i++)
+		if ((cache[i].learner == NULL) == (learner == NULL) &&
+			(learner == NULL || strcmp(cache[i].learner, learner) == 0))
+			return &cache[i].opt;
+	if (ncached == lengthof(cache))
+		elog(ERROR, "too many learners for the options defaults cache");
+	opt = &cache[ncached].opt;
+	memset(opt, 0, sizeof(*opt));
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	for (int i = 0; i < NUM_OPTIONS; i++)
+	{
+		const char *text = MrfOptionDefault(learner, OptionSpecs[i].name);
+		Jsonb	   *doc;
+		JsonbValue	v;
+
+		if (text == NULL)
+			continue;
+		doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+		if (!JsonbExtractScalar(&doc->root, &v))
+			elog(ERROR, "the default of option \"%s\" is not a scalar", OptionSpecs[i].name);
+		StoreOption(&OptionSpecs[i], &v, opt);
+	}
+	cache[ncached].learner = learner ? pstrdup(learner) : NULL;
+	MemoryContextSwitchTo(old);
+	ncached++;
+	return opt;
+}
+
+/*
+ * Fills every option not given with learner's default (OptionDefaults);
+ * the given bits stay those of the document.
+ */
+static void
+ApplyDefaults(MrfOptions *opt, const char *learner)
+{
+	const MrfOptions *defaults = DefaultsOf(learner);
+
+	for (int i = 0; i < NUM_OPTIONS; i++)
+		if (!(opt->given & OptionSpecs[i].bit) && (defaults->given & OptionSpecs[i].bit))
+			CopyOption(&OptionSpecs[i], opt, defaults);
+}
+
+/* Parses a learner's options document once and fills in its defaults. */
 void
+MrfOptionsParseFor(Jsonb *doc, const char *learner, MrfOptions *opt)
+{
+	MrfOptionsParse(doc, opt);
+	ApplyDefaults(opt, learner);
+}
+
+/* Fills every option opt->given does not name with learner's default. */
+void
+MrfOptionsFillDefaults(MrfOptions *opt, const char *learner)
+{
+	ApplyDefaults(opt, learner);
+}
+
+PG_FUNCTION_INFO_V1(mrf_option_defaults);
+/* mrf_option_defaults(): the defaults table, one row per (learner, option). */
+Datum
+mrf_option_defaults(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < lengthof(OptionDefaults); i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {OptionDefaults[i].learner == NULL, false, false};
+
+		values[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(OptionDefaults[i].learner);
+		values[1] = CStringGetTextDatum(OptionDefaults[i].option);
+		values[2] = DirectFunctionCall1(jsonb_in, CStringGetDatum(OptionDefaults[i].value));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* Refuses options the learner does not take. */
+MrfRefusal *
 MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed, const char *learner)
 {
 	for (int i = 0; i < NUM_OPTIONS; i++)
 		if ((opt->given & OptionSpecs[i].bit) && !(allowed & OptionSpecs[i].bit))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("option \"%s\" does not apply to %s", OptionSpecs[i].name, learner)));
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("option \"%s\" does not apply to %s", OptionSpecs[i].name, learner),
+							 NULL, NULL);
+	return NULL;
 }
 
-/* Errors unless the options named by `required` are all given. */
-void
+/* Refuses unless the options named by `required` are all given. */
+MrfRefusal *
 MrfOptionsRequire(const MrfOptions *opt, uint32 required, const char *learner)
 {
 	for (int i = 0; i < NUM_OPTIONS; i++)
 		if ((required & OptionSpecs[i].bit) && !(opt->given & OptionSpecs[i].bit))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s needs option \"%s\"", learner, OptionSpecs[i].name),
-					 errdetail("It has no default: it is public information only you can supply.")));
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s needs option \"%s\"", learner, OptionSpecs[i].name),
+							 "It has no default: it is public information only you can supply.", NULL);
+	return NULL;
 }
 
-/* The zCDP budget of a zCDP learner: rho, or the largest rho fitting (epsilon, delta). */
-double
-MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner)
+/*
+ * The zCDP budget of a zCDP learner: rho, or the largest rho fitting
+ * (epsilon, delta).  The one place a learner's rho is checked: its range
+ * was checked when the document was parsed (OptionSpecs), its conversion
+ * here.
+ */
+MrfRefusal *
+MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner, double *rho)
 {
 	bool		has_rho = (opt->given & MRF_OPT_RHO) != 0;
 	bool		has_eps = (opt->given & MRF_OPT_EPSILON) != 0;
 	bool		has_delta = (opt->given & MRF_OPT_DELTA) != 0;
-	double		rho;
 
 	if (has_rho && (has_eps || has_delta))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s takes either rho or epsilon and delta, not both", learner)));
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s takes either rho or epsilon and delta, not both", learner),
+						 NULL, NULL);
 	if (has_rho)
-		return opt->rho;
+	{
+		*rho = opt->rho;
+		return NULL;
+	}
 	if (!has_eps && !has_delta)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s needs a privacy budget", learner),
-				 errdetail("There is no default budget."),
-				 errhint("Pass rho => ... (zCDP), or epsilon => ... and delta => ....")));
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s needs a privacy budget", learner),
+						 "There is no default budget.",
+						 "Pass rho => ... (zCDP), or epsilon => ... and delta => ....");
 	if (!has_eps || !has_delta)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s needs both epsilon and delta", learner),
-				 errdetail("The learner satisfies zero-concentrated DP, which implies (epsilon, delta)-DP only for delta > 0.")));
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s needs both epsilon and delta", learner),
+						 "The learner satisfies zero-concentrated DP, which implies (epsilon, delta)-DP only for delta > 0.",
+						 NULL);
 
-	rho = MrfZcdpForDp(opt->epsilon, opt->delta);
-	if (!(rho > 0) || isinf(rho))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no zCDP budget fits epsilon = %g and delta = %g", opt->epsilon, opt->delta)));
-	return rho;
+	*rho = MrfZcdpForDp(opt->epsilon, opt->delta);
+	if (!(*rho > 0) || isinf(*rho))
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("no zCDP budget fits epsilon = %g and delta = %g", opt->epsilon, opt->delta),
+						 NULL, NULL);
+	return NULL;
 }
 
 /* Appends one SQL value as JSON, by its option's type. */
@@ -477,17 +675,16 @@ mrf_options(PG_FUNCTION_ARGS)
 }
 
 /*
- * The error for a lambda whose noise calibration overflows (the core's
+ * The refusal of a lambda whose noise calibration overflows (the core's
  * MRF_*_BAD_SCALE): a public fact about the options (and p, n), raised
  * before anything is charged.
  */
-void
+MrfRefusal *
 MrfOptionsLambdaTooLarge(const char *learner, double lambda)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid value for option \"lambda\""),
-			 errdetail("%s cannot calibrate its noise for lambda = %g with this budget: the L1 radius or a noise scale proportional to it would not be a finite number.",
-					   learner, lambda),
-			 errhint("lambda bounds the width of the model (the L1 norm of a variable's interactions); values from 0.1 to 10 are typical.")));
+	return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+					 "invalid value for option \"lambda\"",
+					 psprintf("%s cannot calibrate its noise for lambda = %g with this budget: the L1 radius or a noise scale proportional to it would not be a finite number.",
+							  learner, lambda),
+					 "lambda bounds the width of the model (the L1 norm of a variable's interactions); values from 0.1 to 10 are typical.");
 }

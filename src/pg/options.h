@@ -11,6 +11,7 @@
 #include "utils/jsonb.h"
 
 #include "core/privacy.h"
+#include "pg/refusal.h"
 
 /* Bits naming options, for the set a learner accepts. */
 #define MRF_OPT_RHO				0x00001
@@ -63,25 +64,43 @@ typedef struct MrfOptions
 /* Parses and validates an options document (every value checked). */
 void		MrfOptionsParse(Jsonb *doc, MrfOptions *opt);
 
+/*
+ * Parses a learner's options document (SQL name, e.g. "mrf_learn_ising")
+ * and fills every option not given with the learner's default (the
+ * defaults table in options.c); opt->given keeps naming what the document
+ * gave.
+ */
+void		MrfOptionsParseFor(Jsonb *doc, const char *learner, MrfOptions *opt);
+
+/* Fills every option opt->given does not name with learner's default. */
+void		MrfOptionsFillDefaults(MrfOptions *opt, const char *learner);
+
+/* The JSON text of option's default for learner (options.c's table), or NULL. */
+const char *MrfOptionDefault(const char *learner, const char *option);
+
+/* The default of a numeric option for learner (the defaults table). */
+double		MrfOptionDefaultNumber(const char *learner, const char *option);
+
 /* Builds a validated options document from named values (NULL: not given). */
 Jsonb	   *MrfOptionsBuild(int n, const char *const *names, const Datum *values,
 							const bool *nulls);
 
-/* Rejects options the learner does not take. */
-void		MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed,
+/* Refuses options the learner does not take (refusal.h: NULL if none). */
+MrfRefusal *MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed,
 								   const char *learner);
 
-/* Errors unless the options named by `required` are all given. */
-void		MrfOptionsRequire(const MrfOptions *opt, uint32 required, const char *learner);
+/* Refuses unless the options named by `required` are all given. */
+MrfRefusal *MrfOptionsRequire(const MrfOptions *opt, uint32 required, const char *learner);
 
 /*
- * The zCDP budget a zCDP learner may spend: rho, or the largest rho whose
- * tight conversion fits (epsilon, delta).  Exactly one form must be given.
+ * The zCDP budget a zCDP learner may spend, in *rho: rho, or the largest rho
+ * whose tight conversion fits (epsilon, delta).  Exactly one form must be
+ * given.
  */
-double		MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner);
+MrfRefusal *MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner, double *rho);
 
-/* Raises the error for a lambda whose noise calibration overflows. */
-void		MrfOptionsLambdaTooLarge(const char *learner, double lambda) pg_attribute_noreturn();
+/* The refusal of a lambda whose noise calibration overflows. */
+MrfRefusal *MrfOptionsLambdaTooLarge(const char *learner, double lambda);
 
 /* Name of a mechanism as users write it. */
 const char *MrfMechanismName(MrfMechanism mech);

@@ -81,143 +81,149 @@ PairwiseMarkSymmetric(MrfModel *model)
 }
 
 /*
- * Reads and validates the options of mrf_learn_pairwise from the document
- * alone and fills the charge of a release; shared by the learner and
- * MrfPlanCharge, so the charge planned before reading is the one spent.
+ * The options of mrf_learn_pairwise, from the document alone: validated,
+ * typed (MrfPairwiseOptions) and charged.
  */
-static void
-PairwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfPairwiseOptions *po, MrfCharge *charge)
+static MrfRefusal *
+PairwiseOptions(MrfPlan *plan)
 {
-	const char *learner = "mrf_learn_pairwise";
+	const MrfOptions *opt = &plan->opt;
+	const char *learner = plan->learner->name;
+	MrfPairwiseOptions *po = palloc0(sizeof(MrfPairwiseOptions));
 
-	MrfOptionsParse(options, opt);
-	MrfOptionsCheckAllowed(opt, PAIRWISE_OPTIONS, learner);
-	memset(po, 0, sizeof(*po));
-	po->rho = MrfOptionsZcdpBudget(opt, learner);
-	po->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, PAIRWISE_OPTIONS, learner));
+	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &po->rho));
+	po->lambda = opt->lambda;
 	po->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
-	po->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
-	po->symmetrize = (opt->given & MRF_OPT_SYMMETRIZE) ? opt->symmetrize : true;
+	po->mechanism = opt->mechanism;
+	po->symmetrize = opt->symmetrize;
 	/* what the options alone tell of the core's checks: the radius 2 lambda k */
 	if (!isfinite(2.0 * po->lambda * ((opt->given & MRF_OPT_K) ? opt->k : MRF_PAIRWISE_MAX_K)))
-		MrfOptionsLambdaTooLarge(learner, po->lambda);
-
-	MrfChargeZcdp(charge, learner, po->rho);
+		return MrfOptionsLambdaTooLarge(learner, po->lambda);
+	plan->params = po;
+	MrfChargeZcdp(&plan->charge, learner, po->rho);
+	return NULL;
 }
 
-/* The charge of a pairwise release, from its options alone (plan.h). */
-void
-MrfPairwisePlan(Jsonb *options, MrfCharge *charge)
+/* The refusal of a problem MrfPairwiseValidate refuses (NULL if valid). */
+static MrfRefusal *
+PairwiseRefusal(MrfPairwiseCheck check, const MrfPairwiseOptions *po, int p, int k, int64 n,
+				const char *learner)
 {
-	MrfOptions	opt;
-	MrfPairwiseOptions po;
-
-	PairwiseReadOptions(options, &opt, &po, charge);
-}
-
-/* Learns a pairwise model from a state's byte rows; fills the charge it costs. */
-MrfModel *
-MrfPairwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
-{
-	const uint8 *z = MrfRowsBytes(state);
-	int64		n = state->n;
-	int			p = state->p;
-	int			k = state->k;
-	const char *learner = "mrf_learn_pairwise";
-	MrfOptions	opt;
-	MrfPairwiseOptions po;
-	MrfPairwiseCheck check;
-	MrfRun		run;
-	MrfModel   *model;
-	StringInfoData meta;
-	int64		nparams;
-	double	   *W;
-	double	   *theta;
-	int			iterations;
-
-	PairwiseReadOptions(state->options, &opt, &po, charge);
-
-	check = MrfPairwiseValidate(&po, p, k, n);
 	switch (check)
 	{
 		case MRF_PAIRWISE_VALID:
-			break;
+			return NULL;
 		case MRF_PAIRWISE_BAD_ALPHABET:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s takes k from 2 to %d", learner, MRF_PAIRWISE_MAX_K)));
-			break;
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s takes k from 2 to %d", learner, MRF_PAIRWISE_MAX_K),
+							 NULL, NULL);
 		case MRF_PAIRWISE_TOO_MANY_FEATURES:
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s with p = %d and k = %d needs %lld regressions over %lld coordinates; their product must stay below %d",
-							learner, p, k, (long long) MrfPairwiseProblemCount(p, k),
-							(long long) MrfPairwiseCoordinateCount(p, k), INT_MAX),
-					 errdetail("Algorithm 3 runs p k (k - 1) regressions on p k + 1 one-hot coordinates."),
-					 errhint("Learn from fewer variables or a smaller alphabet.")));
-			break;
+			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 psprintf("%s with p = %d and k = %d needs %lld regressions over %lld coordinates; their product must stay below %d",
+									  learner, p, k, (long long) MrfPairwiseProblemCount(p, k),
+									  (long long) MrfPairwiseCoordinateCount(p, k), INT_MAX),
+							 "Algorithm 3 runs p k (k - 1) regressions on p k + 1 one-hot coordinates.",
+							 "Learn from fewer variables or a smaller alphabet.");
 		case MRF_PAIRWISE_BAD_SCALE:
-			MrfOptionsLambdaTooLarge(learner, po.lambda);
-			break;
+			return MrfOptionsLambdaTooLarge(learner, po->lambda);
 		case MRF_PAIRWISE_BAD_ARGUMENT:
 			if (n > INT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("%s learns from at most %d rows", learner, INT_MAX)));
+				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+								 psprintf("%s learns from at most %d rows", learner, INT_MAX),
+								 NULL, NULL);
 			/* FALLTHROUGH */
 		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
-							learner)));
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
+									  learner),
+							 NULL, NULL);
 	}
+}
+
+/*
+ * Plans a pairwise release: with p and k, the alphabet and the problem's
+ * size (what the core refuses whatever n); with n, the core's checks, the
+ * iterations and the memory.
+ */
+static MrfRefusal *
+PairwisePlan(MrfPlan *plan)
+{
+	const MrfPairwiseOptions *po = plan->params;
+	const char *learner = plan->learner->name;
+	int			p = plan->p;
+	int			k = plan->k;
+	int64		n = plan->n;
+	int64		nparams;
+
+	if (n == 0)
+	{
+		int64		q = MrfPairwiseProblemCount(p, k);
+		int64		d = MrfPairwiseCoordinateCount(p, k);
+
+		if (k < 2 || k > MRF_PAIRWISE_MAX_K)
+			return PairwiseRefusal(MRF_PAIRWISE_BAD_ALPHABET, po, p, k, n, learner);
+		if (q > INT_MAX || d > INT_MAX || d > INT_MAX / q)
+			return PairwiseRefusal(MRF_PAIRWISE_TOO_MANY_FEATURES, po, p, k, n, learner);
+	}
+	else
+		MRF_REFUSE_IF(PairwiseRefusal(MrfPairwiseValidate(po, p, k, n), po, p, k, n, learner));
 	nparams = PairwiseParamCount(p, k);
 	if (nparams < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s with p = %d and k = %d would release more than %lld parameters",
-						learner, p, k, (long long) (MaxAllocSize / sizeof(double))),
-				 errhint("Learn from fewer variables or a smaller alphabet.")));
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("%s with p = %d and k = %d would release more than %lld parameters",
+								  learner, p, k, (long long) (MaxAllocSize / sizeof(double))),
+						 NULL, "Learn from fewer variables or a smaller alphabet.");
+	if (n == 0)
+		return NULL;
+	plan->iterations = MrfPairwiseIterations(po, p, k, n);
+	plan->memory = (double) MrfPairwiseWorkspaceBytes(p, k, n) +
+		(double) n * p + 2.0 * (double) nparams * sizeof(double);
+	return NULL;
+}
 
-	iterations = MrfPairwiseIterations(&po, p, k, n);
-	MrfCheckMemory(learner, (double) MrfPairwiseWorkspaceBytes(p, k, n) +
-				   (double) n * p + 2.0 * (double) nparams * sizeof(double));
+/* Learns a pairwise model from byte rows (Zhang et al. 2020, Algorithm 3). */
+static MrfModel *
+PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
+{
+	const MrfPairwiseOptions *po = plan->params;
+	int64		n = plan->n;
+	int			p = plan->p;
+	int			k = plan->k;
+	MrfModel   *model;
+	StringInfoData meta;
+	double	   *W;
+	double	   *theta;
 
-	charge->rows = n;
-	if (state->plan_only)
-		return NULL;		/* the protected path charges before learning */
+	W = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) p * p * k * k);
+	theta = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) p * k);
+	MrfRunCheck(run, MrfPairwiseLearn(MrfRowsBytes(rows), n, p, k, po, &run->rng, &run->env,
+									  W, theta));
 
-	MrfRunBegin(&run, learner);
-	W = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) p * p * k * k);
-	theta = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) p * k);
-	MrfRunCheck(&run, MrfPairwiseLearn(z, n, p, k, &po, &run.rng, &run.env, W, theta));
-
-	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-3", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(po.rho));
-	if (opt.given & MRF_OPT_EPSILON)
-		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 MrfDoubleText(opt.epsilon), MrfDoubleText(opt.delta));
+	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-algorithm-3");
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s, \"regressions\": %lld, \"rho_per_regression\": %s, \"centred\": true",
-					 MrfDoubleText(po.lambda), iterations, MrfMechanismName(po.mechanism),
-					 po.symmetrize ? "true" : "false",
+					 MrfDoubleText(po->lambda), plan->iterations, MrfMechanismName(po->mechanism),
+					 po->symmetrize ? "true" : "false",
 					 (long long) MrfPairwiseProblemCount(p, k),
-					 MrfDoubleText(MrfPairwiseProblemRho(po.rho, p, k)));
-	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) nparams,
-						   run.not_private ? MRF_FLAG_NOT_PRIVATE : 0, MrfMetaFinish(&meta));
+					 MrfDoubleText(MrfPairwiseProblemRho(po->rho, p, k)));
+	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) PairwiseParamCount(p, k),
+						   run->not_private ? MRF_FLAG_NOT_PRIVATE : 0, MrfMetaFinish(&meta));
 	memcpy(PairwiseW(model), W, sizeof(double) * (Size) p * p * k * k);
 	memcpy(PairwiseTheta(model), theta, sizeof(double) * (Size) p * k);
 	PairwiseMarkSymmetric(model);
-	MrfRunEnd(&run);
-
 	return model;
 }
+
+const MrfLearner MrfPairwiseLearner = {
+	"mrf_learn_pairwise", MRF_ROWS_BYTES, NULL, PairwiseOptions, PairwisePlan, PairwiseRun, NULL
+};
 
 PG_FUNCTION_INFO_V1(mrf_pairwise_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum
 mrf_pairwise_final(PG_FUNCTION_ARGS)
 {
-	return MrfAggregateRelease(fcinfo, MrfPairwiseLearnState, NULL);
+	return MrfAggregateRelease(fcinfo, &MrfPairwiseLearner);
 }
 
 /*

@@ -1,53 +1,183 @@
 /*
- * plan.c - a release's charge from its learner and options alone (plan.h).
+ * plan.c - the one driver of every learner (plan.h, learners.h).
  */
 #include "postgres.h"
 
 #include "core/privacy.h"
 #include "pg/learners.h"
 #include "pg/plan.h"
+#include "pg/release.h"
 
-/* Every learner's options-only plan, by SQL name. */
-static const struct
-{
-	const char *learner;
-	MrfPlanFn	plan;
-}			Plans[] = {
-	{"mrf_learn_ising", MrfIsingPlan},
-	{"mrf_learn_pairwise", MrfPairwisePlan},
-	{"mrf_learn_twise", MrfTwisePlan},
-	{"mrf_learn_structure", MrfStructurePlan},
-	{"mrf_learn_cliques", MrfCliquesPlan},
+/* Every learner, by SQL name: one line per learner. */
+static const MrfLearner *const Learners[] = {
+	&MrfIsingLearner,
+	&MrfPairwiseLearner,
+	&MrfTwiseLearner,
+	&MrfStructureLearner,
+	&MrfCliquesLearner,
 };
 
-/* The learner's name less a "_from" or "_agg" suffix. */
-static char *
-BaseName(const char *learner)
+/* See refusal.h. */
+MrfRefusal *
+MrfRefuse(int sqlerrcode, const char *message, const char *detail, const char *hint)
 {
-	size_t		len = strlen(learner);
+	MrfRefusal *refusal = palloc(sizeof(MrfRefusal));
 
-	if (len > 5 && strcmp(learner + len - 5, "_from") == 0)
-		return pnstrdup(learner, len - 5);
-	if (len > 4 && strcmp(learner + len - 4, "_agg") == 0)
-		return pnstrdup(learner, len - 4);
-	return pstrdup(learner);
+	refusal->sqlerrcode = sqlerrcode;
+	refusal->message = message;
+	refusal->detail = detail;
+	refusal->hint = hint;
+	return refusal;
+}
+
+/* See refusal.h. */
+void
+MrfRaise(const MrfRefusal *refusal)
+{
+	ereport(ERROR,
+			(errcode(refusal->sqlerrcode),
+			 errmsg_internal("%s", refusal->message),
+			 refusal->detail ? errdetail_internal("%s", refusal->detail) : 0,
+			 refusal->hint ? errhint("%s", refusal->hint) : 0));
+	pg_unreachable();
+}
+
+/* Raises what a learner's check refused, if anything. */
+static void
+Check(MrfRefusal *refusal)
+{
+	if (refusal != NULL)
+		MrfRaise(refusal);
+}
+
+/* See plan.h. */
+const MrfLearner *
+MrfLearnerFind(const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (len > 5 && strcmp(name + len - 5, "_from") == 0)
+		len -= 5;
+	else if (len > 4 && strcmp(name + len - 4, "_agg") == 0)
+		len -= 4;
+	for (int i = 0; i < lengthof(Learners); i++)
+		if (strlen(Learners[i]->name) == len && strncmp(Learners[i]->name, name, len) == 0)
+			return Learners[i];
+	return NULL;
+}
+
+/* See plan.h. */
+void
+MrfPlanBegin(MrfPlan *plan, const MrfLearner *learner, Jsonb *options)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->learner = learner;
+	plan->run_name = learner->name;
+	MrfOptionsParseFor(options, learner->name, &plan->opt);
+	Check(learner->options(plan));
+	plan->charge.learner = learner->name;
+	plan->charge.rows = 0;
+}
+
+/* See plan.h. */
+MrfRefusal *
+MrfPlanDelegate(MrfPlan *inner, const MrfLearner *learner, const MrfOptions *opt, uint32 drop)
+{
+	memset(inner, 0, sizeof(*inner));
+	inner->learner = learner;
+	inner->run_name = learner->name;
+	inner->opt = *opt;
+	inner->opt.given &= ~drop;
+	MrfOptionsFillDefaults(&inner->opt, learner->name);
+	MRF_REFUSE_IF(learner->options(inner));
+	inner->charge.learner = learner->name;
+	inner->charge.rows = 0;
+	return NULL;
+}
+
+/* See plan.h. */
+MrfRowFormat
+MrfPlanRowsFormat(const MrfPlan *plan)
+{
+	return plan->learner->rows_format ? plan->learner->rows_format(plan) : plan->learner->format;
+}
+
+/* See plan.h. */
+void
+MrfPlanShape(MrfPlan *plan, int p, int k)
+{
+	plan->p = p;
+	plan->k = k;
+	plan->n = 0;
+	Check(plan->learner->plan(plan));
+}
+
+/* See plan.h. */
+void
+MrfPlanRows(MrfPlan *plan, int64 n)
+{
+	Assert(n > 0);
+	plan->n = n;
+	plan->iterations = 0;
+	plan->memory = 0;
+	Check(plan->learner->plan(plan));
+	MrfCheckMemory(plan->run_name, plan->memory);
+	plan->charge.rows = n;
+}
+
+/* See plan.h. */
+MrfModel *
+MrfPlanRun(MrfPlan *plan, const MrfRowsState *rows)
+{
+	MrfRun		run;
+	MrfModel   *model;
+
+	Assert(rows->n == plan->n && rows->p == plan->p);
+	MrfRunBegin(&run, plan->run_name);
+	model = plan->learner->run(plan, rows, &run);
+	MrfRunEnd(&run);
+	return model;
+}
+
+/* See plan.h. */
+void
+MrfPlanMetaBegin(StringInfo buf, const MrfPlan *plan, const MrfRun *run, const char *algorithm)
+{
+	const MrfCharge *charge = &plan->charge;
+
+	MrfMetaBegin(buf, run, algorithm, plan->n);
+	switch (charge->notion)
+	{
+		case MRF_NOTION_ZCDP:
+			appendStringInfo(buf, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(charge->rho));
+			if (plan->opt.given & MRF_OPT_EPSILON)
+				appendStringInfo(buf, ", \"epsilon\": %s, \"delta\": %s",
+								 MrfDoubleText(plan->opt.epsilon), MrfDoubleText(plan->opt.delta));
+			break;
+		case MRF_NOTION_PURE:
+			appendStringInfo(buf, ", \"notion\": \"pure\", \"epsilon\": %s",
+							 MrfDoubleText(charge->epsilon));
+			break;
+		case MRF_NOTION_APPROX:
+			appendStringInfo(buf, ", \"notion\": \"approximate\", \"epsilon\": %s, \"delta\": %s",
+							 MrfDoubleText(charge->epsilon), MrfDoubleText(charge->delta));
+			break;
+	}
 }
 
 /* See plan.h. */
 void
 MrfPlanCharge(const char *learner, Jsonb *options, bool protected_path, MrfCharge *charge)
 {
-	char	   *base = BaseName(learner);
+	const MrfLearner *l = MrfLearnerFind(learner);
+	MrfPlan		plan;
 
-	for (int i = 0; i < lengthof(Plans); i++)
-		if (strcmp(Plans[i].learner, base) == 0)
-		{
-			Plans[i].plan(options, charge);
-			if (protected_path)
-				MrfSubstitutedCountCharge(charge);
-			return;
-		}
-	elog(ERROR, "%s has no charge plan", learner);
+	if (l == NULL)
+		elog(ERROR, "%s has no charge plan", learner);
+	MrfPlanBegin(&plan, l, options);
+	*charge = plan.charge;
+	if (protected_path)
+		MrfSubstitutedCountCharge(charge);
 }
 
 /*

@@ -1,31 +1,68 @@
 /*
- * plan.h - what a release will cost, known before a single row is read.
- *
- * A release's charge depends on its learner and its options only (never on
- * the data, nor on n or p), so both paths can know it up front: the
- * protected path charges it before reading (and charges it even when the
- * owner-rights read fails), and the aggregate path can check the budget at
- * its first row.  The learners compute their charge with the same functions
- * (each learner's Plan function in learners.h), so a planned charge is, bit
- * for bit, the one a release spends.
+ * plan.h - the one driver of every learner (learners.h): options parsed
+ * once, a plan from them and the public sizes, the memory check, the run,
+ * the common metadata.  Charging is the caller's (the aggregate path charges
+ * the statement's relations before release, the protected path the relation
+ * it read before learning); both charge plan->charge, known before a single
+ * row is read: a release's charge depends on its learner and options only.
  */
 #ifndef MRF_PG_PLAN_H
 #define MRF_PG_PLAN_H
 
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
+#include "pg/learners.h"
 #include "pg/ledger.h"
 
+/* The learner of a SQL name; a "_from" or "_agg" suffix is ignored.  NULL if none. */
+const MrfLearner *MrfLearnerFind(const char *name);
+
 /*
- * Validates every option of learner (its SQL name, e.g. "mrf_learn_ising";
- * a "_from" or "_agg" suffix is ignored) and fills charge: learner, notion,
- * rho, epsilon, delta; rows is 0 (not known yet).  Errors, charging nothing,
- * for any option the learner would refuse on its own (checks that need p or
- * n stay with the learner's plan pass).  protected_path adds the cost of the
- * noisy count of substituted rows that every _from release carries
- * (MrfSubstitutedCountCharge).
+ * Parses options once (defaults filled in) and lets the learner validate
+ * them and set the charge.  Errors, charging nothing, for any option the
+ * learner refuses on its own.
+ */
+void		MrfPlanBegin(MrfPlan *plan, const MrfLearner *learner, Jsonb *options);
+
+/*
+ * Begins the plan of learner on options already parsed for another learner
+ * that delegates to it, less the options named by drop (the delegating
+ * learner's own), with learner's defaults for what is left out.
+ */
+MrfRefusal *MrfPlanDelegate(MrfPlan *inner, const MrfLearner *learner, const MrfOptions *opt,
+							uint32 drop);
+
+/* The rows' format the plan learns from. */
+MrfRowFormat MrfPlanRowsFormat(const MrfPlan *plan);
+
+/* Plans with p and k (the first row, or the schema): errors for what they refuse. */
+void		MrfPlanShape(MrfPlan *plan, int p, int k);
+
+/*
+ * Plans with n (every row in): errors for what n refuses, sets the
+ * iterations, and checks the working memory against mrfdp.max_learner_memory.
+ */
+void		MrfPlanRows(MrfPlan *plan, int64 n);
+
+/* Runs the planned learner on rows (state->n = plan->n); NULL: "nothing" released. */
+MrfModel   *MrfPlanRun(MrfPlan *plan, const MrfRowsState *rows);
+
+/*
+ * Starts a model's metadata: the common members (MrfMetaBegin) and the
+ * privacy notion with its amounts, from the plan's charge (and epsilon and
+ * delta when a zCDP budget was converted from them).
+ */
+void		MrfPlanMetaBegin(StringInfo buf, const MrfPlan *plan, const MrfRun *run,
+							 const char *algorithm);
+
+/*
+ * Validates every option of learner (its SQL name; a "_from" or "_agg"
+ * suffix is ignored) and fills charge (rows 0).  protected_path adds the
+ * cost of the noisy count of substituted rows that every _from release
+ * carries (MrfSubstitutedCountCharge).
  */
 void		MrfPlanCharge(const char *learner, Jsonb *options, bool protected_path,
 						  MrfCharge *charge);

@@ -80,26 +80,6 @@
 /* Rows fetched from the cursor at a time. */
 #define FETCH_ROWS 10000
 
-/* Every learner of the protected path: one line per learner. */
-static const MrfProtectedLearner ProtectedLearners[] = {
-	{"mrf_learn_ising_from", MRF_ROWS_BITS, MrfIsingLearnState},
-	{"mrf_learn_structure_from", MRF_ROWS_BITS, MrfStructureLearnState, MrfStructureReleasedNothing, true},
-	{"mrf_learn_twise_from", MRF_ROWS_BITS, MrfTwiseLearnState},
-	{"mrf_learn_pairwise_from", MRF_ROWS_BYTES, MrfPairwiseLearnState},
-	{"mrf_learn_cliques_from", MRF_ROWS_BYTES, MrfCliquesLearnState},
-};
-
-/* The protected-path entry of a function, by its SQL name. */
-static const MrfProtectedLearner *
-FindProtectedLearner(const char *fname)
-{
-	for (int i = 0; i < lengthof(ProtectedLearners); i++)
-		if (strcmp(ProtectedLearners[i].function, fname) == 0)
-			return &ProtectedLearners[i];
-	elog(ERROR, "%s has no protected-path learner", fname);
-	return NULL;
-}
-
 /* Builds the options document from the named arguments after (relation, column). */
 static Jsonb *
 OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
@@ -500,16 +480,13 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	int32		variables;
 	int			p;
 	Jsonb	   *options;
-	MrfOptions	opt;
 	MrfRowsState *state;
 	MemoryContext cxt = CurrentMemoryContext;
 	char	   *sql;
 	MrfModel   *model;
-	MrfCharge	charge;
-	MrfCharge	planned;
 	MrfCharge	total;
-	MrfCharge	from_options;
-	const MrfProtectedLearner *entry = FindProtectedLearner(fname);
+	const MrfLearner *learner_desc = MrfLearnerFind(fname);
+	MrfPlan		plan;
 	MrfRowFormat format;
 	ReadOutcome outcome;
 	Oid			refused;
@@ -519,6 +496,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	bool		counted;
 	StringInfoData count_meta;
 
+	if (learner_desc == NULL)
+		elog(ERROR, "%s has no protected-path learner", fname);
 	learner = pnstrdup(fname, strlen(fname) - strlen("_from"));
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -532,9 +511,10 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfCheckLearningGrant(relid, caller);
 	RefuseFallibleSources(relid, fname);
 	options = OptionsFromArguments(fcinfo, &variables);
-	MrfOptionsParse(options, &opt);
-	/* what the release costs, substituted-row count included: options alone */
-	MrfPlanCharge(learner, options, true, &from_options);
+	/* parsed once; what the release costs, substituted-row count included: options alone */
+	MrfPlanBegin(&plan, learner_desc, options);
+	total = plan.charge;
+	MrfSubstitutedCountCharge(&total);
 
 	if (column == NULL)
 	{
@@ -556,10 +536,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("relation %s has no row type", get_rel_name(relid))));
-	format = entry->format;
-	if (entry->bytes_for_pairwise_model && (opt.given & MRF_OPT_MODEL) &&
-		strcmp(opt.model, "pairwise") == 0)
-		format = MRF_ROWS_BYTES;
+	format = MrfPlanRowsFormat(&plan);
 	state = MrfRowsStateCreate(cxt, format);
 	if (format == MRF_ROWS_BITS)
 	{
@@ -568,7 +545,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		MrfKaryReaderInit(&state->kreader, typid, (opt.given & MRF_OPT_K) ? opt.k : 0,
+		MrfKaryReaderInit(&state->kreader, typid, (plan.opt.given & MRF_OPT_K) ? plan.opt.k : 0,
 						  cxt, learner);
 		p = MrfKaryTypeWidth(typid);
 	}
@@ -601,6 +578,9 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	state->variables = format == MRF_ROWS_BITS ? MrfBinaryReaderVariables(&state->reader) :
 		MrfKaryReaderVariables(&state->kreader);
 	state->source = MrfSourceOfColumn(relid, column, state->variables);
+	state->plan = &plan;
+	/* p and k are public here: what they refuse is refused before reading */
+	MrfPlanShape(&plan, state->p, state->k);
 
 	/*
 	 * Stream the column through a cursor as the relation's owner (see the
@@ -624,8 +604,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		 * Charge first, then say only that the read failed.  The ledger's
 		 * rows_read is -1: how far the read got is not released.
 		 */
-		from_options.rows = -1;
-		MrfChargeRelation(relid, caller, &from_options);
+		total.rows = -1;
+		MrfChargeRelation(relid, caller, &total);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("relation %s could not be read as its owner", get_rel_name(relid)),
@@ -640,29 +620,20 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
 
 	/*
-	 * Charge before learning.  A first pass of the learner validates every
-	 * option and limit and fills in the charge without touching the rows
-	 * (plan_only), so a refused call charges nothing; the charge is then
-	 * committed, and only then does the learner run.
+	 * Charge before learning.  The plan with n validates every limit left
+	 * (n is public) and checks the memory without touching the rows, so a
+	 * refused call charges nothing; the charge, planned from the options
+	 * before the read, is then committed, and only then does the learner run.
 	 */
-	state->plan_only = true;
-	(void) entry->learn(state, &planned);
-	state->plan_only = false;
-	total = planned;
-	MrfSubstitutedCountCharge(&total);
-	if (!MrfChargeEqual(&total, &from_options))
-		elog(ERROR, "%s plans other amounts from its options than from its rows; nothing is charged",
-			 learner);
+	MrfPlanRows(&plan, state->n);
+	total.rows = state->n;
 	MrfChargeRelation(relid, caller, &total);
 
-	model = entry->learn(state, &charge);
-	if (!MrfChargeEqual(&charge, &planned))
-		elog(ERROR, "%s spent other amounts than it was charged for; nothing is released",
-			 learner);
+	model = MrfPlanRun(&plan, state);
 
 	/* Only now, after the charge: the noisy count of substituted rows. */
 	initStringInfo(&count_meta);
-	counted = NoisySubstitutedCount(&planned, substituted, state->n, learner, &noisy,
+	counted = NoisySubstitutedCount(&plan.charge, substituted, state->n, learner, &noisy,
 									&noise_sd, &count_meta);
 
 	/*
@@ -681,8 +652,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	if (model == NULL)
 	{
 		/* "Nothing" is a release too: charged above, explained only now. */
-		if (entry->released_nothing != NULL)
-			entry->released_nothing(state);
+		if (learner_desc->released_nothing != NULL)
+			learner_desc->released_nothing(&plan);
 		PG_RETURN_NULL();
 	}
 	model = MrfModelWithNames(model, state->variables, state->source);

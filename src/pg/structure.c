@@ -53,6 +53,7 @@
 #include "pg/model.h"
 #include "pg/names.h"
 #include "pg/options.h"
+#include "pg/plan.h"
 #include "pg/release.h"
 
 /* Options of the stable mode: an (epsilon, delta) budget and the block count. */
@@ -66,14 +67,9 @@
 
 static const char *const StructureLearner = "mrf_learn_structure";
 
-/* The shared transitions of the binary and k-ary learners (aggregates.c). */
-extern PGDLLEXPORT Datum mrf_bits_accum(PG_FUNCTION_ARGS);
-extern PGDLLEXPORT Datum mrf_bytes_accum(PG_FUNCTION_ARGS);
-
 /* The validated options of one structure release. */
 typedef struct StructureParams
 {
-	MrfOptions	opt;
 	bool		threshold;		/* method 'threshold' (zCDP) */
 	bool		pairwise;		/* model 'pairwise': k-ary byte rows */
 	bool		twise;			/* model 'twise': maximal monomials of order <= t */
@@ -84,6 +80,7 @@ typedef struct StructureParams
 	double		delta;
 	int			blocks;			/* stable mode: given, or 0 for the default */
 	MrfIsingOptions io;			/* threshold method */
+	MrfPlan		inner;			/* threshold method on pairwise and t-wise models */
 } StructureParams;
 
 /*
@@ -91,105 +88,99 @@ typedef struct StructureParams
  * here reads public values only, so it runs at the first row (before the
  * scan) and again in the learner.
  */
-static void
-StructureReadOptions(Jsonb *options, StructureParams *sp)
+static MrfRefusal *
+StructureReadOptions(const MrfOptions *opt, StructureParams *sp)
 {
-	MrfOptions *opt = &sp->opt;
 	const char *learner = StructureLearner;
 
 	memset(sp, 0, sizeof(*sp));
-	MrfOptionsParse(options, opt);
 
-	if ((opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "ising") != 0 &&
-		strcmp(opt->model, "pairwise") != 0 && strcmp(opt->model, "twise") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for option \"model\""),
-				 errdetail("%s takes model 'ising', 'pairwise' or 'twise'.", learner)));
-	sp->pairwise = (opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "pairwise") == 0;
-	sp->twise = (opt->given & MRF_OPT_MODEL) && strcmp(opt->model, "twise") == 0;
-	if ((opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "stable") != 0 &&
-		strcmp(opt->method, "threshold") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for option \"method\""),
-				 errdetail("%s takes method 'stable' or 'threshold'.", learner)));
-	sp->threshold = (opt->given & MRF_OPT_METHOD) && strcmp(opt->method, "threshold") == 0;
-	sp->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+	if (strcmp(opt->model, "ising") != 0 && strcmp(opt->model, "pairwise") != 0 &&
+		strcmp(opt->model, "twise") != 0)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"model\"",
+						 psprintf("%s takes model 'ising', 'pairwise' or 'twise'.", learner), NULL);
+	sp->pairwise = strcmp(opt->model, "pairwise") == 0;
+	sp->twise = strcmp(opt->model, "twise") == 0;
+	if (strcmp(opt->method, "stable") != 0 && strcmp(opt->method, "threshold") != 0)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"method\"",
+						 psprintf("%s takes method 'stable' or 'threshold'.", learner), NULL);
+	sp->threshold = strcmp(opt->method, "threshold") == 0;
+	sp->lambda = opt->lambda;
 
 	if (sp->threshold)
 	{
-		MrfOptionsCheckAllowed(opt, THRESHOLD_OPTIONS |
-							   (sp->pairwise ? MRF_OPT_K : 0) | (sp->twise ? MRF_OPT_T : 0),
-							   "mrf_learn_structure with method 'threshold'");
-		MrfOptionsRequire(opt, MRF_OPT_ETA, learner);
+		MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, THRESHOLD_OPTIONS |
+											 (sp->pairwise ? MRF_OPT_K : 0) | (sp->twise ? MRF_OPT_T : 0),
+											 "mrf_learn_structure with method 'threshold'"));
+		MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_ETA, learner));
 		if (sp->twise)
 		{
-			MrfOptionsRequire(opt, MRF_OPT_T, learner);
+			MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_T, learner));
 			sp->t = opt->t;
 		}
 		sp->eta = opt->eta;
-		sp->io.rho = MrfOptionsZcdpBudget(opt, learner);
+		MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &sp->io.rho));
 		sp->io.lambda = sp->lambda;
 		sp->io.iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
-		sp->io.mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
+		sp->io.mechanism = opt->mechanism;
 		sp->io.symmetrize = 0;
 		/* what the options alone tell of the core's checks (MrfIsingValidate) */
 		if (!sp->pairwise && !sp->twise && !isfinite(2.0 * sp->lambda))
-			MrfOptionsLambdaTooLarge(learner, sp->lambda);
-		return;
+			return MrfOptionsLambdaTooLarge(learner, sp->lambda);
+		return NULL;
 	}
 
 	if (opt->given & MRF_OPT_RHO)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the stable mode of %s takes epsilon and delta, not rho", learner),
-				 errdetail("The stable mode over disjoint blocks is (epsilon, delta)-DP; it has no zCDP form."),
-				 errhint("Pass epsilon => ... and delta => ..., or method => 'threshold' for a rho-zCDP release.")));
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("the stable mode of %s takes epsilon and delta, not rho", learner),
+						 "The stable mode over disjoint blocks is (epsilon, delta)-DP; it has no zCDP form.",
+						 "Pass epsilon => ... and delta => ..., or method => 'threshold' for a rho-zCDP release.");
 	if (sp->pairwise)
-		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_K,
-							   "mrf_learn_structure with model 'pairwise'");
+		MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_K,
+											 "mrf_learn_structure with model 'pairwise'"));
 	else if (sp->twise)
 	{
-		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_T,
-							   "mrf_learn_structure with model 'twise'");
-		MrfOptionsRequire(opt, MRF_OPT_T, learner);
+		MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_T,
+											 "mrf_learn_structure with model 'twise'"));
+		MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_T, learner));
 		sp->t = opt->t;
 		if (sp->t < 2 || sp->t > MRF_TWISE_MAX_ORDER)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid value for option \"t\""),
-					 errdetail("%s with model 'twise' takes an order t from 2 to %d.", learner,
-							   MRF_TWISE_MAX_ORDER)));
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 "invalid value for option \"t\"",
+							 psprintf("%s with model 'twise' takes an order t from 2 to %d.", learner,
+									  MRF_TWISE_MAX_ORDER), NULL);
 	}
 	else
-		MrfOptionsCheckAllowed(opt, STABLE_OPTIONS, "mrf_learn_structure with method 'stable'");
-	MrfOptionsRequire(opt, MRF_OPT_ETA, learner);
+		MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, STABLE_OPTIONS,
+											 "mrf_learn_structure with method 'stable'"));
+	MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_ETA, learner));
 	sp->eta = opt->eta;
 	if (!(opt->given & (MRF_OPT_EPSILON | MRF_OPT_DELTA)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s needs a privacy budget", learner),
-				 errdetail("There is no default budget."),
-				 errhint("Pass epsilon => ... and delta => ... (the stable mode is (epsilon, delta)-DP).")));
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s needs a privacy budget", learner),
+						 "There is no default budget.",
+						 "Pass epsilon => ... and delta => ... (the stable mode is (epsilon, delta)-DP).");
 	if (!(opt->given & MRF_OPT_EPSILON) || !(opt->given & MRF_OPT_DELTA))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s needs both epsilon and delta", learner),
-				 errdetail("The stable mode is (epsilon, delta)-DP: delta bounds the chance that a graph seen in one block only is released.")));
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s needs both epsilon and delta", learner),
+						 "The stable mode is (epsilon, delta)-DP: delta bounds the chance that a graph seen in one block only is released.",
+						 NULL);
 	sp->epsilon = opt->epsilon;
 	sp->delta = opt->delta;
 	sp->blocks = (opt->given & MRF_OPT_BLOCKS) ? opt->blocks : 0;
 	/* the block regressions' radius, at the largest alphabet the options allow */
 	if (isnan(MrfStructureBlockRadius(sp->lambda, !sp->pairwise ? 1 :
 									  (opt->given & MRF_OPT_K) ? opt->k : MRF_PAIRWISE_MAX_K)))
-		MrfOptionsLambdaTooLarge(learner, sp->lambda);
+		return MrfOptionsLambdaTooLarge(learner, sp->lambda);
 	if (MrfStableModeThreshold(sp->epsilon, sp->delta) < 0 ||
 		MrfStructureDefaultBlocks(sp->epsilon, sp->delta) < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon = %g is too small for the stable mode", sp->epsilon),
-				 errdetail("The threshold tau grows as (2/epsilon) ln(1/(2 delta)), and the blocks needed with it.")));
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("epsilon = %g is too small for the stable mode", sp->epsilon),
+						 "The threshold tau grows as (2/epsilon) ln(1/(2 delta)), and the blocks needed with it.",
+						 NULL);
+	return NULL;
 }
 
 /* The block count of a stable-mode release: given, or the default for (epsilon, delta). */
@@ -199,61 +190,136 @@ StructureBlocks(const StructureParams *sp)
 	return sp->blocks > 0 ? sp->blocks : MrfStructureDefaultBlocks(sp->epsilon, sp->delta);
 }
 
-/*
- * The learner's own options for the threshold method on pairwise and t-wise
- * models: the structure options removed.
- */
-static Jsonb *
-StructureInnerOptions(Jsonb *options)
-{
-	const char *drop[] = {"eta", "model", "method", "blocks"};
-	Datum		keys[4];
-
-	for (int i = 0; i < 4; i++)
-		keys[i] = CStringGetTextDatum(drop[i]);
-	return DatumGetJsonbP(DirectFunctionCall2(jsonb_delete_array, JsonbPGetDatum(options),
-											  PointerGetDatum(construct_array(keys, 4, TEXTOID, -1, false, TYPALIGN_INT))));
-}
+/* The options of the structure learner itself, which its delegates do not take. */
+#define STRUCTURE_OWN_OPTIONS (MRF_OPT_ETA | MRF_OPT_MODEL | MRF_OPT_METHOD | MRF_OPT_BLOCKS)
 
 /*
- * The charge of a structure release from its validated options: the
- * stable mode's (epsilon, delta), or the threshold method's learner's rho
- * (that learner's own options are validated by its plan).
+ * The options of mrf_learn_structure, from the document alone: validated,
+ * typed (StructureParams) and charged: the stable mode's (epsilon, delta),
+ * or the threshold method's learner's rho (the pairwise and t-wise learners
+ * validate their own options, as delegates).
  */
-static void
-StructureCharge(Jsonb *options, const StructureParams *sp, MrfCharge *charge)
+static MrfRefusal *
+StructureOptions(MrfPlan *plan)
 {
-	if (sp->threshold && sp->pairwise)
-		MrfPairwisePlan(StructureInnerOptions(options), charge);
-	else if (sp->threshold && sp->twise)
-		MrfTwisePlan(StructureInnerOptions(options), charge);
+	StructureParams *sp = palloc0(sizeof(StructureParams));
+	MrfCharge  *charge = &plan->charge;
+
+	MRF_REFUSE_IF(StructureReadOptions(&plan->opt, sp));
+	plan->params = sp;
+	memset(charge, 0, sizeof(*charge));
+	if (sp->threshold && (sp->pairwise || sp->twise))
+	{
+		MRF_REFUSE_IF(MrfPlanDelegate(&sp->inner, sp->pairwise ? &MrfPairwiseLearner : &MrfTwiseLearner,
+									  &plan->opt, STRUCTURE_OWN_OPTIONS));
+		*charge = sp->inner.charge;
+		/* the run is the delegate's: its name in messages, progress and metadata */
+		plan->run_name = sp->inner.learner->name;
+	}
+	else if (sp->threshold)
+	{
+		charge->notion = MRF_NOTION_ZCDP;
+		charge->rho = sp->io.rho;
+	}
 	else
 	{
-		memset(charge, 0, sizeof(*charge));
-		if (sp->threshold)
-		{
-			charge->notion = MRF_NOTION_ZCDP;
-			charge->rho = sp->io.rho;
-		}
-		else
-		{
-			charge->notion = MRF_NOTION_APPROX;
-			charge->epsilon = sp->epsilon;
-			charge->delta = sp->delta;
-		}
+		charge->notion = MRF_NOTION_APPROX;
+		charge->epsilon = sp->epsilon;
+		charge->delta = sp->delta;
 	}
 	charge->learner = StructureLearner;
-	charge->rows = 0;
+	return NULL;
 }
 
-/* The charge of a structure release, from its options alone (plan.h). */
-void
-MrfStructurePlan(Jsonb *options, MrfCharge *charge)
+/* Rows of the pairwise model are k-ary bytes; the others binary. */
+static MrfRowFormat
+StructureRowsFormat(const MrfPlan *plan)
 {
-	StructureParams sp;
+	return ((const StructureParams *) plan->params)->pairwise ? MRF_ROWS_BYTES : MRF_ROWS_BITS;
+}
 
-	StructureReadOptions(options, &sp);
-	StructureCharge(options, &sp, charge);
+/* Plans the stable mode: p, k refuse a radius or an order; n the blocks; memory. */
+static MrfRefusal *
+StructurePlanStable(MrfPlan *plan, const StructureParams *sp)
+{
+	int64		n = plan->n;
+	int			p = plan->p;
+	int			k = sp->pairwise ? plan->k : 2;
+	int			m = StructureBlocks(sp);
+
+	if (isnan(MrfStructureBlockRadius(sp->lambda, sp->pairwise ? k : 1)))
+		return MrfOptionsLambdaTooLarge(StructureLearner, sp->lambda);
+	if (sp->twise && sp->t > p)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"t\"",
+						 psprintf("The order t = %d exceeds the %d variables of the rows.", sp->t, p),
+						 NULL);
+	if (n == 0)
+		return NULL;
+	/* n is public (SPEC 4): refusing too few rows for the blocks reveals nothing. */
+	if (n < m)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s needs at least one row per block", StructureLearner),
+						 psprintf("The input has " INT64_FORMAT " rows and the stable mode splits them into %d blocks%s.",
+								  n, m, sp->blocks > 0 ? "" : " (the default for this epsilon and delta)"),
+						 "See mrf_structure_rows_needed() for the rows a release needs.");
+	if (sp->twise)
+	{
+		MrfTwiseBlockOptions topt;
+		MrfBlockLearner learner;
+
+		memset(&topt, 0, sizeof(topt));
+		topt.p = p;
+		topt.t = sp->t;
+		topt.eta = sp->eta;
+		topt.lambda = sp->lambda;
+		MrfTwiseBlockLearner(&topt, &learner);
+		plan->memory = (double) MrfStructureWorkspaceBytes(&learner, n, m,
+														   (int64) Min((double) MrfSubsetCount(p, sp->t) * (sp->t + 1),
+																	   (double) INT64_MAX / 4)) +
+			(double) n * MrfBitWords(p) * sizeof(uint64);
+	}
+	else if (sp->pairwise)
+		plan->memory = (double) MrfStructurePairwiseWorkspaceBytes(p, k, n, m) +
+			(double) n * p + (double) p * (p - 1) * sizeof(double);
+	else
+		plan->memory = (double) MrfStructureIsingWorkspaceBytes(p, n, m) +
+			(double) n * MrfBitWords(p) * sizeof(uint64) +
+			(double) p * (p - 1) * sizeof(double);
+	return NULL;
+}
+
+/* Plans a structure release (see the methods' plans and the delegates'). */
+static MrfRefusal *
+StructurePlan(MrfPlan *plan)
+{
+	StructureParams *sp = plan->params;
+	int			p = plan->p;
+	int64		n = plan->n;
+
+	if (sp->threshold && (sp->pairwise || sp->twise))
+	{
+		sp->inner.p = p;
+		sp->inner.k = plan->k;
+		sp->inner.n = n;
+		MRF_REFUSE_IF(sp->inner.learner->plan(&sp->inner));
+		plan->iterations = sp->inner.iterations;
+		plan->memory = sp->inner.memory;
+	}
+	else if (sp->threshold)
+	{
+		if (n == 0)
+			return NULL;
+		MRF_REFUSE_IF(MrfIsingRefusal(MrfIsingValidate(&sp->io, p, n), &sp->io, p, n, StructureLearner));
+		plan->iterations = MrfIsingIterations(&sp->io, p, n);
+		plan->memory = (double) MrfIsingWorkspaceBytes(p, n) +
+			(double) n * MrfBitWords(p) * sizeof(uint64) +
+			(double) MrfIsingParamCount(p) * sizeof(double) +
+			(double) p * (p - 1) * sizeof(double);
+	}
+	else
+		return StructurePlanStable(plan, sp);
+	return NULL;
 }
 
 /* A structure model holding the canonical edge list of s. */
@@ -320,11 +386,12 @@ StructureMetaWithoutTime(Jsonb *meta)
 
 /* The stable mode (SPEC 4.5): NULL when no graph cleared the threshold. */
 static MrfModel *
-StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCharge *charge)
+StructureRunStable(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 {
-	int64		n = state->n;
-	int			p = state->p;
-	int			k = sp->pairwise ? state->k : 2;
+	const StructureParams *sp = plan->params;
+	int64		n = plan->n;
+	int			p = plan->p;
+	int			k = sp->pairwise ? plan->k : 2;
 	int			m = StructureBlocks(sp);
 	MrfIsingBlockOptions iopt;
 	MrfPairwiseBlockOptions popt;
@@ -333,28 +400,16 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 	int64		tau = MrfStableModeThreshold(sp->epsilon, sp->delta);
 	MrfStructureOptions so;
 	MrfStructure out;
-	MrfRun		run;
 	MrfModel   *model = NULL;
 	StringInfoData meta;
 	int			released = 0;
 	uint64_t	num;
 	uint64_t	den;
 
-	/* n is public (SPEC 4): refusing too few rows for the blocks reveals nothing. */
-	if (n < m)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s needs at least one row per block", StructureLearner),
-				 errdetail("The input has " INT64_FORMAT " rows and the stable mode splits them into %d blocks%s.",
-						   n, m, sp->blocks > 0 ? "" : " (the default for this epsilon and delta)"),
-				 errhint("See mrf_structure_rows_needed() for the rows a release needs.")));
-	if (isnan(MrfStructureBlockRadius(sp->lambda, sp->pairwise ? k : 1)))
-		MrfOptionsLambdaTooLarge(StructureLearner, sp->lambda);
-	if (sp->twise && sp->t > p)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for option \"t\""),
-				 errdetail("The order t = %d exceeds the %d variables of the rows.", sp->t, p)));
+	so.epsilon = sp->epsilon;
+	so.delta = sp->delta;
+	so.blocks = m;
+	MrfStructureInit(&out, p);
 	if (sp->twise)
 	{
 		memset(&topt, 0, sizeof(topt));
@@ -363,32 +418,9 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 		topt.eta = sp->eta;
 		topt.lambda = sp->lambda;
 		MrfTwiseBlockLearner(&topt, &learner);
-		MrfCheckMemory(StructureLearner,
-					   (double) MrfStructureWorkspaceBytes(&learner, n, m,
-														   (int64) Min((double) MrfSubsetCount(p, sp->t) * (sp->t + 1),
-																	   (double) INT64_MAX / 4)) +
-					   (double) n * MrfBitWords(p) * sizeof(uint64));
+		MrfRunCheck(run, MrfStructureLearn(MrfRowsBits(state), n, &learner, &so,
+										   &run->rng, &run->env, &out, &released));
 	}
-	else if (sp->pairwise)
-		MrfCheckMemory(StructureLearner, (double) MrfStructurePairwiseWorkspaceBytes(p, k, n, m) +
-					   (double) n * p + (double) p * (p - 1) * sizeof(double));
-	else
-		MrfCheckMemory(StructureLearner, (double) MrfStructureIsingWorkspaceBytes(p, n, m) +
-					   (double) n * MrfBitWords(p) * sizeof(uint64) +
-					   (double) p * (p - 1) * sizeof(double));
-
-	so.epsilon = sp->epsilon;
-	so.delta = sp->delta;
-	so.blocks = m;
-	charge->rows = n;
-	if (state->plan_only)
-		return NULL;		/* the protected path charges before learning */
-
-	MrfRunBegin(&run, StructureLearner);
-	MrfStructureInit(&out, p);
-	if (sp->twise)
-		MrfRunCheck(&run, MrfStructureLearn(MrfRowsBits(state), n, &learner, &so,
-											&run.rng, &run.env, &out, &released));
 	else if (sp->pairwise)
 	{
 		memset(&popt, 0, sizeof(popt));
@@ -397,8 +429,8 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 		popt.eta = sp->eta;
 		popt.lambda = sp->lambda;
 		MrfPairwiseBlockLearner(&popt, &learner);
-		MrfRunCheck(&run, MrfStructureLearn(MrfRowsBytes(state), n, &learner, &so,
-											&run.rng, &run.env, &out, &released));
+		MrfRunCheck(run, MrfStructureLearn(MrfRowsBytes(state), n, &learner, &so,
+										   &run->rng, &run->env, &out, &released));
 	}
 	else
 	{
@@ -408,15 +440,13 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 		iopt.lambda = sp->lambda;
 		iopt.rule = MRF_EDGE_AVERAGE;
 		MrfIsingBlockLearner(&iopt, &learner);
-		MrfRunCheck(&run, MrfStructureLearn(MrfRowsBits(state), n, &learner, &so,
-											&run.rng, &run.env, &out, &released));
+		MrfRunCheck(run, MrfStructureLearn(MrfRowsBits(state), n, &learner, &so,
+										   &run->rng, &run->env, &out, &released));
 	}
 	if (released)
 	{
 		(void) MrfStableModeNoise(sp->epsilon, &num, &den);
-		MrfMetaBegin(&meta, &run, "zhang2020-stable-mode", n);
-		appendStringInfo(&meta, ", \"notion\": \"approximate\", \"epsilon\": %s, \"delta\": %s",
-						 MrfDoubleText(sp->epsilon), MrfDoubleText(sp->delta));
+		MrfPlanMetaBegin(&meta, plan, run, "zhang2020-stable-mode");
 		StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
 		appendStringInfo(&meta, ", \"blocks\": %d, \"block_rows\": " INT64_FORMAT ", \"tau\": " INT64_FORMAT,
 						 m, MrfStructureBlockRows(n, m, m - 1), tau);
@@ -428,15 +458,13 @@ StructureLearnStable(const MrfRowsState *state, const StructureParams *sp, MrfCh
 		{
 			appendStringInfo(&meta, ", \"t\": %d, \"monomials\": %d, \"block_learner\": \"node regressions on monomials\"",
 							 sp->t, out.nitems);
-			model = StructureModelFromItems(&out, p, sp->t, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+			model = StructureModelFromItems(&out, p, sp->t, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 											StructureMetaWithoutTime(MrfMetaFinish(&meta)));
 		}
 		else
-			model = StructureModelFromEdges(&out, p, k, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+			model = StructureModelFromEdges(&out, p, k, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 											StructureMetaWithoutTime(MrfMetaFinish(&meta)));
 	}
-	MrfRunEnd(&run);
-
 	return model;
 }
 
@@ -465,23 +493,17 @@ SubsetOf(const int *a, int na, const int *b, int nb)
  * the learner's own.
  */
 static MrfModel *
-StructureLearnThresholdKary(const MrfRowsState *state, const StructureParams *sp,
-							MrfCharge *charge)
+StructureRunThresholdKary(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 {
-	MrfRowsState inner = *state;
+	StructureParams *sp = plan->params;
 	MrfModel   *learned;
 	MrfStructure out;
 	StringInfoData meta;
 	Jsonb	   *learned_meta;
-	int			p = state->p;
+	int			p = plan->p;
 	MrfModel   *model;
 
-	inner.options = StructureInnerOptions(state->options);
-	learned = sp->pairwise ? MrfPairwiseLearnState(&inner, charge)
-		: MrfTwiseLearnState(&inner, charge);
-	charge->learner = StructureLearner;
-	if (learned == NULL)
-		return NULL;			/* plan_only: validated and charged by the caller */
+	learned = sp->inner.learner->run(&sp->inner, state, run);
 
 	MrfStructureInit(&out, p);
 	if (sp->pairwise)
@@ -571,120 +593,87 @@ StructureLearnThresholdKary(const MrfRowsState *state, const StructureParams *sp
 
 /* The threshold method: edges of the private Ising estimate at eta / 2 (post-processing). */
 static MrfModel *
-StructureLearnThreshold(const MrfRowsState *state, const StructureParams *sp, MrfCharge *charge)
+StructureRunThreshold(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 {
-	const uint64 *bits = MrfRowsBits(state);
-	int64		n = state->n;
-	int			p = state->p;
+	const StructureParams *sp = plan->params;
+	int64		n = plan->n;
+	int			p = plan->p;
 	MrfStructure out;
-	MrfRun		run;
 	MrfModel   *model;
 	StringInfoData meta;
-	int			iterations;
 
-	MrfIsingRefuse(MrfIsingValidate(&sp->io, p, n), &sp->io, p, n, StructureLearner);
-	iterations = MrfIsingIterations(&sp->io, p, n);
-	MrfCheckMemory(StructureLearner, (double) MrfIsingWorkspaceBytes(p, n) +
-				   (double) n * MrfBitWords(p) * sizeof(uint64) +
-				   (double) MrfIsingParamCount(p) * sizeof(double) +
-				   (double) p * (p - 1) * sizeof(double));
-
-	charge->rows = n;
-	if (state->plan_only)
-		return NULL;		/* the protected path charges before learning */
-
-	MrfRunBegin(&run, StructureLearner);
 	MrfStructureInit(&out, p);
-	MrfRunCheck(&run, MrfStructureThresholdIsing(bits, n, p, &sp->io, sp->eta, MRF_EDGE_AVERAGE,
-												 &run.rng, &run.env, &out));
-	MrfMetaBegin(&meta, &run, "zhang2020-algorithm-2-threshold", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(sp->io.rho));
-	if (sp->opt.given & MRF_OPT_EPSILON)
-		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 MrfDoubleText(sp->opt.epsilon), MrfDoubleText(sp->opt.delta));
+	MrfRunCheck(run, MrfStructureThresholdIsing(MrfRowsBits(state), n, p, &sp->io, sp->eta,
+												MRF_EDGE_AVERAGE, &run->rng, &run->env, &out));
+	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-algorithm-2-threshold");
 	StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
 	appendStringInfo(&meta, ", \"iterations\": %d, \"mechanism\": \"%s\"",
-					 iterations, MrfMechanismName(sp->io.mechanism));
-	model = StructureModelFromEdges(&out, p, 2, run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+					 plan->iterations, MrfMechanismName(sp->io.mechanism));
+	model = StructureModelFromEdges(&out, p, 2, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 									MrfMetaFinish(&meta));
-	MrfRunEnd(&run);
-
 	return model;
 }
 
-/*
- * Learns a structure from a state's packed rows; fills the charge it costs.
- * Returns NULL when the stable mode released no graph (still charged).
- */
-MrfModel *
-MrfStructureLearnState(const MrfRowsState *state, MrfCharge *charge)
+/* Learns a structure; NULL when the stable mode released no graph (still charged). */
+static MrfModel *
+StructureRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 {
-	StructureParams sp;
+	const StructureParams *sp = plan->params;
 
-	StructureReadOptions(state->options, &sp);
-	StructureCharge(state->options, &sp, charge);
-	if (state->format != (sp.pairwise ? MRF_ROWS_BYTES : MRF_ROWS_BITS))
-		elog(ERROR, "mrf_learn_structure got rows in the wrong format");
-	if (sp.threshold && (sp.pairwise || sp.twise))
-		return StructureLearnThresholdKary(state, &sp, charge);
-	if (sp.threshold)
-		return StructureLearnThreshold(state, &sp, charge);
-	return StructureLearnStable(state, &sp, charge);
+	if (sp->threshold && (sp->pairwise || sp->twise))
+		return StructureRunThresholdKary(plan, rows, run);
+	if (sp->threshold)
+		return StructureRunThreshold(plan, rows, run);
+	return StructureRunStable(plan, rows, run);
 }
 
 /*
  * Explains a NULL release; called only after the charge has committed.
  * Everything said here is public: n, p, the options and the outcome.
  */
-void
-MrfStructureReleasedNothing(const MrfRowsState *state)
+static void
+StructureReleasedNothing(const MrfPlan *plan)
 {
-	StructureParams sp;
+	const StructureParams *sp = plan->params;
 	int			m;
 	int64		per_block;
 	int64		needed;
 
-	StructureReadOptions(state->options, &sp);
-	m = StructureBlocks(&sp);
-	per_block = MrfStructureBlockRows(state->n, m, m - 1);
+	m = StructureBlocks(sp);
+	per_block = MrfStructureBlockRows(plan->n, m, m - 1);
 	/* the planning estimate is the Ising learner's; there is none for the others yet */
-	needed = sp.pairwise || sp.twise ? -1 : MrfIsingBlockRowsNeeded(state->p, sp.eta, sp.lambda);
+	needed = sp->pairwise || sp->twise ? -1 : MrfIsingBlockRowsNeeded(plan->p, sp->eta, sp->lambda);
 	ereport(NOTICE,
 			(errmsg("no structure cleared the stable-mode threshold: %s returns NULL", StructureLearner),
 			 errdetail("No graph was found by enough of the %d blocks to clear tau = " INT64_FORMAT
 					   " after noise. The budget was charged: an empty answer is a release too.",
-					   m, MrfStableModeThreshold(sp.epsilon, sp.delta))));
+					   m, MrfStableModeThreshold(sp->epsilon, sp->delta))));
 	if (needed > 0 && per_block < needed)
 		ereport(NOTICE,
 				(errmsg("the table is likely too small for structure learning"),
 				 errdetail("Each of the %d blocks has " INT64_FORMAT " rows; the planning estimate for p = %d, "
 						   "eta = %g and lambda = %g is " INT64_FORMAT " rows per block.",
-						   m, per_block, state->p, sp.eta, sp.lambda, needed),
+						   m, per_block, plan->p, sp->eta, sp->lambda, needed),
 				 errhint("Learn from more rows, or raise epsilon (fewer blocks are then needed); "
 						 "see mrf_structure_rows_needed().")));
 }
 
+const MrfLearner MrfStructureLearner = {
+	"mrf_learn_structure", MRF_ROWS_BITS, StructureRowsFormat, StructureOptions, StructurePlan,
+	StructureRun, StructureReleasedNothing
+};
+
 PG_FUNCTION_INFO_V1(mrf_structure_accum);
 /*
- * Transition: validates the options at the first row of each group (so that
- * an unsupported model or a missing eta fails before the scan, and k-ary
- * rows meant for model 'pairwise' get the real reason), then packs bits.
+ * Transition: plans at the first row of each group, window aggregates
+ * included (so that an unsupported model or a missing eta fails before the
+ * scan, and k-ary rows meant for model 'pairwise' get the real reason), then
+ * packs bits, or bytes for model 'pairwise'.
  */
 Datum
 mrf_structure_accum(PG_FUNCTION_ARGS)
 {
-	if (PG_ARGISNULL(0) && !PG_ARGISNULL(2) && AggCheckCallContext(fcinfo, NULL))
-	{
-		StructureParams sp;
-
-		StructureReadOptions(PG_GETARG_JSONB_P(2), &sp);
-		if (sp.pairwise)
-			return mrf_bytes_accum(fcinfo);
-	}
-	else if (!PG_ARGISNULL(0) &&
-			 ((MrfRowsState *) PG_GETARG_POINTER(0))->format == MRF_ROWS_BYTES)
-		return mrf_bytes_accum(fcinfo);
-	return mrf_bits_accum(fcinfo);
+	return MrfRowsAccum(fcinfo, &MrfStructureLearner, MRF_ROWS_BITS);
 }
 
 PG_FUNCTION_INFO_V1(mrf_structure_final);
@@ -692,7 +681,7 @@ PG_FUNCTION_INFO_V1(mrf_structure_final);
 Datum
 mrf_structure_final(PG_FUNCTION_ARGS)
 {
-	return MrfAggregateRelease(fcinfo, MrfStructureLearnState, MrfStructureReleasedNothing);
+	return MrfAggregateRelease(fcinfo, &MrfStructureLearner);
 }
 
 /* The "edges" member: 1-based pairs. */
@@ -966,7 +955,7 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 
-	for (int a = 0; a < 5; a++)
+	for (int a = 0; a < 4; a++)
 		if (PG_ARGISNULL(a))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -975,7 +964,9 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 	eta = PG_GETARG_FLOAT8(1);
 	epsilon = PG_GETARG_FLOAT8(2);
 	delta = PG_GETARG_FLOAT8(3);
-	lambda = PG_GETARG_FLOAT8(4);
+	/* NULL: the learner's default (options.c's defaults table) */
+	lambda = PG_ARGISNULL(4) ? MrfOptionDefaultNumber(StructureLearner, "lambda") :
+		PG_GETARG_FLOAT8(4);
 	if (!PG_ARGISNULL(5))
 		blocks = PG_GETARG_INT32(5);
 

@@ -41,219 +41,207 @@
 					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_T | \
 					   MRF_OPT_OBJECTIVE | MRF_OPT_QUERY_RELEASE)
 
-/* Raises the error for a problem MrfTwiseValidate refuses, with its numbers. */
-static void
-pg_attribute_noreturn()
-TwiseRefuse(MrfTwiseCheck check, const MrfTwiseOptions *to, int p, int64 n,
-			const char *learner)
+/* The refusal of a problem MrfTwiseValidate refuses, with its numbers (NULL if valid). */
+static MrfRefusal *
+TwiseRefusal(MrfTwiseCheck check, const MrfTwiseOptions *to, int p, int64 n,
+			 const char *learner)
 {
 	const char *why = MrfTwiseCheckMessage(check);
 
 	switch (check)
 	{
+		case MRF_TWISE_VALID:
+			return NULL;
 		case MRF_TWISE_TOO_MANY_FEATURES:
 			{
 				int64		d = MrfTwiseFeatureCount(p, to->t);
 				int64		limit = MrfTwiseMaxFeatures(p);
 
 				if (d < 0 || d > limit)
-					ereport(ERROR,
-							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-							 d < 0 ?
-							 errmsg("%s with p = %d and t = %d needs more than 2^63 features; the limit is %lld",
-									learner, p, to->t, (long long) limit) :
-							 errmsg("%s with p = %d and t = %d needs %lld features; the limit is %lld",
-									learner, p, to->t, (long long) d, (long long) limit),
-							 errdetail("The design has one column per set of at most t - 1 variables, and the solver needs features times variables to stay below 2^31."),
-							 errhint("Lower t or learn from fewer variables.")));
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("%s with p = %d and t = %d would need more memory than can be addressed",
-								learner, p, to->t),
-						 errdetail("The design has %lld features for each of the %lld rows.",
-								   (long long) d, (long long) n),
-						 errhint("Lower t, or learn from fewer rows or variables.")));
+					return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+									 d < 0 ?
+									 psprintf("%s with p = %d and t = %d needs more than 2^63 features; the limit is %lld",
+											  learner, p, to->t, (long long) limit) :
+									 psprintf("%s with p = %d and t = %d needs %lld features; the limit is %lld",
+											  learner, p, to->t, (long long) d, (long long) limit),
+									 "The design has one column per set of at most t - 1 variables, and the solver needs features times variables to stay below 2^31.",
+									 "Lower t or learn from fewer variables.");
+				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+								 psprintf("%s with p = %d and t = %d would need more memory than can be addressed",
+										  learner, p, to->t),
+								 psprintf("The design has %lld features for each of the %lld rows.",
+										  (long long) d, (long long) n),
+								 "Lower t, or learn from fewer rows or variables.");
 			}
-			break;
 		case MRF_TWISE_BAD_ORDER:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s needs 2 <= t <= min(p, %d); got t = %d with p = %d",
-							learner, MRF_TWISE_MAX_ORDER, to->t, p),
-					 errdetail("The order t is the size of the largest interaction and cannot exceed the number of variables.")));
-			break;
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s needs 2 <= t <= min(p, %d); got t = %d with p = %d",
+									  learner, MRF_TWISE_MAX_ORDER, to->t, p),
+							 "The order t is the size of the largest interaction and cannot exceed the number of variables.",
+							 NULL);
 		case MRF_TWISE_PMW_TOO_LARGE:
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s with query_release => 'pmw' accepts at most %d variables; the samples have %d",
-							learner, MRF_TWISE_PMW_MAX_P, p),
-					 errdetail("Private multiplicative weights keeps a distribution over all 2^p points."),
-					 errhint("Use query_release => 'gaussian'.")));
-			break;
+			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 psprintf("%s with query_release => 'pmw' accepts at most %d variables; the samples have %d",
+									  learner, MRF_TWISE_PMW_MAX_P, p),
+							 "Private multiplicative weights keeps a distribution over all 2^p points.",
+							 "Use query_release => 'gaussian'.");
 		case MRF_TWISE_BAD_SPLIT:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s with objective => 'linf' needs at least 2 rows", learner),
-					 errdetail("Algorithm 5 splits the rows into regression rows and parity-query rows; %s.", why),
-					 errhint("Use objective => 'l1', or learn from more rows.")));
-			break;
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s with objective => 'linf' needs at least 2 rows", learner),
+							 psprintf("Algorithm 5 splits the rows into regression rows and parity-query rows; %s.", why),
+							 "Use objective => 'l1', or learn from more rows.");
 		case MRF_TWISE_NOISE_TOO_LARGE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: rho = %g is too small for the parity queries", learner, to->rho),
-					 errdetail("Released with rho/2, the %lld parity queries would need a discrete Gaussian variance above 2^40.",
-							   (long long) MrfTwiseQueryCount(p, to->t)),
-					 errhint("Raise rho, lower t, or use query_release => 'pmw' (p <= %d).",
-							 MRF_TWISE_PMW_MAX_P)));
-			break;
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s: rho = %g is too small for the parity queries", learner, to->rho),
+							 psprintf("Released with rho/2, the %lld parity queries would need a discrete Gaussian variance above 2^40.",
+									  (long long) MrfTwiseQueryCount(p, to->t)),
+							 psprintf("Raise rho, lower t, or use query_release => 'pmw' (p <= %d).",
+									  MRF_TWISE_PMW_MAX_P));
 		case MRF_TWISE_BAD_SCALE:
-			MrfOptionsLambdaTooLarge(learner, to->lambda);
-			break;
+			return MrfOptionsLambdaTooLarge(learner, to->lambda);
 		case MRF_TWISE_BAD_ARGUMENT:
 			if (n > INT_MAX)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("%s learns from at most %d rows", learner, INT_MAX)));
+				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+								 psprintf("%s learns from at most %d rows", learner, INT_MAX),
+								 NULL, NULL);
 			/* FALLTHROUGH */
 		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s", learner, why)));
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s: %s", learner, why), NULL, NULL);
 	}
-	pg_unreachable();
 }
 
 /*
- * Reads and validates the options of mrf_learn_twise from the document alone
- * and fills the charge of a release; shared by the learner and
- * MrfPlanCharge, so the charge planned before reading is the one spent.
+ * The options of mrf_learn_twise, from the document alone: validated, typed
+ * (MrfTwiseOptions) and charged.
  */
-static void
-TwiseReadOptions(Jsonb *options, MrfOptions *opt, MrfTwiseOptions *to, MrfCharge *charge)
+static MrfRefusal *
+TwiseOptions(MrfPlan *plan)
 {
-	const char *learner = "mrf_learn_twise";
+	const MrfOptions *opt = &plan->opt;
+	const char *learner = plan->learner->name;
+	MrfTwiseOptions *to = palloc0(sizeof(MrfTwiseOptions));
 	bool		linf;
 
-	MrfOptionsParse(options, opt);
-	MrfOptionsCheckAllowed(opt, TWISE_OPTIONS, learner);
-	MrfOptionsRequire(opt, MRF_OPT_T, learner);
-	memset(to, 0, sizeof(*to));
+	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, TWISE_OPTIONS, learner));
+	MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_T, learner));
 	to->t = opt->t;
-	to->rho = MrfOptionsZcdpBudget(opt, learner);
-	to->lambda = (opt->given & MRF_OPT_LAMBDA) ? opt->lambda : 1.0;
+	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &to->rho));
+	to->lambda = opt->lambda;
 	to->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
-	to->mechanism = (opt->given & MRF_OPT_MECHANISM) ? opt->mechanism : MRF_MECH_EXPONENTIAL;
-	linf = (opt->given & MRF_OPT_OBJECTIVE) && strcmp(opt->objective, "linf") == 0;
+	to->mechanism = opt->mechanism;
+	linf = strcmp(opt->objective, "linf") == 0;
 	to->objective = linf ? MRF_TWISE_LINF : MRF_TWISE_L1;
 	if ((opt->given & MRF_OPT_QUERY_RELEASE) && !linf)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s takes query_release only with objective => 'linf'", learner),
-				 errdetail("Algorithm 4 (objective 'l1') releases no parity queries.")));
-	to->release = ((opt->given & MRF_OPT_QUERY_RELEASE) && strcmp(opt->query_release, "pmw") == 0) ?
-		MRF_TWISE_PMW : MRF_TWISE_GAUSSIAN;
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s takes query_release only with objective => 'linf'", learner),
+						 "Algorithm 4 (objective 'l1') releases no parity queries.", NULL);
+	to->release = strcmp(opt->query_release, "pmw") == 0 ? MRF_TWISE_PMW : MRF_TWISE_GAUSSIAN;
 	/* what the options alone tell of the core's checks (MrfTwiseValidate) */
 	if (!isfinite(2.0 * to->lambda))
-		MrfOptionsLambdaTooLarge(learner, to->lambda);
-
-	MrfChargeZcdp(charge, learner, to->rho);
+		return MrfOptionsLambdaTooLarge(learner, to->lambda);
+	plan->params = to;
+	MrfChargeZcdp(&plan->charge, learner, to->rho);
+	return NULL;
 }
 
-/* The charge of a t-wise release, from its options alone (plan.h). */
-void
-MrfTwisePlan(Jsonb *options, MrfCharge *charge)
+/*
+ * Plans a t-wise release: with p, the order, the design's size and PMW's
+ * limit (what the core refuses whatever n); with n, the core's checks, the
+ * iterations and the memory.
+ */
+static MrfRefusal *
+TwisePlan(MrfPlan *plan)
 {
-	MrfOptions	opt;
-	MrfTwiseOptions to;
+	const MrfTwiseOptions *to = plan->params;
+	const char *learner = plan->learner->name;
+	int			p = plan->p;
+	int64		n = plan->n;
+	int64		ncoef;
 
-	TwiseReadOptions(options, &opt, &to, charge);
+	if (n == 0)
+	{
+		int64		d;
+
+		if (to->t > p || to->t > MRF_TWISE_MAX_ORDER)
+			return TwiseRefusal(MRF_TWISE_BAD_ORDER, to, p, n, learner);
+		d = MrfTwiseFeatureCount(p, to->t);
+		if (d < 0 || d > MrfTwiseMaxFeatures(p) || MrfTwiseCoefCount(p, to->t) < 0)
+			return TwiseRefusal(MRF_TWISE_TOO_MANY_FEATURES, to, p, n, learner);
+		if (to->objective == MRF_TWISE_LINF && to->release == MRF_TWISE_PMW &&
+			p > MRF_TWISE_PMW_MAX_P)
+			return TwiseRefusal(MRF_TWISE_PMW_TOO_LARGE, to, p, n, learner);
+	}
+	else
+		MRF_REFUSE_IF(TwiseRefusal(MrfTwiseValidate(to, p, n), to, p, n, learner));
+	ncoef = MrfTwiseCoefCount(p, to->t);
+	if (ncoef > (int64) (MaxAllocSize / sizeof(double)))
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("%s with p = %d and t = %d would have %lld coefficients; the limit is %lld",
+								  learner, p, to->t, (long long) ncoef,
+								  (long long) (MaxAllocSize / sizeof(double))),
+						 NULL, "Lower t or learn from fewer variables.");
+	if (n == 0)
+		return NULL;
+	plan->iterations = MrfTwiseIterations(to, p, n);
+	plan->memory = (double) MrfTwiseWorkspaceBytes(to, p, n) +
+		(double) n * MrfBitWords(p) * sizeof(uint64) +
+		2.0 * (double) ncoef * sizeof(double);
+	return NULL;
 }
 
-/* Learns a t-wise model from a state's packed rows; fills the charge it costs. */
-MrfModel *
-MrfTwiseLearnState(const MrfRowsState *state, MrfCharge *charge)
+/* Learns a t-wise model from packed rows (Zhang et al. 2020, Algorithms 4 and 5). */
+static MrfModel *
+TwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 {
-	const uint64 *bits = MrfRowsBits(state);
-	int64		n = state->n;
-	int			p = state->p;
-	const char *learner = "mrf_learn_twise";
-	MrfOptions	opt;
-	MrfTwiseOptions to;
-	MrfTwiseCheck check;
-	MrfRun		run;
+	const MrfTwiseOptions *to = plan->params;
+	int64		n = plan->n;
+	int			p = plan->p;
+	int64		ncoef = MrfTwiseCoefCount(p, to->t);
+	bool		linf = to->objective == MRF_TWISE_LINF;
 	MrfModel   *model;
 	StringInfoData meta;
 	double	   *coef;
-	int64		ncoef;
-	bool		linf;
-	int			iterations;
 
-	TwiseReadOptions(state->options, &opt, &to, charge);
-	linf = to.objective == MRF_TWISE_LINF;
+	coef = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) ncoef);
+	MrfRunCheck(run, MrfTwiseLearn(MrfRowsBits(rows), n, p, to, &run->rng, &run->env, coef));
 
-	check = MrfTwiseValidate(&to, p, n);
-	if (check != MRF_TWISE_VALID)
-		TwiseRefuse(check, &to, p, n, learner);
-	ncoef = MrfTwiseCoefCount(p, to.t);
-	if (ncoef > (int64) (MaxAllocSize / sizeof(double)))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s with p = %d and t = %d would have %lld coefficients; the limit is %lld",
-						learner, p, to.t, (long long) ncoef,
-						(long long) (MaxAllocSize / sizeof(double))),
-				 errhint("Lower t or learn from fewer variables.")));
-
-	iterations = MrfTwiseIterations(&to, p, n);
-	MrfCheckMemory(learner, (double) MrfTwiseWorkspaceBytes(&to, p, n) +
-				   (double) n * MrfBitWords(p) * sizeof(uint64) +
-				   2.0 * (double) ncoef * sizeof(double));
-
-	charge->rows = n;
-	if (state->plan_only)
-		return NULL;		/* the protected path charges before learning */
-
-	MrfRunBegin(&run, learner);
-	coef = MemoryContextAllocHuge(run.mcxt, sizeof(double) * (Size) ncoef);
-	MrfRunCheck(&run, MrfTwiseLearn(bits, n, p, &to, &run.rng, &run.env, coef));
-
-	MrfMetaBegin(&meta, &run, linf ? "zhang2020-algorithm-5" : "zhang2020-algorithm-4", n);
-	appendStringInfo(&meta, ", \"notion\": \"zCDP\", \"rho\": %s", MrfDoubleText(to.rho));
-	if (opt.given & MRF_OPT_EPSILON)
-		appendStringInfo(&meta, ", \"epsilon\": %s, \"delta\": %s",
-						 MrfDoubleText(opt.epsilon), MrfDoubleText(opt.delta));
+	MrfPlanMetaBegin(&meta, plan, run, linf ? "zhang2020-algorithm-5" : "zhang2020-algorithm-4");
 	appendStringInfo(&meta, ", \"t\": %d, \"lambda\": %s, \"objective\": \"%s\", \"iterations\": %d, \"mechanism\": \"%s\"",
-					 to.t, MrfDoubleText(to.lambda), linf ? "linf" : "l1", iterations,
-					 MrfMechanismName(to.mechanism));
+					 to->t, MrfDoubleText(to->lambda), linf ? "linf" : "l1", plan->iterations,
+					 MrfMechanismName(to->mechanism));
 	appendStringInfo(&meta, ", \"rho_per_node\": %s",
-					 MrfDoubleText(MrfTwiseNodeRho(to.rho, p, linf)));
+					 MrfDoubleText(MrfTwiseNodeRho(to->rho, p, linf)));
 	if (linf)
 	{
-		int64		n2 = MrfTwiseQueryRows(&to, n);
+		int64		n2 = MrfTwiseQueryRows(to, n);
 
 		appendStringInfo(&meta, ", \"query_release\": \"%s\", \"regression_rows\": %lld, \"query_rows\": %lld, \"rho_queries\": %s, \"queries\": %lld",
-						 to.release == MRF_TWISE_PMW ? "pmw" : "gaussian",
+						 to->release == MRF_TWISE_PMW ? "pmw" : "gaussian",
 						 (long long) (n - n2), (long long) n2,
-						 MrfDoubleText(MrfTwiseQueryRho(to.rho)),
-						 (long long) MrfTwiseQueryCount(p, to.t));
-		if (to.release == MRF_TWISE_PMW)
-			appendStringInfo(&meta, ", \"pmw_rounds\": %d", MrfTwisePmwRounds(&to, p, n));
+						 MrfDoubleText(MrfTwiseQueryRho(to->rho)),
+						 (long long) MrfTwiseQueryCount(p, to->t));
+		if (to->release == MRF_TWISE_PMW)
+			appendStringInfo(&meta, ", \"pmw_rounds\": %d", MrfTwisePmwRounds(to, p, n));
 	}
-	model = MrfModelCreate(MRF_KIND_TWISE, p, 2, to.t, (int) ncoef,
-						   run.not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+	model = MrfModelCreate(MRF_KIND_TWISE, p, 2, to->t, (int) ncoef,
+						   run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 						   MrfMetaFinish(&meta));
 	memcpy(model->params, coef, sizeof(double) * (Size) ncoef);
 	model->params[0] = 0;
-	MrfRunEnd(&run);
-
 	return model;
 }
+
+const MrfLearner MrfTwiseLearner = {
+	"mrf_learn_twise", MRF_ROWS_BITS, NULL, TwiseOptions, TwisePlan, TwiseRun, NULL
+};
 
 PG_FUNCTION_INFO_V1(mrf_twise_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum
 mrf_twise_final(PG_FUNCTION_ARGS)
 {
-	return MrfAggregateRelease(fcinfo, MrfTwiseLearnState, NULL);
+	return MrfAggregateRelease(fcinfo, &MrfTwiseLearner);
 }
 
 /* Appends a JSON array of a set's members, 1-based. */

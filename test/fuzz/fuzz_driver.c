@@ -512,17 +512,16 @@ TargetModel(char *text)
 typedef struct LearnerSpec
 {
 	const char *name;
-	MrfLearnFn	learn;
-	MrfRowFormat format;
+	const MrfLearner *learner;
 	int			p;
 } LearnerSpec;
 
 static const LearnerSpec Learners[] = {
-	{"ising", MrfIsingLearnState, MRF_ROWS_BITS, 4},
-	{"pairwise", MrfPairwiseLearnState, MRF_ROWS_BYTES, 4},
-	{"twise", MrfTwiseLearnState, MRF_ROWS_BITS, 5},
-	{"structure", MrfStructureLearnState, MRF_ROWS_BITS, 5},
-	{"cliques", MrfCliquesLearnState, MRF_ROWS_BYTES, 5},
+	{"ising", &MrfIsingLearner, 4},
+	{"pairwise", &MrfPairwiseLearner, 4},
+	{"twise", &MrfTwiseLearner, 5},
+	{"structure", &MrfStructureLearner, 5},
+	{"cliques", &MrfCliquesLearner, 5},
 };
 
 typedef struct PlanStep
@@ -584,20 +583,23 @@ FuzzState(const PlanStep *s, MrfRowFormat format)
 	return state;
 }
 
+/*
+ * The driver's plan of a release as both paths make it (plan.h): options,
+ * then p and k, then n; and, when learning, the run.
+ */
 static void
 StepPlan(void *arg)
 {
 	PlanStep   *s = arg;
-	MrfRowFormat format = s->learner->format;
+	MrfPlan		plan;
 	MrfRowsState *state;
 
-	/* Structure learning of a pairwise model reads byte rows. */
-	if (s->learner->learn == MrfStructureLearnState && (s->opt.given & MRF_OPT_MODEL) &&
-		strcmp(s->opt.model, "pairwise") == 0)
-		format = MRF_ROWS_BYTES;
-	state = FuzzState(s, format);
-	state->plan_only = !s->learn;
-	s->model = s->learner->learn(state, &s->charge);
+	MrfPlanBegin(&plan, s->learner->learner, s->doc);
+	state = FuzzState(s, MrfPlanRowsFormat(&plan));
+	MrfPlanShape(&plan, state->p, state->k);
+	MrfPlanRows(&plan, state->n);
+	s->charge = plan.charge;
+	s->model = s->learn ? MrfPlanRun(&plan, state) : NULL;
 	if (s->learn && s->model != NULL && s->charge.rows != FUZZ_ROWS)
 		Finding("the charge counts another number of rows", psprintf("%ld, not %d", (long) s->charge.rows, FUZZ_ROWS));
 }
@@ -664,8 +666,8 @@ SoftFinding(const char *what, const char *message)
 
 /*
  * The options document, as every learner plans a release with it: the
- * options-only plan (MrfPlanCharge, before any row), the learner's own plan
- * pass with p and n, and, when both accept, the release itself.  Refusals
+ * options-only plan (MrfPlanCharge, before any row), the driver's plan with
+ * p, k and n, and, when both accept, the release itself.  Refusals
  * are expected; the two plans must agree on the charge to the bit, and a
  * learner whose plan accepted must not fail afterwards (the release would
  * have been charged).
