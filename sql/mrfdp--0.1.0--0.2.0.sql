@@ -218,6 +218,116 @@ CREATE OR REPLACE FUNCTION mrf_learn_cliques_from(relation regclass, column_name
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
+-- Citus (issue 13, item 2; sql/parts/75_citus_state.sql): learner aggregates
+-- with a bytea state Citus combines on the workers.
+CREATE FUNCTION mrfdp.mrf_citus_combine(bytea, bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION mrfdp.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_learn_ising_citus_final(bytea) RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrf_learn_ising_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_ising_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_ising_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_ising_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_ising_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+
+CREATE FUNCTION mrfdp.mrf_learn_pairwise_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_learn_pairwise_citus_final(bytea) RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrf_learn_pairwise_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_pairwise_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_pairwise_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_pairwise_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_pairwise_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+
+CREATE FUNCTION mrfdp.mrf_learn_twise_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_learn_twise_citus_final(bytea) RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrf_learn_twise_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_twise_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_twise_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_twise_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_twise_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+
+CREATE FUNCTION mrfdp.mrf_learn_structure_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_learn_structure_citus_final(bytea) RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrf_learn_structure_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_structure_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_structure_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_structure_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_structure_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+
+CREATE FUNCTION mrfdp.mrf_learn_cliques_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_learn_cliques_citus_final(bytea) RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrf_learn_cliques_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_cliques_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_cliques_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_cliques_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_cliques_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -284,6 +394,23 @@ BEGIN
 	('function', 'mrf_twise_final', 'Aggregate support: learns, charges and releases the t-wise model of a group.'),
 	('function', 'mrf_structure_final', 'Aggregate support: learns, charges and releases the structure of a group.'),
 	('function', 'mrf_cliques_final', 'Aggregate support: learns, charges and releases the clique model of a group.'),
+	-- Citus (issue 13): aggregates with a state Citus combines, and their support
+	('function', 'mrf_learn_ising_citus_agg', 'mrf_learn_ising_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
+	('function', 'mrf_learn_pairwise_citus_agg', 'mrf_learn_pairwise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
+	('function', 'mrf_learn_twise_citus_agg', 'mrf_learn_twise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
+	('function', 'mrf_learn_structure_citus_agg', 'mrf_learn_structure_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
+	('function', 'mrf_learn_cliques_citus_agg', 'mrf_learn_cliques_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
+	('function', 'mrf_citus_combine', 'Aggregate support (Citus): concatenates two packed row states with the same options and shape; checks a state that arrives as text.'),
+	('function', 'mrf_learn_ising_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
+	('function', 'mrf_learn_pairwise_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
+	('function', 'mrf_learn_twise_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
+	('function', 'mrf_learn_structure_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
+	('function', 'mrf_learn_cliques_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
+	('function', 'mrf_learn_ising_citus_final', 'Aggregate support (Citus): learns, charges and releases the Ising model of a packed row state.'),
+	('function', 'mrf_learn_pairwise_citus_final', 'Aggregate support (Citus): learns, charges and releases the pairwise model of a packed row state.'),
+	('function', 'mrf_learn_twise_citus_final', 'Aggregate support (Citus): learns, charges and releases the t-wise model of a packed row state.'),
+	('function', 'mrf_learn_structure_citus_final', 'Aggregate support (Citus): learns, charges and releases the structure of a packed row state.'),
+	('function', 'mrf_learn_cliques_citus_final', 'Aggregate support (Citus): learns, charges and releases the clique model of a packed row state.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

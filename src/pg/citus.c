@@ -18,10 +18,12 @@
  *   would otherwise run the whole query, learner included, on a worker).
  *   Not for learners nested deeper (a subquery in FROM): switching the
  *   router off there breaks Citus's planning of the outer level, so such a
- *   query that Citus routes whole to one worker is refused there (below).  The learners'
- *   aggregates have an internal state, so Citus then ships the rows and
- *   their options to the coordinator, which learns and charges as on one
- *   node.
+ *   query that Citus routes whole to one worker is refused there (below).
+ *   In a query level that reads a Citus table, learner aggregates become
+ *   their siblings with a state Citus can combine (citus_state.c): workers
+ *   pack rows, the coordinator combines the packed states, learns and
+ *   charges as on one node.  Other samples (enum arrays, rows) keep the
+ *   internal-state aggregate, whose rows Citus gathers to the coordinator.
  * - Anywhere else (a worker, or a backend serving another Citus node) a
  *   release is refused before anything is charged or returned.  A worker's
  *   own catalog knows no budget of the coordinator's relations (its shards
@@ -226,6 +228,7 @@ typedef struct LearnerWalk
 {
 	Oid			extension;
 	Oid			keyfn;			/* mrf_citus_group_key(anyelement) */
+	Oid			schema;			/* the extension's schema */
 	Query	   *root;			/* the query given to the planner */
 	Query	   *source;			/* its SELECT, when it is INSERT ... SELECT */
 	bool		root_learner;	/* its own level calls a learner */
@@ -316,9 +319,61 @@ CheckOptionsWalker(Node *node, LearnerWalk *walk)
 }
 
 /*
+ * The learner aggregate's sibling whose state Citus can combine
+ * (mrf_learn_<kind>_citus_agg, citus_state.c) for the call's sample type,
+ * or InvalidOid.
+ */
+static Oid
+CombinableSibling(Aggref *aggref, Oid schema)
+{
+	char	   *name = get_func_name(aggref->aggfnoid);
+	size_t		len = name ? strlen(name) : 0;
+	Oid			argtypes[2] = {InvalidOid, JSONBOID};
+
+	if (list_length(aggref->args) != 2)
+		return InvalidOid;
+	/* Citus checks a split aggregate's argument types exactly: one sibling per sample type */
+	argtypes[0] = exprType((Node *) linitial_node(TargetEntry, aggref->args)->expr);
+	if (len < 5 || strcmp(name + len - 4, "_agg") != 0 || strstr(name, "_citus_") != NULL)
+		return InvalidOid;
+	name[len - 4] = '\0';
+	return LookupFuncName(list_make2(makeString(get_namespace_name(schema)),
+									 makeString(psprintf("%s_citus_agg", name))),
+						  2, argtypes, true);
+}
+
+/*
+ * Puts the combinable sibling in place of every plain learner aggregate of
+ * this query level (not of nested queries): Citus then packs rows on the
+ * workers and ships packed rows.  Ordered or DISTINCT calls keep their
+ * aggregate (Citus would gather their rows anyway).
+ */
+static bool
+ShipStateWalker(Node *node, LearnerWalk *walk)
+{
+	if (node == NULL || IsA(node, Query))
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+
+		if (aggref->agglevelsup == 0 && aggref->aggorder == NIL && aggref->aggdistinct == NIL &&
+			IsLearnerAggregate(aggref->aggfnoid, walk))
+		{
+			Oid			sibling = CombinableSibling(aggref, walk->schema);
+
+			if (OidIsValid(sibling))
+				aggref->aggfnoid = sibling;
+		}
+	}
+	return expression_tree_walker(node, ShipStateWalker, walk);
+}
+
+/*
  * Every query level that calls a learner: its grouping and partitioning
  * columns are hidden from Citus's distribution-column test, and, when it
- * reads a Citus table, its learners' options must be constants.
+ * reads a Citus table, its learners' options must be constants and its
+ * learner aggregates become their combinable siblings.
  */
 static bool
 KeepLearnersWalker(Node *node, LearnerWalk *walk)
@@ -341,6 +396,8 @@ KeepLearnersWalker(Node *node, LearnerWalk *walk)
 			{
 				(void) CheckOptionsWalker((Node *) query->targetList, walk);
 				(void) CheckOptionsWalker(query->havingQual, walk);
+				(void) ShipStateWalker((Node *) query->targetList, walk);
+				(void) ShipStateWalker(query->havingQual, walk);
 			}
 			foreach(lc, query->groupClause)
 				HideGroupingColumn(lfirst_node(SortGroupClause, lc), query->targetList,
@@ -423,15 +480,14 @@ InsertSource(Query *query)
  * releases off the coordinator are still refused).
  */
 static Oid
-GroupKeyFunction(void)
+GroupKeyFunction(Oid *schema)
 {
-	Oid			schema;
 	Oid			owner;
 	Oid			argtypes[1] = {ANYELEMENTOID};
 
-	if (!MrfExtensionSchemaAndOwner(&schema, &owner))
+	if (!MrfExtensionSchemaAndOwner(schema, &owner))
 		return InvalidOid;
-	return LookupFuncName(list_make2(makeString(get_namespace_name(schema)),
+	return LookupFuncName(list_make2(makeString(get_namespace_name(*schema)),
 									 makeString("mrf_citus_group_key")),
 						  1, argtypes, true);
 }
@@ -462,7 +518,7 @@ static PlannedStmt *
 MrfCitusPlanner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
 {
-	LearnerWalk walk = {InvalidOid, InvalidOid, parse, NULL, false};
+	LearnerWalk walk = {InvalidOid, InvalidOid, InvalidOid, parse, NULL, false};
 	int			nestlevel = -1;
 	PlannedStmt *result;
 
@@ -472,7 +528,7 @@ MrfCitusPlanner(Query *parse, const char *query_string, int cursorOptions,
 		CitusInstalled())
 	{
 		walk.extension = get_extension_oid("mrfdp", true);
-		walk.keyfn = GroupKeyFunction();
+		walk.keyfn = GroupKeyFunction(&walk.schema);
 		walk.source = InsertSource(parse);
 		if (OidIsValid(walk.keyfn))
 			(void) KeepLearnersWalker((Node *) parse, &walk);

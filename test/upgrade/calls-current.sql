@@ -11,3 +11,85 @@ FROM mrf_variables(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[]));
 SELECT name, (SELECT count(*) FROM mrf_variables(m)) AS variables FROM up_stored ORDER BY name;
 SELECT value = '1'::jsonb AS lambda_default_is_listed
 FROM mrf_option_defaults() WHERE option = 'lambda' AND learner IS NULL;
+
+-- Citus (issue 13, item 2): the learners' aggregates with a combinable
+-- state, on rows of VALUES and generate_series (no relation read: no ledger
+-- rows), and their support functions, which refuse outside an aggregate.
+SELECT mrf_learn_ising_citus_agg(x, mrf_options(rho => 1)) IS NOT NULL AS ising_citus_agg
+FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
+SELECT mrf_learn_twise_citus_agg(x, mrf_options(rho => 1, t => 2)) IS NOT NULL AS twise_citus_agg
+FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
+SELECT mrf_learn_structure_citus_agg(x, mrf_options(epsilon => 1, delta => 1e-6, eta => 0.5)) IS NOT NULL
+	AS structure_citus_agg
+FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
+SELECT mrf_learn_pairwise_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS pairwise_citus_agg
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+SELECT mrf_learn_cliques_citus_agg(x, mrf_options(epsilon => 1, k => 3, cliques => '[[1, 2], [2, 3]]'))
+	IS NOT NULL AS cliques_citus_agg
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_citus_combine(NULL, NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_ising_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_ising_citus_final(NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_twise_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_twise_citus_final(NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_structure_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_structure_citus_final(NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_pairwise_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_pairwise_citus_final(NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_cliques_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_cliques_citus_final(NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
