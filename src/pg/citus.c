@@ -419,8 +419,11 @@ KeepLearnersWalker(Node *node, LearnerWalk *walk)
 
 /*
  * Whether the query's own range table (not its subqueries') names a Citus
- * table: pg_dist_partition lists every distributed, reference and Citus
- * local table (a small catalog, scanned without SPI).
+ * table whose shards may live on workers: a distributed or reference table
+ * in pg_dist_partition (a small catalog, scanned without SPI).  A Citus
+ * local table (DISTRIBUTE_BY_NONE, not 2PC-replicated, no colocation group:
+ * Citus's IsCitusLocalTableByDistParams) stays on the coordinator, where
+ * Citus's router planner runs its queries; the logical planner would refuse.
  */
 static bool
 ReadsCitusTable(Query *query)
@@ -438,13 +441,24 @@ ReadsCitusTable(Query *query)
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
 		ScanKeyData key;
 		SysScanDesc scan;
+		HeapTuple	tup;
 
 		if (rte->rtekind != RTE_RELATION)
 			continue;
-		/* column 1 is logicalrelid */
+		/* columns: 1 logicalrelid, 2 partmethod, 4 colocationid, 5 repmodel */
 		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(rte->relid));
 		scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-		found = HeapTupleIsValid(systable_getnext(scan));
+		tup = systable_getnext(scan);
+		if (HeapTupleIsValid(tup))
+		{
+			TupleDesc	desc = RelationGetDescr(rel);
+			bool		isnull;
+			char		method = DatumGetChar(heap_getattr(tup, 2, desc, &isnull));
+			int32		colocation = DatumGetInt32(heap_getattr(tup, 4, desc, &isnull));
+			char		repmodel = DatumGetChar(heap_getattr(tup, 5, desc, &isnull));
+
+			found = !(method == 'n' && repmodel != 't' && colocation == 0);
+		}
 		systable_endscan(scan);
 		if (found)
 			break;

@@ -7,7 +7,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(19);
+SELECT plan(22);
 
 CREATE TABLE n13 (id int, row boolean[]);
 SELECT create_distributed_table('n13', 'id');
@@ -63,5 +63,17 @@ SELECT create_distributed_function('n13_learn(int)', 'k', colocate_with => 'n13'
 SELECT throws_like($$SELECT n13_learn(18)$$, '%cannot release a model on a Citus worker%',
 	'a distributed function whose learner Citus routes to a worker is refused');
 SELECT is(n13_spent(), 0.875, 'and nothing was charged');
+
+-- A Citus local table (a coordinator table in Citus's metadata) learns on the coordinator.
+CREATE TABLE n13_cl (id int, row boolean[]);
+INSERT INTO n13_cl SELECT id, row FROM n13 WHERE id <= 500;
+SELECT citus_add_local_table_to_metadata('n13_cl');
+SELECT mrfdp.protect('n13_cl', epsilon => 1000, delta => 1e-6);
+SELECT lives_ok($$SELECT mrf_learn_ising(row, rho => 0.125) FROM n13_cl$$,
+	'the named form learns from a Citus local table');
+SELECT lives_ok($$SELECT id % 2, mrf_learn_ising_agg(row, mrf_options(rho => 0.125)) FROM n13_cl GROUP BY id % 2$$,
+	'GROUP BY learns from a Citus local table');
+SELECT is((SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'n13_cl'::regclass), 0.375,
+	'three releases from the Citus local table, three charges');
 
 SELECT * FROM finish();
