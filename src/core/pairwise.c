@@ -509,3 +509,333 @@ MrfPairwiseCentre(double *W, double *theta, int p, int k)
 		CentreField(theta + (size_t) i * k, k);
 	return MRF_OK;
 }
+
+/*
+ * Per-variable alphabets (issue 11).  Variable i takes values 0..k_i - 1,
+ * 2 <= k_i <= k; k = max k_i is the storage stride, so a model keeps the
+ * layout above and the cells of values a >= k_i are zero (and never
+ * occur).  The regressions and the design follow the alphabets exactly:
+ * node i runs k_i (k_i - 1) regressions (one per ordered pair u != v of its
+ * own values), the one-hot design has sum_j k_j columns and the constant,
+ * and the recovery centres each block over the values it has:
+ *     U_uv(j, b) = w_uv(j, b) - (1/k_j) sum_{a < k_j} w_uv(j, a),
+ *     W_ij(u, b) = (1/k_i) sum_{v < k_i, v != u} U_uv(j, b),
+ * the identities of the file comment with k_j (the columns of block j) and
+ * k_i (the values of node i) in place of k.  Lemma 3.5's bound on each
+ * regression's L1 norm becomes 2 lambda max_j k_j <= 2 lambda k = R, so the
+ * radius and its sensitivity 2R are unchanged; the budget of each
+ * regression is MrfPairwiseProblemRhoAlphabets (privacy.c).
+ */
+
+/* Checks a vector of alphabets against k (each 2..k, the largest k). */
+static int
+AlphabetsValid(const uint8_t *kv, int p, int k)
+{
+	int			top = 0;
+
+	for (int i = 0; i < p; i++)
+	{
+		if (kv[i] < 2 || kv[i] > k)
+			return 0;
+		if (kv[i] > top)
+			top = kv[i];
+	}
+	return top == k;
+}
+
+/* sum_i k_i (k_i - 1): the regressions; -1 if the alphabets are invalid. */
+int64_t
+MrfPairwiseProblemCountAlphabets(int p, int k, const uint8_t *kv)
+{
+	int64_t		q = 0;
+
+	if (kv == NULL)
+		return MrfPairwiseProblemCount(p, k);
+	if (p < 1 || k < 2 || k > MRF_PAIRWISE_MAX_K || !AlphabetsValid(kv, p, k))
+		return -1;
+	for (int i = 0; i < p; i++)
+		q += (int64_t) kv[i] * (kv[i] - 1);
+	return q;
+}
+
+/* sum_i k_i + 1: the design's columns; -1 if the alphabets are invalid. */
+int64_t
+MrfPairwiseCoordinateCountAlphabets(int p, int k, const uint8_t *kv)
+{
+	int64_t		d = 1;
+
+	if (kv == NULL)
+		return MrfPairwiseCoordinateCount(p, k);
+	if (p < 1 || k < 2 || k > MRF_PAIRWISE_MAX_K || !AlphabetsValid(kv, p, k))
+		return -1;
+	for (int i = 0; i < p; i++)
+		d += kv[i];
+	return d;
+}
+
+/* The per-regression budget of a problem with these alphabets. */
+static double
+ProblemRho(const MrfPairwiseOptions *opt, int p, int k, const uint8_t *kv)
+{
+	return kv == NULL ? MrfPairwiseProblemRho(opt->rho, p, k) :
+		MrfPairwiseProblemRhoAlphabets(opt->rho, p, kv);
+}
+
+/* Iterations with per-variable alphabets (kv NULL: MrfPairwiseIterations). */
+int
+MrfPairwiseIterationsAlphabets(const MrfPairwiseOptions *opt, int p, int k,
+							   const uint8_t *kv, int64_t n)
+{
+	if (kv == NULL)
+		return MrfPairwiseIterations(opt, p, k, n);
+	if (MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID ||
+		MrfPairwiseProblemCountAlphabets(p, k, kv) < 0)
+		return -1;
+	if (opt->iterations != 0)
+		return opt->iterations;
+	return MrfFwDefaultIterations(PairwiseRadius(opt, k), n, ProblemRho(opt, p, k, kv));
+}
+
+/*
+ * The design of the per-variable problem: column offsets (variable j's
+ * value b is column col[j] + b, the constant col[p]) and regression offsets
+ * (node i's pair (u, v) is problem prob[i] + u (k_i - 1) + (v < u ? v : v - 1)).
+ */
+typedef struct AlphabetLayout
+{
+	int		   *col;			/* p + 1 */
+	int		   *prob;			/* p + 1 */
+} AlphabetLayout;
+
+/* Fills the offsets; MRF_ENOMEM or MRF_OK. */
+static MrfStatus
+LayoutBuild(const uint8_t *kv, int p, const MrfEnv *env, AlphabetLayout *lay)
+{
+	lay->col = MrfAlloc(env, sizeof(int) * (size_t) (p + 1));
+	lay->prob = MrfAlloc(env, sizeof(int) * (size_t) (p + 1));
+	if (lay->col == NULL || lay->prob == NULL)
+		return MRF_ENOMEM;
+	lay->col[0] = 0;
+	lay->prob[0] = 0;
+	for (int i = 0; i < p; i++)
+	{
+		lay->col[i + 1] = lay->col[i] + kv[i];
+		lay->prob[i + 1] = lay->prob[i] + kv[i] * (kv[i] - 1);
+	}
+	return MRF_OK;
+}
+
+/* Frees the offsets. */
+static void
+LayoutFree(const MrfEnv *env, AlphabetLayout *lay)
+{
+	MrfFree(env, lay->col);
+	MrfFree(env, lay->prob);
+	lay->col = NULL;
+	lay->prob = NULL;
+}
+
+/* Regression (i, u, v) of the per-variable layout. */
+static inline int
+LayoutProblem(const AlphabetLayout *lay, const uint8_t *kv, int i, int u, int v)
+{
+	return lay->prob[i] + u * (kv[i] - 1) + (v < u ? v : v - 1);
+}
+
+/*
+ * Builds the batched problem with per-variable alphabets: as
+ * MrfPairwisePrepare, over the layout above.  MRF_EINVAL for a value
+ * outside its variable's alphabet (the error says nothing about which).
+ */
+static MrfStatus
+PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
+				 const MrfPairwiseOptions *opt, const MrfEnv *env,
+				 const AlphabetLayout *lay, MrfPairwiseSetup *setup)
+{
+	int64_t		d64 = MrfPairwiseCoordinateCountAlphabets(p, k, kv);
+	int64_t		q64 = MrfPairwiseProblemCountAlphabets(p, k, kv);
+	int			d;
+	int			q;
+	int			iters;
+	int			bad = 0;
+	int64_t		ldx = MrfFwRowStride(n);
+
+	memset(setup, 0, sizeof(*setup));
+	if (z == NULL || env == NULL || d64 < 0 || q64 < 0 ||
+		MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID)
+		return MRF_EINVAL;
+	iters = MrfPairwiseIterationsAlphabets(opt, p, k, kv, n);
+	if (iters < 2 || !isfinite(ProblemRho(opt, p, k, kv)))
+		return MRF_EINVAL;
+	for (int64_t m = 0; m < n; m++)
+		for (int i = 0; i < p; i++)
+			bad |= z[(size_t) m * p + i] >= kv[i];
+	if (bad)
+		return MRF_EINVAL;
+
+	d = (int) d64;
+	q = (int) q64;
+	setup->p = p;
+	setup->k = k;
+	/* zeroed: only the ones of the one-hot encoding are written */
+	setup->x = MrfAlloc(env, PairwiseSizeMul((size_t) ldx, (size_t) d));
+	setup->ypos = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
+	setup->yneg = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
+	setup->allowed = MrfAlloc(env, PairwiseSizeMul((size_t) d, (size_t) q));
+	if (setup->x == NULL || setup->ypos == NULL || setup->yneg == NULL ||
+		setup->allowed == NULL)
+	{
+		MrfPairwiseReleaseSetup(setup, env);
+		return MRF_ENOMEM;
+	}
+	for (int i = 0; i < p; i++)
+	{
+		MrfPoll(env, 0, 0);
+		for (int64_t m = 0; m < n; m++)
+			setup->x[((size_t) lay->col[i] + z[(size_t) m * p + i]) * (size_t) ldx + m] = 1;
+		/* regression (i, u, v): y = +1 where z_i = u, -1 where z_i = v */
+		for (int u = 0; u < kv[i]; u++)
+			for (int v = 0; v < kv[i]; v++)
+				if (v != u)
+				{
+					setup->ypos[LayoutProblem(lay, kv, i, u, v)] = lay->col[i] + u;
+					setup->yneg[LayoutProblem(lay, kv, i, u, v)] = lay->col[i] + v;
+				}
+	}
+	memset(setup->x + (size_t) lay->col[p] * (size_t) ldx, 1, (size_t) n);
+	for (int i = 0; i < p; i++)
+		for (int c = lay->prob[i]; c < lay->prob[i + 1]; c++)
+		{
+			uint8_t    *al = setup->allowed + (size_t) c * d;
+
+			for (int j = 0; j < d; j++)
+				al[j] = (uint8_t) (j < lay->col[i] || j >= lay->col[i + 1]);
+		}
+
+	setup->fw.n = n;
+	setup->fw.d = d;
+	setup->fw.q = q;
+	setup->fw.x = setup->x;
+	setup->fw.ldx = ldx;
+	setup->fw.x_signed = 0;
+	setup->fw.ypos = setup->ypos;
+	setup->fw.yneg = setup->yneg;
+	setup->fw.allowed = setup->allowed;
+	setup->fw.radius = PairwiseRadius(opt, k);
+	setup->fw.iterations = iters;
+	setup->fw.rho_problem = ProblemRho(opt, p, k, kv);
+	setup->fw.mechanism = opt->mechanism;
+	return MRF_OK;
+}
+
+/* Recovery over the per-variable layout (see the comment above). */
+static void
+RecoverAlphabets(const double *w, int p, int k, const uint8_t *kv,
+				 const AlphabetLayout *lay, int symmetrize, double *W, double *theta)
+{
+	int			d = lay->col[p] + 1;
+
+	memset(W, 0, sizeof(double) * (size_t) p * p * k * k);
+	memset(theta, 0, sizeof(double) * (size_t) p * k);
+	for (int i = 0; i < p; i++)
+		for (int u = 0; u < kv[i]; u++)
+			for (int v = 0; v < kv[i]; v++)
+			{
+				const double *wq;
+				double		moved = 0.0;
+
+				if (v == u)
+					continue;
+				wq = w + (size_t) LayoutProblem(lay, kv, i, u, v) * d;
+				for (int j = 0; j < p; j++)
+				{
+					double	   *row;
+					double		sum = 0.0;
+					const double *block = wq + lay->col[j];
+
+					if (j == i)
+						continue;
+					for (int b = 0; b < kv[j]; b++)
+						sum += block[b];
+					moved += sum / kv[j];
+					row = W + MrfPairwiseAt(p, k, i, j, u, 0);
+					for (int b = 0; b < kv[j]; b++)
+						row[b] += (block[b] - sum / kv[j]) / kv[i];
+				}
+				theta[(size_t) i * k + u] += (wq[lay->col[p]] + moved) / kv[i];
+			}
+	for (int i = 0; i < p; i++)
+	{
+		for (int j = 0; j < p; j++)
+		{
+			double	   *block = W + MrfPairwiseAt(p, k, i, j, 0, 0);
+
+			if (j == i)
+				continue;
+			/* centre each column b < k_j over the values a < k_i */
+			for (int b = 0; b < kv[j]; b++)
+			{
+				double		mean = 0.0;
+
+				for (int a = 0; a < kv[i]; a++)
+					mean += block[(size_t) a * k + b];
+				mean /= kv[i];
+				for (int a = 0; a < kv[i]; a++)
+					block[(size_t) a * k + b] -= mean;
+			}
+		}
+		{
+			double	   *field = theta + (size_t) i * k;
+			double		mean = 0.0;
+
+			for (int a = 0; a < kv[i]; a++)
+				mean += field[a];
+			mean /= kv[i];
+			for (int a = 0; a < kv[i]; a++)
+				field[a] -= mean;
+		}
+	}
+	if (symmetrize)
+		Symmetrise(W, p, k);
+}
+
+/*
+ * MrfPairwiseLearn with per-variable alphabets kv (p entries, 2..k, max k);
+ * kv NULL is MrfPairwiseLearn.  Cells of values outside an alphabet are 0.
+ */
+MrfStatus
+MrfPairwiseLearnAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
+						  const MrfPairwiseOptions *opt, MrfRng *rng,
+						  const MrfEnv *env, double *W, double *theta)
+{
+	MrfPairwiseSetup setup;
+	AlphabetLayout lay = {NULL, NULL};
+	double	   *w;
+	MrfStatus	st;
+
+	if (kv == NULL)
+		return MrfPairwiseLearn(z, n, p, k, opt, rng, env, W, theta);
+	if (rng == NULL || W == NULL || theta == NULL || env == NULL || p < 2 ||
+		k < 2 || k > MRF_PAIRWISE_MAX_K || !AlphabetsValid(kv, p, k))
+		return MRF_EINVAL;
+	st = LayoutBuild(kv, p, env, &lay);
+	if (st == MRF_OK)
+		st = PrepareAlphabets(z, n, p, k, kv, opt, env, &lay, &setup);
+	if (st != MRF_OK)
+	{
+		LayoutFree(env, &lay);
+		return st;
+	}
+	w = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) setup.fw.d, (size_t) setup.fw.q),
+									  sizeof(double)));
+	if (w == NULL)
+		st = MRF_ENOMEM;
+	else
+		st = MrfFwSolve(&setup.fw, rng, env, w);
+	if (st == MRF_OK)
+		RecoverAlphabets(w, p, k, kv, &lay, opt->symmetrize, W, theta);
+	MrfFree(env, w);
+	MrfPairwiseReleaseSetup(&setup, env);
+	LayoutFree(env, &lay);
+	return st;
+}

@@ -135,6 +135,21 @@ MrfStatus	MrfPairwiseLearn(const uint8_t *z, int64_t n, int p, int k,
 							 const MrfEnv *env, double *W, double *theta);
 
 /*
+ * Per-variable alphabets (kv: p entries, each 2..k, the largest k; NULL:
+ * every variable has k values).  The layout keeps stride k; cells of values
+ * a >= k_i are 0 and never occur.  Node i runs k_i (k_i - 1) regressions on
+ * sum_j k_j + 1 one-hot coordinates.
+ */
+int64_t		MrfPairwiseProblemCountAlphabets(int p, int k, const uint8_t *kv);
+int64_t		MrfPairwiseCoordinateCountAlphabets(int p, int k, const uint8_t *kv);
+int			MrfPairwiseIterationsAlphabets(const MrfPairwiseOptions *opt, int p, int k,
+										   const uint8_t *kv, int64_t n);
+MrfStatus	MrfPairwiseLearnAlphabets(const uint8_t *z, int64_t n, int p, int k,
+									  const uint8_t *kv, const MrfPairwiseOptions *opt,
+									  MrfRng *rng, const MrfEnv *env, double *W,
+									  double *theta);
+
+/*
  * Rewrites any model (W read symmetrised, (W_ij(a, b) + W_ji(b, a)) / 2) in
  * place into the centred representative of the same distribution.
  */

@@ -247,6 +247,37 @@ MrfPairwiseProblemRho(double rho, int p, int k)
 }
 
 /*
+ * Per-variable alphabets (issue 11): variable i has k_i values, node i runs
+ * k_i (k_i - 1) regressions over its own values, and the features are the
+ * 0/1 one-hot blocks of the other variables' own alphabets (R = 2 lambda k
+ * with k = max k_i bounds every regression's weights, see pairwise.c).
+ * MrfPairwiseProblemRho's proof goes through node by node with k_i in place
+ * of k: Steps 1-2 need only 0/1 features and the sign property of Gq, so a
+ * changed value of node i costs 2 + 4 (k_i - 2) / 4 = k_i regressions'
+ * worth and an unchanged one (k_i - 1) / 2 <= k_i; Step 3 adds the nodes,
+ * at most rho' sum_i k_i (every variable of the row changes).  rho' =
+ * rho / sum_i k_i is therefore rho-zCDP; with every k_i = k it is
+ * MrfPairwiseProblemRho's rho / (p k) exactly (the sum is an integer, exact
+ * in doubles).  The alphabets are public (types and declared domains), so
+ * the split is too.
+ */
+double
+MrfPairwiseProblemRhoAlphabets(double rho, int p, const uint8_t *kv)
+{
+	double		sum = 0.0;
+
+	if (!PositiveFinite(rho) || p < 1 || kv == NULL)
+		return NAN;
+	for (int i = 0; i < p; i++)
+	{
+		if (kv[i] < 2)
+			return NAN;
+		sum += (double) kv[i];
+	}
+	return rho / sum;
+}
+
+/*
  * [CKS20] Prop. 12 and Cor. 13: rho-zCDP implies (eps, delta)-DP with
  * delta = exp((a-1)(a rho - eps)) / (a-1) * (1-1/a)^a for every a > 1.
  * Solved for eps at order a; x = log(a - 1) parametrises a > 1.

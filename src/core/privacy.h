@@ -37,6 +37,8 @@ double		MrfFwStepRho(double rho_node, int iterations);
 
 /* zCDP budget of each of the p k (k-1) pairwise regressions: rho / (p k). */
 double		MrfPairwiseProblemRho(double rho, int p, int k);
+/* Per-variable alphabets kv (p entries): rho / sum_i k_i per regression. */
+double		MrfPairwiseProblemRhoAlphabets(double rho, int p, const uint8_t *kv);
 
 /* rho-zCDP to (eps, delta)-DP: Canonne-Kamath-Steinke 2020, tight. */
 double		MrfZcdpToDpTight(double rho, double delta);

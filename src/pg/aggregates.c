@@ -335,6 +335,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 		{
 			MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1), bytes);
 			MrfRowsStateSetShape(state, state->kreader.p, state->kreader.k);
+			state->alphabets = MrfKaryReaderAlphabets(&state->kreader, aggctx);
 			StateNames(state, aggctx, MrfKaryReaderVariables(&state->kreader),
 					   state->kreader.tupdesc ? state->kreader.tupdesc->tdtypeid : InvalidOid);
 		}
@@ -398,6 +399,11 @@ MergeState(MrfRowsState *dst, const MrfRowsState *src, MemoryContext aggctx)
 				 errmsg("every sample must have the same number of variables"),
 				 errdetail("Samples of %d and of %d variables were both seen.", dst->p, src->p)));
 
+	if (dst->alphabets == NULL && src->alphabets != NULL)
+	{
+		dst->alphabets = MemoryContextAlloc(aggctx, src->p);
+		memcpy(dst->alphabets, src->alphabets, src->p);
+	}
 	if (dst->variables == NULL && src->variables != NULL)
 		dst->variables = MemoryContextStrdup(aggctx, src->variables);
 	if (dst->source == NULL && src->source != NULL)
@@ -456,7 +462,7 @@ GetString(StringInfo buf, MemoryContext cxt)
 	return s;
 }
 
-/* Serialize: format, p, k, n, options, rows, names, source. */
+/* Serialize: format, p, k, n, options, rows, names, source, alphabets. */
 Datum
 mrf_rows_serialize(PG_FUNCTION_ARGS)
 {
@@ -481,6 +487,9 @@ mrf_rows_serialize(PG_FUNCTION_ARGS)
 		pq_sendbytes(&buf, state->rows, nbytes);
 	SendString(&buf, state->variables);
 	SendString(&buf, state->source);
+	pq_sendint8(&buf, state->alphabets != NULL);
+	if (state->alphabets != NULL)
+		pq_sendbytes(&buf, (const char *) state->alphabets, state->p);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
@@ -526,6 +535,11 @@ mrf_rows_deserialize(PG_FUNCTION_ARGS)
 	state->capacity = state->n;
 	state->variables = GetString(&buf, aggctx);
 	state->source = GetString(&buf, aggctx);
+	if (pq_getmsgbyte(&buf) != 0 && p > 0)
+	{
+		state->alphabets = MemoryContextAlloc(aggctx, p);
+		pq_copymsgbytes(&buf, (char *) state->alphabets, p);
+	}
 	pq_getmsgend(&buf);
 	PG_RETURN_POINTER(state);
 }

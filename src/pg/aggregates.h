@@ -26,6 +26,7 @@ typedef struct MrfRowsState
 	MrfRowFormat format;
 	int			p;				/* variables; -1 until the first row */
 	int			k;				/* alphabet size (bytes format) */
+	uint8	   *alphabets;		/* bytes: each variable's k_i (p entries), NULL when all are k */
 	Size		row_bytes;		/* bytes per stored row */
 	int64		n;				/* rows stored */
 	int64		capacity;		/* rows allocated */

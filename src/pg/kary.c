@@ -187,6 +187,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 
 	reader->alphabets = MemoryContextAllocZero(reader->mcxt,
 											   sizeof(MrfEnumAlphabet) * reader->tupdesc->natts);
+	reader->sizes = MemoryContextAllocZero(reader->mcxt, reader->tupdesc->natts + 1);
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
@@ -199,6 +200,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		{
 			reader->alphabets[i] = LoadEnum(base, reader->mcxt, reader->learner);
 			k = Max(k, reader->alphabets[i].nlabels);
+			reader->sizes[width] = (uint8) reader->alphabets[i].nlabels;
 		}
 		else if (base != BOOLOID)
 			ereport(ERROR,
@@ -206,9 +208,14 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 					 errmsg("%s takes rows whose columns are enums or booleans", reader->learner),
 					 errdetail("Column \"%s\" has type %s.", NameStr(att->attname),
 							   format_type_be(att->atttypid))));
+		else
+			reader->sizes[width] = 2;
 		width++;
 	}
-	/* the alphabet is the largest column's; smaller columns use its first values */
+	/*
+	 * k is the largest column's alphabet; each variable keeps its own
+	 * (sizes), which the pairwise learner follows (issue 11).
+	 */
 	MatchK(reader, reader->k, k);
 	return width;
 }
@@ -309,7 +316,7 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 						v = EnumIndex(&reader->alphabets[i], DatumGetObjectId(reader->values[i]));
 					else
 						v = DatumGetBool(reader->values[i]) ? 1 : 0;
-					if (v < 0 || v >= reader->k)
+					if (v < 0 || v >= reader->sizes[j])
 						return KaryOutside(reader);
 					dest[j++] = (uint8) v;
 				}
@@ -370,4 +377,22 @@ int
 MrfKaryTypeWidth(Oid typid)
 {
 	return MrfBinaryTypeWidth(typid, -1);
+}
+
+/* The per-variable alphabet sizes (p entries) in mcxt, or NULL when all are k. */
+uint8 *
+MrfKaryReaderAlphabets(const MrfKaryReader *reader, MemoryContext mcxt)
+{
+	bool		uniform = true;
+	uint8	   *copy;
+
+	if (reader->sizes == NULL || reader->p <= 0)
+		return NULL;
+	for (int j = 0; j < reader->p; j++)
+		uniform &= reader->sizes[j] == reader->k;
+	if (uniform)
+		return NULL;
+	copy = MemoryContextAlloc(mcxt, reader->p);
+	memcpy(copy, reader->sizes, reader->p);
+	return copy;
 }

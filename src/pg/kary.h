@@ -38,6 +38,7 @@ typedef struct MrfKaryReader
 	int			k;				/* alphabet size; 0 until known */
 	bool		lenient;		/* protected path: invalid values never error */
 	MrfEnumAlphabet *alphabets; /* enum arrays: one; rows: one per column (NULL for boolean) */
+	uint8	   *sizes;			/* rows: each variable's alphabet size k_i (p entries), else NULL */
 	TupleDesc	tupdesc;		/* rows */
 	Datum	   *values;
 	bool	   *nulls;
@@ -68,5 +69,11 @@ bool		MrfKaryReadRowLenient(MrfKaryReader *reader, Datum value, bool isnull,
 
 /* Variables fixed by a type itself (rows), or -1 when only data can tell. */
 int			MrfKaryTypeWidth(Oid typid);
+
+/*
+ * The per-variable alphabet sizes of a reader whose p is known (p entries,
+ * copied into mcxt), or NULL when every variable has k values.
+ */
+uint8	   *MrfKaryReaderAlphabets(const MrfKaryReader *reader, MemoryContext mcxt);
 
 #endif

@@ -33,6 +33,8 @@ typedef enum MrfKind
 #define MRF_FLAG_NOT_PRIVATE 0x0001
 /* Ising weights are symmetric (A_ij = A_ji). */
 #define MRF_FLAG_SYMMETRIC 0x0002
+/* Pairwise: per-variable alphabets k_i follow the parameters (p doubles). */
+#define MRF_FLAG_ALPHABETS 0x0004
 
 typedef struct MrfModel
 {
@@ -98,6 +100,19 @@ Jsonb	   *MrfModelMeta(const MrfModel *model);
 
 /* The SQL-facing name of a kind ("ising", ...). */
 const char *MrfKindName(MrfKind kind);
+
+/*
+ * The number of values variable i (0-based) takes: k_i of a pairwise model
+ * with per-variable alphabets (stored after W and theta), else k.
+ */
+static inline int
+MrfModelAlphabet(const MrfModel *model, int i)
+{
+	if (model->kind == MRF_KIND_PAIRWISE && (model->flags & MRF_FLAG_ALPHABETS))
+		return (int) model->params[(size_t) model->p * model->p * model->k * model->k +
+								   (size_t) model->p * model->k + i];
+	return model->k;
+}
 
 /* Ising parameters: A (p x p, row-major) then theta (p). */
 static inline double *

@@ -260,11 +260,13 @@ MrfModelWithNames(MrfModel *model, const char *variables, const char *source)
 	return copy;
 }
 
-/* The values a variable of a model's kind can take (the labels' count bound). */
+/* The values variable i of a model can take (the labels' count bound). */
 static int
-KindAlphabet(const MrfModel *model)
+VariableAlphabet(const MrfModel *model, int i)
 {
-	return model->k >= 2 ? model->k : 2;
+	int			k = MrfModelAlphabet(model, i);
+
+	return k >= 2 ? k : 2;
 }
 
 /* Parses a model's names; errors (22P02) for a malformed "variables". */
@@ -275,7 +277,6 @@ MrfNamesOf(const MrfModel *model)
 	MrfNames   *names = palloc0(sizeof(MrfNames));
 	JsonbValue	v;
 	JsonbContainer *arr;
-	int			alphabet = KindAlphabet(model);
 
 	names->p = model->p;
 	if (getKeyJsonValueFromContainer(&meta->root, "variables", 9, &v) == NULL ||
@@ -295,6 +296,7 @@ MrfNamesOf(const MrfModel *model)
 		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
 		JsonbValue	name;
 		JsonbValue	labels;
+		int			alphabet = VariableAlphabet(model, i);
 
 		if (e == NULL || e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
 			MrfModelMalformed("Each member of \"variables\" must be an object with \"name\" and \"labels\".");

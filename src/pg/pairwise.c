@@ -190,6 +190,7 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	int64		n = plan->n;
 	int			p = plan->p;
 	int			k = plan->k;
+	const uint8 *kv = rows->alphabets;	/* per-variable alphabets, or NULL */
 	MrfModel   *model;
 	StringInfoData meta;
 	double	   *W;
@@ -197,19 +198,27 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 	W = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) p * p * k * k);
 	theta = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) p * k);
-	MrfRunCheck(run, MrfPairwiseLearn(MrfRowsBytes(rows), n, p, k, po, &run->rng, &run->env,
-									  W, theta));
+	MrfRunCheck(run, MrfPairwiseLearnAlphabets(MrfRowsBytes(rows), n, p, k, kv, po, &run->rng,
+											   &run->env, W, theta));
 
 	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-algorithm-3");
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s, \"regressions\": %lld, \"rho_per_regression\": %s, \"centred\": true",
-					 MrfDoubleText(po->lambda), plan->iterations, MrfMechanismName(po->mechanism),
+					 MrfDoubleText(po->lambda),
+					 kv ? MrfPairwiseIterationsAlphabets(po, p, k, kv, n) : plan->iterations,
+					 MrfMechanismName(po->mechanism),
 					 po->symmetrize ? "true" : "false",
-					 (long long) MrfPairwiseProblemCount(p, k),
-					 MrfDoubleText(MrfPairwiseProblemRho(po->rho, p, k)));
-	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) PairwiseParamCount(p, k),
-						   run->not_private ? MRF_FLAG_NOT_PRIVATE : 0, MrfMetaFinish(&meta));
+					 (long long) MrfPairwiseProblemCountAlphabets(p, k, kv),
+					 MrfDoubleText(kv ? MrfPairwiseProblemRhoAlphabets(po->rho, p, kv) :
+								   MrfPairwiseProblemRho(po->rho, p, k)));
+	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) PairwiseParamCount(p, k) + (kv ? p : 0),
+						   (run->not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
+						   (kv ? MRF_FLAG_ALPHABETS : 0), MrfMetaFinish(&meta));
 	memcpy(PairwiseW(model), W, sizeof(double) * (Size) p * p * k * k);
 	memcpy(PairwiseTheta(model), theta, sizeof(double) * (Size) p * k);
+	for (int i = 0; kv != NULL && i < p; i++)
+		PairwiseTheta(model)[(Size) p * k + i] = kv[i];
+	for (int i = 0; kv != NULL && i < p; i++)
+		PairwiseTheta(model)[(Size) p * k + i] = kv[i];
 	PairwiseMarkSymmetric(model);
 	return model;
 }
@@ -262,6 +271,13 @@ PairwiseWriteJson(StringInfo buf, MrfModel *model)
 		MrfJsonAppendVector(buf, PairwiseTheta(model) + (size_t) i * k, k);
 	}
 	appendStringInfoChar(buf, ']');
+	if (model->flags & MRF_FLAG_ALPHABETS)
+	{
+		appendStringInfoString(buf, ", \"alphabets\": [");
+		for (int i = 0; i < p; i++)
+			appendStringInfo(buf, "%s%d", i > 0 ? ", " : "", MrfModelAlphabet(model, i));
+		appendStringInfoChar(buf, ']');
+	}
 }
 
 /* The i-th element of a JSON array that must have n elements, itself an array. */
@@ -274,7 +290,38 @@ JsonArrayOf(JsonbValue *v, int n, const char *detail)
 	return v->val.binary.data;
 }
 
-/* A pairwise model from its document ("k", "weights", "fields"). */
+/*
+ * The optional "alphabets" member: p integers from 2 to k, the largest k;
+ * NULL when absent or when every variable has k values (the same model).
+ */
+static int *
+PairwiseReadAlphabets(JsonbContainer *root, int p, int k)
+{
+	JsonbValue	v;
+	double	   *values;
+	int		   *kv;
+	int			top = 0;
+	bool		uniform = true;
+
+	if (!MrfJsonGetKey(root, "alphabets", &v) || v.type == jbvNull)
+		return NULL;
+	values = palloc(sizeof(double) * p);
+	MrfJsonReadVector(&v, p, values, "alphabets");
+	kv = palloc(sizeof(int) * p);
+	for (int i = 0; i < p; i++)
+	{
+		if (values[i] != floor(values[i]) || values[i] < 2 || values[i] > k)
+			MrfModelMalformed(psprintf("Member \"alphabets\" must hold integers from 2 to k = %d.", k));
+		kv[i] = (int) values[i];
+		top = Max(top, kv[i]);
+		uniform &= kv[i] == k;
+	}
+	if (top != k)
+		MrfModelMalformed("The largest of \"alphabets\" must be k.");
+	return uniform ? NULL : kv;
+}
+
+/* A pairwise model from its document ("k", "weights", "fields", optional "alphabets"). */
 static MrfModel *
 PairwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
 {
@@ -285,12 +332,17 @@ PairwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	int64		nparams;
 	double	   *W;
 	const char *shape;
+	int		   *kv;
 
 	k = MrfJsonGetInt(root, "k", 2, MRF_PAIRWISE_MAX_K);
 	nparams = PairwiseParamCount(p, k);
-	if (nparams < 0)
+	if (nparams < 0 || nparams + p > (int64) (MaxAllocSize / sizeof(double)))
 		MrfModelMalformed("A pairwise model with this p and k has too many parameters.");
-	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) nparams, 0, meta);
+	kv = PairwiseReadAlphabets(root, p, k);
+	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) nparams + (kv ? p : 0),
+						   kv ? MRF_FLAG_ALPHABETS : 0, meta);
+	for (int i = 0; kv != NULL && i < p; i++)
+		PairwiseTheta(model)[(Size) p * k + i] = kv[i];
 	W = PairwiseW(model);
 	shape = psprintf("Member \"weights\" must be a %d x %d array of %d x %d arrays of numbers.",
 					 p, p, k, k);
@@ -317,6 +369,17 @@ PairwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
 				if (W[MrfPairwiseAt(p, k, i, i, a, b)] != 0)
 					MrfModelMalformed("The diagonal blocks of \"weights\" (i = j) must be zero.");
 	MrfJsonReadMatrix(root, "fields", p, k, PairwiseTheta(model));
+	/* values outside a variable's alphabet never occur: their cells are 0 */
+	for (int i = 0; kv != NULL && i < p; i++)
+		for (int a = 0; a < k; a++)
+		{
+			if (a >= kv[i] && PairwiseTheta(model)[(size_t) i * k + a] != 0)
+				MrfModelMalformed("The fields of values outside a variable's alphabet must be zero.");
+			for (int j = 0; j < p; j++)
+				for (int b = 0; b < k; b++)
+					if ((a >= kv[i] || b >= kv[j]) && W[MrfPairwiseAt(p, k, i, j, a, b)] != 0)
+						MrfModelMalformed("The weights of values outside a variable's alphabet must be zero.");
+		}
 	PairwiseMarkSymmetric(model);
 	return model;
 }
@@ -345,22 +408,25 @@ PairwiseEdges(MrfModel *model, double threshold, ReturnSetInfo *rsinfo)
 			double		norm = 0;
 			Datum		values[3];
 			bool		nulls[3] = {false, false, false};
+			int			ki = MrfModelAlphabet(model, i);
+			int			kj = MrfModelAlphabet(model, j);
 
+			/* over the values each variable has (k_i x k_j cells) */
 			memset(row, 0, sizeof(double) * k);
 			memset(col, 0, sizeof(double) * k);
-			for (int a = 0; a < k; a++)
-				for (int b = 0; b < k; b++)
+			for (int a = 0; a < ki; a++)
+				for (int b = 0; b < kj; b++)
 				{
 					double		w = (W[MrfPairwiseAt(p, k, i, j, a, b)] +
 									 W[MrfPairwiseAt(p, k, j, i, b, a)]) / 2.0;
 
 					B[a * k + b] = w;
-					row[a] += w / k;
-					col[b] += w / k;
-					all += w / ((double) k * k);
+					row[a] += w / kj;
+					col[b] += w / ki;
+					all += w / ((double) ki * kj);
 				}
-			for (int a = 0; a < k; a++)
-				for (int b = 0; b < k; b++)
+			for (int a = 0; a < ki; a++)
+				for (int b = 0; b < kj; b++)
 				{
 					double		c = B[a * k + b] - row[a] - col[b] + all;
 
@@ -383,7 +449,7 @@ PairwiseFields(MrfModel *model, ReturnSetInfo *rsinfo)
 	const double *theta = PairwiseTheta(model);
 
 	for (int i = 0; i < model->p; i++)
-		for (int a = 0; a < model->k; a++)
+		for (int a = 0; a < MrfModelAlphabet(model, i); a++)
 		{
 			Datum		values[3];
 			bool		nulls[3] = {false, false, false};
@@ -395,17 +461,34 @@ PairwiseFields(MrfModel *model, ReturnSetInfo *rsinfo)
 		}
 }
 
-/* Samples with values 0..k-1. */
+/* The field of a value outside its variable's alphabet, for the sampler. */
+#define PAIRWISE_IMPOSSIBLE (-1.0e6)
+
+/* Samples with values 0..k_i - 1. */
 static int
 PairwiseSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
 			   const MrfEnv *env, int32 *out)
 {
 	uint8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
+	double	   *theta = PairwiseTheta(model);
 	int			status;
 
 	if (raw == NULL)
 		return MRF_ENOMEM;
-	status = MrfPairwiseSample(PairwiseW(model), PairwiseTheta(model), model->p, model->k,
+	if (model->flags & MRF_FLAG_ALPHABETS)
+	{
+		/*
+		 * Values outside a variable's alphabet get a field so low that
+		 * exp() of it underflows to 0 next to any value the variable has
+		 * (weights are finite and centred): they are never drawn.
+		 */
+		theta = palloc(sizeof(double) * (Size) model->p * model->k);
+		memcpy(theta, PairwiseTheta(model), sizeof(double) * (Size) model->p * model->k);
+		for (int i = 0; i < model->p; i++)
+			for (int a = MrfModelAlphabet(model, i); a < model->k; a++)
+				theta[(Size) i * model->k + a] = PAIRWISE_IMPOSSIBLE;
+	}
+	status = MrfPairwiseSample(PairwiseW(model), theta, model->p, model->k,
 							   n, burn_in, thin, rng, env, raw);
 	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
 		out[i] = raw[i];
@@ -449,8 +532,8 @@ WeightCodes(PG_FUNCTION_ARGS)
 		{
 			if (i == j)
 				continue;
-			for (int a = 0; a < k; a++)
-				for (int b = 0; b < k; b++)
+			for (int a = 0; a < MrfModelAlphabet(model, i); a++)
+				for (int b = 0; b < MrfModelAlphabet(model, j); b++)
 				{
 					Datum		values[5];
 					bool		nulls[5] = {false, false, false, false, false};

@@ -574,7 +574,9 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		MrfKaryReaderSetLenient(&state->kreader, p);
 	MrfRowsStateSetShape(state, p, format == MRF_ROWS_BITS ? 2 : state->kreader.k);
 	state->options = options;
-	/* names and labels from the schema (names.h) */
+	/* per-variable alphabets, names and labels: from the schema */
+	if (format == MRF_ROWS_BYTES)
+		state->alphabets = MrfKaryReaderAlphabets(&state->kreader, cxt);
 	state->variables = format == MRF_ROWS_BITS ? MrfBinaryReaderVariables(&state->reader) :
 		MrfKaryReaderVariables(&state->kreader);
 	state->source = MrfSourceOfColumn(relid, column, state->variables);
