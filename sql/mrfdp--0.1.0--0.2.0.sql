@@ -328,6 +328,63 @@ CREATE AGGREGATE mrf_learn_cliques_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
+-- Declared domains (issue 11 item 1; sql/parts/00_core.sql, 30_pairwise.sql):
+-- option domains, a new parameter of mrf_options and of the pairwise named
+-- and protected forms (DROP and CREATE).
+DROP FUNCTION mrf_options(float8, float8, float8, float8, int, text, boolean, int, int, text, text,
+						  float8, int, text, text, jsonb, float8, int);
+DROP FUNCTION mrf_learn_pairwise(anyelement, int, float8, float8, float8, float8, int, text, boolean);
+DROP FUNCTION mrf_learn_pairwise_from(regclass, text, int, float8, float8, float8, float8, int, text,
+									  boolean, int);
+CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
+							epsilon float8 DEFAULT NULL,
+							delta float8 DEFAULT NULL,
+							lambda float8 DEFAULT NULL,
+							iterations int DEFAULT NULL,
+							mechanism text DEFAULT NULL,
+							symmetrize boolean DEFAULT NULL,
+							k int DEFAULT NULL,
+							t int DEFAULT NULL,
+							objective text DEFAULT NULL,
+							query_release text DEFAULT NULL,
+							eta float8 DEFAULT NULL,
+							blocks int DEFAULT NULL,
+							model text DEFAULT NULL,
+							method text DEFAULT NULL,
+							cliques jsonb DEFAULT NULL,
+							tolerance float8 DEFAULT NULL,
+							em_iterations int DEFAULT NULL,
+							domains jsonb DEFAULT NULL)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION mrf_learn_pairwise(x anyelement,
+								   k int DEFAULT NULL,
+								   rho float8 DEFAULT NULL,
+								   epsilon float8 DEFAULT NULL,
+								   delta float8 DEFAULT NULL,
+								   lambda float8 DEFAULT NULL,
+								   iterations int DEFAULT NULL,
+								   mechanism text DEFAULT NULL,
+								   symmetrize boolean DEFAULT NULL,
+								   domains jsonb DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
+										k int DEFAULT NULL,
+										rho float8 DEFAULT NULL,
+										epsilon float8 DEFAULT NULL,
+										delta float8 DEFAULT NULL,
+										lambda float8 DEFAULT NULL,
+										iterations int DEFAULT NULL,
+										mechanism text DEFAULT NULL,
+										symmetrize boolean DEFAULT NULL,
+										variables int DEFAULT NULL,
+										domains jsonb DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created

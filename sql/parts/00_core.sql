@@ -119,6 +119,7 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							method text DEFAULT NULL,
 							cliques jsonb DEFAULT NULL,
 							tolerance float8 DEFAULT NULL,
-							em_iterations int DEFAULT NULL)
+							em_iterations int DEFAULT NULL,
+							domains jsonb DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

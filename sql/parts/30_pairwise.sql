@@ -26,7 +26,8 @@ CREATE FUNCTION mrf_learn_pairwise(x anyelement,
 								   lambda float8 DEFAULT NULL,
 								   iterations int DEFAULT NULL,
 								   mechanism text DEFAULT NULL,
-								   symmetrize boolean DEFAULT NULL)
+								   symmetrize boolean DEFAULT NULL,
+								   domains jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -40,7 +41,8 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										iterations int DEFAULT NULL,
 										mechanism text DEFAULT NULL,
 										symmetrize boolean DEFAULT NULL,
-										variables int DEFAULT NULL)
+										variables int DEFAULT NULL,
+										domains jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

@@ -9,12 +9,15 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #include "pg/input.h"
 #include "pg/kary.h"
+#include "pg/options.h"
 
 /* The error for a NULL inside a k-ary sample (lenient readers: false). */
 static bool
@@ -174,6 +177,150 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 			 errhint("Pass smallint[] or integer[] with k, an array of an enum type, or a row of enum or boolean columns.")));
 }
 
+/* Base types whose alphabet can be declared with option domains. */
+static bool
+DeclaredDomainType(Oid base)
+{
+	return base == TEXTOID || base == VARCHAROID || base == BPCHAROID || base == CHAROID ||
+		base == INT2OID || base == INT4OID || base == INT8OID;
+}
+
+/* The declared domain of a column (a JSON array), or NULL. */
+static JsonbValue *
+DomainOf(const MrfKaryReader *reader, const char *column)
+{
+	JsonbValue	key;
+
+	if (reader->domains == NULL)
+		return NULL;
+	key.type = jbvString;
+	key.val.string.val = (char *) column;
+	key.val.string.len = strlen(column);
+	return findJsonbValueFromContainer(&reader->domains->root, JB_FOBJECT, &key);
+}
+
+/* Orders C strings through pointers, for the declared domains' lookup. */
+static int
+StringPtrCompare(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* Loads column i's declared domain (values checked by the options' parser). */
+static void
+LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base)
+{
+	JsonbValue *arr = DomainOf(reader, NameStr(TupleDescAttr(reader->tupdesc, i)->attname));
+	MrfDeclaredDomain *dom = &reader->declared[i];
+	MemoryContext old = MemoryContextSwitchTo(reader->mcxt);
+	int			n = JsonContainerSize(arr->val.binary.data);
+	Oid			outfunc;
+	bool		varlena;
+
+	dom->nlabels = n;
+	dom->labels = palloc(sizeof(char *) * n);
+	dom->sorted = palloc(sizeof(char *) * n);
+	dom->index = palloc(n);
+	for (int a = 0; a < n; a++)
+	{
+		dom->labels[a] = MrfDomainValueText(getIthJsonbValueFromContainer(arr->val.binary.data, a));
+		if (dom->labels[a] == NULL)
+			elog(ERROR, "invalid declared domain");
+		dom->sorted[a] = dom->labels[a];
+	}
+	qsort(dom->sorted, n, sizeof(char *), StringPtrCompare);
+	for (int s = 0; s < n; s++)
+		for (int a = 0; a < n; a++)
+			if (dom->sorted[s] == dom->labels[a])
+				dom->index[s] = (uint8) a;
+	dom->blankpadded = base == BPCHAROID;
+	getTypeOutputInfo(base, &outfunc, &varlena);
+	fmgr_info_cxt(outfunc, &dom->output, reader->mcxt);
+	MemoryContextSwitchTo(old);
+}
+
+/* The code of a value of a column with a declared domain, or -1. */
+static int
+DeclaredIndex(MrfDeclaredDomain *dom, Datum value)
+{
+	char	   *text = OutputFunctionCall(&dom->output, value);
+	char	  **hit;
+
+	if (dom->blankpadded)
+	{
+		int			len = strlen(text);
+
+		while (len > 0 && text[len - 1] == ' ')
+			text[--len] = '\0';
+	}
+	hit = bsearch(&text, dom->sorted, dom->nlabels, sizeof(char *), StringPtrCompare);
+	return hit ? dom->index[hit - dom->sorted] : -1;
+}
+
+/* Errors unless every declared domain names a column of the row type. */
+static void
+CheckDomainsNamed(MrfKaryReader *reader)
+{
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbIteratorToken tok;
+
+	if (reader->domains == NULL)
+		return;
+	it = JsonbIteratorInit(&reader->domains->root);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		char	   *name;
+		bool		found = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(key.val.string.val, key.val.string.len);
+		for (int i = 0; i < reader->tupdesc->natts; i++)
+			found |= !TupleDescAttr(reader->tupdesc, i)->attisdropped &&
+				strcmp(NameStr(TupleDescAttr(reader->tupdesc, i)->attname), name) == 0;
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("%s: option domains names column \"%s\", which the rows do not have",
+							reader->learner, name)));
+	}
+}
+
+/* Raises the error for a value outside its column's declared domain (lenient: false). */
+static bool
+OutsideDeclared(const MrfKaryReader *reader, int column)
+{
+	if (reader->lenient)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("%s: column \"%s\" has a value outside its declared domain", reader->learner,
+					NameStr(TupleDescAttr(reader->tupdesc, column)->attname)),
+			 errdetail("The column's alphabet is the list given in option domains."),
+			 errhint("Add the value to the domain, or filter or recode the rows.")));
+	return false;
+}
+
+/* Declares the alphabets of columns whose type has none (option domains). */
+void
+MrfKaryReaderSetDomains(MrfKaryReader *reader, Jsonb *domains)
+{
+	if (domains == NULL)
+		return;
+	if (reader->form != MRF_KARY_RECORD)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes option domains only for rows of columns", reader->learner),
+				 errhint("Pass a row, e.g. ROW(a, b) or a table's rows, whose columns the domains name.")));
+	{
+		MemoryContext old = MemoryContextSwitchTo(reader->mcxt);
+
+		reader->domains = DatumGetJsonbPCopy(JsonbPGetDatum(domains));
+		MemoryContextSwitchTo(old);
+	}
+}
+
 /*
  * Checks the columns of the row type in reader->tupdesc (every column an
  * enum or boolean, domains resolved), loads the enums' alphabets and fixes
@@ -188,6 +335,8 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	reader->alphabets = MemoryContextAllocZero(reader->mcxt,
 											   sizeof(MrfEnumAlphabet) * reader->tupdesc->natts);
 	reader->sizes = MemoryContextAllocZero(reader->mcxt, reader->tupdesc->natts + 1);
+	reader->declared = MemoryContextAllocZero(reader->mcxt,
+											  sizeof(MrfDeclaredDomain) * reader->tupdesc->natts);
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
@@ -196,22 +345,41 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 
 		if (att->attisdropped)
 			continue;
+		if (DomainOf(reader, NameStr(att->attname)) != NULL &&
+			(type_is_enum(base) || base == BOOLOID))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: column \"%s\" takes its values from its type %s", reader->learner,
+							NameStr(att->attname), format_type_be(att->atttypid)),
+					 errhint("Declare domains only for text, character, \"char\" and integer columns.")));
 		if (type_is_enum(base))
 		{
 			reader->alphabets[i] = LoadEnum(base, reader->mcxt, reader->learner);
 			k = Max(k, reader->alphabets[i].nlabels);
 			reader->sizes[width] = (uint8) reader->alphabets[i].nlabels;
 		}
-		else if (base != BOOLOID)
+		else if (base == BOOLOID)
+			reader->sizes[width] = 2;
+		else if (DeclaredDomainType(base) && DomainOf(reader, NameStr(att->attname)) != NULL)
+		{
+			LoadDeclaredDomain(reader, i, base);
+			k = Max(k, reader->declared[i].nlabels);
+			reader->sizes[width] = (uint8) reader->declared[i].nlabels;
+		}
+		else
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("%s takes rows whose columns are enums or booleans", reader->learner),
+					 errmsg("%s takes rows whose columns are enums, booleans or columns with a declared domain",
+							reader->learner),
 					 errdetail("Column \"%s\" has type %s.", NameStr(att->attname),
-							   format_type_be(att->atttypid))));
-		else
-			reader->sizes[width] = 2;
+							   format_type_be(att->atttypid)),
+					 DeclaredDomainType(base) ?
+					 errhint("Declare the column's values, e.g. domains => '{\"%s\": [\"a\", \"b\"]}': the alphabet is never read from the data.",
+							 NameStr(att->attname)) :
+					 errhint("Cast the column to an enum type, or to text with a declared domain.")));
 		width++;
 	}
+	CheckDomainsNamed(reader);
 	/*
 	 * k is the largest column's alphabet; each variable keeps its own
 	 * (sizes), which the pairwise learner follows (issue 11).
@@ -314,6 +482,12 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 						return KaryNull(reader);
 					if (reader->alphabets[i].nlabels > 0)
 						v = EnumIndex(&reader->alphabets[i], DatumGetObjectId(reader->values[i]));
+					else if (reader->declared[i].nlabels > 0)
+					{
+						v = DeclaredIndex(&reader->declared[i], reader->values[i]);
+						if (v < 0)
+							return OutsideDeclared(reader, i);
+					}
 					else
 						v = DatumGetBool(reader->values[i]) ? 1 : 0;
 					if (v < 0 || v >= reader->sizes[j])

@@ -12,6 +12,8 @@
 #include "postgres.h"
 
 #include "access/tupdesc.h"
+#include "fmgr.h"
+#include "utils/jsonb.h"
 
 typedef enum MrfKaryForm
 {
@@ -30,6 +32,17 @@ typedef struct MrfEnumAlphabet
 	uint8	   *index;			/* position of oids[i] in the enum's sort order */
 } MrfEnumAlphabet;
 
+/* A column's declared domain (option domains): its values' texts in code order. */
+typedef struct MrfDeclaredDomain
+{
+	int			nlabels;		/* 0: the column has none */
+	char	  **labels;			/* code order */
+	char	  **sorted;			/* sorted, for lookup */
+	uint8	   *index;			/* code of sorted[i] */
+	bool		blankpadded;	/* character(n): trailing blanks do not count */
+	FmgrInfo	output;			/* the column type's output function */
+} MrfDeclaredDomain;
+
 typedef struct MrfKaryReader
 {
 	MrfKaryForm form;
@@ -39,6 +52,8 @@ typedef struct MrfKaryReader
 	bool		lenient;		/* protected path: invalid values never error */
 	MrfEnumAlphabet *alphabets; /* enum arrays: one; rows: one per column (NULL for boolean) */
 	uint8	   *sizes;			/* rows: each variable's alphabet size k_i (p entries), else NULL */
+	Jsonb	   *domains;		/* option domains, or NULL */
+	MrfDeclaredDomain *declared;	/* rows: one per column (nlabels 0 unless declared) */
 	TupleDesc	tupdesc;		/* rows */
 	Datum	   *values;
 	bool	   *nulls;
@@ -53,6 +68,12 @@ typedef struct MrfKaryReader
  */
 void		MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option,
 							  MemoryContext mcxt, const char *learner);
+
+/*
+ * Declares the alphabets of columns whose type has none (text, varchar,
+ * character, "char", integers): option domains, set before the first row.
+ */
+void		MrfKaryReaderSetDomains(MrfKaryReader *reader, Jsonb *domains);
 
 /*
  * Reads one non-null value into dest (p bytes; the first value fixes p).

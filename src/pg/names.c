@@ -138,6 +138,10 @@ MrfKaryReaderVariables(const MrfKaryReader *reader)
 			if (reader->alphabets != NULL && reader->alphabets[i].nlabels > 0)
 				AppendVariable(&buf, NameStr(att->attname), EnumLabels(&reader->alphabets[i]),
 							   reader->alphabets[i].nlabels);
+			else if (reader->declared != NULL && reader->declared[i].nlabels > 0)
+				AppendVariable(&buf, NameStr(att->attname),
+							   (const char *const *) reader->declared[i].labels,
+							   reader->declared[i].nlabels);
 			else
 				AppendVariable(&buf, NameStr(att->attname), BoolLabels, 2);
 		}

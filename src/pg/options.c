@@ -32,7 +32,8 @@ typedef enum OptionType
 	OPT_INTEGER,				/* integer in [min, max] */
 	OPT_CHOICE,					/* one of a list of words */
 	OPT_BOOLEAN,
-	OPT_CLIQUES					/* JSON array of arrays of variable numbers */
+	OPT_CLIQUES,				/* JSON array of arrays of variable numbers */
+	OPT_DOMAINS					/* JSON object: column name -> array of values */
 } OptionType;
 
 typedef struct OptionSpec
@@ -68,6 +69,7 @@ static const OptionSpec OptionSpecs[] = {
 	{"cliques", MRF_OPT_CLIQUES, OPT_CLIQUES, FIELD(ncliques)},
 	{"tolerance", MRF_OPT_TOLERANCE, OPT_POSITIVE, FIELD(tolerance)},
 	{"em_iterations", MRF_OPT_EM_ITERATIONS, OPT_INTEGER, FIELD(em_iterations), 1, 100000},
+	{"domains", MRF_OPT_DOMAINS, OPT_DOMAINS, FIELD(domains)},
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)
@@ -151,6 +153,62 @@ IsChoice(const char *choices, const char *word, int len)
 		c = end + 1;
 	}
 	return false;
+}
+
+/*
+ * Parses the domains option: an object naming columns, each with an array
+ * of 2 to 255 distinct values (strings or numbers), the column's alphabet in
+ * code order.  Public: it is declared, never read from the data.
+ */
+static void
+StoreDomains(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
+{
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbIteratorToken tok;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		BadOption(spec->name, "The value must be an object naming columns, e.g. '{\"state\": [\"CA\", \"NY\"]}'.");
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		JsonbValue	val;
+		int			n;
+		char	  **labels;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (val.type != jbvBinary || !JsonContainerIsArray(val.val.binary.data))
+			BadOption(spec->name, "Each column's domain must be an array of its values.");
+		n = JsonContainerSize(val.val.binary.data);
+		if (n < 2 || n > 255)
+			BadOption(spec->name, "A domain has from 2 to 255 values.");
+		labels = palloc(sizeof(char *) * n);
+		for (int i = 0; i < n; i++)
+		{
+			labels[i] = MrfDomainValueText(getIthJsonbValueFromContainer(val.val.binary.data, i));
+			if (labels[i] == NULL)
+				BadOption(spec->name, "Domain values must be strings or numbers.");
+			for (int j = 0; j < i; j++)
+				if (strcmp(labels[i], labels[j]) == 0)
+					BadOption(spec->name, "A domain lists each value once.");
+		}
+	}
+	opt->domains = JsonbValueToJsonb(v);
+}
+
+/* The text of a domain value (a string, or a number as written), or NULL. */
+char *
+MrfDomainValueText(JsonbValue *v)
+{
+	if (v == NULL)
+		return NULL;
+	if (v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	if (v->type == jbvNumeric)
+		return DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	return NULL;
 }
 
 /* Parses the cliques option: a JSON array of arrays of 1-based variable numbers. */
@@ -243,6 +301,9 @@ StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 			break;
 		case OPT_CLIQUES:
 			StoreCliques(spec, v, opt);
+			break;
+		case OPT_DOMAINS:
+			StoreDomains(spec, v, opt);
 			break;
 	}
 	opt->given |= spec->bit;
@@ -354,6 +415,7 @@ CopyOption(const OptionSpec *spec, MrfOptions *dst, const MrfOptions *src)
 			size = sizeof(bool);
 			break;
 		case OPT_CLIQUES:
+		case OPT_DOMAINS:
 			elog(ERROR, "option \"%s\" cannot have a default", spec->name);
 	}
 	memcpy((char *) dst + spec->offset, (const char *) src + spec->offset, size);
@@ -545,6 +607,7 @@ AppendValue(StringInfo buf, const OptionSpec *spec, Datum value)
 			appendStringInfoString(buf, DatumGetBool(value) ? "true" : "false");
 			break;
 		case OPT_CLIQUES:
+		case OPT_DOMAINS:
 			{
 				Jsonb	   *jb = DatumGetJsonbP(value);
 
@@ -602,6 +665,7 @@ OptionSqlType(const OptionSpec *spec)
 		case OPT_BOOLEAN:
 			return BOOLOID;
 		case OPT_CLIQUES:
+		case OPT_DOMAINS:
 			return JSONBOID;
 	}
 	return InvalidOid;

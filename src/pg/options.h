@@ -32,6 +32,7 @@
 #define MRF_OPT_CLIQUES			0x08000
 #define MRF_OPT_TOLERANCE		0x10000
 #define MRF_OPT_EM_ITERATIONS	0x20000
+#define MRF_OPT_DOMAINS			0x40000
 
 /* Longest text of a choice option ('exponential'). */
 #define MRF_OPT_CHOICE_LEN 16
@@ -59,6 +60,7 @@ typedef struct MrfOptions
 	int			ncliques;		/* cliques: 0-based variable lists */
 	int		   *clique_size;
 	int		  **clique_vars;
+	Jsonb	   *domains;		/* declared domains: {"column": [value, ...], ...} */
 } MrfOptions;
 
 /* Parses and validates an options document (every value checked). */
@@ -101,6 +103,9 @@ MrfRefusal *MrfOptionsZcdpBudget(const MrfOptions *opt, const char *learner, dou
 
 /* The refusal of a lambda whose noise calibration overflows. */
 MrfRefusal *MrfOptionsLambdaTooLarge(const char *learner, double lambda);
+
+/* The text of a declared domain value (a string, or a number as written), or NULL. */
+char	   *MrfDomainValueText(JsonbValue *v);
 
 /* Name of a mechanism as users write it. */
 const char *MrfMechanismName(MrfMechanism mech);

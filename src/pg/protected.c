@@ -547,6 +547,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	{
 		MrfKaryReaderInit(&state->kreader, typid, (plan.opt.given & MRF_OPT_K) ? plan.opt.k : 0,
 						  cxt, learner);
+		if (plan.opt.given & MRF_OPT_DOMAINS)
+			MrfKaryReaderSetDomains(&state->kreader, plan.opt.domains);
 		p = MrfKaryTypeWidth(typid);
 	}
 	if (p < 0 && variables < 0)
