@@ -16,6 +16,13 @@ packages=(
 	libselinux1-dev libicu-dev libreadline-dev libssl-dev libxslt1-dev
 )
 
+# The README's HouseVotes84 example and its picture only (scripts/housevotes.sh,
+# scripts/render_dot.sh): graphviz, and R with mlbench for the data.  Heavy
+# (R), so not for the test suite.
+if [ "${1:-}" = demo ]; then
+	packages+=(graphviz r-cran-mlbench)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -328,9 +328,10 @@ CREATE AGGREGATE mrf_learn_cliques_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
--- Declared domains (issue 11 item 1; sql/parts/00_core.sql, 30_pairwise.sql):
--- option domains, a new parameter of mrf_options and of the pairwise named
--- and protected forms (DROP and CREATE).
+-- Declared domains and missing values (issue 11 items 1 and 3;
+-- sql/parts/00_core.sql, 30_pairwise.sql): options domains and nulls, new
+-- parameters of mrf_options and of the pairwise named and protected forms
+-- (DROP and CREATE).
 DROP FUNCTION mrf_options(float8, float8, float8, float8, int, text, boolean, int, int, text, text,
 						  float8, int, text, text, jsonb, float8, int);
 DROP FUNCTION mrf_learn_pairwise(anyelement, int, float8, float8, float8, float8, int, text, boolean);
@@ -354,7 +355,8 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							cliques jsonb DEFAULT NULL,
 							tolerance float8 DEFAULT NULL,
 							em_iterations int DEFAULT NULL,
-							domains jsonb DEFAULT NULL)
+							domains jsonb DEFAULT NULL,
+							nulls text DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION mrf_learn_pairwise(x anyelement,
@@ -366,7 +368,8 @@ CREATE FUNCTION mrf_learn_pairwise(x anyelement,
 								   iterations int DEFAULT NULL,
 								   mechanism text DEFAULT NULL,
 								   symmetrize boolean DEFAULT NULL,
-								   domains jsonb DEFAULT NULL)
+								   domains jsonb DEFAULT NULL,
+								   nulls text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
@@ -379,11 +382,16 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										mechanism text DEFAULT NULL,
 										symmetrize boolean DEFAULT NULL,
 										variables int DEFAULT NULL,
-										domains jsonb DEFAULT NULL)
+										domains jsonb DEFAULT NULL,
+										nulls text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- mrf_dot (issue 11 item 5; sql/parts/00_core.sql).
+CREATE FUNCTION mrf_dot(model mrf, threshold float8 DEFAULT 0) RETURNS text
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
@@ -414,6 +422,7 @@ BEGIN
 	('function', 'mrf_potentials', 'Log-potential of every assignment of every clique of a clique model.'),
 	('function', 'mrf_marginals', 'Marginal probability of every assignment of every clique of a clique model (exact on a junction tree, loopy belief propagation otherwise).'),
 	('function', 'mrf_variables', 'The variables of a model: 1-based position, name (the rows'' column names) and value labels, when the model keeps them.'),
+	('function', 'mrf_dot', 'The graph of a model as a Graphviz DOT document: nodes named by its variables, edges above threshold, width by |weight|, sign by colour and style.'),
 	('function', 'mrf_sample', 'n samples from a model: exact enumeration for small models, one Gibbs chain otherwise (burn_in sweeps, then one sample every thin sweeps).'),
 	('function', 'mrf_progress', 'Learners running now (pid, learner, work done and total) that the caller may see; needs mrfdp in shared_preload_libraries.'),
 	-- budget conversions

@@ -65,6 +65,11 @@ CREATE FUNCTION mrf_variables(model mrf, OUT i int, OUT name text, OUT labels te
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The learned graph as a Graphviz DOT document: nodes named by the model's
+-- variables, edge width by |weight|, sign by colour and style (post-processing).
+CREATE FUNCTION mrf_dot(model mrf, threshold float8 DEFAULT 0) RETURNS text
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- Gibbs (or exact, for small p) samples; VOLATILE: draws randomness.
 CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
 						   thin int DEFAULT 10, seed bigint DEFAULT NULL)
@@ -120,6 +125,7 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							cliques jsonb DEFAULT NULL,
 							tolerance float8 DEFAULT NULL,
 							em_iterations int DEFAULT NULL,
-							domains jsonb DEFAULT NULL)
+							domains jsonb DEFAULT NULL,
+							nulls text DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -27,7 +27,8 @@ CREATE FUNCTION mrf_learn_pairwise(x anyelement,
 								   iterations int DEFAULT NULL,
 								   mechanism text DEFAULT NULL,
 								   symmetrize boolean DEFAULT NULL,
-								   domains jsonb DEFAULT NULL)
+								   domains jsonb DEFAULT NULL,
+								   nulls text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -42,7 +43,8 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										mechanism text DEFAULT NULL,
 										symmetrize boolean DEFAULT NULL,
 										variables int DEFAULT NULL,
-										domains jsonb DEFAULT NULL)
+										domains jsonb DEFAULT NULL,
+										nulls text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

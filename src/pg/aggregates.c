@@ -315,6 +315,8 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 							  (o->given & MRF_OPT_K) ? o->k : 0, aggctx, state->kreader.learner);
 			if (o->given & MRF_OPT_DOMAINS)
 				MrfKaryReaderSetDomains(&state->kreader, o->domains);
+			if (o->given & MRF_OPT_NULLS)
+				MrfKaryReaderSetNulls(&state->kreader, o->nulls);
 		}
 	}
 	CheckRow(fcinfo, state, state->reader.learner);

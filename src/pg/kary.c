@@ -302,6 +302,69 @@ OutsideDeclared(const MrfKaryReader *reader, int column)
 	return false;
 }
 
+/* What a NULL column means (option nulls); rows of columns only. */
+void
+MrfKaryReaderSetNulls(MrfKaryReader *reader, const char *nulls)
+{
+	if (nulls == NULL || strcmp(nulls, "error") == 0)
+		return;
+	if (reader->form != MRF_KARY_RECORD)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes option nulls only for rows of columns", reader->learner)));
+	reader->null_policy = MemoryContextStrdup(reader->mcxt, nulls);
+	reader->null_category = strcmp(nulls, "category") == 0;
+}
+
+/*
+ * The code a NULL of column i reads as, given its alphabet of size: the
+ * extra last value ('category'), the declared value's code, or -1 (error).
+ * Errors depend on the type and the options only.
+ */
+static int
+NullCode(MrfKaryReader *reader, int i, Oid base, int size)
+{
+	Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+	int			code = -1;
+
+	if (reader->null_policy == NULL)
+		return -1;
+	if (reader->null_category)
+	{
+		if (size >= 255)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: column \"%s\" has no room for a NULL category (255 values at most)",
+							reader->learner, NameStr(att->attname))));
+		return size;
+	}
+	if (reader->alphabets[i].nlabels > 0)
+	{
+		HeapTuple	tup = SearchSysCache2(ENUMTYPOIDNAME, ObjectIdGetDatum(base),
+										  CStringGetDatum(reader->null_policy));
+
+		if (HeapTupleIsValid(tup))
+		{
+			code = EnumIndex(&reader->alphabets[i], ((Form_pg_enum) GETSTRUCT(tup))->oid);
+			ReleaseSysCache(tup);
+		}
+	}
+	else if (reader->declared[i].nlabels > 0)
+	{
+		char	   *text = pstrdup(reader->null_policy);
+		char	  **hit = bsearch(&text, reader->declared[i].sorted, reader->declared[i].nlabels,
+								  sizeof(char *), StringPtrCompare);
+
+		code = hit ? reader->declared[i].index[hit - reader->declared[i].sorted] : -1;
+	}
+	else if (strcmp(reader->null_policy, "false") == 0)
+		code = 0;
+	else if (strcmp(reader->null_policy, "true") == 0)
+		code = 1;
+	/* a column whose alphabet lacks the value keeps 'error' for its NULLs */
+	return code;
+}
+
 /* Declares the alphabets of columns whose type has none (option domains). */
 void
 MrfKaryReaderSetDomains(MrfKaryReader *reader, Jsonb *domains)
@@ -337,6 +400,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	reader->sizes = MemoryContextAllocZero(reader->mcxt, reader->tupdesc->natts + 1);
 	reader->declared = MemoryContextAllocZero(reader->mcxt,
 											  sizeof(MrfDeclaredDomain) * reader->tupdesc->natts);
+	reader->null_code = MemoryContextAlloc(reader->mcxt, sizeof(int16) * (reader->tupdesc->natts + 1));
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
@@ -377,9 +441,29 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 					 errhint("Declare the column's values, e.g. domains => '{\"%s\": [\"a\", \"b\"]}': the alphabet is never read from the data.",
 							 NameStr(att->attname)) :
 					 errhint("Cast the column to an enum type, or to text with a declared domain.")));
+		/* what a NULL reads as; 'category' adds a last value */
+		reader->null_code[i] = (int16) NullCode(reader, i, base, reader->sizes[width]);
+		if (reader->null_category)
+		{
+			reader->sizes[width]++;
+			k = Max(k, reader->sizes[width]);
+		}
 		width++;
 	}
 	CheckDomainsNamed(reader);
+	if (reader->null_policy != NULL && !reader->null_category)
+	{
+		bool		used = false;
+
+		for (int i = 0; i < reader->tupdesc->natts; i++)
+			used |= !TupleDescAttr(reader->tupdesc, i)->attisdropped && reader->null_code[i] >= 0;
+		if (!used)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: option nulls is neither 'error', 'category' nor a value of any column",
+							reader->learner),
+					 errhint("A declared value is an enum label, true or false, or a declared domain's value; columns whose alphabet lacks it keep refusing NULLs.")));
+	}
 	/*
 	 * k is the largest column's alphabet; each variable keeps its own
 	 * (sizes), which the pairwise learner follows (issue 11).
@@ -479,7 +563,12 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 					if (TupleDescAttr(reader->tupdesc, i)->attisdropped)
 						continue;
 					if (reader->nulls[i])
-						return KaryNull(reader);
+					{
+						if (reader->null_code[i] < 0)
+							return KaryNull(reader);
+						dest[j++] = (uint8) reader->null_code[i];
+						continue;
+					}
 					if (reader->alphabets[i].nlabels > 0)
 						v = EnumIndex(&reader->alphabets[i], DatumGetObjectId(reader->values[i]));
 					else if (reader->declared[i].nlabels > 0)

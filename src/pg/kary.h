@@ -54,6 +54,9 @@ typedef struct MrfKaryReader
 	uint8	   *sizes;			/* rows: each variable's alphabet size k_i (p entries), else NULL */
 	Jsonb	   *domains;		/* option domains, or NULL */
 	MrfDeclaredDomain *declared;	/* rows: one per column (nlabels 0 unless declared) */
+	const char *null_policy;	/* option nulls: NULL or 'error', 'category', a value */
+	bool		null_category;	/* nulls => 'category': a last value per variable */
+	int16	   *null_code;		/* rows: per column, the code a NULL reads as, or -1 */
 	TupleDesc	tupdesc;		/* rows */
 	Datum	   *values;
 	bool	   *nulls;
@@ -74,6 +77,13 @@ void		MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option,
  * character, "char", integers): option domains, set before the first row.
  */
 void		MrfKaryReaderSetDomains(MrfKaryReader *reader, Jsonb *domains);
+
+/*
+ * What a NULL column means (option nulls): 'error', 'category' (a last
+ * value of every variable, labelled null) or a value every column's
+ * alphabet has.  Set before the first row; rows of columns only.
+ */
+void		MrfKaryReaderSetNulls(MrfKaryReader *reader, const char *nulls);
 
 /*
  * Reads one non-null value into dest (p bytes; the first value fixes p).

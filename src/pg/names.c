@@ -6,6 +6,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_enum.h"
@@ -44,7 +46,10 @@ AppendVariable(StringInfo buf, const char *name, const char *const *labels, int 
 		{
 			if (a > 0)
 				appendStringInfoString(buf, ", ");
-			escape_json(buf, labels[a]);
+			if (labels[a] != NULL)
+				escape_json(buf, labels[a]);
+			else
+				appendStringInfoString(buf, "null");
 		}
 		appendStringInfoChar(buf, ']');
 	}
@@ -130,20 +135,39 @@ MrfKaryReaderVariables(const MrfKaryReader *reader)
 		for (int i = 0; i < reader->tupdesc->natts; i++)
 		{
 			Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+			const char **labels;
+			int			n;
 
 			if (att->attisdropped)
 				continue;
+
 			if (j++ > 0)
 				appendStringInfoString(&buf, ", ");
 			if (reader->alphabets != NULL && reader->alphabets[i].nlabels > 0)
-				AppendVariable(&buf, NameStr(att->attname), EnumLabels(&reader->alphabets[i]),
-							   reader->alphabets[i].nlabels);
+			{
+				labels = EnumLabels(&reader->alphabets[i]);
+				n = reader->alphabets[i].nlabels;
+			}
 			else if (reader->declared != NULL && reader->declared[i].nlabels > 0)
-				AppendVariable(&buf, NameStr(att->attname),
-							   (const char *const *) reader->declared[i].labels,
-							   reader->declared[i].nlabels);
+			{
+				labels = (const char **) reader->declared[i].labels;
+				n = reader->declared[i].nlabels;
+			}
 			else
-				AppendVariable(&buf, NameStr(att->attname), BoolLabels, 2);
+			{
+				labels = (const char **) BoolLabels;
+				n = 2;
+			}
+			if (reader->null_category)
+			{
+				/* nulls => 'category': a last value, labelled null */
+				const char **more = palloc0(sizeof(char *) * (n + 1));
+
+				memcpy(more, labels, sizeof(char *) * n);
+				labels = more;
+				n++;
+			}
+			AppendVariable(&buf, NameStr(att->attname), labels, n);
 		}
 	}
 	else
@@ -639,4 +663,107 @@ mrf_variables(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/* Appends s as a quoted DOT string. */
+static void
+AppendDotString(StringInfo buf, const char *s)
+{
+	appendStringInfoChar(buf, '"');
+	for (; *s; s++)
+	{
+		if (*s == '"' || *s == '\\')
+			appendStringInfoChar(buf, '\\');
+		if (*s == '\n')
+			appendStringInfoString(buf, "\\n");
+		else
+			appendStringInfoChar(buf, *s);
+	}
+	appendStringInfoChar(buf, '"');
+}
+
+PG_FUNCTION_INFO_V1(mrf_dot);
+/*
+ * The learned graph as a Graphviz DOT document: one node per variable
+ * (named by its column when the model has names), one edge per mrf_edges
+ * row above the threshold, its width growing with |weight| and its sign
+ * shown by colour and style (positive: solid blue, negative: dashed red).
+ * Post-processing of a released model.
+ */
+Datum
+mrf_dot(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	double		threshold = PG_GETARG_FLOAT8(1);
+	const MrfKindOps *ops = MrfKindOpsOf(model);
+	MrfNames   *names = MrfNamesOf(model);
+	ReturnSetInfo rs;
+	TupleDesc	desc;
+	TupleTableSlot *slot;
+	StringInfoData buf;
+	double		top = 0;
+	int			pass;
+
+	if (ops->edges == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("mrf_dot does not apply to models of kind %s", MrfKindName(model->kind))));
+	if (isnan(threshold) || threshold < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("threshold must be a non-negative number")));
+	desc = CreateTemplateTupleDesc(3);
+	TupleDescInitEntry(desc, 1, "i", INT4OID, -1, 0);
+	TupleDescInitEntry(desc, 2, "j", INT4OID, -1, 0);
+	TupleDescInitEntry(desc, 3, "weight", FLOAT8OID, -1, 0);
+	memset(&rs, 0, sizeof(rs));
+	rs.type = T_ReturnSetInfo;
+	rs.setDesc = desc;
+	rs.setResult = tuplestore_begin_heap(true, false, work_mem);
+	ops->edges(model, threshold, &rs);
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "graph mrf {\n"
+						   "  graph [layout=neato, overlap=false, splines=true, outputorder=edgesfirst];\n"
+						   "  node [shape=ellipse, style=filled, fillcolor=\"#f4f4f4\", fontname=\"Helvetica\"];\n"
+						   "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+	for (int i = 0; i < model->p; i++)
+	{
+		appendStringInfo(&buf, "  v%d [label=", i + 1);
+		if (names->present && names->names[i] != NULL)
+			AppendDotString(&buf, names->names[i]);
+		else
+			appendStringInfo(&buf, "\"%d\"", i + 1);
+		appendStringInfoString(&buf, "];\n");
+	}
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	/* first the largest |weight|, then the edges scaled by it */
+	for (pass = 0; pass < 2; pass++)
+	{
+		tuplestore_rescan(rs.setResult);
+		while (tuplestore_gettupleslot(rs.setResult, true, false, slot))
+		{
+			int			i;
+			int			j;
+			double		w;
+
+			slot_getallattrs(slot);
+			i = DatumGetInt32(slot->tts_values[0]);
+			j = DatumGetInt32(slot->tts_values[1]);
+			w = DatumGetFloat8(slot->tts_values[2]);
+			if (pass == 0)
+			{
+				top = Max(top, fabs(w));
+				continue;
+			}
+			appendStringInfo(&buf, "  v%d -- v%d [penwidth=%.2f, color=\"%s\", style=%s, tooltip=\"%s\"];\n",
+							 i, j, 0.75 + 5.25 * (top > 0 ? fabs(w) / top : 1.0),
+							 w >= 0 ? "#1f5fa8" : "#c0392b", w >= 0 ? "solid" : "dashed",
+							 MrfDoubleText(w));
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	tuplestore_end(rs.setResult);
+	appendStringInfoString(&buf, "}\n");
+	PG_RETURN_TEXT_P(cstring_to_text(buf.data));
 }

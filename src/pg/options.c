@@ -33,7 +33,8 @@ typedef enum OptionType
 	OPT_CHOICE,					/* one of a list of words */
 	OPT_BOOLEAN,
 	OPT_CLIQUES,				/* JSON array of arrays of variable numbers */
-	OPT_DOMAINS					/* JSON object: column name -> array of values */
+	OPT_DOMAINS,				/* JSON object: column name -> array of values */
+	OPT_TEXT					/* a non-empty string */
 } OptionType;
 
 typedef struct OptionSpec
@@ -70,6 +71,7 @@ static const OptionSpec OptionSpecs[] = {
 	{"tolerance", MRF_OPT_TOLERANCE, OPT_POSITIVE, FIELD(tolerance)},
 	{"em_iterations", MRF_OPT_EM_ITERATIONS, OPT_INTEGER, FIELD(em_iterations), 1, 100000},
 	{"domains", MRF_OPT_DOMAINS, OPT_DOMAINS, FIELD(domains)},
+	{"nulls", MRF_OPT_NULLS, OPT_TEXT, FIELD(nulls)},
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)
@@ -305,6 +307,11 @@ StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 		case OPT_DOMAINS:
 			StoreDomains(spec, v, opt);
 			break;
+		case OPT_TEXT:
+			if (v->type != jbvString || v->val.string.len < 1 || v->val.string.len > 255)
+				BadOption(spec->name, "The value must be 'error', 'category' or a value of every column's alphabet.");
+			*(char **) field = pnstrdup(v->val.string.val, v->val.string.len);
+			break;
 	}
 	opt->given |= spec->bit;
 }
@@ -416,6 +423,7 @@ CopyOption(const OptionSpec *spec, MrfOptions *dst, const MrfOptions *src)
 			break;
 		case OPT_CLIQUES:
 		case OPT_DOMAINS:
+		case OPT_TEXT:
 			elog(ERROR, "option \"%s\" cannot have a default", spec->name);
 	}
 	memcpy((char *) dst + spec->offset, (const char *) src + spec->offset, size);
@@ -601,6 +609,7 @@ AppendValue(StringInfo buf, const OptionSpec *spec, Datum value)
 			appendStringInfo(buf, "%d", DatumGetInt32(value));
 			break;
 		case OPT_CHOICE:
+		case OPT_TEXT:
 			escape_json(buf, TextDatumGetCString(value));
 			break;
 		case OPT_BOOLEAN:
@@ -661,6 +670,7 @@ OptionSqlType(const OptionSpec *spec)
 		case OPT_INTEGER:
 			return INT4OID;
 		case OPT_CHOICE:
+		case OPT_TEXT:
 			return TEXTOID;
 		case OPT_BOOLEAN:
 			return BOOLOID;

@@ -33,6 +33,7 @@
 #define MRF_OPT_TOLERANCE		0x10000
 #define MRF_OPT_EM_ITERATIONS	0x20000
 #define MRF_OPT_DOMAINS			0x40000
+#define MRF_OPT_NULLS			0x80000
 
 /* Longest text of a choice option ('exponential'). */
 #define MRF_OPT_CHOICE_LEN 16
@@ -61,6 +62,7 @@ typedef struct MrfOptions
 	int		   *clique_size;
 	int		  **clique_vars;
 	Jsonb	   *domains;		/* declared domains: {"column": [value, ...], ...} */
+	char	   *nulls;			/* 'error', 'category' or a declared value */
 } MrfOptions;
 
 /* Parses and validates an options document (every value checked). */

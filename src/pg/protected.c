@@ -549,6 +549,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 						  cxt, learner);
 		if (plan.opt.given & MRF_OPT_DOMAINS)
 			MrfKaryReaderSetDomains(&state->kreader, plan.opt.domains);
+		if (plan.opt.given & MRF_OPT_NULLS)
+			MrfKaryReaderSetNulls(&state->kreader, plan.opt.nulls);
 		p = MrfKaryTypeWidth(typid);
 	}
 	if (p < 0 && variables < 0)

@@ -93,3 +93,4 @@ BEGIN
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
+SELECT mrf_dot(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[])) LIKE 'graph mrf {%' AS dot_of_a_hand_built_model;
