@@ -37,4 +37,11 @@ SELECT label_a AS party, label_b AS physician_fee_freeze, round(weight::numeric,
 FROM mrf_weights((SELECT m FROM hv_models WHERE nulls = 'category'))
 WHERE name_i = 'party' AND name_j = 'physician_fee_freeze' ORDER BY 1, 2;
 
+-- a synthetic table in the source's types (post-processing: no budget)
+CREATE TABLE housevotes_synth AS
+SELECT * FROM mrf_synthesize((SELECT m FROM hv_models WHERE nulls = 'category'), 435, NULL::housevotes);
+SELECT party, count(*) AS members, count(*) FILTER (WHERE physician_fee_freeze = 'y') AS fee_freeze_yes,
+	   count(*) FILTER (WHERE physician_fee_freeze IS NULL) AS fee_freeze_missing
+FROM housevotes_synth GROUP BY party ORDER BY party;
+
 SELECT * FROM mrfdp.remaining('housevotes');

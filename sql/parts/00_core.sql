@@ -70,6 +70,14 @@ CREATE FUNCTION mrf_variables(model mrf, OUT i int, OUT name text, OUT labels te
 CREATE FUNCTION mrf_dot(model mrf, threshold float8 DEFAULT 0) RETURNS text
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Synthetic rows in the source's types: n rows of the row type of the third
+-- argument (NULL::the_source_table), each variable's code turned into its
+-- column's type through the model's labels.  Post-processing: no budget.
+CREATE FUNCTION mrf_synthesize(model mrf, n int, rowtype anyelement, seed bigint DEFAULT NULL,
+							   burn_in int DEFAULT 1000, thin int DEFAULT 10)
+	RETURNS SETOF anyelement
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
 -- Gibbs (or exact, for small p) samples; VOLATILE: draws randomness.
 CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
 						   thin int DEFAULT 10, seed bigint DEFAULT NULL)

@@ -9,9 +9,12 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
+#include "utils/typcache.h"
 
 #include "pg/model.h"
 #include "pg/names.h"
@@ -137,6 +140,149 @@ mrf_sample(PG_FUNCTION_ARGS)
 			elems[j] = Int32GetDatum(out[m * p + j]);
 		value = PointerGetDatum(construct_array(elems, p, INT4OID, sizeof(int32), true, TYPALIGN_INT));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	}
+	MrfRunEnd(&run);
+	return (Datum) 0;
+}
+
+/* The value of code `code` of variable j as a Datum of a column's type, or NULL. */
+static Datum
+SynthValue(const MrfModel *model, const MrfNames *names, int j, int32 code, Oid typid,
+		   FmgrInfo *input, Oid ioparam, int32 typmod, bool *isnull)
+{
+	const char *label = MrfNamesLabel(names, model->kind, j, code);
+	Oid			base = getBaseType(typid);
+	bool		binary = model->kind == MRF_KIND_ISING || model->kind == MRF_KIND_TWISE;
+
+	*isnull = false;
+	if (names->present && names->labels[j] != NULL)
+	{
+		/* a labelled value; a NULL label is the 'category' of missing values */
+		if (label == NULL)
+		{
+			*isnull = true;
+			return (Datum) 0;
+		}
+		return InputFunctionCall(input, (char *) label, ioparam, typmod);
+	}
+	/* codes only: booleans from the coding, integers as the codes */
+	if (base == BOOLOID)
+		return BoolGetDatum(binary ? code > 0 : code != 0);
+	return InputFunctionCall(input, psprintf("%d", code), ioparam, typmod);
+}
+
+PG_FUNCTION_INFO_V1(mrf_synthesize);
+/*
+ * n synthetic rows of the row type of the third argument (e.g. NULL::votes,
+ * the source relation's row type): variable j goes to the j-th column, its
+ * code turned into the column's type through the model's labels (booleans,
+ * enum labels, declared values, NULL for a 'category' of missing values).
+ * Sampling from a released model is post-processing: no budget.
+ */
+Datum
+mrf_synthesize(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model;
+	const MrfKindOps *ops;
+	int32		n;
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 2);
+	TupleDesc	desc;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MrfNames   *names;
+	MrfRun		run;
+	int32	   *out;
+	int		   *column;
+	FmgrInfo   *inputs;
+	Oid		   *ioparams;
+	Datum	   *values;
+	bool	   *nulls;
+	int			p;
+	int			width = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrf_synthesize needs a model, n, burn_in and thin")));
+	if (PG_GETARG_INT32(4) < 0 || PG_GETARG_INT32(5) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("burn_in must be at least 0 and thin at least 1")));
+	model = PG_GETARG_MRF_P(0);
+	ops = MrfKindOpsOf(model);
+	n = PG_GETARG_INT32(1);
+	if (ops->sample == NULL)
+		NotForKind(model, "mrf_synthesize");
+	if (n < 0 || n > MRF_MAX_SAMPLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n must be between 0 and %d", MRF_MAX_SAMPLES)));
+	if (!OidIsValid(rowtype) || !type_is_rowtype(rowtype) || getBaseType(rowtype) == RECORDOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("mrf_synthesize needs a row type as its third argument"),
+				 errhint("Pass NULL::a_table (the source relation's row type) or NULL::a_composite_type.")));
+	p = model->p;
+	names = MrfNamesOf(model);
+	desc = lookup_rowtype_tupdesc_copy(getBaseType(rowtype), -1);
+	column = palloc(sizeof(int) * p);
+	inputs = palloc0(sizeof(FmgrInfo) * desc->natts);
+	ioparams = palloc0(sizeof(Oid) * desc->natts);
+	for (int c = 0; c < desc->natts; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, c);
+		Oid			infunc;
+
+		if (att->attisdropped)
+			continue;
+		if (width < p)
+			column[width] = c;
+		width++;
+		getTypeInputInfo(att->atttypid, &infunc, &ioparams[c]);
+		fmgr_info(infunc, &inputs[c]);
+	}
+	if (width != p)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("row type %s has %d columns and the model %d variables",
+						format_type_be(rowtype), width, p)));
+	for (int j = 0; j < p; j++)
+	{
+		const char *name = names->present ? names->names[j] : NULL;
+		const char *att = NameStr(TupleDescAttr(desc, column[j])->attname);
+
+		if (name != NULL && strcmp(name, att) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of row type %s is \"%s\", but the model's variable %d is \"%s\"",
+							column[j] + 1, format_type_be(rowtype), att, j + 1, name),
+					 errhint("Pass the row type of the relation the model was learned from.")));
+	}
+
+	MrfCheckMemory("mrf_synthesize", (double) n * p * (sizeof(int32) + 1));
+	InitMaterializedSRF(fcinfo, 0);
+	MrfRunBegin(&run, "mrf_synthesize");
+	if (!PG_ARGISNULL(3))
+		MrfRngInitSeeded(&run.rng, (uint64) PG_GETARG_INT64(3));
+	out = MemoryContextAllocHuge(run.mcxt, sizeof(int32) * ((Size) n * p + 1));
+	MrfRunCheck(&run, ops->sample(model, n, PG_GETARG_INT32(4), PG_GETARG_INT32(5), &run.rng,
+								  &run.env, out));
+	values = palloc0(sizeof(Datum) * desc->natts);
+	nulls = palloc0(sizeof(bool) * desc->natts);
+	for (int c = 0; c < desc->natts; c++)
+		nulls[c] = true;
+	for (int64 m = 0; m < n; m++)
+	{
+		for (int j = 0; j < p; j++)
+		{
+			int			c = column[j];
+
+			values[c] = SynthValue(model, names, j, out[m * p + j],
+								   TupleDescAttr(desc, c)->atttypid, &inputs[c], ioparams[c],
+								   TupleDescAttr(desc, c)->atttypmod, &nulls[c]);
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if ((m & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
 	}
 	MrfRunEnd(&run);
 	return (Datum) 0;

@@ -94,3 +94,6 @@ BEGIN
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 SELECT mrf_dot(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[])) LIKE 'graph mrf {%' AS dot_of_a_hand_built_model;
+SELECT count(*) = 3 AS synthesize_rows
+FROM mrf_synthesize('{"kind": "ising", "p": 3, "weights": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "fields": [0, 0, 0], "meta": {"variables": [{"name": "phase", "labels": ["a", "b"]}, {"name": "name", "labels": ["c", "d"]}, {"name": "result", "labels": ["e", "f"]}]}}'::mrf,
+					3, NULL::up_results, seed => 1);
