@@ -18,7 +18,7 @@ CREATE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
 
 -- Named form (rewritten into mrf_learn_cliques_agg; see 10_ising.sql).
 -- cliques: '[[1, 2], [2, 3]]' (1-based variables); k for integer arrays;
--- tolerance (default 1e-5) and em_iterations (default 100) apply to 'cgm'.
+-- tolerance (default 1e-5) and em_iterations (default 300) apply to 'cgm'.
 CREATE FUNCTION mrf_learn_cliques(x anyelement,
 								  cliques jsonb DEFAULT NULL,
 								  k int DEFAULT NULL,

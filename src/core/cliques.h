@@ -87,6 +87,7 @@ typedef struct MrfCliquesOptions
 	double		pseudocount;	/* counts added to every cell before an MLE */
 	int			em_iterations;	/* cap on EM iterations (CGM) */
 	double		em_tolerance;	/* EM stops when no marginal moves more */
+	int			em_plain;		/* 1: plain EM; 0 (default): SQUAREM-accelerated */
 	int			estep_iterations;	/* cap on NLBP sweeps per E-step */
 	double		estep_tolerance;	/* NLBP stops at this residual, times 1/b */
 	double		damping;		/* NLBP damping g in (0, 1] */

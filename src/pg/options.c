@@ -103,7 +103,7 @@ static const struct
 	{"mrf_learn_structure", "method", "\"stable\""},
 	{"mrf_learn_cliques", "method", "\"cgm\""},
 	{"mrf_learn_cliques", "tolerance", "1e-5"},
-	{"mrf_learn_cliques", "em_iterations", "100"},
+	{"mrf_learn_cliques", "em_iterations", "300"},
 };
 
 /* Most cliques, and variables per clique, an options document may name. */

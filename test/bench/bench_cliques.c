@@ -81,6 +81,8 @@ main(int argc, char **argv)
 	int			neps = 4;
 	int			nns = 3;
 	MrfCliquesOptions opt;
+	int			emPlain = 0;
+	int			emIterations = 0;
 	int			i;
 	int			e;
 	int			j;
@@ -99,6 +101,10 @@ main(int argc, char **argv)
 			neps = ParseList(argv[i + 1], eps, MAX_GRID);
 		else if (strcmp(argv[i], "--n") == 0)
 			nns = ParseList(argv[i + 1], ns, MAX_GRID);
+		else if (strcmp(argv[i], "--em-plain") == 0)
+			emPlain = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--em-iterations") == 0)
+			emIterations = atoi(argv[i + 1]);
 		else
 		{
 			fprintf(stderr, "bench_cliques: unknown option %s\n", argv[i]);
@@ -111,6 +117,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	MrfCliquesDefaultOptions(&opt);
+	opt.em_plain = emPlain;
+	if (emIterations > 0)
+		opt.em_iterations = emIterations;
 
 	for (e = 0; e < neps; e++)
 		for (j = 0; j < nns; j++)

@@ -77,7 +77,7 @@ SELECT is((SELECT pg_temp.clean(mrf_learn_twise(x, t => 2, rho => 1)) FROM b),
           'twise: left-out options take the table''s defaults');
 SELECT is((SELECT pg_temp.clean(mrf_learn_cliques(x, cliques => '[[1, 2], [2, 3]]', k => 3, epsilon => 1)) FROM kk),
           (SELECT pg_temp.clean(mrf_learn_cliques(x, cliques => '[[1, 2], [2, 3]]', k => 3, epsilon => 1, method => 'cgm',
-                                                  tolerance => 1e-5, em_iterations => 100)) FROM kk),
+                                                  tolerance => 1e-5, em_iterations => 300)) FROM kk),
           'cliques: left-out options take the table''s defaults');
 SELECT is((SELECT block_count FROM mrf_structure_rows_needed(10, 0.5, 1, 1e-6)),
           (SELECT block_count FROM mrf_structure_rows_needed(10, 0.5, 1, 1e-6, lambda => 1)),
