@@ -306,25 +306,34 @@ CliquesOptions(MrfPlan *plan)
 
 /*
  * Plans a clique release: with p and k, the cliques against them (refusals
- * name the clique: options are public); with n, a first bound of the
- * memory from the rows and the cells (the run checks the exact figure,
- * inference engine included, before allocating it).
+ * name the clique: options are public); with n, the exact memory of the run
+ * (rows, inference engine, output tables), so that the protected path
+ * refuses an oversized engine before it charges, not after.
  */
 static MrfRefusal *
 CliquesPlan(MrfPlan *plan)
 {
 	const MrfOptions *opt = &plan->opt;
+	const MrfCliquesOptions *co = plan->params;
+	MrfCliqueSet *set;
+	size_t		workspace;
 	int		   *start;
 	int		   *var;
-	double		cells = 0;
 
 	MRF_REFUSE_IF(CliquesCheckOption(opt, plan->p, plan->k, plan->learner->name, &start, &var));
 	if (plan->n == 0)
 		return NULL;
-	for (int c = 0; c < opt->ncliques; c++)
-		cells += pow(plan->k, opt->clique_size[c]);
-	plan->memory = (double) plan->n * plan->p +
-		cells * (2 * sizeof(int64) + 10 * sizeof(double) + sizeof(int32));
+	if (MrfCliqueSetBuild(plan->p, plan->k, opt->ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
+						  &PallocEnv, &set) != MRF_OK)
+		elog(ERROR, "%s: could not lay out the cliques its options accepted", plan->learner->name);
+	if (MrfCliquesWorkspaceBytes(set, co, &PallocEnv, &workspace) != MRF_OK)
+		return MrfRefuse(ERRCODE_OUT_OF_MEMORY,
+						 psprintf("%s could not build its inference engine", plan->learner->name),
+						 "The engine for these cliques does not fit in memory.",
+						 "Use smaller or fewer cliques.");
+	plan->memory = (double) plan->n * plan->p + (double) workspace +
+		(double) MrfCliqueSetCells(set) * sizeof(double);
+	MrfCliqueSetFree(&PallocEnv, set);
 	return NULL;
 }
 
@@ -351,10 +360,10 @@ CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 		elog(ERROR, "%s: cliques its plan accepted were refused", learner);
 	MrfRunCheck(run, MrfCliqueSetBuild(p, k, opt->ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
 									   &run->env, &set));
-	/* The exact figure, inference engine included. */
+	/* The plan checked this figure before any charge; it cannot grow here. */
 	MrfRunCheck(run, MrfCliquesWorkspaceBytes(set, co, &run->env, &workspace));
-	MrfCheckMemory(learner, (double) n * p + (double) workspace +
-				   (double) set->cells * sizeof(double));
+	if ((double) n * p + (double) workspace + (double) set->cells * sizeof(double) > plan->memory)
+		elog(ERROR, "%s: the run needs more memory than its plan", learner);
 
 	logpot = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (set->cells + 1));
 	MrfRunCheck(run, MrfCliquesLearn(MrfRowsBytes(rows), n, set, co, &run->rng, &run->env, logpot,

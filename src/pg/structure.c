@@ -305,6 +305,10 @@ StructurePlan(MrfPlan *plan)
 		MRF_REFUSE_IF(sp->inner.learner->plan(&sp->inner));
 		plan->iterations = sp->inner.iterations;
 		plan->memory = sp->inner.memory;
+		/* the kept sets of StructureRunThresholdKary, beside the coefficients */
+		if (sp->twise && n > 0)
+			plan->memory += (double) MrfSubsetCount(p, sp->t) *
+				(sp->t + 1) * sizeof(int);
 	}
 	else if (sp->threshold)
 	{
@@ -534,8 +538,8 @@ StructureRunThresholdKary(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 	{
 		int			t = learned->t;
 		int64		nsets = MrfSubsetCount(p, t);
-		int		   *kept_vars = palloc(sizeof(int) * (Size) nsets * t);
-		int		   *kept_size = palloc(sizeof(int) * (Size) nsets);
+		int		   *kept_vars = palloc_extended(sizeof(int) * (Size) nsets * t, MCXT_ALLOC_HUGE);
+		int		   *kept_size = palloc_extended(sizeof(int) * (Size) nsets, MCXT_ALLOC_HUGE);
 		int64		nkept = 0;
 		int			vars[MRF_TWISE_MAX_ORDER];
 		int			size = 0;
