@@ -1,27 +1,25 @@
 /*
- * mrfdp.c - module entry: settings and hook registration.
+ * mrfdp.c - module entry: each module defines the settings it reads and
+ * installs its hooks from its own Init function (release.c, catalog_guard.c,
+ * citus.c, ...), called from here; mrfdp.blas_threads is still defined here.
  */
 #include "postgres.h"
-
-#include <limits.h>
 
 #include "fmgr.h"
 #include "utils/guc.h"
 
 #include "core/fw.h"
 #include "mrfdp.h"
+#include "pg/catalog_guard.h"
 #include "pg/citus.h"
 #include "pg/ledger_hooks.h"
 #include "pg/named_call.h"
 #include "pg/progress.h"
+#include "pg/release.h"
 
 PG_MODULE_MAGIC;
 
-int			MrfTestSeed = -1;
 int			MrfBlasThreads = 1;
-int			MrfMaxLearnerMemory = 1024 * 1024;	/* kB: 1 GB */
-bool		MrfProgress = false;
-bool		MrfAllowDropWithBudgets = false;
 
 void		_PG_init(void);
 
@@ -36,18 +34,11 @@ AssignLearnerThreads(int newval, void *extra)
 	MrfFwSetThreads(newval);
 }
 
-/* Defines the settings and installs the named-call rewrite. */
+/* Defines the settings and installs the hooks, module by module. */
 void
 _PG_init(void)
 {
-	DefineCustomIntVariable("mrfdp.test_seed",
-							"Seed for reproducible, NOT private learning (tests only).",
-							"-1 (the default) draws all noise from a cryptographically secure generator. "
-							"Any other value makes every learner reproducible; its models are stamped as not private.",
-							&MrfTestSeed,
-							-1, -1, INT_MAX,
-							PGC_SUSET, 0,
-							NULL, NULL, NULL);
+	MrfReleaseInit();
 
 	/*
 	 * OpenBLAS threads are only ever requested right before a learner runs,
@@ -68,35 +59,7 @@ _PG_init(void)
 							PGC_SUSET, 0,
 							NULL, AssignLearnerThreads, NULL);
 
-	DefineCustomIntVariable("mrfdp.max_learner_memory",
-							"Largest working memory a learner may plan for, including the packed rows.",
-							"Only superusers (or roles granted SET on it) can change this setting.",
-							&MrfMaxLearnerMemory,
-							1024 * 1024, 1024, INT_MAX,
-							PGC_SUSET, GUC_UNIT_KB,
-							NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("mrfdp.progress",
-							 "Report learner progress as NOTICE messages.",
-							 NULL,
-							 &MrfProgress,
-							 false,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	/*
-	 * Dropping the extension erases every budget, grant and ledger row; the
-	 * event trigger mrfdp_refuse_drop_with_budgets refuses it while budgets
-	 * exist unless a superuser says so here.
-	 */
-	DefineCustomBoolVariable("mrfdp.allow_drop_with_budgets",
-							 "Allow dropping the mrfdp extension while relations are protected.",
-							 "Dropping it erases every budget, grant and ledger row. Only superusers can change this setting.",
-							 &MrfAllowDropWithBudgets,
-							 false,
-							 PGC_SUSET, 0,
-							 NULL, NULL, NULL);
-
+	MrfCatalogGuardInit();
 	MarkGUCPrefixReserved("mrfdp");
 
 	MrfInstallNamedCallHook();

@@ -26,10 +26,31 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 
-#include "mrfdp.h"
 #include "pg/catalog_guard.h"
 #include "pg/ledger_catalog.h"
+
+/* mrfdp.allow_drop_with_budgets: a superuser allows dropping mrfdp while budgets exist. */
+static bool MrfAllowDropWithBudgets = false;
+
+/* Defines mrfdp.allow_drop_with_budgets (called from _PG_init). */
+void
+MrfCatalogGuardInit(void)
+{
+	/*
+	 * Dropping the extension erases every budget, grant and ledger row; the
+	 * event trigger mrfdp_refuse_drop_with_budgets refuses it while budgets
+	 * exist unless a superuser says so here.
+	 */
+	DefineCustomBoolVariable("mrfdp.allow_drop_with_budgets",
+							 "Allow dropping the mrfdp extension while relations are protected.",
+							 "Dropping it erases every budget, grant and ledger row. Only superusers can change this setting.",
+							 &MrfAllowDropWithBudgets,
+							 false,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+}
 
 /* See catalog_guard.h. */
 bool

@@ -7,6 +7,9 @@
 
 #include "postgres.h"
 
+/* Defines mrfdp.allow_drop_with_budgets, which the guard reads. */
+void		MrfCatalogGuardInit(void);
+
 /* The schema and owner of the installed extension mrfdp; false if absent. */
 bool		MrfExtensionSchemaAndOwner(Oid *schema, Oid *owner);
 

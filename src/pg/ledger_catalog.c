@@ -18,12 +18,12 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
-#include "mrfdp.h"
 #include "pg/budget.h"
 #include "pg/catalog_guard.h"
 #include "pg/decimal.h"
 #include "pg/ledger_catalog.h"
 #include "pg/model.h"
+#include "pg/release.h"
 
 /* Set while mrfdp queries its own catalog: those reads are not the statement's. */
 static bool CatalogQueryRunning = false;

@@ -26,10 +26,10 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "mrfdp.h"
 #include "pg/decimal.h"
 #include "pg/ledger_catalog.h"
 #include "pg/ledger_worker.h"
+#include "pg/release.h"
 
 /* The worker's answer. */
 typedef enum ChargeStatus

@@ -5,8 +5,11 @@
 
 #include <cblas.h>
 
+#include <limits.h>
+
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -16,6 +19,45 @@
 #include "mrfdp.h"
 #include "pg/progress.h"
 #include "pg/release.h"
+
+int			MrfTestSeed = -1;
+int			MrfMaxLearnerMemory = 1024 * 1024;	/* kB: 1 GB */
+bool		MrfProgress = false;
+
+/* Defines the settings a learner run reads (called from _PG_init). */
+void
+MrfReleaseInit(void)
+{
+	DefineCustomIntVariable("mrfdp.test_seed",
+							"Seed for reproducible, NOT private learning (tests only).",
+							"-1 (the default) draws all noise from a cryptographically secure generator. "
+							"Any other value makes every learner reproducible; its models are stamped as not private.",
+							&MrfTestSeed,
+							-1, -1, INT_MAX,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	/*
+	 * The memory guard is a resource limit that protects the server from its
+	 * users (as temp_file_limit does), so only a superuser sets it: per role
+	 * with ALTER ROLE ... SET, or delegated with GRANT SET ON PARAMETER.
+	 */
+	DefineCustomIntVariable("mrfdp.max_learner_memory",
+							"Largest working memory a learner may plan for, including the packed rows.",
+							"Only superusers (or roles granted SET on it) can change this setting.",
+							&MrfMaxLearnerMemory,
+							1024 * 1024, 1024, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mrfdp.progress",
+							 "Report learner progress as NOTICE messages.",
+							 NULL,
+							 &MrfProgress,
+							 false,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+}
 
 /* Core allocator: zeroed huge allocations in the run's context, NULL on failure. */
 static void *

@@ -15,6 +15,18 @@
 #include "core/env.h"
 #include "core/noise.h"
 
+/* mrfdp.test_seed: -1 (off) or a seed that makes learners reproducible and not private. */
+extern int	MrfTestSeed;
+
+/* mrfdp.max_learner_memory, in kB: the largest working set a learner may plan. */
+extern int	MrfMaxLearnerMemory;
+
+/* mrfdp.progress: emit NOTICEs while learning. */
+extern bool MrfProgress;
+
+/* Defines the settings above (called from _PG_init). */
+void		MrfReleaseInit(void);
+
 typedef struct MrfRun
 {
 	const char *learner;		/* SQL name, for messages */
