@@ -16,24 +16,7 @@
 #include "fw.h"
 #include "ising.h"
 #include "rows.h"
-
-/* Multiplies sizes, saturating at SIZE_MAX so that overflow reads as "too big". */
-static size_t
-IsingSizeMul(size_t a, size_t b)
-{
-	if (a != 0 && b > SIZE_MAX / a)
-		return SIZE_MAX;
-	return a * b;
-}
-
-/* Adds sizes, saturating at SIZE_MAX. */
-static size_t
-IsingSizeAdd(size_t a, size_t b)
-{
-	if (b > SIZE_MAX - a)
-		return SIZE_MAX;
-	return a + b;
-}
+#include "sizes.h"
 
 /*
  * SPEC 4.2: R = 2 lambda and rho_node = rho / p (the p regressions each read
@@ -92,11 +75,11 @@ MrfIsingWorkspaceBytes(int p, int64_t n)
 	if (p < 0 || n < 0)
 		return SIZE_MAX;
 	d = (size_t) p + 1;
-	total = IsingSizeAdd(total, IsingSizeMul((size_t) MrfFwRowStride(n), d));
-	total = IsingSizeAdd(total, IsingSizeMul((size_t) p, 2 * sizeof(int)));
-	total = IsingSizeAdd(total, IsingSizeMul(d, (size_t) p));
-	total = IsingSizeAdd(total, IsingSizeMul(IsingSizeMul(d, (size_t) p), sizeof(double)));
-	total = IsingSizeAdd(total, MrfFwWorkspaceBytes(n, p + 1, p));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) MrfFwRowStride(n), d));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) p, 2 * sizeof(int)));
+	total = MrfSizeAdd(total, MrfSizeMul(d, (size_t) p));
+	total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul(d, (size_t) p), sizeof(double)));
+	total = MrfSizeAdd(total, MrfFwWorkspaceBytes(n, p + 1, p));
 	return total;
 }
 
@@ -129,11 +112,11 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 	iters = MrfIsingIterations(opt, p, n);
 
 	/* every byte of X is written by MrfBitsToBytes */
-	x = MrfAllocUninit(env, IsingSizeMul((size_t) ldx, (size_t) d));
-	ypos = MrfAlloc(env, IsingSizeMul((size_t) p, sizeof(int)));
-	yneg = MrfAlloc(env, IsingSizeMul((size_t) p, sizeof(int)));
-	allowed = MrfAlloc(env, IsingSizeMul((size_t) d, (size_t) p));
-	w = MrfAlloc(env, IsingSizeMul(IsingSizeMul((size_t) d, (size_t) p), sizeof(double)));
+	x = MrfAllocUninit(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
+	yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
+	allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
+	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
 	if (x == NULL || ypos == NULL || yneg == NULL || allowed == NULL || w == NULL)
 	{
 		st = MRF_ENOMEM;

@@ -53,24 +53,7 @@
 #include <string.h>
 
 #include "pairwise.h"
-
-/* Multiplies sizes, saturating at SIZE_MAX so that overflow reads as "too big". */
-static size_t
-PairwiseSizeMul(size_t a, size_t b)
-{
-	if (a != 0 && b > SIZE_MAX / a)
-		return SIZE_MAX;
-	return a * b;
-}
-
-/* Adds sizes, saturating at SIZE_MAX. */
-static size_t
-PairwiseSizeAdd(size_t a, size_t b)
-{
-	if (b > SIZE_MAX - a)
-		return SIZE_MAX;
-	return a + b;
-}
+#include "sizes.h"
 
 /* Index of regression (i, u, v), u != v: the pairs of node i are contiguous. */
 static inline int
@@ -181,12 +164,12 @@ MrfPairwiseWorkspaceBytes(int p, int k, int64_t n)
 
 	if (q < 0 || d < 0 || n < 0 || q > INT_MAX || d > INT_MAX)
 		return SIZE_MAX;
-	dq = PairwiseSizeMul((size_t) d, (size_t) q);
-	total = PairwiseSizeAdd(total, PairwiseSizeMul((size_t) MrfFwRowStride(n), (size_t) d));
-	total = PairwiseSizeAdd(total, PairwiseSizeMul((size_t) q, 2 * sizeof(int)));
-	total = PairwiseSizeAdd(total, dq);
-	total = PairwiseSizeAdd(total, PairwiseSizeMul(dq, sizeof(double)));
-	total = PairwiseSizeAdd(total, MrfFwWorkspaceBytes(n, (int) d, (int) q));
+	dq = MrfSizeMul((size_t) d, (size_t) q);
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) MrfFwRowStride(n), (size_t) d));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) q, 2 * sizeof(int)));
+	total = MrfSizeAdd(total, dq);
+	total = MrfSizeAdd(total, MrfSizeMul(dq, sizeof(double)));
+	total = MrfSizeAdd(total, MrfFwWorkspaceBytes(n, (int) d, (int) q));
 	return total;
 }
 
@@ -240,10 +223,10 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	setup->p = p;
 	setup->k = k;
 	/* zeroed: only the ones of the one-hot encoding are written */
-	setup->x = MrfAlloc(env, PairwiseSizeMul((size_t) ldx, (size_t) d));
-	setup->ypos = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
-	setup->yneg = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
-	setup->allowed = MrfAlloc(env, PairwiseSizeMul((size_t) d, (size_t) q));
+	setup->x = MrfAlloc(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	setup->ypos = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
+	setup->yneg = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
+	setup->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) q));
 	if (setup->x == NULL || setup->ypos == NULL || setup->yneg == NULL ||
 		setup->allowed == NULL)
 	{
@@ -435,7 +418,7 @@ MrfPairwiseLearn(const uint8_t *z, int64_t n, int p, int k,
 	st = MrfPairwisePrepare(z, n, p, k, opt, env, &setup);
 	if (st != MRF_OK)
 		return st;
-	w = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) setup.fw.d,
+	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) setup.fw.d,
 													  (size_t) setup.fw.q),
 									  sizeof(double)));
 	if (w == NULL)
@@ -678,10 +661,10 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 	setup->p = p;
 	setup->k = k;
 	/* zeroed: only the ones of the one-hot encoding are written */
-	setup->x = MrfAlloc(env, PairwiseSizeMul((size_t) ldx, (size_t) d));
-	setup->ypos = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
-	setup->yneg = MrfAlloc(env, PairwiseSizeMul((size_t) q, sizeof(int)));
-	setup->allowed = MrfAlloc(env, PairwiseSizeMul((size_t) d, (size_t) q));
+	setup->x = MrfAlloc(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	setup->ypos = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
+	setup->yneg = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
+	setup->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) q));
 	if (setup->x == NULL || setup->ypos == NULL || setup->yneg == NULL ||
 		setup->allowed == NULL)
 	{
@@ -826,7 +809,7 @@ MrfPairwiseLearnAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8
 		LayoutFree(env, &lay);
 		return st;
 	}
-	w = MrfAlloc(env, PairwiseSizeMul(PairwiseSizeMul((size_t) setup.fw.d, (size_t) setup.fw.q),
+	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) setup.fw.d, (size_t) setup.fw.q),
 									  sizeof(double)));
 	if (w == NULL)
 		st = MRF_ENOMEM;

@@ -33,6 +33,7 @@
 
 #include "fw.h"
 #include "rows.h"
+#include "sizes.h"
 #include "twise.h"
 
 typedef unsigned __int128 TwiseU128;
@@ -46,24 +47,6 @@ typedef unsigned __int128 TwiseU128;
 
 /* Rows of parity sums between two polls. */
 #define TWISE_POLL_ROWS 4096
-
-/* Multiplies sizes, saturating at SIZE_MAX so that overflow reads as "too big". */
-static size_t
-TwiseSizeMul(size_t a, size_t b)
-{
-	if (a != 0 && b > SIZE_MAX / a)
-		return SIZE_MAX;
-	return a * b;
-}
-
-/* Adds sizes, saturating at SIZE_MAX. */
-static size_t
-TwiseSizeAdd(size_t a, size_t b)
-{
-	if (b > SIZE_MAX - a)
-		return SIZE_MAX;
-	return a + b;
-}
 
 /* The larger of two sizes. */
 static size_t
@@ -389,7 +372,7 @@ ParityScratchBytes(int p, int64_t sets)
 {
 	size_t		per = sizeof(int64_t) + sizeof(int32_t) + sizeof(int8_t);
 
-	return TwiseSizeAdd(TwiseSizeMul((size_t) sets, per), (size_t) p);
+	return MrfSizeAdd(MrfSizeMul((size_t) sets, per), (size_t) p);
 }
 
 /* Bytes MrfTwisePmwRelease allocates: two 2^p arrays and the query masks. */
@@ -398,8 +381,8 @@ PmwScratchBytes(int p, int64_t queries)
 {
 	size_t		states = (size_t) 1 << p;
 
-	return TwiseSizeAdd(TwiseSizeMul(2 * states, sizeof(double)),
-						TwiseSizeMul((size_t) queries, sizeof(uint32_t)));
+	return MrfSizeAdd(MrfSizeMul(2 * states, sizeof(double)),
+						MrfSizeMul((size_t) queries, sizeof(uint32_t)));
 }
 
 /*
@@ -425,11 +408,11 @@ MrfTwiseWorkspaceBytes(const MrfTwiseOptions *opt, int p, int64_t n)
 	if (d < 0 || n2 < 0 || n1 < 1)
 		return SIZE_MAX;
 
-	learn = TwiseSizeAdd(learn, TwiseSizeMul((size_t) MrfFwRowStride(n1), (size_t) d));
-	learn = TwiseSizeAdd(learn, TwiseSizeMul((size_t) p, 2 * sizeof(int)));
-	learn = TwiseSizeAdd(learn, TwiseSizeMul((size_t) d, (size_t) p));
-	learn = TwiseSizeAdd(learn, TwiseSizeMul(TwiseSizeMul((size_t) d, (size_t) p), sizeof(double)));
-	learn = TwiseSizeAdd(learn, MrfFwWorkspaceBytes(n1, (int) (d < INT_MAX ? d : INT_MAX), p));
+	learn = MrfSizeAdd(learn, MrfSizeMul((size_t) MrfFwRowStride(n1), (size_t) d));
+	learn = MrfSizeAdd(learn, MrfSizeMul((size_t) p, 2 * sizeof(int)));
+	learn = MrfSizeAdd(learn, MrfSizeMul((size_t) d, (size_t) p));
+	learn = MrfSizeAdd(learn, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
+	learn = MrfSizeAdd(learn, MrfFwWorkspaceBytes(n1, (int) (d < INT_MAX ? d : INT_MAX), p));
 	if (opt->objective != MRF_TWISE_LINF)
 		return learn;
 
@@ -441,9 +424,9 @@ MrfTwiseWorkspaceBytes(const MrfTwiseOptions *opt, int p, int64_t n)
 	}
 	else
 		release = 0;			/* the Gaussian release works in place */
-	phase1 = TwiseSizeAdd(TwiseSizeMul((size_t) (d - 1), sizeof(int64_t)),
+	phase1 = MrfSizeAdd(MrfSizeMul((size_t) (d - 1), sizeof(int64_t)),
 						  TwiseSizeMax(ParityScratchBytes(p, d), release));
-	return TwiseSizeAdd(TwiseSizeMul((size_t) d, sizeof(double)),
+	return MrfSizeAdd(MrfSizeMul((size_t) d, sizeof(double)),
 						TwiseSizeMax(phase1, learn));
 }
 
@@ -1106,11 +1089,11 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 
 	ldx = MrfFwRowStride(n1);
 	/* every byte of X is written by TwiseDesign */
-	x = MrfAllocUninit(env, TwiseSizeMul((size_t) ldx, (size_t) d));
-	ypos = MrfAlloc(env, TwiseSizeMul((size_t) p, sizeof(int)));
-	yneg = MrfAlloc(env, TwiseSizeMul((size_t) p, sizeof(int)));
-	allowed = MrfAlloc(env, TwiseSizeMul((size_t) d, (size_t) p));
-	w = MrfAlloc(env, TwiseSizeMul(TwiseSizeMul((size_t) d, (size_t) p), sizeof(double)));
+	x = MrfAllocUninit(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
+	yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
+	allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
+	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
 	if (x == NULL || ypos == NULL || yneg == NULL || allowed == NULL || w == NULL)
 	{
 		st = MRF_ENOMEM;
