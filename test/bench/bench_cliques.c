@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "cliques.h"
 #include "cliques_synth.h"
 
@@ -36,24 +37,6 @@ ParseList(const char *s, double *out, int max)
 		s = *end == ',' ? end + 1 : end;
 	}
 	return n;
-}
-
-/* qsort order for doubles. */
-static int
-CompareDoubles(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of v (sorted in place). */
-static double
-Median(double *v, int n)
-{
-	qsort(v, (size_t) n, sizeof(double), CompareDoubles);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Mean of v. */

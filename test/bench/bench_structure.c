@@ -37,6 +37,7 @@
 
 #include <cblas.h>
 
+#include "bench_util.h"
 #include "env.h"
 #include "noise.h"
 #include "privacy.h"
@@ -60,24 +61,6 @@ typedef struct BenchOptions
 	int			threads;
 	uint64_t	seed;
 } BenchOptions;
-
-/* Seconds on the monotonic clock. */
-static double
-Now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-/* Exits with a message; the benchmark has no recovery paths. */
-static void
-Die(const char *what)
-{
-	fprintf(stderr, "bench_structure: %s\n", what);
-	exit(1);
-}
 
 /* Sets A_ij = A_ji = c. */
 static void
@@ -111,7 +94,7 @@ BuildModel(const BenchOptions *o, double *A, double *lambda)
 		int			q;
 
 		if (side * side != p)
-			Die("--model grid needs a square p");
+			Die("--model grid needs a square p", NULL);
 		for (r = 0; r < side; r++)
 			for (q = 0; q < side; q++)
 			{
@@ -122,7 +105,7 @@ BuildModel(const BenchOptions *o, double *A, double *lambda)
 			}
 	}
 	else
-		Die("unknown --model");
+		Die("unknown --model", NULL);
 	*lambda = 0.0;
 	for (i = 0; i < p; i++)
 	{
@@ -146,9 +129,9 @@ DrawPacked(const double *A, const double *theta, int p, int64_t n, MrfRng *rng)
 	int			j;
 
 	if (z == NULL || bits == NULL)
-		Die("out of memory");
+		Die("out of memory", NULL);
 	if (MrfIsingSample(A, theta, p, n, 1000, 10, rng, &MrfMallocEnv, z) != MRF_OK)
-		Die("sampling failed");
+		Die("sampling failed", NULL);
 	for (r = 0; r < n; r++)
 		for (j = 0; j < p; j++)
 			if (z[(size_t) r * p + j] > 0)
@@ -245,13 +228,13 @@ ParseArgs(int argc, char **argv, BenchOptions *o)
 		else if (strcmp(k, "--seed") == 0)
 			o->seed = strtoull(v, NULL, 10);
 		else
-			Die("unknown option");
+			Die("unknown option", NULL);
 	}
 	if (i != argc)
-		Die("options come in pairs");
+		Die("options come in pairs", NULL);
 	if (o->p < 2 || o->blocksPerSize < 1 || o->releases < 0 || o->bmin < 1 ||
 		o->bmax < o->bmin || !(o->ratio > 1.0) || o->threads < 1)
-		Die("invalid options");
+		Die("invalid options", NULL);
 }
 
 /* (a)-(d) of the file comment. */
@@ -280,17 +263,17 @@ main(int argc, char **argv)
 	A = calloc((size_t) o.p * o.p, sizeof(double));
 	theta = calloc((size_t) o.p, sizeof(double));
 	if (A == NULL || theta == NULL)
-		Die("out of memory");
+		Die("out of memory", NULL);
 	BuildModel(&o, A, &lambda);
 	eta = fabs(o.coupling);
 	words = MrfBitWords(o.p);
 	m = MrfStructureDefaultBlocks(o.epsilon, o.delta);
 	if (m < 1)
-		Die("invalid epsilon or delta");
+		Die("invalid epsilon or delta", NULL);
 
 	MrfStructureInit(&truth, o.p);
 	if (MrfIsingEdgesFromWeights(A, o.p, eta, MRF_EDGE_AVERAGE, &MrfMallocEnv, &truth) != MRF_OK)
-		Die("true graph");
+		Die("true graph", NULL);
 	memset(&bopt, 0, sizeof(bopt));
 	bopt.p = o.p;
 	bopt.eta = eta;
@@ -323,7 +306,7 @@ main(int argc, char **argv)
 			MrfStructureInit(&s, o.p);
 			if (MrfIsingBlockLearn(&bopt, bits + (size_t) k * b * words, b, &MrfMallocEnv,
 								   &s) != MRF_OK)
-				Die("block learner failed");
+				Die("block learner failed", NULL);
 			exact += MrfStructureEqual(&s, &truth);
 			maxit = stats.iterations > maxit ? stats.iterations : maxit;
 			MrfStructureFree(&s, &MrfMallocEnv);
@@ -369,7 +352,7 @@ main(int argc, char **argv)
 			t1 = Now();
 			if (MrfStructureLearnIsing(bits, n, o.p, eta, lambda, &sopt, &rng, &MrfMallocEnv,
 									   &s, &released) != MRF_OK)
-				Die("release failed");
+				Die("release failed", NULL);
 			seconds += Now() - t1;
 			exact += released && MrfStructureEqual(&s, &truth);
 			none += !released;

@@ -31,6 +31,7 @@
 
 #include <cblas.h>
 
+#include "bench_util.h"
 #include "env.h"
 #include "noise.h"
 #include "rows.h"
@@ -58,45 +59,6 @@ typedef struct BenchOptions
 	int			skipLearn;
 } BenchOptions;
 
-/* Seconds on the monotonic clock. */
-static double
-Now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-/* Peak resident set size of this process so far, in MiB. */
-static double
-PeakRssMiB(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double) ru.ru_maxrss / 1024.0;	/* KiB on Linux */
-}
-
-/* Prints a message and exits. */
-static void
-Die(const char *msg, const char *arg)
-{
-	fprintf(stderr, "bench_twise: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-	exit(2);
-}
-
-/* calloc that dies on failure (the benchmark's own buffers). */
-static void *
-XCalloc(size_t count, size_t size)
-{
-	void	   *p = calloc(count, size);
-
-	if (p == NULL)
-		Die("out of memory", NULL);
-	return p;
-}
-
 /*
  * An environment that measures the core: a 16-byte size header per block
  * for live and peak bytes, and timestamps of the polls, so that the steady
@@ -104,46 +66,11 @@ XCalloc(size_t count, size_t size)
  */
 typedef struct BenchEnvCtx
 {
-	size_t		live;
-	size_t		peak;
+	BenchMemory mem;		/* first: BenchAlloc counts here */
 	int64_t		selections;		/* T - 1 */
 	double		firstIterationEnd;
 	double		lastPoll;
 } BenchEnvCtx;
-
-#define BENCH_HEADER 16
-
-/* calloc with a size header, counting live and peak bytes. */
-static void *
-BenchAlloc(void *ctx, size_t bytes)
-{
-	BenchEnvCtx *c = ctx;
-	char	   *p;
-
-	if (bytes > SIZE_MAX - BENCH_HEADER)
-		return NULL;
-	p = calloc(1, bytes + BENCH_HEADER);
-	if (p == NULL)
-		return NULL;
-	memcpy(p, &bytes, sizeof(bytes));
-	c->live += bytes;
-	if (c->live > c->peak)
-		c->peak = c->live;
-	return p + BENCH_HEADER;
-}
-
-/* free of a BenchAlloc block. */
-static void
-BenchRelease(void *ctx, void *ptr)
-{
-	BenchEnvCtx *c = ctx;
-	char	   *p = (char *) ptr - BENCH_HEADER;
-	size_t		bytes;
-
-	memcpy(&bytes, p, sizeof(bytes));
-	c->live -= bytes;
-	free(p);
-}
 
 /*
  * fw.c reports progress with total = (T - 1) x units per iteration; the
@@ -163,75 +90,6 @@ BenchPoll(void *ctx, int64_t done, int64_t total)
 }
 
 /* ---- .npy files (format version 1.0), as in bench_core.c ---- */
-
-/* Writes a C-order 2-d array with a header padded to 64 bytes. */
-static void
-NpyWrite(const char *path, const char *descr, int64_t rows, int64_t cols,
-		 const void *data, size_t itemSize)
-{
-	FILE	   *f = fopen(path, "wb");
-	char		dict[256];
-	int			len;
-	int			total;
-	unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
-
-	if (f == NULL)
-		Die("cannot write", path);
-	len = snprintf(dict, sizeof(dict),
-				   "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
-				   descr, (long long) rows, (long long) cols);
-	total = 10 + len + 1;
-	total = (total + 63) / 64 * 64;
-	memset(dict + len, ' ', (size_t) (total - 10 - len - 1));
-	dict[total - 10 - 1] = '\n';
-	prefix[8] = (unsigned char) ((total - 10) & 0xff);
-	prefix[9] = (unsigned char) ((total - 10) >> 8);
-	if (fwrite(prefix, 1, 10, f) != 10 ||
-		fwrite(dict, 1, (size_t) (total - 10), f) != (size_t) (total - 10) ||
-		fwrite(data, itemSize, (size_t) (rows * cols), f) != (size_t) (rows * cols) ||
-		fclose(f) != 0)
-		Die("write failed", path);
-}
-
-/* Reads a C-order 2-d .npy of the given dtype; returns malloc'd data. */
-static void *
-NpyRead(const char *path, const char *descr, size_t itemSize, int64_t *rows,
-		int64_t *cols)
-{
-	FILE	   *f = fopen(path, "rb");
-	unsigned char prefix[10];
-	char		dict[4096];
-	char		want[32];
-	size_t		hlen;
-	const char *shape;
-	long long	r;
-	long long	c;
-	void	   *data;
-
-	if (f == NULL)
-		Die("cannot read", path);
-	if (fread(prefix, 1, 10, f) != 10 || memcmp(prefix + 1, "NUMPY", 5) != 0 ||
-		prefix[6] != 1)
-		Die("not a version 1 .npy file", path);
-	hlen = (size_t) prefix[8] | ((size_t) prefix[9] << 8);
-	if (hlen >= sizeof(dict) || fread(dict, 1, hlen, f) != hlen)
-		Die("bad .npy header", path);
-	dict[hlen] = '\0';
-	snprintf(want, sizeof(want), "'%s'", descr);
-	if (strstr(dict, want) == NULL || strstr(dict, "'fortran_order': False") == NULL)
-		Die("unexpected dtype or order (want C order)", path);
-	shape = strstr(dict, "'shape': (");
-	if (shape == NULL || sscanf(shape, "'shape': (%lld, %lld)", &r, &c) != 2 ||
-		r < 1 || c < 1 || c > 100000000 || r > INT32_MAX)
-		Die("expected a 2-d array", path);
-	data = XCalloc((size_t) (r * c), itemSize);
-	if (fread(data, itemSize, (size_t) (r * c), f) != (size_t) (r * c))
-		Die("short .npy file", path);
-	fclose(f);
-	*rows = r;
-	*cols = c;
-	return data;
-}
 
 /* ---- data ---- */
 
@@ -287,26 +145,6 @@ BuildModel(const BenchOptions *o, MrfRng *rng, double *coef)
 		for (c = 1; c < count; c++)
 			coef[c] *= 0.9 * o->lambda / top;
 	free(width);
-}
-
-/* Packs +-1 rows into the bit layout of rows.h. */
-static uint64_t *
-PackRows(const int8_t *z, int64_t n, int p)
-{
-	int			words = MrfBitWords(p);
-	uint64_t   *bits = XCalloc((size_t) n * words, sizeof(uint64_t));
-	int64_t		m;
-	int			j;
-
-	for (m = 0; m < n; m++)
-		for (j = 0; j < p; j++)
-		{
-			if (z[(size_t) m * p + j] > 0)
-				MrfBitSet(bits + (size_t) m * words, j);
-			else if (z[(size_t) m * p + j] != -1)
-				Die("data values must be -1 or +1", NULL);
-		}
-	return bits;
 }
 
 /* ---- the BLAS floor ---- */
@@ -384,22 +222,6 @@ Usage(void)
 			"                   [--out data.npy] [--out-model coef.npy]\n"
 			"                   [--threads 1] [--reps 10] [--skip-floor] [--skip-learn]\n");
 	exit(2);
-}
-
-/* Parses a number argument or exits. */
-static double
-NumberArg(int argc, char **argv, int *i)
-{
-	char	   *end;
-	double		v;
-
-	if (*i + 1 >= argc)
-		Usage();
-	errno = 0;
-	v = strtod(argv[++*i], &end);
-	if (errno != 0 || *end != '\0')
-		Die("not a number", argv[*i]);
-	return v;
 }
 
 /* Fills the options from argv. */
@@ -585,10 +407,10 @@ main(int argc, char **argv)
 			printf("floor_total_s: %.3f\n", floorS * (T - 1));
 			printf("ratio_to_floor: %.2f\n", (end - start) / (T - 1) / floorS);
 		}
-		printf("core_peak_alloc_mib: %.1f\n", (double) ctx.peak / (1 << 20));
+		printf("core_peak_alloc_mib: %.1f\n", (double) ctx.mem.peak / (1 << 20));
 		printf("core_workspace_estimate_mib: %.1f\n",
 			   (double) MrfTwiseWorkspaceBytes(&opt, p, n) / (1 << 20));
-		printf("core_leaked_bytes: %zu\n", ctx.live);
+		printf("core_leaked_bytes: %zu\n", ctx.mem.live);
 		printf("peak_rss_before_learn_mib: %.1f\n", rssBefore);
 		printf("peak_rss_mib: %.1f\n", PeakRssMiB());
 		if (truth != NULL)
