@@ -63,32 +63,6 @@
 /* Most cliques a model document may list (the options' limit as well). */
 #define CLIQUES_MAX_CLIQUES 10000
 
-/* Allocator of the accessors' core calls: zeroed, huge, NULL on failure. */
-static void *
-PallocAlloc(void *ctx, size_t bytes)
-{
-	return palloc_extended(bytes == 0 ? 1 : bytes,
-						   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
-}
-
-/* Deallocator matching PallocAlloc. */
-static void
-PallocRelease(void *ctx, void *ptr)
-{
-	if (ptr != NULL)
-		pfree(ptr);
-}
-
-/* Poll of the accessors' core calls: honours cancel. */
-static void
-PallocPoll(void *ctx, int64_t done, int64_t total)
-{
-	CHECK_FOR_INTERRUPTS();
-}
-
-/* The environment of accessor calls, in the current memory context. */
-static const MrfEnv PallocEnv = {PallocAlloc, PallocRelease, PallocPoll, NULL};
-
 /* Number of cliques of a clique model. */
 static inline int
 CliquesCount(const MrfModel *model)
@@ -537,7 +511,7 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	check = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
 	if (check != MRF_CLIQUES_VALID)
 		MrfModelMalformed(psprintf("Clique %d: %s.", bad + 1, MrfCliquesCheckMessage(check)));
-	if (MrfCliqueSetBuild(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &PallocEnv, &set) != MRF_OK)
+	if (MrfCliqueSetBuild(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &MrfPallocEnv, &set) != MRF_OK)
 		MrfModelMalformed("The cliques could not be laid out.");
 
 	if (!MrfJsonGetKey(root, "log_potentials", &lp) || lp.type != jbvBinary ||
@@ -558,7 +532,7 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 							table + set->offset[c]);
 		pfree(given);
 	}
-	MrfCliqueSetFree(&PallocEnv, set);
+	MrfCliqueSetFree(&MrfPallocEnv, set);
 	return model;
 }
 
@@ -673,9 +647,9 @@ MarginalCodes(PG_FUNCTION_ARGS)
 	int			status;
 
 	RequireCliques(model, "mrf_marginals");
-	set = CliquesSetOf(model, &PallocEnv);
+	set = CliquesSetOf(model, &MrfPallocEnv);
 	marg = palloc_extended(sizeof(double) * (set->cells + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	status = MrfCliquesMarginals(set, CliquesTables(model), NULL, &PallocEnv, marg, NULL);
+	status = MrfCliquesMarginals(set, CliquesTables(model), NULL, &MrfPallocEnv, marg, NULL);
 	if (status == MRF_ENOMEM)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),

@@ -59,13 +59,19 @@ MrfReleaseInit(void)
 							 NULL, NULL, NULL);
 }
 
-/* Core allocator: zeroed huge allocations in the run's context, NULL on failure. */
+/*
+ * The core's allocator under PostgreSQL: zeroed huge allocations, NULL on
+ * failure, in the memory context that ctx points to (a run's: MrfRun starts
+ * with it; CurrentMemoryContext for MrfPallocEnv).  Not malloc: an error
+ * anywhere frees the context, and malloc'd memory would then leak for the
+ * life of the backend.
+ */
 static void *
-RunAlloc(void *ctx, size_t bytes)
+PallocAlloc(void *ctx, size_t bytes)
 {
-	MrfRun	   *run = (MrfRun *) ctx;
+	MemoryContext cxt = *(MemoryContext *) ctx;
 
-	return MemoryContextAllocExtended(run->mcxt, bytes == 0 ? 1 : bytes,
+	return MemoryContextAllocExtended(cxt, bytes == 0 ? 1 : bytes,
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
 }
 
@@ -92,11 +98,26 @@ RunPending(void *ctx)
 
 /* Core deallocator. */
 static void
-RunRelease(void *ctx, void *ptr)
+PallocRelease(void *ctx, void *ptr)
 {
 	if (ptr != NULL)
 		pfree(ptr);
 }
+
+/* Poll outside a learner run: honours cancel. */
+static void
+PallocPoll(void *ctx, int64_t done, int64_t total)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* See release.h. */
+const MrfEnv MrfPallocEnv = {
+	.alloc = PallocAlloc,
+	.release = PallocRelease,
+	.poll = PallocPoll,
+	.ctx = &CurrentMemoryContext,
+};
 
 /* Core poll: honours cancel and statement_timeout, and reports progress. */
 static void
@@ -149,8 +170,8 @@ MrfRunBegin(MrfRun *run, const char *learner)
 	run->learner = learner;
 	run->mcxt = AllocSetContextCreate(CurrentMemoryContext, "mrfdp learner",
 									  ALLOCSET_DEFAULT_SIZES);
-	run->env.alloc = RunAlloc;
-	run->env.release = RunRelease;
+	run->env.alloc = PallocAlloc;	/* ctx is the run, which starts with mcxt */
+	run->env.release = PallocRelease;
 	run->env.poll = RunPoll;
 	run->env.ctx = run;
 	run->env.pending = RunPending;

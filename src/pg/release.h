@@ -29,14 +29,23 @@ void		MrfReleaseInit(void);
 
 typedef struct MrfRun
 {
+	MemoryContext mcxt;			/* first (the allocator finds it there): all
+								 * core allocations; freed by MrfRunEnd */
 	const char *learner;		/* SQL name, for messages */
-	MemoryContext mcxt;			/* all core allocations; freed by MrfRunEnd */
 	MrfEnv		env;
 	MrfRng		rng;
 	bool		not_private;	/* a test seed keyed the generator */
 	int64		last_percent;	/* progress already reported */
 	TimestampTz started;		/* when the run began */
 } MrfRun;
+
+/*
+ * The core's environment for work outside a learner run (reading a model's
+ * document, a clique model's accessors): palloc'd, zeroed, in
+ * CurrentMemoryContext, so an error frees it all; its poll honours cancel.
+ * A run's environment allocates the same way in the run's own context.
+ */
+extern const MrfEnv MrfPallocEnv;
 
 /* Whether planned_bytes fits mrfdp.max_learner_memory. */
 bool		MrfMemoryFits(double planned_bytes);

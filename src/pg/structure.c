@@ -744,29 +744,6 @@ ReadVertex(JsonbValue *v, int p)
 	return (int32) d - 1;
 }
 
-/* Allocator of the document reader: palloc (zeroed), so an error frees it all. */
-static void *
-ReaderAlloc(void *ctx, size_t bytes)
-{
-	return palloc_extended(bytes == 0 ? 1 : bytes,
-						   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM | MCXT_ALLOC_ZERO);
-}
-
-/* Deallocator matching ReaderAlloc. */
-static void
-ReaderRelease(void *ctx, void *ptr)
-{
-	if (ptr != NULL)
-		pfree(ptr);
-}
-
-/*
- * The reader's environment.  Not malloc: any number of the document may
- * raise an error mid-way (1e400 is out of range for float8), and malloc'd
- * items would then leak for the life of the backend.
- */
-static const MrfEnv ReaderEnv = {ReaderAlloc, ReaderRelease, NULL, NULL};
-
 /*
  * A t-wise structure from its document: "t" (2..min(p, 16)) and
  * "monomials", sets of 2..t variables in 1..p, no repeated variable or set.
@@ -814,13 +791,13 @@ StructureReadMonomials(JsonbContainer *root, int p, int k, Jsonb *meta)
 				MrfModelMalformed(psprintf("Monomial variables must be integers from 1 to %d.", p));
 			vars[j] = (int32) d - 1;
 		}
-		if (MrfStructureAdd(&s, &ReaderEnv, size, vars) != MRF_OK)
+		if (MrfStructureAdd(&s, &MrfPallocEnv, size, vars) != MRF_OK)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	}
-	if (MrfStructureCanonicalize(&s, &ReaderEnv) != MRF_OK || s.nitems != n)
+	if (MrfStructureCanonicalize(&s, &MrfPallocEnv) != MRF_OK || s.nitems != n)
 		MrfModelMalformed("A monomial lists a variable twice, or a monomial is listed twice.");
 	model = StructureModelFromItems(&s, p, t, 0, meta);
-	MrfStructureFree(&s, &ReaderEnv);
+	MrfStructureFree(&s, &MrfPallocEnv);
 	return model;
 }
 
