@@ -243,6 +243,32 @@ StateSpin(int64_t s, int i)
 	return ((s >> i) & 1) ? 1 : -1;
 }
 
+/*
+ * n exact draws of binary states from their cumulative distribution, each
+ * written as p spins (state s: bit i set is +1); the Ising and t-wise
+ * exact samplers share it.
+ */
+static void
+DrawSpinStates(const double *cdf, int64_t states, int p, int64_t n,
+			   MrfRng *rng, const MrfEnv *env, int8_t *out)
+{
+	int64_t		m;
+
+	for (m = 0; m < n; m++)
+	{
+		int8_t	   *row = out + m * p;
+		int64_t		s;
+		int			i;
+
+		if (m % MRF_EXACT_POLL_DRAWS == 0)
+			MrfPoll(env, m, n);
+		s = DrawFromCdf(cdf, states, rng);
+		for (i = 0; i < p; i++)
+			row[i] = (int8_t) StateSpin(s, i);
+	}
+	MrfPoll(env, n, n);
+}
+
 /* Exact sampling by enumerating all 2^p states (p <= MRF_EXACT_MAX_P). */
 static MrfStatus
 SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
@@ -251,7 +277,6 @@ SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
 	int64_t		states = (int64_t) 1 << p;
 	double	   *cdf;
 	int64_t		s;
-	int64_t		m;
 
 	cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
 	if (cdf == NULL)
@@ -278,18 +303,7 @@ SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
 	}
 	LogWeightsToCdf(cdf, states);
 
-	for (m = 0; m < n; m++)
-	{
-		int8_t	   *row = out + m * p;
-		int			i;
-
-		if (m % MRF_EXACT_POLL_DRAWS == 0)
-			MrfPoll(env, m, n);
-		s = DrawFromCdf(cdf, states, rng);
-		for (i = 0; i < p; i++)
-			row[i] = (int8_t) StateSpin(s, i);
-	}
-	MrfPoll(env, n, n);
+	DrawSpinStates(cdf, states, p, n, rng, env, out);
 
 	MrfFree(env, cdf);
 	return MRF_OK;
@@ -564,7 +578,6 @@ SampleTwiseExact(const double *coef, int p, int t, int64_t n, MrfRng *rng,
 	int64_t		states = (int64_t) 1 << p;
 	double	   *w;
 	int64_t		c = 0;
-	int64_t		m;
 	int			k = 0;
 
 	w = MrfAlloc(env, sizeof(double) * (size_t) states);
@@ -583,19 +596,7 @@ SampleTwiseExact(const double *coef, int p, int t, int64_t n, MrfRng *rng,
 	MrfWalshHadamard(w, p);
 	LogWeightsToCdf(w, states);
 
-	for (m = 0; m < n; m++)
-	{
-		int8_t	   *row = out + m * p;
-		int64_t		s;
-		int			i;
-
-		if (m % MRF_EXACT_POLL_DRAWS == 0)
-			MrfPoll(env, m, n);
-		s = DrawFromCdf(w, states, rng);
-		for (i = 0; i < p; i++)
-			row[i] = (int8_t) StateSpin(s, i);
-	}
-	MrfPoll(env, n, n);
+	DrawSpinStates(w, states, p, n, rng, env, out);
 	MrfFree(env, w);
 	return MRF_OK;
 }
