@@ -87,4 +87,11 @@ struct MrfLearner;
 Datum		MrfRowsAccum(FunctionCallInfo fcinfo, const struct MrfLearner *learner,
 						 MrfRowFormat format);
 
+/*
+ * The body of every learner's final function: plans (unless the first row
+ * did), checks, learns, charges the statement's relations (returning only
+ * once the charge is committed), then releases.
+ */
+Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, const struct MrfLearner *learner);
+
 #endif

@@ -82,11 +82,11 @@ extern const MrfLearner MrfTwiseLearner;
 extern const MrfLearner MrfStructureLearner;
 extern const MrfLearner MrfCliquesLearner;
 
-/*
- * The body of every learner's final function: plans (unless the first row
- * did), checks, learns, charges the statement's relations (returning only
- * once the charge is committed), then releases.
- */
-Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner);
+/* Each kind's model operations (model.c's table), defined with its learner. */
+extern const MrfKindOps MrfIsingOps;
+extern const MrfKindOps MrfPairwiseOps;
+extern const MrfKindOps MrfTwiseOps;
+extern const MrfKindOps MrfStructureOps;
+extern const MrfKindOps MrfCliquesOps;
 
 #endif

@@ -17,6 +17,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "pg/learners.h"
 #include "pg/model.h"
 #include "pg/names.h"
 
@@ -24,12 +25,6 @@
 static const char *const MrfKindNames[] = {
 	NULL, "ising", "pairwise", "twise", "structure", "cliques"
 };
-
-extern const MrfKindOps MrfIsingOps;
-extern const MrfKindOps MrfPairwiseOps;
-extern const MrfKindOps MrfTwiseOps;
-extern const MrfKindOps MrfStructureOps;
-extern const MrfKindOps MrfCliquesOps;
 
 /* Every kind's operations, by kind code; NULL: not readable yet. */
 static const MrfKindOps *const KindOps[] = {
