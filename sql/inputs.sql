@@ -26,7 +26,7 @@ SELECT form, mrf_info(m)->>'p' AS p, mrf_info(m)->>'rows' AS rows,
 FROM models ORDER BY form;
 
 -- the model says it is not private (test seed) and records its calibration inputs
-SELECT mrf_info(m) - '{created,learn_seconds}'::text[] FROM (SELECT mrf_learn_ising_agg(x, mrf_options(rho => 1)) m FROM b) q;
+SELECT mrf_info(m) - '{created,learn_seconds,width,width_to_lambda}'::text[] FROM (SELECT mrf_learn_ising_agg(x, mrf_options(rho => 1)) m FROM b) q;
 SELECT mrf_info(m)->>'rho' AS rho, mrf_info(m)->>'epsilon' AS eps
 FROM (SELECT mrf_learn_ising_agg(x, mrf_options(epsilon => 1, delta => 1e-6)) m FROM b) q;
 

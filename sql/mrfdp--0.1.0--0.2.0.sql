@@ -190,8 +190,11 @@ CREATE OR REPLACE FUNCTION mrf_learn_structure_from(relation regclass, column_na
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
-CREATE OR REPLACE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
-										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL)
+-- issue 10: the plan gains the model's width (a new signature: DROP and CREATE)
+DROP FUNCTION mrf_structure_rows_needed(int, float8, float8, float8, float8, int);
+CREATE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
+										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL,
+										  width float8 DEFAULT NULL)
 	RETURNS TABLE (block_count int, tau bigint, rows_per_block bigint, "rows" bigint)
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 

@@ -31,7 +31,7 @@ SELECT count(*) AS rows, min(cardinality("row")) AS p, bool_and("row" <@ ARRAY[0
 FROM pw_rows;
 
 CREATE FUNCTION pw_meta(m mrf) RETURNS jsonb LANGUAGE sql AS
-$$ SELECT mrf_info(m) - 'created' - 'learn_seconds' $$;
+$$ SELECT mrf_info(m) - 'created' - 'learn_seconds' - 'width' - 'width_to_lambda' $$;
 SELECT pw_meta(mrf_learn_pairwise("row", k => 3, rho => 1)) FROM pw_rows;
 SELECT pw_meta(mrf_learn_pairwise("row", k => 3, rho => 1, lambda => 2, iterations => 40,
                                    mechanism => 'laplace', symmetrize => false)) FROM pw_rows;

@@ -27,7 +27,7 @@ FROM twise_rows;
 
 -- learning: metadata (no timings), shape, coefficient 0 of the empty set
 CREATE FUNCTION twise_meta(m mrf) RETURNS jsonb LANGUAGE sql AS
-$$ SELECT mrf_info(m) - 'created' - 'learn_seconds' $$;
+$$ SELECT mrf_info(m) - 'created' - 'learn_seconds' - 'width' - 'width_to_lambda' $$;
 SELECT twise_meta(mrf_learn_twise("row", t => 3, rho => 1)) FROM twise_rows;
 SELECT twise_meta(mrf_learn_twise("row", t => 2, rho => 1, lambda => 2, iterations => 50, mechanism => 'laplace')) FROM twise_rows;
 SELECT twise_meta(mrf_learn_twise("row", t => 3, rho => 1, objective => 'linf')) FROM twise_rows;

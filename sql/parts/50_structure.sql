@@ -66,10 +66,13 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 
 -- Planning for the stable mode (public arithmetic only): the blocks (given
 -- or the default for epsilon and delta), the threshold tau on the noisy
--- block counts, the rows per block at which the Ising block learner finds
--- the exact graph in about 60% of blocks (fitted at lambda = 1; very
--- conservative for wider models), and the rows of the whole table.
+-- block counts, the rows per block for the Ising block learner at radius
+-- 2 lambda (the learner's default when NULL) on a model of the given width
+-- (lambda when given, else 2), sized for a 90% exact release (fitted to
+-- the study of issue 10), and the rows of the whole table; NULL rows when
+-- lambda is well below the width.
 CREATE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
-										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL)
+										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL,
+										  width float8 DEFAULT NULL)
 	RETURNS TABLE (block_count int, tau bigint, rows_per_block bigint, "rows" bigint)
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -30,7 +30,7 @@ MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n)
 		return -1;
 	if (opt->iterations != 0)
 		return opt->iterations >= 2 ? opt->iterations : -1;
-	return MrfFwDefaultIterations(2.0 * opt->lambda, n, opt->rho / p);
+	return MrfFwIterations(2.0 * opt->lambda, n, opt->rho / p, MRF_ISING_T_FRACTION);
 }
 
 /*
@@ -59,6 +59,24 @@ MrfIsingValidate(const MrfIsingOptions *opt, int p, int64_t n)
 	if (MrfFwCheckCalibration(2.0 * opt->lambda, opt->rho / p, iters, opt->mechanism) != MRF_OK)
 		return MRF_ISING_BAD_SCALE;
 	return MRF_ISING_VALID;
+}
+
+/* max_i (sum_j |A_ij| + |theta_i|), A read as stored (row i). */
+double
+MrfIsingWidth(const double *A, const double *theta, int p)
+{
+	double		width = 0.0;
+
+	for (int i = 0; i < p; i++)
+	{
+		double		s = fabs(theta[i]);
+
+		for (int j = 0; j < p; j++)
+			s += fabs(A[(size_t) i * p + j]);
+		if (s > width)
+			width = s;
+	}
+	return width;
 }
 
 /*

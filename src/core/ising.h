@@ -43,6 +43,13 @@ int			MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n);
 size_t		MrfIsingWorkspaceBytes(int p, int64_t n);
 
 /*
+ * The width of a model, max_i (sum_j |A_ij| + |theta_i|): the lambda of
+ * Zhang et al. (2020) that the learner's options bound.  Of a released
+ * estimate it is post-processing (the metadata's "width").
+ */
+double		MrfIsingWidth(const double *A, const double *theta, int p);
+
+/*
  * Learns A (p x p) and theta (p) from n packed rows (see rows.h) under
  * opt->rho zCDP.
  */

@@ -126,7 +126,7 @@ MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 	if (!isfinite(radius) || !isfinite(rho_problem) || !(rho_problem > 0.0))
 		return MRF_PAIRWISE_BAD_SCALE;
 	iters = opt->iterations != 0 ? opt->iterations :
-		MrfFwDefaultIterations(radius, n, rho_problem);
+		MrfFwIterations(radius, n, rho_problem, MRF_PAIRWISE_T_FRACTION);
 	if (iters < 2)
 		return MRF_PAIRWISE_BAD_ITERATIONS;
 	if (MrfFwCheckCalibration(radius, rho_problem, iters, opt->mechanism) != MRF_OK)
@@ -145,8 +145,8 @@ MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 		return -1;
 	if (opt->iterations != 0)
 		return opt->iterations;
-	return MrfFwDefaultIterations(PairwiseRadius(opt, k), n,
-								  MrfPairwiseProblemRho(opt->rho, p, k));
+	return MrfFwIterations(PairwiseRadius(opt, k), n,
+						   MrfPairwiseProblemRho(opt->rho, p, k), MRF_PAIRWISE_T_FRACTION);
 }
 
 /*
@@ -432,6 +432,34 @@ MrfPairwiseLearn(const uint8_t *z, int64_t n, int p, int k,
 	MrfFree(env, w);
 	MrfPairwiseReleaseSetup(&setup, env);
 	return st;
+}
+
+/* lambda(W, theta) of an estimate as stored (pairwise.h). */
+double
+MrfPairwiseWidth(const double *W, const double *theta, int p, int k)
+{
+	double		width = 0.0;
+
+	for (int i = 0; i < p; i++)
+	{
+		double		s = 0.0;
+
+		for (int a = 0; a < k; a++)
+			s = fmax(s, fabs(theta[(size_t) i * k + a]));
+		for (int j = 0; j < p; j++)
+		{
+			double		m = 0.0;
+
+			if (j == i)
+				continue;
+			for (int a = 0; a < k; a++)
+				for (int b = 0; b < k; b++)
+					m = fmax(m, fabs(W[MrfPairwiseAt(p, k, i, j, a, b)]));
+			s += m;
+		}
+		width = fmax(width, s);
+	}
+	return width;
 }
 
 /*

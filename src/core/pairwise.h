@@ -155,4 +155,11 @@ MrfStatus	MrfPairwiseLearnAlphabets(const uint8_t *z, int64_t n, int p, int k,
  */
 MrfStatus	MrfPairwiseCentre(double *W, double *theta, int p, int k);
 
+/*
+ * The width lambda(W, theta) = max_i (sum_{j != i} max_ab |W_ij(a, b)| +
+ * max_a |theta_i(a)|) of Zhang et al. (2020, Section 3.3), W read as
+ * stored (block i, j from node i's side); post-processing of an estimate.
+ */
+double		MrfPairwiseWidth(const double *W, const double *theta, int p, int k);
+
 #endif

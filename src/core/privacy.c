@@ -144,6 +144,24 @@ MrfFwDefaultIterations(double radius, int64_t n, double rho_node)
 }
 
 /*
+ * Not a calibration: the study of issue 10 found the paper's T 2 to 16
+ * times too many at every lambda (each selection then gets too little of the
+ * budget), so the learners run a fraction of it.  The fraction is a public
+ * constant, so T stays a function of public values.
+ */
+int
+MrfFwIterations(double radius, int64_t n, double rho_node, double fraction)
+{
+	int			t = MrfFwDefaultIterations(radius, n, rho_node);
+	double		scaled;
+
+	if (t < 0 || !PositiveFinite(fraction) || fraction > 1.0)
+		return -1;
+	scaled = ceil(fraction * (double) t - 1e-9);
+	return scaled < 2.0 ? 2 : (int) scaled;
+}
+
+/*
  * T iterations make T-1 noisy selections (w_1 = 0 is fixed); zCDP composes
  * additively ([BS16] Lemma 2.3), so each gets rho_node / (T - 1).
  */

@@ -29,8 +29,25 @@ double		MrfFwExponentialScale(double eps0, double sensitivity);
 /* Laplace scale b for report-noisy-max over non-monotone scores. */
 double		MrfFwLaplaceScale(double eps0, double sensitivity);
 
-/* Default iteration count T from public values only (at least 2). */
+/* The paper's iteration count T from public values only (at least 2). */
 int			MrfFwDefaultIterations(double radius, int64_t n, double rho_node);
+
+/*
+ * The learners' T when the options give none, as a fraction of the paper's
+ * formula, chosen by the study of issue 10 (test/bench/bench_defaults.c,
+ * README "Defaults and the study behind them") together with the default
+ * lambda (src/pg/options.c's defaults table: 8, and 4 for pairwise and
+ * t-wise).  Public constants: T stays a function of public values.
+ */
+#define MRF_ISING_T_FRACTION 0.25
+#define MRF_PAIRWISE_T_FRACTION 0.25
+#define MRF_TWISE_T_FRACTION 0.25
+
+/*
+ * The learners' T: ceil(fraction x MrfFwDefaultIterations), at least 2 (-1
+ * on invalid input).
+ */
+int			MrfFwIterations(double radius, int64_t n, double rho_node, double fraction);
 
 /* Per-step zCDP of T-1 noisy selections sharing rho_node. */
 double		MrfFwStepRho(double rho_node, int iterations);

@@ -550,6 +550,9 @@ MrfStructureLearn(const void *rows, int64_t n, const MrfBlockLearner *learner,
 		return MRF_EINVAL;
 	MrfStructureFree(out, env);
 	out->p = learner->p;
+	/* public values only (n, m, the learner's size): no block is learned */
+	if (MrfStructureBlockRows(n, m, m - 1) < learner->min_rows)
+		return MRF_OK;
 
 	bmax = MrfStructureBlockRows(n, m, 0);
 	while (nslots < 2 * (size_t) m)

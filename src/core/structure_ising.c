@@ -199,6 +199,7 @@ MrfIsingBlockLearner(const MrfIsingBlockOptions *opt, MrfBlockLearner *learner)
 	learner->p = opt->p;
 	learner->row_bytes = sizeof(uint64_t) * (size_t) MrfBitWords(opt->p);
 	learner->workspace = IsingBlockWorkspace;
+	learner->min_rows = 2 * ((int64_t) opt->p + 1);
 }
 
 /* The release with the default rule and solver settings. */
@@ -241,42 +242,59 @@ MrfStructureIsingWorkspaceBytes(int p, int64_t n, int m)
 }
 
 /*
- * Planning constant C of MrfIsingBlockRowsNeeded, fitted by experiment, not
- * derived.  test/bench/bench_structure.c measured the block size at which
- * the block learner finds the exact graph of a chain (coupling 0.5 = eta,
- * lambda = 1, no fields; Gibbs samples) in 60% of blocks: about 305 rows at
- * p = 50 and 526 at p = 200 (grids of ratio 1.15, 30-40 blocks per size),
- * i.e. C = 2.5e-5 and 3.4e-5.  3.5e-5 covers both.  Caveats, honestly:
- * only lambda = 1 was calibrated; the e^(12 lambda) factor of the theorem
- * is a worst case, so for wider models the plan is very conservative (the
- * 4 x 4 grid and the star of the unit tests need 10 to 10^5 times fewer
- * rows than planned); and from p = 50 to 200 the measured need grew a
- * little faster than ln(2p) (1.7x against 1.3x), so far beyond p = 200 the
- * plan may be short.
+ * Planning constants of MrfIsingBlockRowsNeededWidth, fitted by experiment,
+ * not derived (issue 10; test/bench/bench_defaults.c --study structure and
+ * test/bench/defaults_table.py, README "Defaults"): the block sizes at
+ * which the block learner found the exact graph of chains, mixed-sign grids
+ * of width 2 and 3 and random mixed-sign graphs (p = 20, eta = 0.5, radius
+ * 2 lambda for lambda = 1 .. 8), turned into the rows of a 90% exact
+ * release at epsilon 1, delta 1e-6.  The Wu-Sanghavi-Dimakis bound's
+ * e^(12 lambda) is a worst case 10^6 times too large for these models; the
+ * measured need grows like e^(A w) in the model's width w and with the
+ * radius's slack up to twice the width, then stays (a larger radius is not
+ * active).  Least squares over the 12 (family, lambda) points: C = 5.75,
+ * A = 0.95, B = 0.5; every point's plan is within 0.49-2.1 of its
+ * measured rows.  Not measured: other p (ln(2p) is the theorem's) and other
+ * eta (1 / eta^2, the minimum-signal rate of L1 regressions).
  */
-#define ISING_PLAN_CONSTANT 3.5e-5
+#define ISING_PLAN_C 5.75
+#define ISING_PLAN_B 0.5
 
 /*
- * Wu-Sanghavi-Dimakis (2019, Theorem 2 for k = 2; Zhang et al. 2020
- * Theorem 3.8 with alpha = eta / 2): n = O(lambda^2 e^(12 lambda) ln(p) /
- * eta^4) rows make every |A_hat_ij - A_ij| < eta / 2 with constant
- * probability.  The theorem's constant is not useful in practice, so
- * ISING_PLAN_CONSTANT is fitted to measurements (target: exact graph in 60%
- * of blocks, the fraction the default m is designed for); ln(2p) keeps
- * p = 2 sane.
+ * A radius well below the model's width biases the block learner: blocks
+ * agree on a wrong graph however many rows they get (lambda 1 on the grids
+ * of width 2 and 3), so below this ratio of lambda to the width there is no
+ * plan.  At 0.65 (lambda 2, width 3) the study still found the graph.
+ */
+#define ISING_PLAN_MIN_RATIO 0.6
+
+/*
+ * Rows per block for the model of width `width` learned at radius
+ * 2 lambda: C e^(A w) min(lambda / w, 2)^B ln(2p) / eta^2.  -1 if invalid,
+ * -2 when lambda is below the width (no number of rows is enough).
  */
 int64_t
-MrfIsingBlockRowsNeeded(int p, double eta, double lambda)
+MrfIsingBlockRowsNeededWidth(int p, double eta, double width, double lambda)
 {
 	double		rows;
 
-	if (p < 2 || !isfinite(eta) || eta <= 0.0 || !isfinite(lambda) || lambda <= 0.0)
+	if (p < 2 || !isfinite(eta) || eta <= 0.0 || !isfinite(lambda) || lambda <= 0.0 ||
+		!isfinite(width) || width <= 0.0)
 		return -1;
-	rows = ceil(ISING_PLAN_CONSTANT * lambda * lambda * exp(12.0 * lambda) *
-				log(2.0 * p) / pow(eta, 4.0));
+	if (lambda < ISING_PLAN_MIN_RATIO * width)
+		return -2;
+	rows = ceil(ISING_PLAN_C * exp(MRF_ISING_PLAN_A * width) *
+				pow(fmin(lambda / width, 2.0), ISING_PLAN_B) * log(2.0 * p) / (eta * eta));
 	if (!(rows < 9e18))
 		return -1;
 	return rows < 1.0 ? 1 : (int64_t) rows;
+}
+
+/* A model as wide as the radius allows: width = lambda. */
+int64_t
+MrfIsingBlockRowsNeeded(int p, double eta, double lambda)
+{
+	return MrfIsingBlockRowsNeededWidth(p, eta, lambda, lambda);
 }
 
 /* m blocks of the rows one block needs. */

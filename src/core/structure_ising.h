@@ -81,12 +81,22 @@ MrfStatus	MrfStructureLearnIsing(const uint64_t *bits, int64_t n, int p,
 size_t		MrfStructureIsingWorkspaceBytes(int p, int64_t n, int m);
 
 /*
- * Planning: rows per block for the non-private Ising learner to find the
- * exact graph with probability about 0.6 (what the default m assumes),
- * C lambda^2 e^(12 lambda) ln(2p) / eta^4 in the Wu-Sanghavi-Dimakis form,
- * with C fitted to experiments at lambda = 1 (see structure_ising.c; very
- * conservative for larger lambda).  -1 if invalid.
+ * Planning: rows per block for the non-private Ising learner on a model of
+ * width `width` at radius 2 lambda, sized so that the stable mode at its
+ * default m releases the exact graph about 90% of the time:
+ * C e^(A w) min(lambda / w, 2)^B ln(2p) / eta^2 with constants fitted to
+ * measurements (see structure_ising.c).  -1 if invalid; -2 when lambda is
+ * below the width (a biased block learner: no number of rows is enough).
  */
+int64_t		MrfIsingBlockRowsNeededWidth(int p, double eta, double width, double lambda);
+
+/* The width mrf_structure_rows_needed plans for when none is given. */
+#define MRF_STRUCTURE_PLAN_WIDTH 2.0
+
+/* The width exponent A of the plan (structure_ising.c), for messages. */
+#define MRF_ISING_PLAN_A 0.95
+
+/* The same for a model as wide as lambda allows (width = lambda). */
 int64_t		MrfIsingBlockRowsNeeded(int p, double eta, double lambda);
 
 /* Planning: rows for a release, blocks (0: default) times the above. */

@@ -186,6 +186,8 @@ MrfPairwiseBlockLearner(const MrfPairwiseBlockOptions *opt, MrfBlockLearner *lea
 	learner->p = opt->p;
 	learner->row_bytes = (size_t) opt->p;
 	learner->workspace = PairwiseBlockWorkspace;
+	/* a regression (u, v) sees about 2/k of the rows, over p k + 1 columns */
+	learner->min_rows = (int64_t) opt->k * ((int64_t) opt->p * opt->k + 1);
 }
 
 /* Shuffle, block, histogram, and a block graph of at most all p (p-1)/2 edges. */

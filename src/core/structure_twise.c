@@ -233,4 +233,5 @@ MrfTwiseBlockLearner(const MrfTwiseBlockOptions *opt, MrfBlockLearner *learner)
 	learner->p = opt->p;
 	learner->row_bytes = sizeof(uint64_t) * (size_t) MrfBitWords(opt->p);
 	learner->workspace = TwiseBlockWorkspace;
+	learner->min_rows = 2 * MrfTwiseFeatureCount(opt->p, opt->t);
 }

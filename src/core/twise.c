@@ -303,6 +303,38 @@ MrfTwiseQueryRows(const MrfTwiseOptions *opt, int64_t n)
 	return n / 2;
 }
 
+/*
+ * Walks the monomials in index order, adding |c_I| to each member's sum in
+ * sums (p doubles from env).  -1 when p or t is out of range or memory is
+ * short.
+ */
+double
+MrfTwiseWidth(const double *coef, int p, int t, const MrfEnv *env)
+{
+	int			vars[MRF_TWISE_MAX_ORDER];
+	double	   *sums;
+	double		width = 0.0;
+	int64_t		index = 0;
+	int			k = 0;
+
+	if (coef == NULL || env == NULL || p < 1 || t < 1 ||
+		t > MRF_TWISE_MAX_ORDER || t > p)
+		return -1.0;
+	sums = MrfAlloc(env, sizeof(double) * (size_t) p);
+	if (sums == NULL)
+		return -1.0;
+	while (MrfSubsetNext(p, t, vars, &k))
+	{
+		index++;
+		for (int a = 0; a < k; a++)
+			sums[vars[a]] += fabs(coef[index]);
+	}
+	for (int i = 0; i < p; i++)
+		width = fmax(width, sums[i]);
+	MrfFree(env, sums);
+	return width;
+}
+
 /* SPEC 4.1 default T on the regression rows at the node budget; -1 if invalid. */
 int
 MrfTwiseIterations(const MrfTwiseOptions *opt, int p, int64_t n)
@@ -318,8 +350,8 @@ MrfTwiseIterations(const MrfTwiseOptions *opt, int p, int64_t n)
 	n1 = n - MrfTwiseQueryRows(opt, n);
 	if (n1 < 1)
 		return -1;
-	return MrfFwDefaultIterations(2.0 * opt->lambda, n1,
-								  MrfTwiseNodeRho(opt->rho, p, linf));
+	return MrfFwIterations(2.0 * opt->lambda, n1,
+						   MrfTwiseNodeRho(opt->rho, p, linf), MRF_TWISE_T_FRACTION);
 }
 
 /*

@@ -140,6 +140,13 @@ const char *MrfTwiseCheckMessage(MrfTwiseCheck check);
 /* Peak bytes MrfTwiseLearn allocates (SIZE_MAX when it cannot fit). */
 size_t		MrfTwiseWorkspaceBytes(const MrfTwiseOptions *opt, int p, int64_t n);
 
+/*
+ * The width max_i sum over the monomials I containing i of |c_I| (sizes
+ * 1..t; the lambda the learner's radius 2 lambda bounds): post-processing
+ * of an estimate.  -1 when p or t is out of range or memory is short.
+ */
+double		MrfTwiseWidth(const double *coef, int p, int t, const MrfEnv *env);
+
 /* ---- learning ---- */
 
 /*

@@ -576,5 +576,6 @@ MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner)
 			learner->released_nothing(plan);
 		PG_RETURN_NULL();
 	}
+	MrfWidthNotice(model);
 	PG_RETURN_POINTER(model);
 }

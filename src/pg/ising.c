@@ -122,6 +122,7 @@ IsingRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s",
 					 MrfDoubleText(io->lambda), plan->iterations,
 					 MrfMechanismName(io->mechanism), io->symmetrize ? "true" : "false");
+	MrfMetaAppendWidth(&meta, MrfIsingWidth(A, theta, p), io->lambda);
 	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p),
 						   (run->not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
 						   (io->symmetrize ? MRF_FLAG_SYMMETRIC : 0),

@@ -94,7 +94,10 @@ static const struct
 	const char *option;
 	const char *value;
 }			OptionDefaults[] = {
-	{NULL, "lambda", "1"},
+	/* lambda: the study of issue 10 (README "Defaults and the study behind them") */
+	{NULL, "lambda", "8"},
+	{"mrf_learn_pairwise", "lambda", "4"},
+	{"mrf_learn_twise", "lambda", "4"},
 	{NULL, "mechanism", "\"exponential\""},
 	{NULL, "symmetrize", "true"},
 	{"mrf_learn_twise", "objective", "\"l1\""},

@@ -210,6 +210,7 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 					 (long long) MrfPairwiseProblemCountAlphabets(p, k, kv),
 					 MrfDoubleText(kv ? MrfPairwiseProblemRhoAlphabets(po->rho, p, kv) :
 								   MrfPairwiseProblemRho(po->rho, p, k)));
+	MrfMetaAppendWidth(&meta, MrfPairwiseWidth(W, theta, p, k), po->lambda);
 	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) PairwiseParamCount(p, k) + (kv ? p : 0),
 						   (run->not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
 						   (kv ? MRF_FLAG_ALPHABETS : 0), MrfMetaFinish(&meta));

@@ -663,5 +663,6 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	}
 	model = MrfModelWithNames(model, state->variables, state->source);
+	MrfWidthNotice(model);
 	PG_RETURN_POINTER(ModelWithMeta(model, "substituted_rows", count_meta.data));
 }

@@ -3,6 +3,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include <cblas.h>
 
 #include <limits.h>
@@ -13,10 +15,12 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 #include "utils/timestamp.h"
 
 #include "core/fw.h"
 #include "mrfdp.h"
+#include "pg/model.h"
 #include "pg/progress.h"
 #include "pg/release.h"
 
@@ -260,6 +264,48 @@ MrfMetaBegin(StringInfo buf, const MrfRun *run, const char *algorithm, int64 row
 					 (double) (GetCurrentTimestamp() - run->started) / USECS_PER_SEC);
 	appendStringInfoString(buf, ", \"created\": ");
 	escape_json(buf, timestamptz_to_str(GetCurrentTimestamp()));
+}
+
+/* The width members of a release's metadata (release.h). */
+void
+MrfMetaAppendWidth(StringInfo buf, double width, double lambda)
+{
+	double		ratio = width / lambda;
+
+	appendStringInfo(buf, ", \"width\": %s, \"width_to_lambda\": %s, \"width_at_bound\": %s",
+					 MrfDoubleText(width), MrfDoubleText(ratio),
+					 ratio >= MRF_WIDTH_AT_BOUND ? "true" : "false");
+}
+
+/* A number member of a metadata document, or NaN. */
+static double
+MetaNumber(JsonbContainer *meta, const char *key)
+{
+	JsonbValue	v;
+
+	if (!MrfJsonGetKey(meta, key, &v) || v.type != jbvNumeric)
+		return NAN;
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric)));
+}
+
+/* Says so when the released estimate sits at its width bound. */
+void
+MrfWidthNotice(const MrfModel *model)
+{
+	JsonbContainer *meta = &MrfModelMeta(model)->root;
+	JsonbValue	v;
+	const char *learner = "the learner";
+
+	if (!MrfJsonGetKey(meta, "width_at_bound", &v) || v.type != jbvBool || !v.val.boolean)
+		return;
+	if (MrfJsonGetKey(meta, "learner", &v) && v.type == jbvString)
+		learner = pnstrdup(v.val.string.val, v.val.string.len);
+	ereport(NOTICE,
+			(errmsg("%s: the estimate sits at its width bound lambda = %s",
+					learner, MrfDoubleText(MetaNumber(meta, "lambda"))),
+			 errdetail("The released estimate has width %.3g, %.0f%% of lambda; the model is probably as wide as lambda or wider, and the estimate is then biased towards zero.",
+					   MetaNumber(meta, "width"), 100.0 * MetaNumber(meta, "width_to_lambda")),
+			 errhint("Learn again with a larger lambda (the width is \"width\" in the model's metadata).")));
 }
 
 /* Closes and parses the metadata document. */

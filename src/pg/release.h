@@ -71,4 +71,25 @@ void		MrfMetaBegin(StringInfo buf, const MrfRun *run, const char *algorithm,
 						 int64 rows);
 Jsonb	   *MrfMetaFinish(StringInfo buf);
 
+/*
+ * An estimate whose width reaches this fraction of lambda sits at the bound
+ * (issue 10): the Frank-Wolfe iterate lies on the L1 sphere of radius
+ * 2 lambda when lambda is below the model's width, and well inside it
+ * otherwise (test/bench/bench_defaults.c).
+ */
+#define MRF_WIDTH_AT_BOUND 0.9
+
+/*
+ * Appends the width of the released estimate against lambda: "width",
+ * "width_to_lambda" and "width_at_bound" (post-processing of the release).
+ */
+void		MrfMetaAppendWidth(StringInfo buf, double width, double lambda);
+
+/*
+ * The NOTICE for a model whose metadata says "width_at_bound": sent only
+ * after the release is charged (the width is part of the release).
+ */
+struct MrfModel;
+void		MrfWidthNotice(const struct MrfModel *model);
+
 #endif

@@ -107,7 +107,9 @@ StructureReadOptions(const MrfOptions *opt, StructureParams *sp)
 						 "invalid value for option \"method\"",
 						 psprintf("%s takes method 'stable' or 'threshold'.", learner), NULL);
 	sp->threshold = strcmp(opt->method, "threshold") == 0;
-	sp->lambda = opt->lambda;
+	/* a pairwise or t-wise structure takes its learner's default lambda */
+	sp->lambda = (opt->given & MRF_OPT_LAMBDA) || !(sp->pairwise || sp->twise) ? opt->lambda :
+		MrfOptionDefaultNumber(sp->pairwise ? "mrf_learn_pairwise" : "mrf_learn_twise", "lambda");
 
 	if (sp->threshold)
 	{
@@ -645,8 +647,10 @@ StructureReleasedNothing(const MrfPlan *plan)
 
 	m = StructureBlocks(sp);
 	per_block = MrfStructureBlockRows(plan->n, m, m - 1);
-	/* the planning estimate is the Ising learner's; there is none for the others yet */
-	needed = sp->pairwise || sp->twise ? -1 : MrfIsingBlockRowsNeeded(plan->p, sp->eta, sp->lambda);
+	/* the planning estimate is the Ising learner's, for a model of width at most 2 */
+	needed = sp->pairwise || sp->twise ? -1 :
+		MrfIsingBlockRowsNeededWidth(plan->p, sp->eta, Min(sp->lambda, MRF_STRUCTURE_PLAN_WIDTH),
+									 sp->lambda);
 	ereport(NOTICE,
 			(errmsg("no structure cleared the stable-mode threshold: %s returns NULL", StructureLearner),
 			 errdetail("No graph was found by enough of the %d blocks to clear tau = " INT64_FORMAT
@@ -656,8 +660,9 @@ StructureReleasedNothing(const MrfPlan *plan)
 		ereport(NOTICE,
 				(errmsg("the table is likely too small for structure learning"),
 				 errdetail("Each of the %d blocks has " INT64_FORMAT " rows; the planning estimate for p = %d, "
-						   "eta = %g and lambda = %g is " INT64_FORMAT " rows per block.",
-						   m, per_block, plan->p, sp->eta, sp->lambda, needed),
+						   "eta = %g and lambda = %g (a model of width %g) is " INT64_FORMAT " rows per block.",
+						   m, per_block, plan->p, sp->eta, sp->lambda,
+						   Min(sp->lambda, MRF_STRUCTURE_PLAN_WIDTH), needed),
 				 errhint("Learn from more rows, or raise epsilon (fewer blocks are then needed); "
 						 "see mrf_structure_rows_needed().")));
 }
@@ -929,10 +934,10 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 	double		epsilon;
 	double		delta;
 	double		lambda;
+	double		width;
 	int32		blocks = 0;
 	int			m;
 	int64		per_block;
-	int64		rows;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 
@@ -940,7 +945,7 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(a))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("mrf_structure_rows_needed needs p, eta, epsilon, delta and lambda")));
+					 errmsg("mrf_structure_rows_needed needs p, eta, epsilon and delta")));
 	p = PG_GETARG_INT32(0);
 	eta = PG_GETARG_FLOAT8(1);
 	epsilon = PG_GETARG_FLOAT8(2);
@@ -950,6 +955,9 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 		PG_GETARG_FLOAT8(4);
 	if (!PG_ARGISNULL(5))
 		blocks = PG_GETARG_INT32(5);
+	/* width: the model's, when known; else lambda when given, else the study's grids' */
+	width = PG_NARGS() > 6 && !PG_ARGISNULL(6) ? PG_GETARG_FLOAT8(6) :
+		!PG_ARGISNULL(4) ? lambda : MRF_STRUCTURE_PLAN_WIDTH;
 
 	if (p < 2 || p > MRF_MAX_VARIABLES)
 		BadPlanArgument("p", psprintf("The value must be an integer from 2 to %d.", MRF_MAX_VARIABLES));
@@ -957,6 +965,8 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 		BadPlanArgument("eta", "The value must be a finite number greater than zero.");
 	if (!(lambda > 0) || isinf(lambda))
 		BadPlanArgument("lambda", "The value must be a finite number greater than zero.");
+	if (!(width > 0) || isinf(width))
+		BadPlanArgument("width", "The value must be a finite number greater than zero.");
 	if (!(delta > 0 && delta < 1))
 		BadPlanArgument("delta", "The value must lie strictly between 0 and 1.");
 	if (!(epsilon > 0) || isinf(epsilon) || MrfStableModeThreshold(epsilon, delta) < 0 ||
@@ -966,20 +976,33 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 		BadPlanArgument("blocks", "The value must be an integer from 1 to 10000000.");
 
 	m = blocks > 0 ? blocks : MrfStructureDefaultBlocks(epsilon, delta);
-	per_block = MrfIsingBlockRowsNeeded(p, eta, lambda);
-	rows = MrfStructurePlanRowsIsing(p, eta, lambda, epsilon, delta, blocks);
-	if (per_block < 0 || rows < 0)
+	per_block = MrfIsingBlockRowsNeededWidth(p, eta, width, lambda);
+	if (per_block == -1 || (per_block > 0 && per_block > PG_INT64_MAX / m))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("the planned number of rows is too large to represent"),
-				 errdetail("The plan grows as lambda^2 e^(12 lambda) ln(2p) / eta^4."),
-				 errhint("The plan is calibrated at lambda = 1 and is very conservative for wider models.")));
+				 errdetail("The plan grows as e^(%g width) ln(2p) / eta^2.", MRF_ISING_PLAN_A)));
 
 	InitMaterializedSRF(fcinfo, 0);
 	values[0] = Int32GetDatum(m);
 	values[1] = Int64GetDatum(MrfStableModeThreshold(epsilon, delta));
-	values[2] = Int64GetDatum(per_block);
-	values[3] = Int64GetDatum(rows);
+	if (per_block < 0)
+	{
+		/* lambda well below the width: the block learner is biased, no size is enough */
+		nulls[2] = nulls[3] = true;
+		ereport(NOTICE,
+				(errmsg("no number of rows is enough when lambda is well below the model's width"),
+				 errdetail("The block learner's radius 2 lambda = %g cannot reach a model of width %g: its blocks agree on a biased graph or on none.",
+						   2.0 * lambda, width),
+				 errhint("Raise lambda to at least the width (the default, %g, covers widths up to %g).",
+						 MrfOptionDefaultNumber(StructureLearner, "lambda"),
+						 MrfOptionDefaultNumber(StructureLearner, "lambda"))));
+	}
+	else
+	{
+		values[2] = Int64GetDatum(per_block);
+		values[3] = Int64GetDatum(per_block * m);
+	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

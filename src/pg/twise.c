@@ -212,6 +212,8 @@ TwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 					 MrfMechanismName(to->mechanism));
 	appendStringInfo(&meta, ", \"rho_per_node\": %s",
 					 MrfDoubleText(MrfTwiseNodeRho(to->rho, p, linf)));
+	coef[0] = 0;
+	MrfMetaAppendWidth(&meta, MrfTwiseWidth(coef, p, to->t, &run->env), to->lambda);
 	if (linf)
 	{
 		int64		n2 = MrfTwiseQueryRows(to, n);

@@ -1104,11 +1104,14 @@ TestInterface(void)
 		bits[m] = MrfRngU64(&rng) & 31;
 
 	CHECK(MrfTwiseCoefCount(p, 3) == 26);
-	/* R = 2, rho_node = 0.2: ceil((2 * 600 * sqrt(0.2))^(2/3)) = 67 */
-	CHECK(MrfTwiseIterations(&opt, p, n) == 67);
+	/*
+	 * R = 2, rho_node = 0.2: the paper's ceil((2 * 600 * sqrt(0.2))^(2/3)) =
+	 * 67, a quarter of it (MRF_TWISE_T_FRACTION) is 17
+	 */
+	CHECK(MrfTwiseIterations(&opt, p, n) == 17);
 	opt.objective = MRF_TWISE_LINF;
-	/* n1 = 300, rho_node = 0.1: ceil((2 * 300 * sqrt(0.1))^(2/3)) = 34 */
-	CHECK(MrfTwiseIterations(&opt, p, n) == 34);
+	/* n1 = 300, rho_node = 0.1: ceil((2 * 300 * sqrt(0.1))^(2/3)) = 34, 9 */
+	CHECK(MrfTwiseIterations(&opt, p, n) == 9);
 	CHECK(MrfTwiseQueryRows(&opt, n) == 300);
 	opt.query_rows = 100;
 	CHECK(MrfTwiseQueryRows(&opt, n) == 100);

@@ -60,7 +60,7 @@ SELECT is((SELECT (state, rows)::text FROM pg_temp.rows_before_error(
 
 -- the defaults table, and the SQL forms' NULL defaults meaning it
 SELECT is((SELECT value FROM mrf_option_defaults() WHERE option = 'lambda' AND learner IS NULL),
-	'1'::jsonb, 'mrf_option_defaults: lambda');
+	'8'::jsonb, 'mrf_option_defaults: lambda');
 SELECT is((SELECT value FROM mrf_option_defaults() WHERE option = 'method' AND learner = 'mrf_learn_cliques'),
 	'"cgm"'::jsonb, 'mrf_option_defaults: the clique learner''s method');
 SELECT is((SELECT count(*) FROM (SELECT learner, option FROM mrf_option_defaults() GROUP BY 1, 2 HAVING count(*) > 1) d),
@@ -69,18 +69,18 @@ SELECT is((SELECT count(*) FROM (SELECT learner, option FROM mrf_option_defaults
 CREATE FUNCTION pg_temp.clean(m mrf) RETURNS jsonb LANGUAGE sql AS
 	$$ SELECT m::jsonb #- '{meta,created}' #- '{meta,learn_seconds}' $$;
 SELECT is((SELECT pg_temp.clean(mrf_learn_ising(x, rho => 1)) FROM b),
-          (SELECT pg_temp.clean(mrf_learn_ising(x, rho => 1, lambda => 1, mechanism => 'exponential',
+          (SELECT pg_temp.clean(mrf_learn_ising(x, rho => 1, lambda => 8, mechanism => 'exponential',
                                                 symmetrize => true)) FROM b),
           'ising: left-out options take the table''s defaults');
 SELECT is((SELECT pg_temp.clean(mrf_learn_twise(x, t => 2, rho => 1)) FROM b),
-          (SELECT pg_temp.clean(mrf_learn_twise_agg(x, mrf_options(t => 2, rho => 1, lambda => 1, objective => 'l1'))) FROM b),
+          (SELECT pg_temp.clean(mrf_learn_twise_agg(x, mrf_options(t => 2, rho => 1, lambda => 4, objective => 'l1'))) FROM b),
           'twise: left-out options take the table''s defaults');
 SELECT is((SELECT pg_temp.clean(mrf_learn_cliques(x, cliques => '[[1, 2], [2, 3]]', k => 3, epsilon => 1)) FROM kk),
           (SELECT pg_temp.clean(mrf_learn_cliques(x, cliques => '[[1, 2], [2, 3]]', k => 3, epsilon => 1, method => 'cgm',
                                                   tolerance => 1e-5, em_iterations => 300)) FROM kk),
           'cliques: left-out options take the table''s defaults');
 SELECT is((SELECT block_count FROM mrf_structure_rows_needed(10, 0.5, 1, 1e-6)),
-          (SELECT block_count FROM mrf_structure_rows_needed(10, 0.5, 1, 1e-6, lambda => 1)),
+          (SELECT block_count FROM mrf_structure_rows_needed(10, 0.5, 1, 1e-6, lambda => 8)),
           'mrf_structure_rows_needed: lambda from the table');
 -- a window aggregate (no Aggref at its transition) is planned at its final function
 SELECT is((SELECT pg_temp.clean(m) FROM (SELECT mrf_learn_ising_agg(x, mrf_options(rho => 1)) OVER () m FROM b LIMIT 1) w),

@@ -38,19 +38,21 @@ UNION ALL SELECT :'phase', 'conversions', concat_ws(' ', mrf_zcdp_to_dp(2, 1e-6)
 		mrf_dp_to_zcdp(1), mrf_zcdp_for_dp(1, 1e-6), mrf_zcdp_for_dp(1, 1e-6, method => 'bs16'))
 UNION ALL SELECT :'phase', 'options', mrf_options(rho => 1, lambda => 2, k => 3, cliques => '[[1, 2]]')::text
 UNION ALL SELECT :'phase', 'rows_needed', (SELECT format('%s %s %s %s', block_count, tau, rows_per_block, "rows")
-		FROM mrf_structure_rows_needed(p => 50, eta => 0.5, epsilon => 1, delta => 1e-6))
+		FROM mrf_structure_rows_needed(p => 50, eta => 0.5, epsilon => 1, delta => 1e-6, lambda => 1))
 UNION ALL SELECT :'phase', 'exact_numeric', mrfdp.exact_numeric(0.1)::text
 UNION ALL SELECT :'phase', 'send', md5(mrf_send(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[])));
 
 -- The learners' named and aggregate forms (up_bin, up_kary are unprotected).
+-- The named forms give lambda: 0.2.0 changed its SQL default from 1 to NULL
+-- (the learner's own default, issue 10), so without it they would differ.
 INSERT INTO up_results
-SELECT :'phase', 'ising', pg_temp.params(mrf_learn_ising(row, rho => 1)) FROM up_bin
+SELECT :'phase', 'ising', pg_temp.params(mrf_learn_ising(row, rho => 1, lambda => 1)) FROM up_bin
 UNION ALL SELECT :'phase', 'ising_agg', pg_temp.params(mrf_learn_ising_agg(row, mrf_options(rho => 1, mechanism => 'laplace'))) FROM up_bin
-UNION ALL SELECT :'phase', 'pairwise', pg_temp.params(mrf_learn_pairwise(z, k => 3, rho => 1)) FROM up_kary
+UNION ALL SELECT :'phase', 'pairwise', pg_temp.params(mrf_learn_pairwise(z, k => 3, rho => 1, lambda => 1)) FROM up_kary
 UNION ALL SELECT :'phase', 'pairwise_agg', pg_temp.params(mrf_learn_pairwise_agg(z, mrf_options(k => 3, rho => 1))) FROM up_kary
-UNION ALL SELECT :'phase', 'twise', pg_temp.params(mrf_learn_twise(row, t => 3, rho => 1)) FROM up_bin
+UNION ALL SELECT :'phase', 'twise', pg_temp.params(mrf_learn_twise(row, t => 3, rho => 1, lambda => 1)) FROM up_bin
 UNION ALL SELECT :'phase', 'twise_agg', pg_temp.params(mrf_learn_twise_agg(row, mrf_options(t => 3, rho => 1, objective => 'linf'))) FROM up_bin
-UNION ALL SELECT :'phase', 'structure', pg_temp.params(mrf_learn_structure(row, rho => 1, eta => 0.5, method => 'threshold')) FROM up_bin
+UNION ALL SELECT :'phase', 'structure', pg_temp.params(mrf_learn_structure(row, rho => 1, eta => 0.5, method => 'threshold', lambda => 1)) FROM up_bin
 UNION ALL SELECT :'phase', 'structure_agg', pg_temp.params(mrf_learn_structure_agg(row, mrf_options(epsilon => 4, delta => 1e-6, eta => 0.5, blocks => 8))) FROM up_bin
 UNION ALL SELECT :'phase', 'cliques', pg_temp.params(mrf_learn_cliques(z, cliques => '[[1, 2], [2, 3]]', k => 3, epsilon => 1)) FROM up_kary
 UNION ALL SELECT :'phase', 'cliques_agg', pg_temp.params(mrf_learn_cliques_agg(z, mrf_options(cliques => '[[1, 2]]', k => 3, epsilon => 1, method => 'naive'))) FROM up_kary;
@@ -73,10 +75,10 @@ SELECT mrfdp.grant_learning('up_prot_kary', 'mrfdp_up_outsider');
 SELECT mrfdp.revoke_learning('up_prot_kary', 'mrfdp_up_outsider');
 SET ROLE mrfdp_up_analyst;
 INSERT INTO up_results
-SELECT :'phase', 'ising_from', pg_temp.params(mrf_learn_ising_from('up_prot', 'row', rho => 0.125, variables => 4))
-UNION ALL SELECT :'phase', 'pairwise_from', pg_temp.params(mrf_learn_pairwise_from('up_prot_kary', 'z', k => 3, rho => 0.125, variables => 3))
-UNION ALL SELECT :'phase', 'twise_from', pg_temp.params(mrf_learn_twise_from('up_prot', 'row', t => 2, rho => 0.125, variables => 4))
-UNION ALL SELECT :'phase', 'structure_from', pg_temp.params(mrf_learn_structure_from('up_prot', 'row', epsilon => 4, delta => 1e-7,
+SELECT :'phase', 'ising_from', pg_temp.params(mrf_learn_ising_from('up_prot', 'row', rho => 0.125, lambda => 1, variables => 4))
+UNION ALL SELECT :'phase', 'pairwise_from', pg_temp.params(mrf_learn_pairwise_from('up_prot_kary', 'z', k => 3, rho => 0.125, lambda => 1, variables => 3))
+UNION ALL SELECT :'phase', 'twise_from', pg_temp.params(mrf_learn_twise_from('up_prot', 'row', t => 2, rho => 0.125, lambda => 1, variables => 4))
+UNION ALL SELECT :'phase', 'structure_from', pg_temp.params(mrf_learn_structure_from('up_prot', 'row', epsilon => 4, delta => 1e-7, lambda => 1,
 		eta => 0.5, blocks => 16, variables => 4))
 UNION ALL SELECT :'phase', 'cliques_from', pg_temp.params(mrf_learn_cliques_from('up_prot_pure', 'z', cliques => '[[1, 2]]', k => 3,
 		epsilon => 0.25, variables => 3));

@@ -9,7 +9,7 @@ SELECT mrf_citus_group_key(41) = 41 AS citus_group_key_is_the_identity;
 SELECT count(*) = 2 AS variables_of_a_hand_built_model
 FROM mrf_variables(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[]));
 SELECT name, (SELECT count(*) FROM mrf_variables(m)) AS variables FROM up_stored ORDER BY name;
-SELECT value = '1'::jsonb AS lambda_default_is_listed
+SELECT value = '8'::jsonb AS lambda_default_is_listed
 FROM mrf_option_defaults() WHERE option = 'lambda' AND learner IS NULL;
 
 -- Citus (issue 13, item 2): the learners' aggregates with a combinable
@@ -97,3 +97,6 @@ SELECT mrf_dot(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[])) LIKE 'graph mrf {%'
 SELECT count(*) = 3 AS synthesize_rows
 FROM mrf_synthesize('{"kind": "ising", "p": 3, "weights": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "fields": [0, 0, 0], "meta": {"variables": [{"name": "phase", "labels": ["a", "b"]}, {"name": "name", "labels": ["c", "d"]}, {"name": "result", "labels": ["e", "f"]}]}}'::mrf,
 					3, NULL::up_results, seed => 1);
+-- issue 10: the plan for a model of a given width at the default lambda
+SELECT rows_per_block > 0 AS rows_needed_with_width
+FROM mrf_structure_rows_needed(20, eta => 0.5, epsilon => 1, delta => 1e-6, width => 2);
