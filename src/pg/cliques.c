@@ -298,16 +298,16 @@ CliquesPlan(MrfPlan *plan)
 	if (plan->n == 0)
 		return NULL;
 	if (MrfCliqueSetBuild(plan->p, plan->k, opt->ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
-						  &PallocEnv, &set) != MRF_OK)
+						  &MrfPallocEnv, &set) != MRF_OK)
 		elog(ERROR, "%s: could not lay out the cliques its options accepted", plan->learner->name);
-	if (MrfCliquesWorkspaceBytes(set, co, &PallocEnv, &workspace) != MRF_OK)
+	if (MrfCliquesWorkspaceBytes(set, co, &MrfPallocEnv, &workspace) != MRF_OK)
 		return MrfRefuse(ERRCODE_OUT_OF_MEMORY,
 						 psprintf("%s could not build its inference engine", plan->learner->name),
 						 "The engine for these cliques does not fit in memory.",
 						 "Use smaller or fewer cliques.");
 	plan->memory = (double) plan->n * plan->p + (double) workspace +
 		(double) MrfCliqueSetCells(set) * sizeof(double);
-	MrfCliqueSetFree(&PallocEnv, set);
+	MrfCliqueSetFree(&MrfPallocEnv, set);
 	return NULL;
 }
 
