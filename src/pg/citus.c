@@ -177,10 +177,18 @@ MrfCitusLogicalRelations(const Oid *relids, int n)
 	/*
 	 * shard_name() names a shard as Citus does (long names are shortened
 	 * with a hash), so the match is exact; a shard is another relation in
-	 * the logical table's schema.
+	 * the logical table's schema.  shard_name() leaves names in public
+	 * unqualified, which to_regclass() under the catalog query's fixed
+	 * search_path would not find, so the name is qualified with the logical
+	 * table's schema here.  (pg_class itself cannot be joined: Citus hides
+	 * shards from queries on it.)
 	 */
-	found = MrfCatalogQuery("SELECT DISTINCT s.logicalrelid::oid FROM pg_dist_shard s"
-							" WHERE to_regclass(shard_name(s.logicalrelid, s.shardid))::oid = ANY ($1)",
+	found = MrfCatalogQuery("SELECT DISTINCT s.logicalrelid::oid"
+							" FROM pg_dist_shard s, pg_class l, pg_namespace n"
+							" WHERE l.oid = s.logicalrelid AND n.oid = l.relnamespace"
+							" AND to_regclass(format('%I.%I', n.nspname,"
+							" (SELECT x[array_upper(x, 1)]"
+							" FROM parse_ident(shard_name(s.logicalrelid, s.shardid)) x)))::oid = ANY ($1)",
 							1, types, values, NULL, true);
 	logical = SPI_palloc(sizeof(Oid) * Max(found, 1));
 	for (uint64 i = 0; i < found; i++)
