@@ -1,8 +1,7 @@
 /*
  * fw.c - batched private Frank-Wolfe (SPEC.md 4.1; Zhang et al. 2020, Alg. 1).
  *
- * All q problems share the design matrix X (n x d, stored as bytes in
- * {0, 1}; fw.h).  The state of problem k is its iterate w_k and its margins
+ * All q problems share the design matrix X (n x d, stored as bits; fw.h).  The state of problem k is its iterate w_k and its margins
  * a_k = X w_k.  One pass over the rows per iteration, block by block of
  * rows, first applies the previous step to the margins and forms the
  * quantised gradient weights G (fwkernel.c, one fused pass), then adds the
@@ -15,15 +14,15 @@
  *     u(s) = +-R sum_m G_mk X_mj,   G_mk = y_mk sigmoid(-y_mk a_mk).
  * We replace G by the integer Gq with |Gq| <= Q = 127 = MRF_FW_QUANTUM
  * (fwkernel.c) and use u(s) = +-R S_jk / Q with S = X^T Gq computed in
- * integers: with b in {0, 1} the stored bytes, S = B^T Gq when X = B and
+ * integers: with b in {0, 1} the stored bits, S = B^T Gq when X = B and
  * S = 2 B^T Gq - 1^T Gq when X = 2B - 1.  Every kernel adds the products
  * b Gq (|b Gq| <= 127) exactly: int32 sums over at most FW_FLUSH_ROWS rows
  * (127 * 2^24 < 2^31, flushed into int64 before that), and the sgemm path's
  * float partial sums stay below 2^24 (fwkernel.c); the int64 totals are
  * exact below 2^63 / 127 rows.  Integer addition is associative, so S does
  * not depend on the kernel, the blocking, the thread count or the order of
- * the rows.  Preconditions (checked): the bytes are in {0, 1} and the label
- * columns exist, so y in {-1, 0, 1}, |X_mj| <= 1 and row m's contribution to
+ * the rows.  Bits are 0 or 1 and the label columns exist (checked), so
+ * y in {-1, 0, 1}, |X_mj| <= 1 and row m's contribution to
  * every score is exactly R Gq X_mj / Q, of magnitude at most R, a function
  * of row m and the previously released selections only; replacing one row
  * moves every score by at most 2R = MrfFwScoreSensitivity(R), with no
@@ -107,6 +106,13 @@ MrfFwRowStride(int64_t n)
 	return n < 0 ? -1 : (n + 63) & ~(int64_t) 63;
 }
 
+/* ceil(n / 64). */
+int64_t
+MrfFwColumnWords(int64_t n)
+{
+	return n < 0 ? -1 : (n + 63) / 64;
+}
+
 /* The exported weight, for tests. */
 int
 MrfFwQuantizedWeight(int y, float margin)
@@ -128,6 +134,7 @@ typedef struct FwThread
 	int64_t		b_begin;		/* its blocks: [b_begin, b_end) */
 	int64_t		b_end;
 	int64_t		b_next;			/* the next block to do this pass */
+	uint8_t    *xb;				/* X of one block as bytes, d x block_rows */
 	int8_t	   *g;				/* G of one block */
 	int32_t    *c;				/* d x qpad partial sums */
 	int64_t    *colsum;			/* q: sums of G per problem */
@@ -146,11 +153,23 @@ typedef struct FwShared
 	FwkPass		pass;
 	int			qpad;
 	int64_t		nblocks;
+	float	   *margins;		/* the margins of block b at margins + b * mblock */
+	int64_t		mblock;			/* floats per block: q x ldm */
+	int64_t		ldm;			/* of one block: element (k, r) at k * ldm + r */
+	float	   *xf;				/* float_x kernels: X as 0/1 floats, ld xf_ld */
+	int64_t		xf_ld;
 	atomic_int	stop;
 	pthread_mutex_t lock;
 	int64_t    *acc;			/* d x qpad: exact totals of the pass */
 	int64_t    *colsum;			/* q */
 } FwShared;
+
+/* Rows of the solver's margins: n rounded up to whole blocks. */
+static int64_t
+FwMarginRows(const FwkKernelInfo *info, int64_t n)
+{
+	return (n + info->block_rows - 1) / info->block_rows * info->block_rows;
+}
 
 /* Bytes of one thread's scratch for a kernel. */
 static size_t
@@ -159,6 +178,7 @@ FwThreadBytes(const FwkKernelInfo *info, int d, int q)
 	size_t		qpad = (size_t) FwQPad(info, q);
 	size_t		total = 0;
 
+	total = SizeAdd(total, SizeMul((size_t) info->block_rows, (size_t) d));
 	total = SizeAdd(total, SizeMul((size_t) info->block_rows, qpad));
 	total = SizeAdd(total, SizeMul(SizeMul((size_t) d, qpad), sizeof(int32_t)));
 	total = SizeAdd(total, SizeMul((size_t) q, sizeof(int64_t)));
@@ -174,7 +194,9 @@ FwSolveBytes(const FwkKernelInfo *info, int64_t n, int d, int q, int threads)
 	size_t		total = 0;
 	size_t		each = FwThreadBytes(info, d, q);
 
-	total = SizeAdd(total, SizeMul(SizeMul((size_t) MrfFwRowStride(n), (size_t) q), sizeof(float)));
+	total = SizeAdd(total, SizeMul(SizeMul((size_t) FwMarginRows(info, n), (size_t) q), sizeof(float)));
+	if (info->float_x)
+		total = SizeAdd(total, SizeMul(SizeMul((size_t) FwMarginRows(info, n), (size_t) d), sizeof(float)));
 	total = SizeAdd(total, SizeMul(SizeMul((size_t) d, qpad), sizeof(int64_t)));
 	total = SizeAdd(total, SizeMul((size_t) q, sizeof(int64_t)));
 	total = SizeAdd(total, SizeMul((size_t) q, 2 * sizeof(int) + sizeof(float)));
@@ -211,7 +233,7 @@ FwCheckShape(const MrfFwProblem *prob)
 		prob->yneg == NULL || prob->allowed == NULL)
 		return MRF_EINVAL;
 	if (prob->n < 1 || prob->n > INT_MAX || prob->d < 1 || prob->q < 1 ||
-		prob->ldx < MrfFwRowStride(prob->n))
+		prob->xwords < MrfFwColumnWords(prob->n))
 		return MRF_EINVAL;
 	if ((int64_t) prob->d * prob->q > INT_MAX)
 		return MRF_EINVAL;
@@ -231,26 +253,6 @@ FwCheckShape(const MrfFwProblem *prob)
 			return MRF_EINVAL;
 	}
 	return MRF_OK;
-}
-
-/* The exactness argument needs bytes in {0, 1}; verify, do not assume. */
-static int
-FwBinary(const MrfFwProblem *prob)
-{
-	int			j;
-
-	for (j = 0; j < prob->d; j++)
-	{
-		const uint8_t *col = prob->x + (size_t) j * (size_t) prob->ldx;
-		int64_t		m;
-		int			bad = 0;
-
-		for (m = 0; m < prob->n; m++)
-			bad |= col[m] > 1;
-		if (bad)
-			return 0;
-	}
-	return 1;
 }
 
 /* Adds a thread's int32 sums into the shared totals and clears them. */
@@ -273,6 +275,19 @@ FwFlush(FwThread *th)
 	th->unflushed = 0;
 }
 
+/*
+ * The margins of block b: the solver keeps each block's margins contiguous
+ * (one stream per block for the prefetcher); MrfFwScores's caller keeps them
+ * column-major.
+ */
+static float *
+FwBlockMargins(const FwShared *sh, int64_t b)
+{
+	if (sh->mblock > 0)
+		return sh->margins + b * sh->mblock;
+	return sh->margins + b * sh->kinfo.block_rows;
+}
+
 /* One block: the fused pass, then the product. */
 static void
 FwDoBlock(FwThread *th, int64_t b)
@@ -286,9 +301,16 @@ FwDoBlock(FwThread *th, int64_t b)
 
 	if (th->unflushed + R > FW_FLUSH_ROWS)
 		FwFlush(th);
-	sh->kinfo.fused(&sh->pass, start, rows, th->g, R, th->colsum);
-	sh->kinfo.gemm(prob->x, prob->ldx, start, prob->d, rows4, th->g, R,
-				   prob->q, sh->qpad, th->c, th->scratch);
+	sh->kinfo.unpack(prob->x, prob->xwords, start / 64, prob->d, (rows + 63) / 64,
+					 th->xb, R);
+	sh->kinfo.fused(&sh->pass, th->xb, R, FwBlockMargins(sh, b), sh->ldm, rows, th->g, R,
+					th->colsum);
+	if (sh->kinfo.float_x)
+		sh->kinfo.gemm(sh->xf, sh->xf_ld, start, prob->d, rows4, th->g, R,
+					   prob->q, sh->qpad, th->c, th->scratch);
+	else
+		sh->kinfo.gemm(th->xb, R, 0, prob->d, rows4, th->g, R,
+					   prob->q, sh->qpad, th->c, th->scratch);
 	th->unflushed += R;
 }
 
@@ -392,12 +414,14 @@ FwWorkFree(FwWork *work, const MrfEnv *env)
 	if (work->threads != NULL)
 		for (i = 0; i < work->nthreads; i++)
 		{
+			MrfFree(env, work->threads[i].xb);
 			MrfFree(env, work->threads[i].g);
 			MrfFree(env, work->threads[i].c);
 			MrfFree(env, work->threads[i].colsum);
 			MrfFree(env, work->threads[i].scratch);
 		}
 	MrfFree(env, work->threads);
+	MrfFree(env, work->sh.xf);
 	MrfFree(env, work->sh.acc);
 	MrfFree(env, work->sh.colsum);
 	MrfFree(env, work->margins);
@@ -407,6 +431,23 @@ FwWorkFree(FwWork *work, const MrfEnv *env)
 	if (work->lock_ready)
 		pthread_mutex_destroy(&work->sh.lock);
 	memset(work, 0, sizeof(*work));
+}
+
+/* X as 0/1 floats for the sgemm kernel, zero beyond row n. */
+static void
+FwFloatX(const MrfFwProblem *prob, float *xf, int64_t ld)
+{
+	int			j;
+
+	for (j = 0; j < prob->d; j++)
+	{
+		const uint64_t *col = prob->x + (size_t) j * (size_t) prob->xwords;
+		float	   *out = xf + (size_t) j * (size_t) ld;
+		int64_t		m;
+
+		for (m = 0; m < ld; m++)
+			out[m] = m < prob->n ? (float) ((col[m / 64] >> (m % 64)) & 1) : 0.0f;
+	}
 }
 
 /*
@@ -441,15 +482,24 @@ FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
 
 	/* every margin is written in the first pass (FWK_INIT) */
 	if (with_margins)
-		work->margins = MrfAllocUninit(env, SizeMul(SizeMul((size_t) MrfFwRowStride(prob->n), (size_t) q),
-													sizeof(float)));
+		work->margins = MrfAllocUninit(env, SizeMul(SizeMul((size_t) FwMarginRows(&sh->kinfo, prob->n),
+															(size_t) q), sizeof(float)));
+	if (sh->kinfo.float_x)
+	{
+		/* every float is written below */
+		sh->xf_ld = FwMarginRows(&sh->kinfo, prob->n);
+		sh->xf = MrfAllocUninit(env, SizeMul(SizeMul((size_t) sh->xf_ld, (size_t) d), sizeof(float)));
+		if (sh->xf != NULL)
+			FwFloatX(prob, sh->xf, sh->xf_ld);
+	}
 	sh->acc = MrfAlloc(env, SizeMul(cells, sizeof(int64_t)));
 	sh->colsum = MrfAlloc(env, SizeMul((size_t) q, sizeof(int64_t)));
 	work->sel_j = MrfAlloc(env, (size_t) q * sizeof(int));
 	work->sel_sign = MrfAlloc(env, (size_t) q * sizeof(int));
 	work->coef = MrfAlloc(env, (size_t) q * sizeof(float));
 	work->threads = MrfAlloc(env, (size_t) work->nthreads * sizeof(FwThread));
-	ok = (!with_margins || work->margins != NULL) && sh->acc != NULL &&
+	ok = (!with_margins || work->margins != NULL) && (!sh->kinfo.float_x || sh->xf != NULL) &&
+		sh->acc != NULL &&
 		sh->colsum != NULL && work->sel_j != NULL && work->sel_sign != NULL &&
 		work->coef != NULL && work->threads != NULL;
 	for (i = 0; ok && i < work->nthreads; i++)
@@ -460,13 +510,15 @@ FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
 		th->is_caller = i == 0;
 		th->b_begin = sh->nblocks * i / work->nthreads;
 		th->b_end = sh->nblocks * (i + 1) / work->nthreads;
+		/* every byte a block's kernels read is unpacked first */
+		th->xb = MrfAllocUninit(env, SizeMul((size_t) sh->kinfo.block_rows, (size_t) d));
 		/* zeroed: the padding problems of G are never written */
 		th->g = MrfAlloc(env, SizeMul((size_t) sh->kinfo.block_rows, (size_t) sh->qpad));
 		th->c = MrfAlloc(env, SizeMul(cells, sizeof(int32_t)));
 		th->colsum = MrfAlloc(env, SizeMul((size_t) q, sizeof(int64_t)));
 		if (FwkScratchBytes(&sh->kinfo, d, q) > 0)
 			th->scratch = MrfAllocUninit(env, FwkScratchBytes(&sh->kinfo, d, q));
-		ok = th->g != NULL && th->c != NULL && th->colsum != NULL &&
+		ok = th->xb != NULL && th->g != NULL && th->c != NULL && th->colsum != NULL &&
 			(th->scratch != NULL || FwkScratchBytes(&sh->kinfo, d, q) == 0);
 	}
 	if (!ok)
@@ -500,23 +552,34 @@ FwExactScores(const FwWork *work, int64_t *scores)
 			scores[(size_t) k * prob->d + j] = FwScore(&work->sh, j, k);
 }
 
-/* The pass settings shared by MrfFwScores and MrfFwSolve. */
+/*
+ * The pass settings shared by MrfFwScores and MrfFwSolve; blocked: the
+ * solver's own block-contiguous margins, else column-major with ld ldm.
+ */
 static void
-FwPassInit(FwWork *work, float *margins, int64_t ldm)
+FwPassInit(FwWork *work, float *margins, int64_t ldm, int blocked)
 {
 	const MrfFwProblem *prob = work->sh.prob;
 	FwkPass    *pass = &work->sh.pass;
 
+	work->sh.margins = margins;
+	if (blocked)
+	{
+		work->sh.ldm = work->sh.kinfo.block_rows;
+		work->sh.mblock = (int64_t) prob->q * work->sh.kinfo.block_rows;
+	}
+	else
+	{
+		work->sh.ldm = ldm;
+		work->sh.mblock = 0;
+	}
+
 	memset(pass, 0, sizeof(*pass));
-	pass->x = prob->x;
-	pass->ldx = prob->ldx;
 	pass->x_signed = prob->x_signed != 0;
 	pass->ypos = prob->ypos;
 	pass->yneg = prob->yneg;
 	pass->q = prob->q;
 	pass->qpad = work->sh.qpad;
-	pass->margins = margins;
-	pass->ldm = ldm;
 	pass->coef = work->coef;
 	pass->sel_j = work->sel_j;
 	pass->interleaved = work->sh.kinfo.interleaved;
@@ -533,13 +596,13 @@ MrfFwScores(const MrfFwProblem *prob, const float *margins, int64_t ldm,
 	st = FwCheckShape(prob);
 	if (st != MRF_OK)
 		return st;
-	if (margins == NULL || scores == NULL || ldm < prob->n || !FwBinary(prob))
+	if (margins == NULL || scores == NULL || ldm < prob->n)
 		return MRF_EINVAL;
 	st = FwWorkAlloc(&work, prob, 0, env);
 	if (st != MRF_OK)
 		return st;
 	/* FWK_READ never writes the margins */
-	FwPassInit(&work, (float *) margins, ldm);
+	FwPassInit(&work, (float *) margins, ldm, 0);
 	work.sh.pass.mode = FWK_READ;
 	FwPass(&work.sh, work.threads, work.nthreads, 0, 0);
 	FwExactScores(&work, scores);
@@ -669,13 +732,10 @@ MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 					 &du, &eps0, &unit, &laplace_scale);
 	if (st != MRF_OK)
 		return st;
-	if (!FwBinary(prob))
-		return MRF_EINVAL;
-
 	st = FwWorkAlloc(&work, prob, 1, env);
 	if (st != MRF_OK)
 		return st;
-	FwPassInit(&work, work.margins, MrfFwRowStride(prob->n));
+	FwPassInit(&work, work.margins, 0, 1);
 
 	memset(w, 0, (size_t) prob->d * prob->q * sizeof(double));
 	iters = prob->iterations;

@@ -34,22 +34,22 @@ typedef enum MrfFwKernel
 #define MRF_FW_KERNEL_COUNT 5
 
 /*
- * The design matrix is stored as bytes in {0, 1}: column j holds x_mj at
- * x[j * ldx + m].  With x_signed, the entry the regressions see is
+ * The design matrix is stored as bits: column j holds x_mj in bit m % 64 of
+ * x[j * xwords + m / 64].  With x_signed, the entry the regressions see is
  * X_mj = 2 x_mj - 1 (in {-1, 1}); otherwise X_mj = x_mj (in {0, 1}).
- * The label of problem k is read off the same bytes:
+ * The label of problem k is read off the same bits:
  *     y_mk = x_m,ypos[k] - x_m,yneg[k]    (in {-1, 0, 1}), or
  *     y_mk = 2 x_m,ypos[k] - 1            when yneg[k] == MRF_FW_COMPLEMENT.
- * ldx is at least MrfFwRowStride(n); bytes of rows n..ldx-1 are never read
- * as data (they may hold anything).
+ * xwords is at least MrfFwColumnWords(n); bits of rows n and above are
+ * never read as data (they may hold anything).
  */
 typedef struct MrfFwProblem
 {
 	int64_t		n;				/* rows (public) */
 	int			d;				/* coordinates */
 	int			q;				/* problems */
-	const uint8_t *x;			/* d columns of ldx bytes, entries in {0, 1} */
-	int64_t		ldx;
+	const uint64_t *x;			/* d columns of xwords words of bits */
+	int64_t		xwords;
 	int			x_signed;
 	const int  *ypos;			/* q label columns */
 	const int  *yneg;			/* q: second label column or MRF_FW_COMPLEMENT */
@@ -69,8 +69,11 @@ typedef struct MrfFwProblem
  */
 #define MRF_FW_QUANTUM 127
 
-/* The smallest leading dimension of X for n rows (n rounded up to 64). */
+/* n rounded up to 64 (the solver's margins are stored with this stride). */
 int64_t		MrfFwRowStride(int64_t n);
+
+/* The smallest xwords for n rows: words of 64 bits per column. */
+int64_t		MrfFwColumnWords(int64_t n);
 
 /*
  * The quantised gradient weight of one row of one problem at margin a = <w,x>:
@@ -132,10 +135,10 @@ int			MrfFwThreads(void);
  * w[q * d .. q * d + d - 1].  Uses MrfFwThreads() threads (each its own
  * blocks of rows); only the calling thread calls env's functions, and it
  * polls once per iteration (and when env->pending says so, after stopping
- * the other threads), never while another thread runs.  Preconditions (checked, MRF_EINVAL otherwise): x
- * entries in {0, 1}; label columns in range; every problem has an allowed
- * coordinate; n <= INT_MAX; ldx >= MrfFwRowStride(n); radius, rho_problem
- * finite and > 0; T >= 2.
+ * the other threads), never while another thread runs.  Preconditions
+ * (checked, MRF_EINVAL otherwise): label columns in range; every problem
+ * has an allowed coordinate; n <= INT_MAX; xwords >= MrfFwColumnWords(n);
+ * radius, rho_problem finite and > 0; T >= 2.
  */
 MrfStatus	MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 					   double *w);

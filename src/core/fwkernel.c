@@ -93,13 +93,13 @@ FwkGIndex(const FwkPass *p, int ldg, int k, int r)
 
 /* Rows [r0, r1) of problem k, one element at a time; returns the G sum. */
 static int64_t
-FwkFusedScalarRange(const FwkPass *p, int k, int64_t start, int r0, int r1,
-					int8_t *g, int ldg)
+FwkFusedScalarRange(const FwkPass *p, const uint8_t *xb, int ldxb, int k,
+					float *mb, int64_t ldm, int r0, int r1, int8_t *g, int ldg)
 {
-	float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
-	const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+	float	   *a = mb + (size_t) k * (size_t) ldm;
+	const uint8_t *yp = xb + (size_t) p->ypos[k] * (size_t) ldxb;
 	int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
-	const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
+	const uint8_t *yn = comp ? yp : xb + (size_t) p->yneg[k] * (size_t) ldxb;
 	const uint8_t *xs = NULL;
 	float		c = 0.0f;
 	int64_t		sum = 0;
@@ -107,7 +107,7 @@ FwkFusedScalarRange(const FwkPass *p, int k, int64_t start, int r0, int r1,
 
 	if (p->mode == FWK_UPDATE)
 	{
-		xs = p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start;
+		xs = xb + (size_t) p->sel_j[k] * (size_t) ldxb;
 		c = p->coef[k];
 	}
 	for (r = r0; r < r1; r++)
@@ -146,10 +146,68 @@ FwkZeroTail(const FwkPass *p, int rows, int8_t *g, int ldg)
 			g[FwkGIndex(p, ldg, k, r)] = 0;
 }
 
+/* Bytes 0/1 of the 8 bits of an index, as one little-endian word. */
+static uint64_t FwkByteTable[256];
+
+/* Fills FwkByteTable (idempotent; every thread computes the same words). */
+static void
+FwkByteTableInit(void)
+{
+	int			i;
+	int			b;
+
+	if (FwkByteTable[255] != 0)
+		return;
+	for (i = 0; i < 256; i++)
+	{
+		uint64_t	w = 0;
+
+		for (b = 0; b < 8; b++)
+			w |= (uint64_t) ((i >> b) & 1) << (8 * b);
+		FwkByteTable[i] = w;
+	}
+}
+
+/* The portable unpack: eight bytes per table lookup. */
+static void
+FwkUnpackScalar(const uint64_t *bits, int64_t xwords, int64_t word0, int d,
+				int words, uint8_t *xb, int ldxb)
+{
+	int			j;
+	int			w;
+	int			i;
+
+	for (j = 0; j < d; j++)
+	{
+		const uint64_t *col = bits + (size_t) j * (size_t) xwords + word0;
+		uint8_t    *out = xb + (size_t) j * (size_t) ldxb;
+
+		for (w = 0; w < words; w++)
+			for (i = 0; i < 8; i++)
+			{
+				uint64_t	v = FwkByteTable[(col[w] >> (8 * i)) & 0xff];
+
+				memcpy(out + 64 * w + 8 * i, &v, 8);
+			}
+	}
+}
+
 /* Elements per inner loop of fixed length, which GCC vectorises at -O2. */
 #define FWK_LANES 8
 
-/* a = keep a + c X_sel over r8 rows (a multiple of FWK_LANES), vectorisable. */
+/*
+ * Cloned for AVX2 as the former float path was: the portable pass then runs
+ * at least as fast as it did wherever it runs (results are identical: no
+ * FMA either way).
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FWK_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define FWK_CLONES
+#endif
+
+/* a = keep a + c X_sel over r8 rows (a multiple of 2 FWK_LANES), vectorisable. */
+FWK_CLONES
 static void
 FwkUpdatePlain(float *restrict a, const uint8_t *restrict xs, int r8, int xmul,
 			   int xoff, float keep, float c)
@@ -157,8 +215,8 @@ FwkUpdatePlain(float *restrict a, const uint8_t *restrict xs, int r8, int xmul,
 	int			r;
 	int			i;
 
-	for (r = 0; r < r8; r += FWK_LANES)
-		for (i = 0; i < FWK_LANES; i++)
+	for (r = 0; r < r8; r += 2 * FWK_LANES)
+		for (i = 0; i < 2 * FWK_LANES; i++)
 		{
 			float		t1 = keep * a[r + i];
 			float		t2 = c * (float) (xmul * (int) xs[r + i] - xoff);
@@ -167,7 +225,8 @@ FwkUpdatePlain(float *restrict a, const uint8_t *restrict xs, int r8, int xmul,
 		}
 }
 
-/* G over r8 rows (a multiple of FWK_LANES), vectorisable; returns its sum. */
+/* G over r8 rows (a multiple of 2 FWK_LANES), vectorisable; returns its sum. */
+FWK_CLONES
 static int64_t
 FwkWeightsPlain(const float *restrict a, const uint8_t *restrict yp,
 				const uint8_t *restrict yn, int r8, int ymul, int yoff, int ynm,
@@ -177,20 +236,22 @@ FwkWeightsPlain(const float *restrict a, const uint8_t *restrict yp,
 	int			r;
 	int			i;
 
-	for (r = 0; r < r8; r += FWK_LANES)
+	for (r = 0; r < r8; r += 2 * FWK_LANES)
 	{
-		int32_t		part[FWK_LANES];
+		int32_t		part[2 * FWK_LANES];
 		int32_t		tot = 0;
 
-		for (i = 0; i < FWK_LANES; i++)
+		for (i = 0; i < 2 * FWK_LANES; i++)
 		{
 			int			y = ymul * (int) yp[r + i] - yoff - ynm * (int) yn[r + i];
 
 			part[i] = FwkWeightInline(y, a[r + i]);
-			g[r + i] = (int8_t) part[i];
 		}
-		for (i = 0; i < FWK_LANES; i++)
+		for (i = 0; i < 2 * FWK_LANES; i++)
+		{
+			g[r + i] = (int8_t) part[i];
 			tot += part[i];
+		}
 		sum += tot;
 	}
 	return sum;
@@ -202,24 +263,26 @@ FwkWeightsPlain(const float *restrict a, const uint8_t *restrict yp,
  * element operations are FwkFusedScalarRange's, in the same order.
  */
 static void
-FwkFusedScalar(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
+FwkFusedScalar(const FwkPass *p, const uint8_t *xb, int ldxb, float *mb, int64_t ldm,
+   int rows,
+   int8_t *g, int ldg,
 			   int64_t *colsum)
 {
 	int			k;
 
 	for (k = 0; k < p->q; k++)
 	{
-		float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
-		const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+		float	   *a = mb + (size_t) k * (size_t) ldm;
+		const uint8_t *yp = xb + (size_t) p->ypos[k] * (size_t) ldxb;
 		int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
-		const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
-		int			r8 = p->interleaved ? 0 : rows & ~(FWK_LANES - 1);
+		const uint8_t *yn = comp ? yp : xb + (size_t) p->yneg[k] * (size_t) ldxb;
+		int			r8 = p->interleaved ? 0 : rows & ~(2 * FWK_LANES - 1);
 		int64_t		sum = 0;
 
 		if (r8 > 0)
 		{
 			if (p->mode == FWK_UPDATE)
-				FwkUpdatePlain(a, p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start,
+				FwkUpdatePlain(a, xb + (size_t) p->sel_j[k] * (size_t) ldxb,
 							   r8, p->x_signed ? 2 : 1, p->x_signed ? 1 : 0,
 							   p->keep, p->coef[k]);
 			else if (p->mode == FWK_INIT)
@@ -227,7 +290,7 @@ FwkFusedScalar(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
 			sum = FwkWeightsPlain(a, yp, yn, r8, comp ? 2 : 1, comp ? 1 : 0,
 								  comp ? 0 : 1, g + (size_t) k * (size_t) ldg);
 		}
-		colsum[k] += sum + FwkFusedScalarRange(p, k, start, r8, rows, g, ldg);
+		colsum[k] += sum + FwkFusedScalarRange(p, xb, ldxb, k, mb, ldm, r8, rows, g, ldg);
 	}
 	FwkZeroTail(p, rows, g, ldg);
 }
@@ -238,10 +301,64 @@ FwkFusedScalar(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
 #define FWK_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 #define FWK_AVX2 __attribute__((target("avx2")))
 
+/* The AVX-512 unpack: one masked byte broadcast per 64 rows. */
+FWK_AVX512
+static void
+FwkUnpackAvx512(const uint64_t *bits, int64_t xwords, int64_t word0, int d,
+				int words, uint8_t *xb, int ldxb)
+{
+	int			j;
+	int			w;
+
+	for (j = 0; j < d; j++)
+	{
+		const uint64_t *col = bits + (size_t) j * (size_t) xwords + word0;
+		uint8_t    *out = xb + (size_t) j * (size_t) ldxb;
+
+		for (w = 0; w < words; w++)
+			_mm512_storeu_si512(out + 64 * w,
+								_mm512_maskz_set1_epi8((__mmask64) col[w], 1));
+	}
+}
+
+/* The AVX2 unpack: 32 rows per step (byte shuffle, bit test). */
+FWK_AVX2
+static void
+FwkUnpackAvx2(const uint64_t *bits, int64_t xwords, int64_t word0, int d,
+			  int words, uint8_t *xb, int ldxb)
+{
+	const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+											2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+	const __m256i select = _mm256_set1_epi64x((int64_t) 0x8040201008040201ULL);
+	const __m256i one = _mm256_set1_epi8(1);
+	int			j;
+	int			w;
+	int			h;
+
+	for (j = 0; j < d; j++)
+	{
+		const uint64_t *col = bits + (size_t) j * (size_t) xwords + word0;
+		uint8_t    *out = xb + (size_t) j * (size_t) ldxb;
+
+		for (w = 0; w < words; w++)
+			for (h = 0; h < 2; h++)
+			{
+				__m256i		v = _mm256_set1_epi32((int32_t) (uint32_t) (col[w] >> (32 * h)));
+
+				v = _mm256_shuffle_epi8(v, spread);
+				v = _mm256_cmpeq_epi8(_mm256_and_si256(v, select), select);
+				_mm256_storeu_si256((__m256i *) (out + 64 * w + 32 * h),
+									_mm256_and_si256(v, one));
+			}
+	}
+}
+
 /* The fused pass, 16 rows per step (the tail as FwkFusedScalarRange). */
 FWK_AVX512
 static void
-FwkFusedAvx512(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
+FwkFusedAvx512(const FwkPass *p, const uint8_t *xb, int ldxb, float *mb, int64_t ldm,
+   int rows,
+   int8_t *g, int ldg,
 			   int64_t *colsum)
 {
 	const __m512i one = _mm512_set1_epi32(1);
@@ -256,12 +373,12 @@ FwkFusedAvx512(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
 
 	for (k = 0; k < p->q; k++)
 	{
-		float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
-		const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+		float	   *a = mb + (size_t) k * (size_t) ldm;
+		const uint8_t *yp = xb + (size_t) p->ypos[k] * (size_t) ldxb;
 		int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
-		const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
+		const uint8_t *yn = comp ? yp : xb + (size_t) p->yneg[k] * (size_t) ldxb;
 		const uint8_t *xs = p->mode == FWK_UPDATE ?
-			p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start : NULL;
+			xb + (size_t) p->sel_j[k] * (size_t) ldxb : NULL;
 		__m512		cv = _mm512_set1_ps(p->mode == FWK_UPDATE ? p->coef[k] : 0.0f);
 		__m512i		cs = zero;
 		int			r;
@@ -339,7 +456,7 @@ FwkFusedAvx512(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
 		}
 		colsum[k] += _mm512_reduce_add_epi32(cs);
 		if (rows16 < rows)
-			colsum[k] += FwkFusedScalarRange(p, k, start, rows16, rows, g, ldg);
+			colsum[k] += FwkFusedScalarRange(p, xb, ldxb, k, mb, ldm, rows16, rows, g, ldg);
 	}
 	FwkZeroTail(p, rows, g, ldg);
 }
@@ -347,7 +464,9 @@ FwkFusedAvx512(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
 /* The fused pass, 8 rows per step (the tail as FwkFusedScalarRange). */
 FWK_AVX2
 static void
-FwkFusedAvx2(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
+FwkFusedAvx2(const FwkPass *p, const uint8_t *xb, int ldxb, float *mb, int64_t ldm,
+   int rows,
+   int8_t *g, int ldg,
 			 int64_t *colsum)
 {
 	const __m256i one = _mm256_set1_epi32(1);
@@ -364,12 +483,12 @@ FwkFusedAvx2(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
 
 	for (k = 0; k < p->q; k++)
 	{
-		float	   *a = p->margins + (size_t) k * (size_t) p->ldm + start;
-		const uint8_t *yp = p->x + (size_t) p->ypos[k] * (size_t) p->ldx + start;
+		float	   *a = mb + (size_t) k * (size_t) ldm;
+		const uint8_t *yp = xb + (size_t) p->ypos[k] * (size_t) ldxb;
 		int			comp = p->yneg[k] == MRF_FW_COMPLEMENT;
-		const uint8_t *yn = comp ? yp : p->x + (size_t) p->yneg[k] * (size_t) p->ldx + start;
+		const uint8_t *yn = comp ? yp : xb + (size_t) p->yneg[k] * (size_t) ldxb;
 		const uint8_t *xs = p->mode == FWK_UPDATE ?
-			p->x + (size_t) p->sel_j[k] * (size_t) p->ldx + start : NULL;
+			xb + (size_t) p->sel_j[k] * (size_t) ldxb : NULL;
 		__m256		cv = _mm256_set1_ps(p->mode == FWK_UPDATE ? p->coef[k] : 0.0f);
 		__m256i		cs = zero;
 		int			r;
@@ -460,7 +579,7 @@ FwkFusedAvx2(const FwkPass *p, int64_t start, int rows, int8_t *g, int ldg,
 			sum += lanes[i];
 		colsum[k] += sum;
 		if (rows8 < rows)
-			colsum[k] += FwkFusedScalarRange(p, k, start, rows8, rows, g, ldg);
+			colsum[k] += FwkFusedScalarRange(p, xb, ldxb, k, mb, ldm, rows8, rows, g, ldg);
 	}
 	FwkZeroTail(p, rows, g, ldg);
 }
@@ -525,9 +644,10 @@ FwkVnniTile(const uint8_t *x, int64_t ldx, int64_t start, int j0, const int J,
 /* The AVX-512 VNNI product: tiles of 6 rows of C by 64 problems. */
 FWK_VNNI
 static void
-FwkGemmVnni(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+FwkGemmVnni(const void *xv, int64_t ldx, int64_t start, int d, int rows4,
 			const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
 {
+	const uint8_t *x = (const uint8_t *) xv;
 	int			k0;
 	int			j0;
 
@@ -627,9 +747,10 @@ FwkAvx2Tile(const uint8_t *x, int64_t ldx, int64_t start, int j0, const int J,
 /* The AVX2 product: tiles of 4 rows of C by 16 problems. */
 FWK_AVX2
 static void
-FwkGemmAvx2(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+FwkGemmAvx2(const void *xv, int64_t ldx, int64_t start, int d, int rows4,
 			const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
 {
+	const uint8_t *x = (const uint8_t *) xv;
 	int			k0;
 	int			j0;
 
@@ -666,17 +787,19 @@ _Static_assert((int64_t) FWK_SGEMM_ROWS * FWK_Q < ((int64_t) 1 << 24),
 			   "sgemm block sums must stay exact in float");
 
 /*
- * The portable product: float sgemm on the block (G plain).  Every partial
+ * The portable product: float sgemm on the block (G plain) against the
+ * solver's float copy of X (as the float path before it: no conversion per
+ * block, so this path is as fast as that one was).  Every partial
  * sum is an integer of magnitude at most 127 * FWK_SGEMM_ROWS < 2^24, exact
  * in float whatever order BLAS adds in.
  */
 static void
-FwkGemmSgemm(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+FwkGemmSgemm(const void *xv, int64_t ldx, int64_t start, int d, int rows4,
 			 const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
 {
+	const float *xf = (const float *) xv;
 	float	   *gf = (float *) scratch;
-	float	   *xf = gf + (size_t) q * FWK_SGEMM_ROWS;
-	float	   *cf = xf + (size_t) d * FWK_SGEMM_ROWS;
+	float	   *cf = gf + (size_t) q * FWK_SGEMM_ROWS;
 	int			i;
 	int			j;
 	int			k;
@@ -694,19 +817,8 @@ FwkGemmSgemm(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
 		for (; r < rows4; r++)
 			fk[r] = (float) gk[r];
 	}
-	for (j = 0; j < d; j++)
-	{
-		const uint8_t *xc = x + (size_t) j * (size_t) ldx + start;
-		float	   *fj = xf + (size_t) j * FWK_SGEMM_ROWS;
-
-		for (r = 0; r + FWK_LANES <= rows4; r += FWK_LANES)
-			for (i = 0; i < FWK_LANES; i++)
-				fj[r + i] = (float) xc[r + i];
-		for (; r < rows4; r++)
-			fj[r] = (float) xc[r];
-	}
 	cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, q, d, rows4,
-				1.0f, gf, FWK_SGEMM_ROWS, xf, FWK_SGEMM_ROWS, 0.0f, cf, q);
+				1.0f, gf, FWK_SGEMM_ROWS, xf + start, (int) ldx, 0.0f, cf, q);
 	for (j = 0; j < d; j++)
 		for (k = 0; k < q; k++)
 			c[(size_t) j * qpad + k] += (int32_t) cf[(size_t) j * q + k];
@@ -723,9 +835,10 @@ FwkGemmSgemm(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
  * int16 with saturation, and a pair here is at most 2 * 127 in magnitude.
  */
 static void
-FwkGemmDnnl(const uint8_t *x, int64_t ldx, int64_t start, int d, int rows4,
+FwkGemmDnnl(const void *xv, int64_t ldx, int64_t start, int d, int rows4,
 			const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
 {
+	const uint8_t *x = (const uint8_t *) xv;
 	int32_t    *tmp = (int32_t *) scratch;
 	const int32_t co = 0;
 	int			j;
@@ -840,6 +953,19 @@ FwkBestFused(void)
 	return FwkFusedScalar;
 }
 
+/* The unpack that goes with the CPU's widest vectors. */
+static FwkUnpackFn
+FwkBestUnpack(void)
+{
+#ifdef FWK_X86
+	if (FwkHasAvx512())
+		return FwkUnpackAvx512;
+	if (FwkHasAvx2())
+		return FwkUnpackAvx2;
+#endif
+	return FwkUnpackScalar;
+}
+
 /* Fills info for a kernel; returns 0 when it is not available here. */
 int
 FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
@@ -847,6 +973,9 @@ FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
 	MrfFwKernel kind = want == MRF_FW_KERNEL_AUTO ? MrfFwAutoKernel() : want;
 
 	memset(info, 0, sizeof(*info));
+	FwkByteTableInit();
+	(void) FwkBestFused;
+	(void) FwkBestUnpack;
 	if (!MrfFwKernelAvailable(kind))
 		return 0;
 	info->kind = kind;
@@ -856,6 +985,7 @@ FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
 		case MRF_FW_KERNEL_VNNI:
 			info->fused = FwkFusedAvx512;
 			info->gemm = FwkGemmVnni;
+			info->unpack = FwkUnpackAvx512;
 			info->interleaved = 1;
 			info->block_rows = 512;
 			info->qalign = 16;
@@ -863,6 +993,7 @@ FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
 		case MRF_FW_KERNEL_AVX2:
 			info->fused = FwkFusedAvx2;
 			info->gemm = FwkGemmAvx2;
+			info->unpack = FwkUnpackAvx2;
 			info->interleaved = 1;
 			info->block_rows = 512;
 			info->qalign = 16;
@@ -871,6 +1002,7 @@ FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
 #ifdef MRF_HAVE_DNNL
 		case MRF_FW_KERNEL_DNNL:
 			info->fused = FwkBestFused();
+			info->unpack = FwkBestUnpack();
 			info->gemm = FwkGemmDnnl;
 			info->interleaved = 0;
 			info->block_rows = FWK_DNNL_ROWS;
@@ -879,13 +1011,14 @@ FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
 #endif
 		default:
 			info->fused = FwkFusedScalar;
+			info->unpack = FwkUnpackScalar;
 			info->gemm = FwkGemmSgemm;
 			info->interleaved = 0;
 			info->block_rows = FWK_SGEMM_ROWS;
 			info->qalign = 1;
+			info->float_x = 1;
 			return 1;
 	}
-	(void) FwkBestFused;
 }
 
 /* Per-thread scratch of the product (beyond G and C, which fw.c sizes). */
@@ -896,7 +1029,7 @@ FwkScratchBytes(const FwkKernelInfo *info, int d, int q)
 	{
 		case MRF_FW_KERNEL_SGEMM:
 		case MRF_FW_KERNEL_AUTO:
-			return sizeof(float) * ((size_t) (q + d) * FWK_SGEMM_ROWS + (size_t) d * q);
+			return sizeof(float) * ((size_t) q * FWK_SGEMM_ROWS + (size_t) d * q);
 		case MRF_FW_KERNEL_DNNL:
 			return sizeof(int32_t) * (size_t) d * q;
 		default:

@@ -80,9 +80,9 @@ MrfIsingWidth(const double *A, const double *theta, int p)
 }
 
 /*
- * X (one byte per row and coordinate), the label columns, the allowed mask,
+ * X (one bit per row and coordinate), the label columns, the allowed mask,
  * the p weight vectors, and the solver's own scratch (whose bulk is one
- * float margin per row and variable): about 5 bytes per row-variable.
+ * float margin per row and variable): about 4.15 bytes per row-variable.
  */
 size_t
 MrfIsingWorkspaceBytes(int p, int64_t n)
@@ -93,7 +93,8 @@ MrfIsingWorkspaceBytes(int p, int64_t n)
 	if (p < 0 || n < 0)
 		return SIZE_MAX;
 	d = (size_t) p + 1;
-	total = MrfSizeAdd(total, MrfSizeMul((size_t) MrfFwRowStride(n), d));
+	total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul((size_t) MrfFwColumnWords(n), d),
+											 sizeof(uint64_t)));
 	total = MrfSizeAdd(total, MrfSizeMul((size_t) p, 2 * sizeof(int)));
 	total = MrfSizeAdd(total, MrfSizeMul(d, (size_t) p));
 	total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul(d, (size_t) p), sizeof(double)));
@@ -112,14 +113,14 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 			  const MrfEnv *env, double *A, double *theta)
 {
 	MrfFwProblem prob;
-	uint8_t    *x = NULL;
+	uint64_t   *x = NULL;
 	int		   *ypos = NULL;
 	int		   *yneg = NULL;
 	uint8_t    *allowed = NULL;
 	double	   *w = NULL;
 	MrfStatus	st;
 	int			d = p + 1;
-	int64_t		ldx = MrfFwRowStride(n);
+	int64_t		xwords = MrfFwColumnWords(n);
 	int			iters;
 	int			i;
 	int			j;
@@ -129,8 +130,9 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 		return MRF_EINVAL;
 	iters = MrfIsingIterations(opt, p, n);
 
-	/* every byte of X is written by MrfBitsToBytes */
-	x = MrfAllocUninit(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	/* every word of X is written by MrfBitsToColumnBits */
+	x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
+										 sizeof(uint64_t)));
 	ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
 	yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
 	allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
@@ -141,7 +143,7 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 		goto done;
 	}
 
-	MrfBitsToBytes(bits, n, p, 1, ldx, x);
+	MrfBitsToColumnBits(bits, n, p, 1, xwords, x);
 	for (i = 0; i < p; i++)
 	{
 		/* y_i = z_i = 2 x_i - 1, column i of X */
@@ -156,7 +158,7 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 	prob.d = d;
 	prob.q = p;
 	prob.x = x;
-	prob.ldx = ldx;
+	prob.xwords = xwords;
 	prob.x_signed = 1;
 	prob.ypos = ypos;
 	prob.yneg = yneg;

@@ -150,7 +150,7 @@ MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 }
 
 /*
- * X (n d bytes), the label columns (2 q ints), the allowed mask (d q
+ * X (n d bits), the label columns (2 q ints), the allowed mask (d q
  * bytes), the weights (d q doubles) and the solver's scratch are all live
  * at once during the solve; recovery allocates nothing.
  */
@@ -165,7 +165,8 @@ MrfPairwiseWorkspaceBytes(int p, int k, int64_t n)
 	if (q < 0 || d < 0 || n < 0 || q > INT_MAX || d > INT_MAX)
 		return SIZE_MAX;
 	dq = MrfSizeMul((size_t) d, (size_t) q);
-	total = MrfSizeAdd(total, MrfSizeMul((size_t) MrfFwRowStride(n), (size_t) d));
+	total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul((size_t) MrfFwColumnWords(n), (size_t) d),
+												   sizeof(uint64_t)));
 	total = MrfSizeAdd(total, MrfSizeMul((size_t) q, 2 * sizeof(int)));
 	total = MrfSizeAdd(total, dq);
 	total = MrfSizeAdd(total, MrfSizeMul(dq, sizeof(double)));
@@ -200,7 +201,7 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	int			q;
 	int			iters;
 	int			bad = 0;
-	int64_t		ldx = MrfFwRowStride(n);
+	int64_t		xwords = MrfFwColumnWords(n);
 	int64_t		m;
 	int			i;
 
@@ -223,7 +224,8 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	setup->p = p;
 	setup->k = k;
 	/* zeroed: only the ones of the one-hot encoding are written */
-	setup->x = MrfAlloc(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	setup->x = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
+											 sizeof(uint64_t)));
 	setup->ypos = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
 	setup->yneg = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
 	setup->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) q));
@@ -242,7 +244,8 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 		/* cancel stays responsive on big inputs; the solver reports progress */
 		MrfPoll(env, 0, 0);
 		for (m = 0; m < n; m++)
-			setup->x[((size_t) i * k + z[(size_t) m * p + i]) * (size_t) ldx + m] = 1;
+			setup->x[((size_t) i * k + z[(size_t) m * p + i]) * (size_t) xwords + m / 64] |=
+				(uint64_t) 1 << (m % 64);
 		/* regression (i, u, v): y = +1 where z_i = u, -1 where z_i = v */
 		for (u = 0; u < k; u++)
 			for (v = 0; v < k; v++)
@@ -252,7 +255,7 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 					setup->yneg[ProblemIndex(k, i, u, v)] = i * k + v;
 				}
 	}
-	memset(setup->x + (size_t) p * k * (size_t) ldx, 1, (size_t) n);
+	memset(setup->x + (size_t) p * k * (size_t) xwords, 0xff, (size_t) xwords * sizeof(uint64_t));
 
 	for (i = 0; i < p; i++)
 	{
@@ -272,7 +275,7 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	setup->fw.d = d;
 	setup->fw.q = q;
 	setup->fw.x = setup->x;
-	setup->fw.ldx = ldx;
+	setup->fw.xwords = xwords;
 	setup->fw.x_signed = 0;
 	setup->fw.ypos = setup->ypos;
 	setup->fw.yneg = setup->yneg;
@@ -669,7 +672,7 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 	int			q;
 	int			iters;
 	int			bad = 0;
-	int64_t		ldx = MrfFwRowStride(n);
+	int64_t		xwords = MrfFwColumnWords(n);
 
 	memset(setup, 0, sizeof(*setup));
 	if (z == NULL || env == NULL || d64 < 0 || q64 < 0 ||
@@ -689,7 +692,8 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 	setup->p = p;
 	setup->k = k;
 	/* zeroed: only the ones of the one-hot encoding are written */
-	setup->x = MrfAlloc(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	setup->x = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
+											 sizeof(uint64_t)));
 	setup->ypos = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
 	setup->yneg = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
 	setup->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) q));
@@ -703,7 +707,8 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 	{
 		MrfPoll(env, 0, 0);
 		for (int64_t m = 0; m < n; m++)
-			setup->x[((size_t) lay->col[i] + z[(size_t) m * p + i]) * (size_t) ldx + m] = 1;
+			setup->x[((size_t) lay->col[i] + z[(size_t) m * p + i]) * (size_t) xwords + m / 64] |=
+				(uint64_t) 1 << (m % 64);
 		/* regression (i, u, v): y = +1 where z_i = u, -1 where z_i = v */
 		for (int u = 0; u < kv[i]; u++)
 			for (int v = 0; v < kv[i]; v++)
@@ -713,7 +718,7 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 					setup->yneg[LayoutProblem(lay, kv, i, u, v)] = lay->col[i] + v;
 				}
 	}
-	memset(setup->x + (size_t) lay->col[p] * (size_t) ldx, 1, (size_t) n);
+	memset(setup->x + (size_t) lay->col[p] * (size_t) xwords, 0xff, (size_t) xwords * sizeof(uint64_t));
 	for (int i = 0; i < p; i++)
 		for (int c = lay->prob[i]; c < lay->prob[i + 1]; c++)
 		{
@@ -727,7 +732,7 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 	setup->fw.d = d;
 	setup->fw.q = q;
 	setup->fw.x = setup->x;
-	setup->fw.ldx = ldx;
+	setup->fw.xwords = xwords;
 	setup->fw.x_signed = 0;
 	setup->fw.ypos = setup->ypos;
 	setup->fw.yneg = setup->yneg;

@@ -88,7 +88,7 @@ int			MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k,
  * allocations, bounded above over the kernels; SIZE_MAX on overflow).
  * Dominated by 4 n p k (k-1) bytes: the solver's margins, one float per row
  * and regression; for p = 30, k = 4, n = 50000 that is 72 MB (the one-hot X
- * is n (p k + 1) bytes = 6 MB; the labels are read off X).
+ * is n (p k + 1) bits = 0.8 MB; the labels are read off X).
  */
 size_t		MrfPairwiseWorkspaceBytes(int p, int k, int64_t n);
 
@@ -104,7 +104,7 @@ typedef struct MrfPairwiseSetup
 	MrfFwProblem fw;
 	int			p;
 	int			k;
-	uint8_t    *x;				/* one-hot bytes, d columns of fw.ldx */
+	uint64_t   *x;				/* one-hot bits, d columns of fw.xwords words */
 	int		   *ypos;			/* label columns of each regression */
 	int		   *yneg;
 	uint8_t    *allowed;

@@ -74,36 +74,56 @@ MrfBitsToColumnsDouble(const uint64_t *bits, int64_t n, int p, double *x)
 		x[(size_t) p * (size_t) n + m] = 1.0;
 }
 
-/* As MrfBitsToColumns, in blocks of rows, writing bytes and zero padding. */
+/*
+ * Transposes a 64 x 64 bit matrix in place: afterwards bit i of a[j] is what
+ * bit j of a[i] was (the recursive block swap of Hacker's Delight, 7-3).
+ */
+static void
+Transpose64(uint64_t *a)
+{
+	uint64_t	m = 0x00000000FFFFFFFFULL;
+	int			j;
+	int			k;
+
+	for (j = 32; j != 0; j >>= 1, m ^= m << j)
+		for (k = 0; k < 64; k = ((k | j) + 1) & ~j)
+		{
+			uint64_t	t = ((a[k] >> j) ^ a[k | j]) & m;
+
+			a[k | j] ^= t;
+			a[k] ^= t << j;
+		}
+}
+
+/* 64 rows at a time: one bit transpose per word of each row. */
 void
-MrfBitsToBytes(const uint64_t *bits, int64_t n, int p, int extra,
-			   int64_t ldx, uint8_t *cols)
+MrfBitsToColumnBits(const uint64_t *bits, int64_t n, int p, int extra,
+					int64_t xwords, uint64_t *cols)
 {
 	int			words = MrfBitWords(p);
-	int64_t		start;
+	int64_t		w;
 	int			j;
 
-	for (start = 0; start < n; start += ROWS_BLOCK)
+	for (w = 0; w < xwords; w++)
 	{
-		int64_t		end = start + ROWS_BLOCK < n ? start + ROWS_BLOCK : n;
+		int64_t		m0 = 64 * w;
+		int			rows = m0 >= n ? 0 : (n - m0 < 64 ? (int) (n - m0) : 64);
+		int			jw;
 
-		for (j = 0; j < p; j++)
+		for (jw = 0; jw < words; jw++)
 		{
-			uint8_t    *col = cols + (size_t) j * (size_t) ldx;
-			int			word = j >> 6;
-			int			shift = j & 63;
-			int64_t		m;
+			uint64_t	block[64];
+			int			i;
+			int			b;
 
-			for (m = start; m < end; m++)
-				col[m] = (uint8_t) ((bits[(size_t) m * words + word] >> shift) & 1);
+			for (i = 0; i < 64; i++)
+				block[i] = i < rows ? bits[(size_t) (m0 + i) * words + jw] : 0;
+			Transpose64(block);
+			for (b = 0; b < 64 && 64 * jw + b < p; b++)
+				cols[(size_t) (64 * jw + b) * xwords + w] = block[b];
 		}
-	}
-	for (j = 0; j < p + extra; j++)
-	{
-		uint8_t    *col = cols + (size_t) j * (size_t) ldx;
-
-		if (j >= p)
-			memset(col, 1, (size_t) n);
-		memset(col + n, 0, (size_t) (ldx - n));
+		for (j = p; j < p + extra; j++)
+			cols[(size_t) j * xwords + w] = rows == 64 ? ~(uint64_t) 0 :
+				(((uint64_t) 1 << rows) - 1);
 	}
 }

@@ -43,12 +43,12 @@ void		MrfBitsToColumnsDouble(const uint64_t *bits, int64_t n, int p,
 								   double *x);
 
 /*
- * Unpacks n packed rows into column-major bytes, n x (p + extra) with
- * leading dimension ldx >= n: column j holds 1 for +1 and 0 for -1; the
- * extra columns are 1 (intercepts); rows n..ldx-1 are 0.  The Frank-Wolfe
- * solver's design matrix (fw.h, x_signed).
+ * Transposes n packed rows into column bits, p + extra columns of xwords
+ * words (xwords >= ceil(n / 64)): bit m % 64 of cols[j * xwords + m / 64]
+ * is bit j of row m; the extra columns are all ones (intercepts); bits of
+ * rows n and above are 0.  The Frank-Wolfe solver's design matrix (fw.h).
  */
-void		MrfBitsToBytes(const uint64_t *bits, int64_t n, int p, int extra,
-						   int64_t ldx, uint8_t *cols);
+void		MrfBitsToColumnBits(const uint64_t *bits, int64_t n, int p, int extra,
+								int64_t xwords, uint64_t *cols);
 
 #endif

@@ -17,12 +17,12 @@
  * products), and node i may select only the columns whose set avoids i.
  * The label of node i is column 1 + i of X.  All p regressions then share X
  * and advance together with one sgemm X^T G per iteration (fw.c).  Entries
- * are products of +-1, stored as bytes (1 for +1, 0 for -1) as fw.c takes
+ * are products of +-1, stored as bits (1 for +1, 0 for -1) as fw.c takes
  * them (x_signed).
  *
- * Memory: X has n x D bytes, D = MrfTwiseFeatureCount(p, t) =
- * sum_{s < t} C(p, s); e.g. p = 20, t = 3: D = 211, 11 MB at n = 50000;
- * p = 100, t = 3: D = 5051, 505 MB at n = 100000.  The allowed mask has D x p
+ * Memory: X has n x D bits, D = MrfTwiseFeatureCount(p, t) =
+ * sum_{s < t} C(p, s); e.g. p = 20, t = 3: D = 211, 1.3 MB at n = 50000;
+ * p = 100, t = 3: D = 5051, 63 MB at n = 100000.  The allowed mask has D x p
  * bytes and the weights D x p doubles; fw.c adds n x p floats of margins.
  * MrfTwiseWorkspaceBytes gives the exact peak so that the glue can refuse
  * before allocating; the solver's int dimensions cap D at INT_MAX / p.
@@ -440,7 +440,8 @@ MrfTwiseWorkspaceBytes(const MrfTwiseOptions *opt, int p, int64_t n)
 	if (d < 0 || n2 < 0 || n1 < 1)
 		return SIZE_MAX;
 
-	learn = MrfSizeAdd(learn, MrfSizeMul((size_t) MrfFwRowStride(n1), (size_t) d));
+	learn = MrfSizeAdd(learn, MrfSizeMul(MrfSizeMul((size_t) MrfFwColumnWords(n1), (size_t) d),
+											 sizeof(uint64_t)));
 	learn = MrfSizeAdd(learn, MrfSizeMul((size_t) p, 2 * sizeof(int)));
 	learn = MrfSizeAdd(learn, MrfSizeMul((size_t) d, (size_t) p));
 	learn = MrfSizeAdd(learn, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
@@ -569,33 +570,32 @@ MrfTwiseCheckMessage(MrfTwiseCheck check)
  * (an earlier column) and the column of that element.
  */
 static void
-TwiseDesign(const uint64_t *bits, int64_t n, int p, int t, int64_t ldx,
-			uint8_t *x)
+TwiseDesign(const uint64_t *bits, int64_t n, int p, int t, int64_t xwords,
+			uint64_t *x)
 {
 	int			vars[MRF_TWISE_MAX_ORDER];
 	int			k = 0;
 	int64_t		c = 0;
+	int64_t		w;
 
-	memset(x, 1, (size_t) n);
-	memset(x + n, 0, (size_t) (ldx - n));
-	MrfBitsToBytes(bits, n, p, 0, ldx, x + ldx);
+	for (w = 0; w < xwords; w++)
+		x[w] = ~(uint64_t) 0;
+	MrfBitsToColumnBits(bits, n, p, 0, xwords, x + xwords);
 	while (MrfSubsetNext(p, t - 1, vars, &k))
 	{
-		const uint8_t *a;
-		const uint8_t *b;
-		uint8_t    *col;
-		int64_t		m;
+		const uint64_t *a;
+		const uint64_t *b;
+		uint64_t   *col;
 
 		c++;
 		if (k < 2)
 			continue;
-		a = x + (size_t) MrfSubsetIndex(p, vars, k - 1) * (size_t) ldx;
-		b = x + (size_t) (1 + vars[k - 1]) * (size_t) ldx;
-		col = x + (size_t) c * (size_t) ldx;
-		/* a product of +-1 entries is +1 iff their bytes agree */
-		for (m = 0; m < n; m++)
-			col[m] = (uint8_t) (1 ^ a[m] ^ b[m]);
-		memset(col + n, 0, (size_t) (ldx - n));
+		a = x + (size_t) MrfSubsetIndex(p, vars, k - 1) * (size_t) xwords;
+		b = x + (size_t) (1 + vars[k - 1]) * (size_t) xwords;
+		col = x + (size_t) c * (size_t) xwords;
+		/* a product of +-1 entries is +1 iff their bits agree */
+		for (w = 0; w < xwords; w++)
+			col[w] = ~(a[w] ^ b[w]);
 	}
 }
 
@@ -1086,13 +1086,13 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 			  double *coef)
 {
 	MrfFwProblem prob;
-	uint8_t    *x = NULL;
+	uint64_t   *x = NULL;
 	int		   *ypos = NULL;
 	int		   *yneg = NULL;
 	uint8_t    *allowed = NULL;
 	double	   *w = NULL;
 	double	   *qhat = NULL;
-	int64_t		ldx;
+	int64_t		xwords;
 	int			i;
 	MrfStatus	st = MRF_OK;
 	int64_t		d;
@@ -1119,9 +1119,10 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 			goto done;
 	}
 
-	ldx = MrfFwRowStride(n1);
-	/* every byte of X is written by TwiseDesign */
-	x = MrfAllocUninit(env, MrfSizeMul((size_t) ldx, (size_t) d));
+	xwords = MrfFwColumnWords(n1);
+	/* every word of X is written by TwiseDesign */
+	x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
+										 sizeof(uint64_t)));
 	ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
 	yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
 	allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
@@ -1131,7 +1132,7 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 		st = MRF_ENOMEM;
 		goto done;
 	}
-	TwiseDesign(bits, n1, p, opt->t, ldx, x);
+	TwiseDesign(bits, n1, p, opt->t, xwords, x);
 	for (i = 0; i < p; i++)
 	{
 		/* column 1 + i of X is z_i, the label of node i */
@@ -1145,7 +1146,7 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 	prob.d = (int) d;
 	prob.q = p;
 	prob.x = x;
-	prob.ldx = ldx;
+	prob.xwords = xwords;
 	prob.x_signed = 1;
 	prob.ypos = ypos;
 	prob.yneg = yneg;

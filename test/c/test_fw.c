@@ -32,6 +32,26 @@ SelXSigned(int j, int m)
 	return 2 * SelX[j * 64 + m] - 1;
 }
 
+/*
+ * The solver's bit columns of d byte columns of ldx (a multiple of 64):
+ * bit m % 64 of word j * ldx / 64 + m / 64 is x[j * ldx + m].  Freed by
+ * the caller.
+ */
+static uint64_t *
+ToBits(const uint8_t *x, int64_t ldx, int d)
+{
+	int64_t		xwords = ldx / 64;
+	uint64_t   *bits = calloc((size_t) xwords * d, sizeof(uint64_t));
+	int64_t		m;
+	int			j;
+
+	for (j = 0; j < d; j++)
+		for (m = 0; m < ldx; m++)
+			if (x[(size_t) j * ldx + m])
+				bits[(size_t) j * xwords + m / 64] |= (uint64_t) 1 << (m % 64);
+	return bits;
+}
+
 /* Candidate index of vertex sign * e_j: 2j for +, 2j+1 for -. */
 static int
 VertexIndex(int j, int sign)
@@ -161,6 +181,7 @@ SelectionHistogram(MrfMechanism mech, double radius, double rho, long *counts)
 	static const uint8_t allowed[3] = {1, 1, 1};
 	static const int ypos[1] = {0};
 	static const int yneg[1] = {MRF_FW_COMPLEMENT};
+	uint64_t   *selbits = ToBits(SelX, 64, 3);
 	MrfFwProblem prob;
 	MrfRng		rng;
 	double		w[3];
@@ -171,8 +192,8 @@ SelectionHistogram(MrfMechanism mech, double radius, double rho, long *counts)
 	prob.n = 6;
 	prob.d = 3;
 	prob.q = 1;
-	prob.x = SelX;
-	prob.ldx = 64;
+	prob.x = selbits;
+	prob.xwords = 1;
 	prob.x_signed = 1;
 	prob.ypos = ypos;
 	prob.yneg = yneg;
@@ -190,7 +211,10 @@ SelectionHistogram(MrfMechanism mech, double radius, double rho, long *counts)
 
 		MrfRngInitSeeded(&rng, 0x5e1ec7000000ULL + (uint64_t) run);
 		if (MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) != MRF_OK)
+		{
+			free(selbits);
 			return 0;
+		}
 		/* w_2 = (1 - 2/3) w_1 + (2/3) s_1 with w_1 = 0 */
 		for (j = 0; j < 3; j++)
 		{
@@ -202,6 +226,7 @@ SelectionHistogram(MrfMechanism mech, double radius, double rho, long *counts)
 		}
 		clean &= nonzero == 1;
 	}
+	free(selbits);
 	return clean;
 }
 
@@ -347,6 +372,7 @@ TestScoreExactness(void)
 	int64_t		ldx = MrfFwRowStride(n);
 	MrfRng		rng;
 	uint8_t    *x;
+	uint64_t   *xbits;
 	float	   *a = malloc(sizeof(float) * ldx * q);
 	uint8_t    *allowed = malloc((size_t) d * q);
 	int64_t    *s = malloc(sizeof(int64_t) * d * q);
@@ -380,8 +406,9 @@ TestScoreExactness(void)
 	prob.n = n;
 	prob.d = d;
 	prob.q = q;
-	prob.x = x;
-	prob.ldx = ldx;
+	xbits = ToBits(x, ldx, d);
+	prob.x = xbits;
+	prob.xwords = ldx / 64;
 	prob.ypos = ypos;
 	prob.yneg = yneg;
 	prob.allowed = allowed;
@@ -441,6 +468,7 @@ TestScoreExactness(void)
 	CHECK(kinds >= 2);
 #endif
 	free(x);
+	free(xbits);
 	free(a);
 	free(allowed);
 	free(s);
@@ -498,6 +526,7 @@ TestSolveAccuracy(void)
 	const double wstar[5] = {0.8, -0.5, 0.0, 0.3, 0.2};
 	int64_t		ldx = MrfFwRowStride(n);
 	uint8_t    *x = malloc((size_t) ldx * (d + 1));
+	uint64_t   *xbits;
 	uint8_t		allowed[6] = {1, 1, 1, 1, 1, 0};
 	int			ypos[1] = {5};
 	int			yneg[1] = {MRF_FW_COMPLEMENT};
@@ -522,8 +551,9 @@ TestSolveAccuracy(void)
 	prob.n = n;
 	prob.d = d + 1;
 	prob.q = 1;
-	prob.x = x;
-	prob.ldx = ldx;
+	xbits = ToBits(x, ldx, d + 1);
+	prob.x = xbits;
+	prob.xwords = ldx / 64;
 	prob.x_signed = 1;
 	prob.ypos = ypos;
 	prob.yneg = yneg;
@@ -603,6 +633,7 @@ TestSolveAccuracy(void)
 	}
 
 	free(x);
+	free(xbits);
 }
 
 /*
@@ -620,6 +651,8 @@ TestSolveIdentical(void)
 	MrfRng		rng;
 	uint8_t    *x;
 	uint8_t    *xp;
+	uint64_t   *xbits;
+	uint64_t   *xpbits;
 	int64_t    *perm = malloc(sizeof(int64_t) * n);
 	uint8_t    *allowed = malloc((size_t) d * q);
 	double	   *w0 = malloc(sizeof(double) * d * q);
@@ -664,7 +697,9 @@ TestSolveIdentical(void)
 	prob.n = n;
 	prob.d = d;
 	prob.q = q;
-	prob.ldx = ldx;
+	xbits = ToBits(x, ldx, d);
+	xpbits = ToBits(xp, ldx, d);
+	prob.xwords = ldx / 64;
 	prob.ypos = ypos;
 	prob.yneg = yneg;
 	prob.allowed = allowed;
@@ -679,7 +714,7 @@ TestSolveIdentical(void)
 		int			nonzero = 0;
 
 		prob.x_signed = sgn;
-		prob.x = x;
+		prob.x = xbits;
 		prob.kernel = MRF_FW_KERNEL_SGEMM;
 		MrfFwSetThreads(1);
 		MrfRngInitSeeded(&rng, 52);
@@ -701,7 +736,7 @@ TestSolveIdentical(void)
 				MrfFwSetThreads(threads);
 				for (order = 0; order <= 1; order++)
 				{
-					prob.x = order ? xp : x;
+					prob.x = order ? xpbits : xbits;
 					MrfRngInitSeeded(&rng, 52);
 					CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w1) == MRF_OK);
 					CHECK_MSG(memcmp(w0, w1, sizeof(double) * d * q) == 0,
@@ -714,6 +749,8 @@ TestSolveIdentical(void)
 	MrfFwSetThreads(1);
 	free(x);
 	free(xp);
+	free(xbits);
+	free(xpbits);
 	free(perm);
 	free(allowed);
 	free(w0);
@@ -724,12 +761,14 @@ TestSolveIdentical(void)
 static void
 TestSolveInvalid(void)
 {
-	uint8_t		x[128] = {1, 0, 0, 1, [64] = 1, 0, 1, 1};
+	/* rows 0..3 of two columns; bits of rows 4 and above are not data */
+	uint64_t	x[2] = {0x9 | 0xf0, 0xd | 0xff00};
 	uint8_t		allowed[2] = {1, 0};
 	uint8_t		none[2] = {0, 0};
 	int			ypos[1] = {1};
 	int			yneg[1] = {MRF_FW_COMPLEMENT};
 	double		w[2];
+	double		w2[2];
 	MrfFwProblem prob;
 	MrfRng		rng;
 
@@ -739,7 +778,7 @@ TestSolveInvalid(void)
 	prob.d = 2;
 	prob.q = 1;
 	prob.x = x;
-	prob.ldx = 64;
+	prob.xwords = 1;
 	prob.x_signed = 1;
 	prob.ypos = ypos;
 	prob.yneg = yneg;
@@ -748,16 +787,12 @@ TestSolveInvalid(void)
 	prob.iterations = 3;
 	prob.rho_problem = 1.0;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_OK);
+	x[0] = 0x9;
+	x[1] = 0xd;
+	MrfRngInitSeeded(&rng, 41);
+	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w2) == MRF_OK);
+	CHECK(memcmp(w, w2, sizeof(w)) == 0);
 
-	x[2] = 2;
-	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
-	x[2] = 0;
-	x[64 + 1] = 255;
-	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
-	x[64 + 1] = 0;
-	/* padding rows are not data */
-	x[10] = 7;
-	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_OK);
 	ypos[0] = 2;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
 	ypos[0] = 1;
@@ -770,9 +805,12 @@ TestSolveInvalid(void)
 	prob.iterations = 1;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
 	prob.iterations = 3;
-	prob.ldx = 4;
+	prob.xwords = 0;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
-	prob.ldx = 64;
+	prob.xwords = 1;
+	prob.n = 65;
+	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
+	prob.n = 4;
 	prob.rho_problem = 0.0;
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
 	prob.rho_problem = 1.0;

@@ -209,9 +209,9 @@ TestIsingInterface(void)
 	CHECK(MrfIsingLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, Ah, th) == MRF_EINVAL);
 	opt.iterations = 0;
 
-	/* X is one byte per row and coordinate */
+	/* X is one bit per row and coordinate */
 	CHECK(MrfIsingWorkspaceBytes(p, n) >=
-		  (size_t) n * (p + 1) + MrfFwWorkspaceBytes(n, p + 1, p));
+		  sizeof(uint64_t) * (size_t) ((n + 63) / 64) * (p + 1) + MrfFwWorkspaceBytes(n, p + 1, p));
 
 	/* the declared workspace is the peak, and all of it is returned */
 	CountingEnvInit(&ce, &env);

@@ -355,6 +355,13 @@ TestPairwiseInterface(void)
 	free(z);
 }
 
+/* Bit m of column c of a setup's design matrix. */
+static int
+PairwiseBit(const MrfPairwiseSetup *s, int c, int64_t m)
+{
+	return (int) ((s->x[(size_t) c * s->fw.xwords + m / 64] >> (m % 64)) & 1);
+}
+
 /*
  * The setup against definitions written out here: one-hot columns and the
  * intercept, y = +1 / -1 / 0 for every (i, u, v) at its documented index,
@@ -394,7 +401,7 @@ TestPairwiseSetup(void)
 	opt.mechanism = MRF_MECH_LAPLACE;
 
 	CHECK(MrfPairwisePrepare(z, n, p, k, &opt, &MrfMallocEnv, &s) == MRF_OK);
-	CHECK(s.fw.n == n && s.fw.d == d && s.fw.q == q && s.fw.ldx == MrfFwRowStride(n));
+	CHECK(s.fw.n == n && s.fw.d == d && s.fw.q == q && s.fw.xwords == MrfFwColumnWords(n));
 	CHECK(s.fw.x == s.x && s.fw.ypos == s.ypos && s.fw.yneg == s.yneg &&
 		  s.fw.allowed == s.allowed && s.fw.x_signed == 0);
 	CHECK_NEAR(s.fw.radius, 2.0 * 0.7 * 3, 1e-15);
@@ -417,10 +424,9 @@ TestPairwiseSetup(void)
 			int			b;
 
 			for (b = 0; b < k; b++)
-				xok &= s.x[(size_t) (j * k + b) * s.fw.ldx + m] ==
-					(z[m * p + j] == b ? 1 : 0);
+				xok &= PairwiseBit(&s, j * k + b, m) == (z[m * p + j] == b ? 1 : 0);
 		}
-		xok &= s.x[(size_t) (p * k) * s.fw.ldx + m] == 1;
+		xok &= PairwiseBit(&s, p * k, m) == 1;
 	}
 	CHECK(xok);
 	for (i = 0; i < p; i++)
@@ -435,8 +441,7 @@ TestPairwiseSetup(void)
 				{
 					int			zi = z[m * p + i];
 					int			want = zi == u ? 1 : zi == v ? -1 : 0;
-					int			got = s.x[(size_t) s.ypos[c] * s.fw.ldx + m] -
-						s.x[(size_t) s.yneg[c] * s.fw.ldx + m];
+					int			got = PairwiseBit(&s, s.ypos[c], m) - PairwiseBit(&s, s.yneg[c], m);
 
 					yok &= got == want;
 				}
