@@ -50,10 +50,40 @@ $(CORE_SRCS:.c=.o): CFLAGS += -fno-wrapv
 # and not on another.
 $(CORE_SRCS:.c=.o): CFLAGS += -ffp-contract=off
 
-# The core's C unit tests (no server needed).
-.PHONY: ctest
+# Tests.  test/run_all_tests.sh runs every target below (as root on Debian 12,
+# after installing packages and building); each also runs alone.
+#   make installcheck    pg_regress (sql/, expected/) against a running
+#                        server; a stock one will do (the tests LOAD mrfdp)
+#   make ctest           the core's C unit tests (no server)
+#   make test-packaging  META.json, LICENSE, every pgTAP file names its
+#                        configuration (no server)
+#   make pgtap CONFIG=c  the pgTAP files of configuration c (session_preload,
+#                        no_preload, shared_preload, pg_cron; test/pgtap.sh)
+#                        against a running server so configured, database
+#                        $PGDATABASE (default mrfdp_tap) with pgtap and mrfdp
+#   make test-stock      installcheck in a throwaway stock cluster
+#   make test-session    throwaway cluster, mrfdp in session_preload_libraries
+#                        and pg_cron: pg_regress, pgTAP (session, no preload,
+#                        pg_cron), dump and upgrade tests
+#   make test-shared     throwaway cluster, mrfdp in shared_preload_libraries
+#   make test-citus      a Citus coordinator and two workers (test/citus)
+#   make test            all of them
+# The throwaway clusters (pg_virtualenv) test the installed build, or a staged
+# one with MRFDP_DESTDIR (scripts/pg_options.sh); their logs go to TEST_LOG.
+TEST_LOG ?= results/test-logs
+CONFIG ?= session_preload
+.PHONY: ctest pgtap test-packaging test-stock test-session test-shared test-citus test
 ctest:
 	$(MAKE) -C test/c check
+pgtap:
+	test/pgtap.sh $(CONFIG)
+test-packaging:
+	prove --exec bash test/packaging/*.sh
+test-stock test-session test-shared:
+	test/run_cluster.sh $(patsubst test-%,%,$@) $(TEST_LOG)
+test-citus:
+	mkdir -p $(TEST_LOG) && test/citus/run_citus_tests.sh $(TEST_LOG)/prove-citus.txt
+test: ctest test-packaging test-stock test-session test-shared test-citus
 
 # PGXN: META.json is META.json.in with EXTVERSION filled in, so the version
 # stays written once; `make dist` zips the tree at HEAD with META.json and

@@ -1,4 +1,5 @@
 -- Every accepted input form, and every bad input with its SQLSTATE.
+LOAD 'mrfdp';  -- the named forms and the ledger need the library loaded first (no preload needed)
 SET mrfdp.test_seed = 7;
 \set VERBOSITY default
 

@@ -1,5 +1,6 @@
 -- The named form users type, rewritten into the aggregate at parse analysis
--- (the test cluster preloads mrfdp via session_preload_libraries).
+-- (mrfdp must be loaded before the query is parsed: LOAD, or a preload).
+LOAD 'mrfdp';  -- the named forms and the ledger need the library loaded first (no preload needed)
 SET mrfdp.test_seed = 11;
 \set VERBOSITY default
 CREATE TABLE samples (id serial, site int, "row" boolean[]);

@@ -1,4 +1,5 @@
 -- Progress NOTICEs, when asked for, at every tenth of the work.
+LOAD 'mrfdp';  -- the named forms and the ledger need the library loaded first (no preload needed)
 SET mrfdp.test_seed = 3;
 CREATE TABLE prog AS
 SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 = 0] AS x FROM generate_series(1, 1000) g;

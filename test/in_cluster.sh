@@ -20,11 +20,11 @@ if [ "${PIPESTATUS[0]}" -ne 0 ]; then
 fi
 
 echo "-- pgTAP"
-pg_prove -d mrfdp_tap --failures test/pgtap/*.sql test/pgtap-ledger/*.sql 2>&1 | tee "$log/prove.txt"
+PGDATABASE=mrfdp_tap test/pgtap.sh session_preload 2>&1 | tee "$log/prove.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "-- pgTAP without the preload"
-PGOPTIONS='-c session_preload_libraries=' pg_prove -d mrfdp_tap --failures test/pgtap-nopreload/*.sql 2>&1 | tee "$log/prove-nopreload.txt"
+PGDATABASE=mrfdp_tap test/pgtap.sh no_preload 2>&1 | tee "$log/prove-nopreload.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 echo "-- pg_dump and pg_restore carry the ledger"
 prove --exec bash test/dump/*.sh 2>&1 | tee "$log/prove-dump.txt"
@@ -36,6 +36,6 @@ prove --exec bash test/upgrade/*.sh 2>&1 | tee "$log/prove-upgrade.txt"
 
 echo "-- pg_cron scenario (waiting for three scheduled runs)"
 test/cron/wait.sh mrfdp_tap 3 240 || status=1
-pg_prove -d mrfdp_tap --failures test/pgtap-cron/*.sql 2>&1 | tee "$log/prove-cron.txt"
+PGDATABASE=mrfdp_tap test/pgtap.sh pg_cron 2>&1 | tee "$log/prove-cron.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 exit $status

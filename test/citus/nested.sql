@@ -1,3 +1,4 @@
+-- server: citus
 -- Issue 13: learners nested in larger queries, prepared statements (generic
 -- plans) and the options arriving per row on a Citus cluster.  Every
 -- release is charged on the coordinator, or refused with nothing charged.

@@ -1,3 +1,4 @@
+-- server: citus
 -- Issue 13: every route by which Citus can run a learner, on a real cluster
 -- (coordinator + two workers, test/citus/run_citus_tests.sh).  Each release
 -- must be charged to the logical relation's budget on the coordinator, or

@@ -1,3 +1,4 @@
+-- server: citus
 -- Issue 13, item 2: on a Citus table the learners' aggregates ship packed
 -- rows (a state Citus combines: worker_partial_agg / coord_combine_agg), the
 -- model is the one a local table gives, the charge is the same, and a state

@@ -1,0 +1,85 @@
+-- server: session_preload
+-- Operations: parallel plans, GROUP BY, cancellation, progress, BLAS threads.
+BEGIN;
+SELECT plan(9);
+SET LOCAL mrfdp.test_seed = 5;
+
+CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	result text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		result := result || line || E'\n';
+	END LOOP;
+	RETURN result;
+END $$;
+
+CREATE TABLE ops_rows AS
+SELECT g % 4 AS site, ARRAY[g % 2 = 0, g % 3 = 0, g % 5 = 0, g % 7 = 0, (g / 3) % 2 = 0] AS "row"
+FROM generate_series(1, 20000) g;
+ANALYZE ops_rows;
+
+-- A forced parallel plan: workers pack rows, the leader combines and learns.
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SELECT alike(pg_temp.plan_of('SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1)) FROM ops_rows'),
+            '%Finalize Aggregate%Gather%Partial Aggregate%', 'the aggregate runs as a parallel plan');
+CREATE TEMP TABLE par AS
+SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET LOCAL max_parallel_workers_per_gather = 0;
+CREATE TEMP TABLE ser AS
+SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
+SELECT is((SELECT mrf_info(m) - '{created,learn_seconds}'::text[] FROM par), (SELECT mrf_info(m) - '{created,learn_seconds}'::text[] FROM ser),
+          'a parallel plan gives a model of the same shape and metadata');
+-- Scores are exact integer sums, so the order in which workers deliver rows
+-- cannot change them: under one seed the parallel model is the serial one.
+SELECT ok((SELECT m::jsonb - 'meta' FROM par) = (SELECT m::jsonb - 'meta' FROM ser),
+          'a parallel plan gives exactly the serial model under the same seed');
+
+-- GROUP BY with the aggregate form: one model per group
+SELECT is((SELECT array_agg((mrf_info(m)->>'rows')::int ORDER BY site) FROM
+             (SELECT site, mrf_learn_ising_agg("row", mrf_options(rho => 1)) m FROM ops_rows GROUP BY site) q),
+          ARRAY[5000, 5000, 5000, 5000], 'GROUP BY learns one model per group');
+
+-- Window form: one model per partition
+SELECT is((SELECT count(DISTINCT m::text) FROM
+             (SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1)) OVER (PARTITION BY site) m FROM ops_rows) q),
+          4::bigint, 'a window aggregate learns per partition');
+
+-- Cancellation: statement_timeout stops a long learn promptly, and nothing is returned.
+CREATE TEMP TABLE wide AS
+SELECT array_agg(random() < 0.5) AS "row" FROM generate_series(1, 60000) g, generate_series(1, 64) j GROUP BY g;
+CREATE FUNCTION pg_temp.learn_until_cancelled(OUT state text, OUT seconds float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	PERFORM mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 1000000)) FROM wide;
+	state := 'finished';
+EXCEPTION WHEN query_canceled THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+END $$;
+SET LOCAL statement_timeout = '500ms';
+CREATE TEMP TABLE cancelled AS SELECT * FROM pg_temp.learn_until_cancelled();
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT state FROM cancelled), '57014', 'statement_timeout cancels a long learn');
+SELECT cmp_ok((SELECT seconds FROM cancelled), '<', 1.5::float8,
+              'the cancel takes effect within a second of the 0.5 s timeout');
+
+-- BLAS threads: two threads give the same model as one (exact integer scores)
+SET LOCAL mrfdp.blas_threads = 2;
+CREATE TEMP TABLE two AS SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
+SET LOCAL mrfdp.blas_threads = 1;
+CREATE TEMP TABLE one AS SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
+SELECT ok((SELECT m::jsonb - 'meta' FROM two) = (SELECT m::jsonb - 'meta' FROM one), 'the model does not depend on the BLAS thread count');
+SELECT throws_ok('SET mrfdp.blas_threads = 0', '22023', NULL, 'blas_threads is bounded');
+
+SELECT * FROM finish();
+ROLLBACK;
