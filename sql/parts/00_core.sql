@@ -91,7 +91,7 @@ CREATE FUNCTION mrf_progress(OUT pid int, OUT learner text, OUT done bigint, OUT
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 -------------------------------------------------------------------------------
--- Budget conversions (SPEC 3.3); the arithmetic lives in src/core/privacy.c.
+-- Budget conversions (docs/privacy.md 2); the arithmetic: src/core/privacy.c.
 -------------------------------------------------------------------------------
 CREATE FUNCTION mrf_zcdp_to_dp(rho float8, delta float8, method text DEFAULT 'tight')
 	RETURNS float8

@@ -35,7 +35,7 @@ CREATE FUNCTION mrf_learn_ising(x anyelement,
 -------------------------------------------------------------------------------
 -- The protected path: learn from a relation one may not read, once its owner
 -- has granted learning.  SECURITY INVOKER with a fixed search_path; the C
--- function checks the grant of the role that called it (SPEC 3.4).
+-- function checks the grant of the role that called it (privacy.md 9).
 -- column_name NULL means the whole row (all columns boolean).  variables is
 -- needed when the column's type does not fix p (arrays, bit varying).
 -------------------------------------------------------------------------------

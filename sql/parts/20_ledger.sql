@@ -1,5 +1,5 @@
 -------------------------------------------------------------------------------
--- The privacy ledger (SPEC 3.4).  The catalog lives in schema mrfdp
+-- The privacy ledger (privacy.md 9).  The catalog lives in schema mrfdp
 -- (created in 00_core.sql), owned by the extension's owner; nobody else may
 -- write it.  All writes go through C functions that check the real caller,
 -- and charges are committed by a background worker in a transaction of
@@ -249,7 +249,7 @@ SELECT pg_catalog.pg_extension_config_dump('mrfdp.grants', '');
 SELECT pg_catalog.pg_extension_config_dump('mrfdp.ledger', '');
 SELECT pg_catalog.pg_extension_config_dump('mrfdp.ledger_id_seq', '');
 
--- Total epsilon spent under the composition of SPEC 3.4 (the arithmetic is
+-- Total epsilon spent under the composition of privacy.md 9 (the arithmetic is
 -- in src/core/privacy.c): +infinity when the delta left cannot carry the
 -- zCDP part.
 CREATE FUNCTION mrfdp.spent_epsilon(zcdp_rho numeric, pure_epsilon numeric, pure_rho numeric,

@@ -1,6 +1,6 @@
 -------------------------------------------------------------------------------
--- Structure learning (SPEC 4.5): the stable mode over disjoint blocks under
--- (epsilon, delta)-DP, or method 'threshold' under rho-zCDP.  Binary rows
+-- Structure learning (docs/privacy.md 7): the stable mode over disjoint
+-- blocks under (epsilon, delta)-DP, or method 'threshold' under rho-zCDP.  Binary rows
 -- (model 'ising' or 'twise') or k-ary rows (model 'pairwise'); the result
 -- is an mrf of kind "structure" (an edge list, or the maximal monomials for
 -- 'twise'), or NULL when the stable mode releases no graph (still charged).

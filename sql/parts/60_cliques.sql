@@ -1,5 +1,5 @@
 -- Clique models of known structure from noisy sufficient statistics
--- (Bernstein et al. 2017; SPEC 4.6 and 5), epsilon-DP: byte-row aggregate,
+-- (Bernstein et al. 2017; privacy.md 8), epsilon-DP: byte-row aggregate,
 -- named form, protected path, mrf_potentials and mrf_marginals.
 
 -- Learns and releases: draws noise.

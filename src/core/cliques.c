@@ -1,6 +1,6 @@
 /*
  * cliques.c - clique models from noisy sufficient statistics (Bernstein et
- * al., ICML 2017; SPEC.md 5): the release, naive MLE, CGM-EM, and the
+ * al., ICML 2017; privacy.md 8): the release, naive MLE, CGM-EM, and the
  * model's marginals and KL divergence (its sampler is in sample.c).
  *
  * Privacy.  The only access to the rows is MrfCliquesCount; its tables enter

@@ -1,7 +1,7 @@
 /*
  * cliques.h - learning clique models of known structure from noisy
  * sufficient statistics under epsilon-DP (Bernstein, McKenna, Sun, Sheldon,
- * Hay, Miklau, ICML 2017; SPEC.md 4.6 and 5).
+ * Hay, Miklau, ICML 2017; privacy.md 8).
  *
  * Model: P(z) proportional to exp(sum_C psi_C(z_C)) over z in {0..k-1}^p,
  * one log-potential table per clique, row-major over the clique's sorted

@@ -1,5 +1,5 @@
 /*
- * fw.c - batched private Frank-Wolfe (SPEC.md 4.1; Zhang et al. 2020, Alg. 1).
+ * fw.c - batched private Frank-Wolfe (privacy.md 3; Zhang et al. 2020, Alg 1).
  *
  * All q problems share the design matrix X (n x d, stored as bits; fw.h).  The state of problem k is its iterate w_k and its margins
  * a_k = X w_k.  One pass over the rows per iteration, block by block of
@@ -706,7 +706,7 @@ MrfFwCheckCalibration(double radius, double rho_problem, int iterations,
 					   &du, &eps0, &unit, &laplace_scale);
 }
 
-/* SPEC 4.1: w_1 = 0, T-1 private steps with mu_t = 2/(t+2), output w_T. */
+/* privacy.md 3: w_1 = 0, T-1 private steps with mu_t = 2/(t+2), output w_T. */
 MrfStatus
 MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 		   double *w)

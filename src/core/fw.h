@@ -1,7 +1,7 @@
 /*
  * fw.h - private Frank-Wolfe (Zhang et al. 2020, Algorithm 1, in the rigorous
- * form of SPEC.md 4.1) for many L1-constrained logistic regressions that share
- * one design matrix, advanced together.
+ * form of privacy.md 3) for many L1-constrained logistic regressions that
+ * share one design matrix, advanced together.
  *
  * Problem q minimises sum_m log(1 + exp(-y_mq <w_q, x_m>)) over
  * ||w_q||_1 <= radius, with vertices +-radius e_j for the allowed coordinates

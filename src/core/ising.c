@@ -1,6 +1,6 @@
 /*
- * ising.c - the private Ising learner (Zhang et al. 2020, Algorithm 2; SPEC.md
- * 4.2) on top of the batched Frank-Wolfe solver.
+ * ising.c - the private Ising learner (Zhang et al. 2020, Algorithm 2;
+ * privacy.md 4) on top of the batched Frank-Wolfe solver.
  *
  * Under P(z) proportional to exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i),
  * P(z_i = 1 | z_-i) = sigmoid(2 (sum_j A_ij z_j + theta_i)): the regression of
@@ -19,8 +19,8 @@
 #include "sizes.h"
 
 /*
- * SPEC 4.2: R = 2 lambda and rho_node = rho / p (the p regressions each read
- * every row, so their budgets add up to rho); T from public values only.
+ * privacy.md 4: R = 2 lambda and rho_node = rho / p (the p regressions each
+ * read every row, so their budgets add up to rho); T from public values only.
  * Returns -1 on invalid options.
  */
 int

@@ -1,6 +1,6 @@
 /*
  * ising.h - Ising models and the private Ising learner (Zhang et al. 2020,
- * Algorithm 2; SPEC.md 4.2).
+ * Algorithm 2; privacy.md 4).
  *
  * Model: P(z) proportional to exp(sum_{i<j} A_ij z_i z_j + sum_i theta_i z_i)
  * over z in {-1,+1}^p.  A is stored dense, row-major, p x p, zero diagonal.

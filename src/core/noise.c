@@ -7,9 +7,9 @@
  * counter (the original ChaCha layout), so one key yields 2^70 bytes.
  *
  * Real-valued noise (Gumbel, Laplace) is computed from 53-bit uniforms in
- * double precision; it is used only for selection among candidates, where the
- * SPEC accepts it.  Integer noise for released counts comes from the exact
- * samplers of Canonne, Kamath and Steinke, "The Discrete Gaussian for
+ * double precision; it is used only for selection among candidates
+ * (docs/privacy.md 10).  Integer noise for released counts comes from the
+ * exact samplers of Canonne, Kamath and Steinke, "The Discrete Gaussian for
  * Differential Privacy" (NeurIPS 2020), Algorithms 1-3, which use integer
  * arithmetic only, so no floating-point artefact (Mironov 2012) can leak.
  */

@@ -1,6 +1,6 @@
 /*
  * pairwise.c - the private pairwise k-ary learner (Zhang et al. 2020,
- * Algorithm 3; SPEC.md 4.3) on top of the batched Frank-Wolfe solver.
+ * Algorithm 3; privacy.md 5) on top of the batched Frank-Wolfe solver.
  *
  * Why regressions recover W (the paper's Lemma 3.5): for u != v,
  *     P(z_i = u | z_i in {u, v}, z_-i)
@@ -135,7 +135,7 @@ MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 }
 
 /*
- * SPEC 4.3: T from R = 2 lambda k, n and the per-regression budget only
+ * privacy.md 5: T from R = 2 lambda k, n and the per-regression budget only
  * (public values), unless the caller fixed it.
  */
 int

@@ -1,6 +1,6 @@
 /*
  * pairwise.h - pairwise k-ary Markov random fields and their private learner
- * (Zhang et al. 2020, Algorithm 3; SPEC.md 4.3).
+ * (Zhang et al. 2020, Algorithm 3; privacy.md 5).
  *
  * Model over z in {0, ..., k-1}^p:
  *     P(z) proportional to exp(sum_{i<j} W_ij(z_i, z_j) + sum_i theta_i(z_i)).

@@ -1,6 +1,7 @@
 /*
  * privacy.c - the one place where mrfdp calibrates noise and converts between
- * privacy notions (SPEC.md section 4).
+ * privacy notions (docs/privacy.md, cited as "privacy.md N" for its section
+ * N).
  *
  * Neighbouring datasets differ by replacing one row; n is public.  References:
  *   [B17]   Bernstein, McKenna, Sun, Sheldon, Hay, Miklau, "Differentially
@@ -37,8 +38,8 @@ PositiveFinite(double v)
 }
 
 /*
- * SPEC 4.1, [Z20] Alg. 1 with sum scores: u(s) = -sum_m <s, grad l(w; d_m)>.
- * For the logistic loss grad l = -y x sigmoid(-y <w,x>), so with |x_j| <= 1,
+ * privacy.md 3, [Z20] Alg. 1 with sum scores:
+ * u(s) = -sum_m <s, grad l(w; d_m)>.  For the logistic loss grad l = -y x sigmoid(-y <w,x>), so with |x_j| <= 1,
  * |y| <= 1 and ||s||_1 = R every row's term lies in [-R, R].  Replacing one
  * row swaps one term for another: the score moves by at most 2R, in either
  * direction.
@@ -88,9 +89,9 @@ MrfFwStepEpsilon(MrfMechanism mech, double rho_step)
 
 /*
  * The exponential mechanism with utility sensitivity Du selects s with
- * probability proportional to exp(eps0 u(s) / (2 Du)) and is eps0-DP (SPEC
- * 4.1; McSherry-Talwar 2007).  Gumbel-max realises it: argmax over s of
- * c u(s) + Gumbel has exactly the law proportional to exp(c u(s)).
+ * probability proportional to exp(eps0 u(s) / (2 Du)) and is eps0-DP
+ * (privacy.md 3; McSherry-Talwar 2007).  Gumbel-max realises it: argmax over
+ * s of c u(s) + Gumbel has exactly the law proportional to exp(c u(s)).
  */
 double
 MrfFwExponentialScale(double eps0, double sensitivity)
@@ -104,7 +105,7 @@ MrfFwExponentialScale(double eps0, double sensitivity)
  * Report-noisy-max with Laplace noise.  Lap(Du/eps0) suffices only for
  * monotone scores; Frank-Wolfe scores move in both directions under
  * replace-one, and then the scale 2 Du / eps0 is needed for eps0-DP (the
- * factor 2 is tight; SPEC 4.1).  The paper's scale is too small: not used.
+ * factor 2 is tight; privacy.md 3).  The paper's scale is too small: not used.
  */
 double
 MrfFwLaplaceScale(double eps0, double sensitivity)
@@ -115,8 +116,8 @@ MrfFwLaplaceScale(double eps0, double sensitivity)
 }
 
 /*
- * SPEC 4.1: T = ceil((R n sqrt(rho_node))^(2/3)), at least 2, which balances
- * the O(1/T) Frank-Wolfe bias against the noise of T-1 selections ([Z20]
+ * privacy.md 3: T = ceil((R n sqrt(rho_node))^(2/3)), at least 2, which
+ * balances the O(1/T) Frank-Wolfe bias against the noise of T-1 selections ([Z20]
  * Thm. 3.1 with sum scores).  It depends on public values only, so choosing
  * it costs no privacy.  Capped at FW_MAX_DEFAULT_ITERATIONS = 100000: beyond
  * that the optimisation error is far below the statistical error of any table
@@ -174,9 +175,9 @@ MrfFwStepRho(double rho_node, int iterations)
 }
 
 /*
- * Per-regression budget of the pairwise learner (SPEC 4.3, [Z20] Alg. 3):
+ * Per-regression budget of the pairwise learner (privacy.md 5, [Z20] Alg. 3):
  * rho' = rho / (p k) for each of the p k (k-1) regressions (i, u, v),
- * u != v.  SPEC 4.3 and the paper use rho / (k^2 p); the proof below shows
+ * u != v.  [Z20] and the first calibration used rho / (k^2 p); the proof below shows
  * that k times that is still rho-zCDP, and that no split of the budget over
  * the regressions, each calibrated as a sum-score Frank-Wolfe run, can give
  * more (issue 10, item 4).
@@ -493,14 +494,14 @@ MrfComposeUp(double a, double b)
 }
 
 /*
- * Total epsilon spent on one relation (SPEC 3.4), given its charges:
+ * Total epsilon spent on one relation (privacy.md 9), given its charges:
  * zcdp_rho = sum of rho of zCDP releases; pure_epsilon and pure_rho = sum of
  * epsilon and of epsilon^2/2 of pure releases; approx_epsilon, approx_delta =
  * sums over (epsilon, delta) releases; delta_cap the relation's delta.
  *
  * The accountant is fixed by the relation's budget, never chosen per
  * release, so that it is one filter over an adaptively chosen sequence:
- *  - delta_cap > 0 (SPEC 3.4): pure charges enter zCDP as eps^2/2 [BS16,
+ *  - delta_cap > 0 (privacy.md 9): pure charges enter zCDP as eps^2/2 [BS16,
  *    Prop. 1.4]; zCDP composes additively, also adaptively [BS16, Lemma
  *    2.3; Feldman-Zrnic 2021 for the filter]; the total rho converts to
  *    (eps, delta_cap - sum delta_i) by [CKS20]; basic composition
@@ -590,7 +591,7 @@ WithinRhoCap(const MrfBudget *b, double rho)
 	return isinf(b->rho_cap) || AddUp(AddUp(b->zcdp_rho, b->pure_rho), rho) <= b->rho_cap;
 }
 
-/* Whether a rho-zCDP release fits (SPEC 3.4 accountant, sums rounded up). */
+/* Whether a rho-zCDP release fits (privacy.md 9's accountant, sums up). */
 int
 MrfBudgetFitsZcdp(const MrfBudget *b, double rho)
 {
@@ -753,7 +754,7 @@ MrfDpToZcdp(double epsilon)
 }
 
 /*
- * ---- stable mode over disjoint blocks (SPEC 4.5; [Z20] Lemma 6.1) ----
+ * ---- stable mode over disjoint blocks (privacy.md 7; [Z20] Lemma 6.1) ----
  *
  * Further references:
  *   [V17]   Vadhan, "The Complexity of Differential Privacy", 2017,
@@ -804,7 +805,8 @@ MrfDpToZcdp(double epsilon)
  * absolute error is below 1 and s >= 2/epsilon exactly.  tau is then the
  * smallest integer >= 2 for which the tail at a = den/num, evaluated in
  * double, is at most delta (1 - 1e-9) -- the margin covers the few ulps of
- * exp and log -- and at least the SPEC's 1 + (2/epsilon) ln(1/(2 delta)).
+ * exp and log -- and at least the continuous argument's threshold
+ * 1 + (2/epsilon) ln(1/(2 delta)).
  */
 
 /* den of the noise scale: 2^20 keeps num small and the rounding negligible. */
@@ -851,8 +853,9 @@ StableModeTail(double a, int64_t k)
 
 /*
  * Step 2 of the proof: the smallest tau >= 2 whose leak probability
- * P(Z >= tau - 1) is at most delta, raised to the SPEC's real threshold if
- * that were larger (it never is: the discrete tail is the heavier one).
+ * P(Z >= tau - 1) is at most delta, raised to the continuous argument's
+ * threshold if that were larger (it never is: the discrete tail is the
+ * heavier one).
  */
 int64_t
 MrfStableModeThreshold(double epsilon, double delta)
@@ -896,8 +899,8 @@ MrfStableModeLeak(double epsilon, double delta)
 }
 
 /*
- * SPEC 4.6, [B17] Prop. 3: every row adds exactly one count to each of the m
- * clique tables.  Under add/remove a row moves m cells by 1 (the paper's
+ * privacy.md 8, [B17] Prop. 3: every row adds exactly one count to each of
+ * the m clique tables.  Under add/remove a row moves m cells by 1 (the paper's
  * Delta1 = m); replacing a row removes one count from each table and adds
  * one, possibly to another cell, so the L1 distance is up to 2m.
  */
@@ -940,7 +943,7 @@ MrfCliquesNoiseScale(double epsilon, int ncliques, uint64_t *num, uint64_t *den)
 }
 
 /*
- * ---- binary t-wise learners (SPEC 4.4; [Z20] Algorithms 4 and 5) ----
+ * ---- binary t-wise learners (privacy.md 6; [Z20] Algorithms 4 and 5) ----
  *
  * Further references:
  *   [HR10]  Hardt, Rothblum, "A Multiplicative Weights Mechanism for
@@ -957,8 +960,8 @@ MrfCliquesNoiseScale(double epsilon, int ncliques, uint64_t *num, uint64_t *den)
  *
  * The two halves of Algorithm 5 read disjoint rows; under replace-one on the
  * sequence of rows, parallel composition would let each half spend rho.
- * SPEC 4.4 fixes rho/2 each, which is valid by plain composition whatever
- * the split, so we keep it (a factor 2 left on the table, on purpose).
+ * privacy.md 6.2 keeps rho/2 each, which is valid by plain composition
+ * whatever the split, so we keep it (a factor 2 left on the table, on purpose).
  */
 double
 MrfTwiseNodeRho(double rho, int p, int linf)
@@ -968,7 +971,7 @@ MrfTwiseNodeRho(double rho, int p, int linf)
 	return linf ? rho / (2.0 * p) : rho / p;
 }
 
-/* SPEC 4.4, [Z20] Alg. 5 line 5: the query release gets rho/2. */
+/* privacy.md 6, [Z20] Alg. 5 line 5: the query release gets rho/2. */
 double
 MrfTwiseQueryRho(double rho)
 {
@@ -979,7 +982,7 @@ MrfTwiseQueryRho(double rho)
 
 /*
  * A parity sum S(I) = sum_m prod_{i in I} z_mi has one term in {-1, +1} per
- * row; replacing a row changes it by at most 2 (SPEC 4.4).  A vector of k
+ * row; replacing a row changes it by at most 2 (privacy.md 6).  A vector of k
  * such sums moves by at most 2 sqrt(k) in l2.
  */
 double
@@ -1053,7 +1056,7 @@ MrfPmwStepRho(double rho, int rounds)
  * s (S(I) - c(I)), where c(I) is the synthetic distribution's answer (a
  * function of earlier outputs only, made exact in twise.c).  Replacing a row
  * moves S(I) by at most 2 = MrfParitySumSensitivity() in either direction,
- * so these are the non-monotone scores of SPEC 4.1 with Du = 2: Gumbel-max
+ * so these are the non-monotone scores of privacy.md 3 with Du = 2: Gumbel-max
  * with multiplier eps0 / (2 Du), eps0 = sqrt(8 rho_step), is eps0-DP with
  * bounded range, hence rho_step-zCDP ([CR21]; [DDR20]).  The same functions
  * as Frank-Wolfe's selection compute it.

@@ -3,7 +3,8 @@
  *
  * Nothing else in the code base may compute a noise scale, a per-step budget
  * or a conversion between privacy notions: it calls these.  Each definition in
- * privacy.c names its source and the proof step it serves (SPEC.md section 4).
+ * privacy.c names its source and the proof step it serves (docs/privacy.md,
+ * cited as "privacy.md N" for its section N).
  * Neighbouring datasets: replace one row (bounded DP); n is public.
  */
 #ifndef MRF_PRIVACY_H
@@ -69,7 +70,7 @@ double		MrfZcdpForDp(double epsilon, double delta);
 /* Largest rho whose Bun-Steinke conversion at delta is at most epsilon. */
 double		MrfZcdpForDpBs16(double epsilon, double delta);
 
-/* Total epsilon of a relation's charges under SPEC 3.4 (+infinity: infeasible). */
+/* A relation's total epsilon spent (privacy.md 9); +infinity: infeasible. */
 double		MrfComposeEpsilon(double zcdp_rho, double pure_epsilon, double pure_rho,
 							  double approx_epsilon, double approx_delta,
 							  double delta_cap);
@@ -118,13 +119,13 @@ double		MrfCliquesSensitivity(int ncliques);
 
 /*
  * Discrete Laplace scale num/den, at least Delta1/epsilon, for the noisy
- * clique tables (SPEC 4.6); returns 0, or -1 on invalid input.
+ * clique tables (privacy.md 8); returns 0, or -1 on invalid input.
  */
 int			MrfCliquesNoiseScale(double epsilon, int ncliques, uint64_t *num,
 								 uint64_t *den);
 
 /*
- * Stable mode over disjoint blocks (SPEC 4.5, Zhang et al. 2020 Lemma 6.1):
+ * Stable mode over disjoint blocks (privacy.md 7, Zhang et al. Lemma 6.1):
  * the discrete Laplace scale num/den (>= 2/epsilon) added to each observed
  * block count.  Returns 0, or -1 on invalid epsilon.
  */
@@ -132,7 +133,8 @@ int			MrfStableModeNoise(double epsilon, uint64_t *num, uint64_t *den);
 
 /*
  * The integer threshold tau: a noisy count survives when count + Z >= tau.
- * At least the SPEC's 1 + (2/epsilon) ln(1/(2 delta)); -1 on invalid input.
+ * At least the continuous argument's 1 + (2/epsilon) ln(1/(2 delta)); -1 on
+ * invalid input.
  */
 int64_t		MrfStableModeThreshold(double epsilon, double delta);
 
@@ -142,7 +144,7 @@ int64_t		MrfStableModeThreshold(double epsilon, double delta);
  */
 double		MrfStableModeLeak(double epsilon, double delta);
 
-/* ---- binary t-wise learners (Zhang et al. 2020, Alg. 4 and 5; SPEC 4.4) ---- */
+/* ---- binary t-wise learners (Zhang et al. Alg. 4, 5; privacy.md 6) ---- */
 
 /* zCDP budget of each node regression: rho/p (l1) or rho/(2p) (linf). */
 double		MrfTwiseNodeRho(double rho, int p, int linf);

@@ -1,6 +1,6 @@
 /*
  * structure.c - structure learning by the stable mode over disjoint blocks
- * (Zhang et al. 2020, Lemma 6.1; SPEC.md 4.5): canonical structures, the
+ * (Zhang et al. 2020, Lemma 6.1; privacy.md 7): canonical structures, the
  * block assignment, the histogram and the private selection.  The block
  * learners live in structure_ising.c, structure_pairwise.c and
  * structure_twise.c, their shared solver in logreg.c.
@@ -259,7 +259,7 @@ MrfStructureHasEdge(const MrfStructure *s, int i, int j)
 /* ---------------------------------------------------------------------- */
 
 /*
- * SPEC 4.5 with the exact discrete Laplace (privacy.c has the proof): one
+ * privacy.md 7 with the exact discrete Laplace (privacy.c has the proof): one
  * independent draw per observed candidate, survivors at count + Z >= tau,
  * the largest survivor wins, ties uniformly at random.  The tie rule uses
  * fresh randomness only, so it is post-processing of the noisy counts.
@@ -318,7 +318,7 @@ MrfStableModeSelect(const int64_t *counts, int k, double epsilon,
 }
 
 /*
- * SPEC 4.5: a structure found by a fraction 0.6 of the blocks should clear
+ * privacy.md 7: a structure found by a fraction 0.6 of the blocks should clear
  * tau with a margin of about tau, i.e. 0.6 m >= 2 tau.  The margin covers
  * both the binomial spread of the number of successful blocks and the noise
  * (standard deviation sqrt(2) s, s = 2/epsilon, well below tau).
@@ -512,7 +512,7 @@ StructureCopyExact(const MrfStructure *src, const MrfEnv *env, MrfStructure *dst
 }
 
 /*
- * The release (SPEC 4.5): shuffle, learn each block on a copy of its rows,
+ * The release (privacy.md 7): shuffle, learn each block on a copy of its rows,
  * count identical canonical structures, select privately.  Counts stay in
  * this function and are wiped before it returns.
  */

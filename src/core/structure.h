@@ -1,7 +1,7 @@
 /*
  * structure.h - structure learning under (epsilon, delta)-DP by the stable
  * mode over disjoint blocks (Zhang et al. 2020, Section 6 and Lemma 6.1;
- * SPEC.md 4.5), and the zCDP alternative that thresholds private parameters.
+ * privacy.md 7), and the zCDP alternative that thresholds private parameters.
  *
  * The pieces:
  *   - MrfStructure: a canonical structure, the sorted list of its items

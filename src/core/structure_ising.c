@@ -3,7 +3,7 @@
  * (Wu, Sanghavi and Dimakis, NeurIPS 2019): L1-constrained logistic node
  * regressions on one block, the edges read off at eta / 2, the release in
  * one call, the planning of the rows a block needs, and the zCDP threshold
- * variant (SPEC.md 4.5).  Nothing here is private but the threshold
+ * variant (privacy.md 7).  Nothing here is private but the threshold
  * variant's MrfIsingLearn call; structure.c holds the stable mode.
  */
 #include <math.h>
@@ -313,7 +313,7 @@ MrfStructurePlanRowsIsing(int p, double eta, double lambda, double epsilon,
 }
 
 /*
- * SPEC 4.5 'threshold': the private learner spends rho (zCDP); reading off
+ * privacy.md 7 'threshold': the private learner spends rho (zCDP); reading off
  * the edges at eta / 2 is post-processing.  The estimate is taken
  * unsymmetrised so that the rule sees both directions (with symmetrize on,
  * every rule reduces to AVERAGE).

@@ -104,7 +104,7 @@ int64_t		MrfStructurePlanRowsIsing(int p, double eta, double lambda,
 									  double epsilon, double delta, int blocks);
 
 /*
- * The zCDP alternative (method 'threshold', SPEC 4.5): MrfIsingLearn under
+ * The zCDP alternative (method 'threshold', privacy.md 7): MrfIsingLearn under
  * opt (rho-zCDP), then the edges of the estimate at eta / 2 by rule; only
  * post-processing after the private learner.
  */

@@ -1,7 +1,7 @@
 /*
  * structure_pairwise.c - the pairwise k-ary block learner of structure
  * learning: the one-vs-one node regressions of Wu, Sanghavi and Dimakis on
- * one block, the edges read off at eta / 2 (SPEC.md 4.5).  Non-private:
+ * one block, the edges read off at eta / 2 (privacy.md 7).  Non-private:
  * structure.c's stable mode is what makes the release private.
  */
 #include <math.h>

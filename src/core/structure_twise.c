@@ -1,7 +1,7 @@
 /*
  * structure_twise.c - the binary t-wise block learner of structure
  * learning: node regressions on the monomials of order below t on one
- * block, the maximal monomials read off at eta / 2 (SPEC.md 4.5).
+ * block, the maximal monomials read off at eta / 2 (privacy.md 7).
  * Non-private: structure.c's stable mode is what makes the release private.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * twise.c - private learners of binary t-wise MRFs (Zhang et al. 2020,
- * Algorithms 4 and 5; SPEC.md 4.4) on top of the batched Frank-Wolfe solver.
+ * Algorithms 4 and 5; privacy.md 6) on top of the batched Frank-Wolfe solver.
  *
  * Why regressions.  With h(z) = sum_I c_I prod_{i in I} z_i,
  * P(z_i = 1 | z_-i) = sigmoid(2 d_i h(z)) ([Z20] Lemma 4.1), where
@@ -271,7 +271,7 @@ MrfTwiseCoefCount(int p, int t)
 /*
  * Algorithm 5 reads Q_hat(I') only inside u(I u {i}) = sum over I' of
  * v_i(I u I') Q_hat(I'), where I u I' is a feature set of node i, of size at
- * most t-1.  So |I'| <= t-1: the order-t parities, which SPEC 4.4 and the
+ * most t-1.  So |I'| <= t-1: the order-t parities, which privacy.md 6 and the
  * paper list among the queries, never enter the output.  Releasing them
  * would only spend budget (more queries, more noise on every one), so we
  * release the sets of size 1..t-1; Q_hat(empty set) = 1 is exact and public.
@@ -335,7 +335,7 @@ MrfTwiseWidth(const double *coef, int p, int t, const MrfEnv *env)
 	return width;
 }
 
-/* SPEC 4.1 default T on the regression rows at the node budget; -1 if invalid. */
+/* privacy.md 3's T on the regression rows at the node budget; -1: invalid. */
 int
 MrfTwiseIterations(const MrfTwiseOptions *opt, int p, int64_t n)
 {
@@ -638,15 +638,15 @@ IndexWithSmallest(int p, int i, const int *vars, int k)
 }
 
 /*
- * Algorithm 4, line 7 (SPEC 4.4): c(I u {i}) = w_i(I) / 2 for the node i
+ * Algorithm 4, line 7 (privacy.md 6): c(I u {i}) = w_i(I) / 2 for the node i
  * that is the smallest element of I u {i}; the other |I| nodes that estimate
- * the same monomial are not used.  SPEC 4.4 says so, and it is the form the
- * paper's l1 guarantee (Thm. 4.2) is proved for: each node's regression
+ * the same monomial are not used.  privacy.md 6.1 says so, and it is the
+ * form the paper's l1 guarantee (Thm. 4.2) is proved for: each node's regression
  * bounds the error of the monomials it is assigned, and every monomial is
  * assigned exactly once, so the bounds add up over nodes.  The paper's
  * alternative, averaging the |I| + 1 estimates (as the Ising learner
  * symmetrises), is free post-processing that usually lowers the variance;
- * it is not what SPEC 4.4 asks for.
+ * it is not the form of privacy.md 6.1.
  */
 static void
 TwiseAssignL1(int p, int t, int64_t d, const double *w, double *coef)
@@ -814,8 +814,8 @@ MrfTwiseParitySums(const uint64_t *bits, int64_t n, int p, int max_size,
 }
 
 /*
- * The Gaussian query release of SPEC 4.4: one discrete Gaussian draw per sum
- * with the variance of privacy.c (l2 sensitivity 2 sqrt(count)), exact in
+ * The Gaussian query release of privacy.md 6: one discrete Gaussian draw per
+ * sum with the variance of privacy.c (l2 sensitivity 2 sqrt(count)), exact in
  * integers, so no floating-point artefact can reveal the sums (Mironov
  * 2012).  noisy may alias sums.
  */

@@ -1,6 +1,6 @@
 /*
  * twise.h - binary t-wise Markov random fields and their private learners
- * (Zhang et al. 2020, Algorithms 4 and 5; SPEC.md 4.4).
+ * (Zhang et al. 2020, Algorithms 4 and 5; privacy.md 6).
  *
  * Model: P(z) proportional to exp(sum over sets I with 1 <= |I| <= t of
  * c_I prod_{i in I} z_i) over z in {-1,+1}^p.

@@ -55,7 +55,7 @@ NumericUp(Datum num)
 }
 
 PG_FUNCTION_INFO_V1(mrf_ledger_spent_epsilon);
-/* Total epsilon of a relation's charges (SPEC 3.4), rounded up. */
+/* Total epsilon of a relation's charges (privacy.md 9), rounded up. */
 Datum
 mrf_ledger_spent_epsilon(PG_FUNCTION_ARGS)
 {

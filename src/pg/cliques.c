@@ -1,6 +1,6 @@
 /*
  * cliques.c - clique models of known structure learned from noisy
- * sufficient statistics under epsilon-DP (Bernstein et al. 2017; SPEC 4.6
+ * sufficient statistics under epsilon-DP (Bernstein et al. 2017; privacy.md 8
  * and 5): the learner shared by the aggregate's final function and the
  * protected path, the model kind (JSON text form, sampling) and the
  * kind-specific accessors mrf_potentials and mrf_marginals.

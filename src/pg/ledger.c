@@ -1,5 +1,5 @@
 /*
- * ledger.c - the privacy ledger (SPEC 3.4): what a release is charged to.
+ * ledger.c - the privacy ledger (privacy.md 9): what a release is charged to.
  * The pieces: ledger_hooks.c records what a statement reads,
  * ledger_catalog.c reads and writes the mrfdp catalog as the extension's
  * owner (the budget condition, the over-budget error), ledger_worker.c

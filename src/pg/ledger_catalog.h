@@ -25,7 +25,7 @@
 
 /*
  * Whether budget row b still admits the amounts c: the composed total of the
- * new exact sums (SPEC 3.4, MrfComposeEpsilon through mrfdp.spent_epsilon)
+ * new exact sums (privacy.md 9, MrfComposeEpsilon through mrfdp.spent_epsilon)
  * within epsilon, the approximate deltas within delta, the rho total within
  * rho_cap.  The charge worker admits a release by exactly this condition; the
  * checks before learning and the amounts reported as fitting use it too.

@@ -1,5 +1,5 @@
 /*
- * structure.c - structure learning (SPEC 4.5; Zhang et al. 2020, Section 6)
+ * structure.c - structure learning (privacy.md 7; Zhang et al. 2020, Sec. 6)
  * from packed binary rows to a released graph: the stable mode over disjoint
  * blocks under (epsilon, delta)-DP (method 'stable', the default), or the
  * edges of the private Ising learner's estimate under rho-zCDP (method
@@ -258,7 +258,10 @@ StructurePlanStable(MrfPlan *plan, const StructureParams *sp)
 						 NULL);
 	if (n == 0)
 		return NULL;
-	/* n is public (SPEC 4): refusing too few rows for the blocks reveals nothing. */
+	/*
+	 * n is public (privacy.md 1): refusing too few rows for the blocks reveals
+	 * nothing.
+	 */
 	if (n < m)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 						 psprintf("%s needs at least one row per block", StructureLearner),
@@ -390,7 +393,7 @@ StructureMetaWithoutTime(Jsonb *meta)
 											  CStringGetTextDatum("learn_seconds")));
 }
 
-/* The stable mode (SPEC 4.5): NULL when no graph cleared the threshold. */
+/* The stable mode (privacy.md 7): NULL when no graph cleared the threshold. */
 static MrfModel *
 StructureRunStable(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 {
@@ -491,8 +494,8 @@ SubsetOf(const int *a, int na, const int *b, int nb)
 }
 
 /*
- * The threshold method for pairwise and t-wise models (SPEC 4.5): run the
- * private learner of SPEC 4.3 / 4.4 under rho-zCDP, then keep, as pure
+ * The threshold method for pairwise and t-wise models (privacy.md 7): run the
+ * private learner of privacy.md 5 / 4.4 under rho-zCDP, then keep, as pure
  * post-processing, the pairs whose largest |W_ij(a, b)| (of the symmetrised,
  * centred estimate) is at least eta / 2, or the maximal sets of size 2..t
  * whose coefficient is at least eta / 2 in absolute value.  The charge is
