@@ -1,6 +1,7 @@
 -- The NOTICE of issue 10 item 3: sent, after the charge, when the released
 -- estimate's width reaches 90% of lambda, with a hint to raise lambda; no
 -- NOTICE when lambda is generous.  A test seed makes the releases repeatable.
+LOAD 'mrfdp';  -- the named forms and the ledger need the library loaded first (no preload needed)
 SET mrfdp.test_seed = 12;
 CREATE TEMP TABLE wn_rows AS
 SELECT ARRAY[a, a, b, -b] AS x
