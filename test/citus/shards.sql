@@ -1,3 +1,4 @@
+-- server: citus
 -- Issue 13: a shard stored on the coordinator (a reference table's local
 -- replica, or a distributed table's shard once the coordinator holds
 -- shards) read directly by name by a role with SELECT is charged to its
