@@ -296,32 +296,37 @@ static bool ReadsCitusTable(Query *query);
 static bool
 CheckOptionsWalker(Node *node, LearnerWalk *walk)
 {
+	Oid			learner = InvalidOid;
+	Node	   *options = NULL;
+
 	if (node == NULL || IsA(node, Query))
 		return false;
-	if (IsA(node, Aggref))
+	/* an ordered call's sort keys follow its two arguments in args */
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == 0 &&
+		list_length(((Aggref *) node)->args) >= 2)
 	{
-		Aggref	   *aggref = (Aggref *) node;
+		learner = ((Aggref *) node)->aggfnoid;
+		options = (Node *) lsecond_node(TargetEntry, ((Aggref *) node)->args)->expr;
+	}
+	else if (IsA(node, WindowFunc) && list_length(((WindowFunc *) node)->args) == 2)
+	{
+		learner = ((WindowFunc *) node)->winfnoid;
+		options = (Node *) lsecond(((WindowFunc *) node)->args);
+	}
+	if (options != NULL && IsLearnerAggregate(learner, walk) &&
+		(contain_var_clause(options) || contain_volatile_functions(options) ||
+		 checkExprHasSubLink(options)))
+	{
+		char	   *name = get_func_name(learner);
+		size_t		len = strlen(name);
 
-		if (aggref->agglevelsup == 0 && list_length(aggref->args) == 2 &&
-			IsLearnerAggregate(aggref->aggfnoid, walk))
-		{
-			Node	   *options = (Node *) lsecond_node(TargetEntry, aggref->args)->expr;
-
-			if (contain_var_clause(options) || contain_volatile_functions(options) ||
-				checkExprHasSubLink(options))
-			{
-				char	   *name = get_func_name(aggref->aggfnoid);
-				size_t		len = strlen(name);
-
-				if (len > 4 && strcmp(name + len - 4, "_agg") == 0)
-					name[len - 4] = '\0';
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s needs the same options for every row", name),
-						 errdetail("The options argument is not a constant."),
-						 errhint("Pass constants or query parameters to mrf_options().")));
-			}
-		}
+		if (len > 4 && strcmp(name + len - 4, "_agg") == 0)
+			name[len - 4] = '\0';
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s needs the same options for every row", name),
+				 errdetail("The options argument is not a constant."),
+				 errhint("Pass constants or query parameters to mrf_options().")));
 	}
 	return expression_tree_walker(node, CheckOptionsWalker, walk);
 }
