@@ -188,6 +188,32 @@ MrfPairwiseReleaseSetup(MrfPairwiseSetup *setup, const MrfEnv *env)
 }
 
 /*
+ * The setup's arrays for p variables of alphabet k (the largest), d
+ * coordinates and q regressions over n rows (xwords words per column);
+ * MRF_ENOMEM (with nothing left allocated) if one does not fit.
+ */
+static MrfStatus
+AllocSetup(MrfPairwiseSetup *setup, const MrfEnv *env, int p, int k,
+		   int64_t xwords, int d, int q)
+{
+	setup->p = p;
+	setup->k = k;
+	/* zeroed: only the ones of the one-hot encoding are written */
+	setup->x = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
+											 sizeof(uint64_t)));
+	setup->ypos = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
+	setup->yneg = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
+	setup->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) q));
+	if (setup->x == NULL || setup->ypos == NULL || setup->yneg == NULL ||
+		setup->allowed == NULL)
+	{
+		MrfPairwiseReleaseSetup(setup, env);
+		return MRF_ENOMEM;
+	}
+	return MRF_OK;
+}
+
+/*
  * Builds X, the labels and the mask (see the file comment).  The allocator
  * returns zeroed memory, so only the nonzero entries are written.  Values
  * are checked before anything else, and the error says nothing about which.
@@ -221,20 +247,8 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 
 	d = (int) MrfPairwiseCoordinateCount(p, k);
 	q = (int) MrfPairwiseProblemCount(p, k);
-	setup->p = p;
-	setup->k = k;
-	/* zeroed: only the ones of the one-hot encoding are written */
-	setup->x = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
-											 sizeof(uint64_t)));
-	setup->ypos = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
-	setup->yneg = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
-	setup->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) q));
-	if (setup->x == NULL || setup->ypos == NULL || setup->yneg == NULL ||
-		setup->allowed == NULL)
-	{
-		MrfPairwiseReleaseSetup(setup, env);
+	if (AllocSetup(setup, env, p, k, xwords, d, q) != MRF_OK)
 		return MRF_ENOMEM;
-	}
 
 	for (i = 0; i < p; i++)
 	{
@@ -689,20 +703,8 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 
 	d = (int) d64;
 	q = (int) q64;
-	setup->p = p;
-	setup->k = k;
-	/* zeroed: only the ones of the one-hot encoding are written */
-	setup->x = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
-											 sizeof(uint64_t)));
-	setup->ypos = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
-	setup->yneg = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int)));
-	setup->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) q));
-	if (setup->x == NULL || setup->ypos == NULL || setup->yneg == NULL ||
-		setup->allowed == NULL)
-	{
-		MrfPairwiseReleaseSetup(setup, env);
+	if (AllocSetup(setup, env, p, k, xwords, d, q) != MRF_OK)
 		return MRF_ENOMEM;
-	}
 	for (int i = 0; i < p; i++)
 	{
 		MrfPoll(env, 0, 0);

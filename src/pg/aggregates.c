@@ -26,9 +26,9 @@
 #include "pg/plan.h"
 #include "pg/release.h"
 
-/* The aggregate memory context, or an error when not called as an aggregate. */
-static MemoryContext
-AggregateContext(FunctionCallInfo fcinfo, const char *fn)
+/* See aggregates.h. */
+MemoryContext
+MrfAggregateContext(FunctionCallInfo fcinfo, const char *fn)
 {
 	MemoryContext aggctx;
 
@@ -290,7 +290,7 @@ StateNames(MrfRowsState *state, MemoryContext aggctx, char *variables, Oid rowty
 Datum
 MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat format)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_rows_accum");
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_rows_accum");
 	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
 
 	if (state == NULL)
@@ -422,7 +422,7 @@ PG_FUNCTION_INFO_V1(mrf_rows_combine);
 Datum
 mrf_rows_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_rows_combine");
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_rows_combine");
 	MrfRowsState *a = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
 	MrfRowsState *b = PG_ARGISNULL(1) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(1);
 	MemoryContext old;
@@ -474,7 +474,7 @@ mrf_rows_serialize(PG_FUNCTION_ARGS)
 	StringInfoData buf;
 	Size		nbytes = state->p > 0 ? (Size) state->n * state->row_bytes : 0;
 
-	(void) AggregateContext(fcinfo, "mrf_rows_serialize");
+	(void) MrfAggregateContext(fcinfo, "mrf_rows_serialize");
 	pq_begintypsend(&buf);
 	pq_sendint32(&buf, state->format);
 	pq_sendint32(&buf, state->p);
@@ -502,7 +502,7 @@ PG_FUNCTION_INFO_V1(mrf_rows_deserialize);
 Datum
 mrf_rows_deserialize(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "mrf_rows_deserialize");
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_rows_deserialize");
 	bytea	   *data = PG_GETARG_BYTEA_PP(0);
 	StringInfoData buf;
 	MrfRowsState *state;
@@ -552,7 +552,7 @@ mrf_rows_deserialize(PG_FUNCTION_ARGS)
 Datum
 MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner)
 {
-	MemoryContext aggctx = AggregateContext(fcinfo, "a learner's final function");
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "a learner's final function");
 	MrfRowsState *state = PG_ARGISNULL(0) ? NULL : (MrfRowsState *) PG_GETARG_POINTER(0);
 	MrfPlan    *plan;
 	MrfModel   *model;

@@ -94,4 +94,7 @@ Datum		MrfRowsAccum(FunctionCallInfo fcinfo, const struct MrfLearner *learner,
  */
 Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, const struct MrfLearner *learner);
 
+/* The aggregate memory context; errors when fn is not called as an aggregate. */
+MemoryContext MrfAggregateContext(FunctionCallInfo fcinfo, const char *fn);
+
 #endif

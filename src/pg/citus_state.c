@@ -60,19 +60,6 @@ static const ExpandedObjectMethods ShippedMethods = {
 	ShippedFlatten
 };
 
-/* The aggregate memory context, or an error when not called as an aggregate. */
-static MemoryContext
-ShippedContext(FunctionCallInfo fcinfo, const char *fn)
-{
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in non-aggregate context", fn)));
-	return aggctx;
-}
-
 /*
  * The learner of the SQL function being called, named
  * mrf_learn_<kind>_citus_<role>: Citus calls the transition and final
@@ -354,7 +341,7 @@ PG_FUNCTION_INFO_V1(mrf_citus_accum);
 Datum
 mrf_citus_accum(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = ShippedContext(fcinfo, "mrf_citus_accum");
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_citus_accum");
 	const MrfLearner *learner = CalledLearner(fcinfo);
 	ShippedState *s;
 	MrfRowsState *state;
@@ -430,7 +417,7 @@ PG_FUNCTION_INFO_V1(mrf_citus_combine);
 Datum
 mrf_citus_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = ShippedContext(fcinfo, "mrf_citus_combine");
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_citus_combine");
 	const char *learner = "mrfdp learner";
 	ShippedState *a;
 	ShippedState *b;
@@ -476,7 +463,7 @@ PG_FUNCTION_INFO_V1(mrf_citus_final);
 Datum
 mrf_citus_final(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = ShippedContext(fcinfo, "mrf_citus_final");
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_citus_final");
 	const MrfLearner *learner = CalledLearner(fcinfo);
 	ShippedState *s;
 	LOCAL_FCINFO(inner, 1);
