@@ -32,6 +32,10 @@
  *   rights, and would let a query sent to a worker directly spend budget
  *   outside the coordinator's statement tracking.  Refusing is fail closed.
  *
+ * The planner hook also checks, on every server, that every learner call's
+ * options are constants or parameters before the planner folds constants
+ * (options_check.c).
+ *
  * mrfdp does not link against Citus: it reads Citus's catalog tables
  * (pg_dist_local_group, pg_dist_shard) and its settings by name.
  */
@@ -69,6 +73,7 @@
 #include "pg/citus.h"
 #include "pg/ledger.h"
 #include "pg/ledger_catalog.h"
+#include "pg/options_check.h"
 
 static planner_hook_type PrevPlanner = NULL;
 
@@ -548,6 +553,9 @@ MrfCitusPlanner(Query *parse, const char *query_string, int cursorOptions,
 	LearnerWalk walk = {InvalidOid, InvalidOid, InvalidOid, parse, NULL, false};
 	int			nestlevel = -1;
 	PlannedStmt *result;
+
+	/* on every server, before the planner folds constants */
+	MrfCheckLearnerOptions(parse);
 
 	/* the setting exists only where the Citus library is loaded: a cheap first test */
 	if (parse->commandType != CMD_UTILITY && IsTransactionState() &&
