@@ -86,13 +86,34 @@ MrfTableCells(int k, int size, int64_t limit)
 	return cells > limit ? -1 : cells;
 }
 
+/* prod card[vars[i]], or -1 when it exceeds limit. */
+int64_t
+MrfVarsCells(const int *card, int size, const int *vars, int64_t limit)
+{
+	int64_t		cells = 1;
+	int			i;
+
+	if (size < 0)
+		return -1;
+	for (i = 0; i < size; i++)
+	{
+		int			k = card[vars[i]];
+
+		if (k < 1 || cells > limit / k)
+			return -1;
+		cells *= k;
+	}
+	return cells > limit ? -1 : cells;
+}
+
 /*
  * Odometer over the cells of the larger table: the last variable is the
- * fastest digit, and the marginal index moves by that variable's stride in
- * the smaller table (0 if it is summed out).
+ * fastest digit (each in its own base card[v]), and the marginal index
+ * moves by that variable's stride in the smaller table (0 if it is summed
+ * out).
  */
 void
-MrfSubsetIndexMap(int k, int nsup, const int *sup_vars, int nsub,
+MrfSubsetIndexMap(const int *card, int nsup, const int *sup_vars, int nsub,
 				  const int *sub_vars, int32_t *map)
 {
 	int64_t		stride[64];
@@ -113,7 +134,7 @@ MrfSubsetIndexMap(int k, int nsup, const int *sup_vars, int nsub,
 			if (j >= 0 && sub_vars[j] == sup_vars[i])
 			{
 				stride[i] = s;
-				s *= k;
+				s *= card[sup_vars[i]];
 				j--;
 			}
 			else
@@ -123,7 +144,7 @@ MrfSubsetIndexMap(int k, int nsup, const int *sup_vars, int nsub,
 	for (i = 0; i < nsup; i++)
 	{
 		digit[i] = 0;
-		cells *= k;
+		cells *= card[sup_vars[i]];
 	}
 	for (x = 0; x < cells; x++)
 	{
@@ -131,13 +152,13 @@ MrfSubsetIndexMap(int k, int nsup, const int *sup_vars, int nsub,
 		/* increment the odometer */
 		for (i = nsup - 1; i >= 0; i--)
 		{
-			if (++digit[i] < k)
+			if (++digit[i] < card[sup_vars[i]])
 			{
 				idx += stride[i];
 				break;
 			}
 			digit[i] = 0;
-			idx -= stride[i] * (k - 1);
+			idx -= stride[i] * (card[sup_vars[i]] - 1);
 		}
 	}
 }
@@ -302,7 +323,6 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 			int *fits, int *nc_out, int **cstart_out, int **cvar_out)
 {
 	int			p = set->p;
-	int			k = set->k;
 	unsigned char *adj = NULL;
 	unsigned char *alive = NULL;
 	int		   *nbr = NULL;
@@ -385,7 +405,7 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 				cvar[nvars++] = i;
 				deg++;
 			}
-		cells = MrfTableCells(k, deg, limit);
+		cells = MrfVarsCells(set->card, deg, cvar + cstart[nc], limit);
 		if (cells < 0 || total + cells > limit)
 		{
 			status = MRF_OK;	/* *fits stays 0 */
@@ -471,7 +491,7 @@ BuildJunctionTree(MrfBp *bp)
 {
 	const MrfCliqueSet *set = bp->set;
 	int			nc = bp->nc;
-	int			k = set->k;
+	const int  *card = set->card;
 	int		   *scratch;
 	int		   *sepvars;
 	int64_t		maxsep = 1;
@@ -503,7 +523,7 @@ BuildJunctionTree(MrfBp *bp)
 	for (u = 0; u < nc; u++)
 	{
 		int			nu = bp->cstart[u + 1] - bp->cstart[u];
-		int64_t		cu = MrfTableCells(k, nu, INT32_MAX);
+		int64_t		cu = MrfVarsCells(card, nu, bp->cvar + bp->cstart[u], INT32_MAX);
 		int64_t		cs = 1;
 		int64_t		cp = 0;
 
@@ -515,8 +535,9 @@ BuildJunctionTree(MrfBp *bp)
 									   bp->cstart[pu + 1] - bp->cstart[pu],
 									   sepvars);
 
-			cs = MrfTableCells(k, ns, INT32_MAX);
-			cp = MrfTableCells(k, bp->cstart[pu + 1] - bp->cstart[pu], INT32_MAX);
+			cs = MrfVarsCells(card, ns, sepvars, INT32_MAX);
+			cp = MrfVarsCells(card, bp->cstart[pu + 1] - bp->cstart[pu],
+							  bp->cvar + bp->cstart[pu], INT32_MAX);
 		}
 		bp->coff[u + 1] = bp->coff[u] + cu;
 		bp->soff[u + 1] = bp->soff[u] + cs;
@@ -573,7 +594,7 @@ BuildJunctionTree(MrfBp *bp)
 		if (pu < 0)
 		{
 			/* the root's "separator" is the empty set: one cell */
-			MrfSubsetIndexMap(k, nu, vu, 0, NULL, bp->cmap + bp->coff[u]);
+			MrfSubsetIndexMap(card, nu, vu, 0, NULL, bp->cmap + bp->coff[u]);
 			continue;
 		}
 		{
@@ -581,14 +602,14 @@ BuildJunctionTree(MrfBp *bp)
 			int			np = bp->cstart[pu + 1] - bp->cstart[pu];
 			int			ns = Intersect(vu, nu, vp, np, sepvars);
 
-			MrfSubsetIndexMap(k, nu, vu, ns, sepvars, bp->cmap + bp->coff[u]);
-			MrfSubsetIndexMap(k, np, vp, ns, sepvars, bp->pmap + bp->pmoff[u]);
+			MrfSubsetIndexMap(card, nu, vu, ns, sepvars, bp->cmap + bp->coff[u]);
+			MrfSubsetIndexMap(card, np, vp, ns, sepvars, bp->pmap + bp->pmoff[u]);
 		}
 	}
 	for (c = 0; c < set->m; c++)
 	{
 		u = bp->host[c];
-		MrfSubsetIndexMap(k, bp->cstart[u + 1] - bp->cstart[u],
+		MrfSubsetIndexMap(card, bp->cstart[u + 1] - bp->cstart[u],
 						  bp->cvar + bp->cstart[u],
 						  set->start[c + 1] - set->start[c],
 						  set->var + set->start[c], bp->hmap + bp->hmoff[c]);
@@ -597,7 +618,10 @@ BuildJunctionTree(MrfBp *bp)
 	return MRF_OK;
 }
 
-/* Message arrays of loopy BP: one k-vector per (clique, position). */
+/*
+ * Message arrays of loopy BP: one k-vector per (clique, position), k the
+ * largest alphabet; a slot of variable v uses its first card[v] entries.
+ */
 static MrfStatus
 BuildLoopy(MrfBp *bp)
 {
@@ -863,6 +887,7 @@ CliqueScores(const MrfBp *bp, int c, const double *psi, double *t)
 	const MrfCliqueSet *set = bp->set;
 	int			k = set->k;
 	int			nv = set->start[c + 1] - set->start[c];
+	const int  *vars = set->var + set->start[c];
 	const double *in = bp->v2f + (int64_t) set->start[c] * k;
 	int64_t		n = set->offset[c + 1] - set->offset[c];
 	int			digit[64];
@@ -880,7 +905,7 @@ CliqueScores(const MrfBp *bp, int c, const double *psi, double *t)
 		t[x] = s;
 		for (j = nv - 1; j >= 0; j--)
 		{
-			if (++digit[j] < k)
+			if (++digit[j] < set->card[vars[j]])
 				break;
 			digit[j] = 0;
 		}
@@ -919,18 +944,20 @@ LoopyVariableMessages(MrfBp *bp)
 	memset(bp->vsum, 0, sizeof(double) * (size_t) set->p * (size_t) k);
 	for (s = 0; s < slots; s++)
 	{
+		int			kv = set->card[set->var[s]];
 		int			a;
 
-		for (a = 0; a < k; a++)
+		for (a = 0; a < kv; a++)
 			bp->vsum[(int64_t) set->var[s] * k + a] += bp->f2v[s * k + a];
 	}
 	for (s = 0; s < slots; s++)
 	{
+		int			kv = set->card[set->var[s]];
 		int			a;
 
-		for (a = 0; a < k; a++)
+		for (a = 0; a < kv; a++)
 			bp->v2f[s * k + a] = bp->vsum[(int64_t) set->var[s] * k + a] - bp->f2v[s * k + a];
-		NormaliseLog(bp->v2f + s * k, k);
+		NormaliseLog(bp->v2f + s * k, kv);
 	}
 }
 
@@ -956,6 +983,7 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 		for (c = 0; c < set->m; c++)
 		{
 			int			nv = set->start[c + 1] - set->start[c];
+			const int  *vars = set->var + set->start[c];
 			int64_t		n = set->offset[c + 1] - set->offset[c];
 			int64_t		base = (int64_t) set->start[c] * k;
 			double	   *lse = bp->lse + base;
@@ -980,7 +1008,7 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 						mx[j * k + digit[j]] = bp->tab[x];
 				for (j = nv - 1; j >= 0; j--)
 				{
-					if (++digit[j] < k)
+					if (++digit[j] < set->card[vars[j]])
 						break;
 					digit[j] = 0;
 				}
@@ -991,7 +1019,7 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 					lse[j * k + digit[j]] += exp(bp->tab[x] - mx[j * k + digit[j]]);
 				for (j = nv - 1; j >= 0; j--)
 				{
-					if (++digit[j] < k)
+					if (++digit[j] < set->card[vars[j]])
 						break;
 					digit[j] = 0;
 				}
@@ -1000,12 +1028,13 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 			{
 				double		msg[256];
 				double	   *old = bp->f2v + base + (int64_t) j * k;
+				int			kv = set->card[vars[j]];
 
-				for (a = 0; a < k; a++)
+				for (a = 0; a < kv; a++)
 					msg[a] = mx[j * k + a] + log(lse[j * k + a]) -
 						bp->v2f[base + (int64_t) j * k + a];
-				NormaliseLog(msg, k);
-				for (a = 0; a < k; a++)
+				NormaliseLog(msg, kv);
+				for (a = 0; a < kv; a++)
 				{
 					double		nv2 = (1.0 - d) * old[a] + d * msg[a];
 					double		diff = fabs(nv2 - old[a]);
@@ -1013,7 +1042,7 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 					change = diff > change ? diff : change;
 					old[a] = nv2;
 				}
-				NormaliseLog(old, k);
+				NormaliseLog(old, kv);
 			}
 		}
 		if (change < bp->opt.tolerance)

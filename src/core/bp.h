@@ -1,12 +1,18 @@
 /*
  * bp.h - clique structures and marginal inference for clique models
- * P(z) proportional to exp(sum_C psi_C(z_C)) over z in {0..k-1}^p.
+ * P(z) proportional to exp(sum_C psi_C(z_C)) over z with z_i in
+ * {0..card[i]-1}: every variable has its own alphabet (its cardinality
+ * card[i], 2..256, public: from the column's type or a declared domain).
  *
  * A clique set lists m cliques, each a sorted list of distinct variables;
  * clique c owns the table cells offset[c] .. offset[c+1]-1, row-major over
- * its sorted variables (the first variable is the most significant digit).
+ * its sorted variables (the first variable is the most significant digit, a
+ * variable's digit runs over its own card): prod_{i in C} card[i] cells.
  * Every per-clique array of the clique learner (counts, noisy counts,
- * log-potentials, marginals) uses this layout.
+ * log-potentials, marginals) uses this layout.  A set with one alphabet is
+ * the special case card[i] = k for every i (MrfCliqueSetBuild); its layout,
+ * and everything computed on it, is what it was before per-variable
+ * alphabets.
  *
  * Inference (MrfBp) is exact on a junction tree: the cliques themselves when
  * they satisfy the running intersection property, otherwise the maximal
@@ -25,7 +31,8 @@
 typedef struct MrfCliqueSet
 {
 	int			p;				/* variables 0..p-1 */
-	int			k;				/* values 0..k-1 of every variable */
+	int			k;				/* the largest alphabet: max card[i] */
+	int		   *card;			/* p: variable i takes values 0..card[i]-1 */
 	int			m;				/* cliques */
 	int		   *start;			/* m + 1: clique c is var[start[c] .. start[c+1]-1] */
 	int		   *var;			/* sorted within each clique */
@@ -33,7 +40,10 @@ typedef struct MrfCliqueSet
 	int64_t		cells;			/* offset[m] */
 } MrfCliqueSet;
 
-/* Row-major index of a row's values z (p of them) in clique c's table. */
+/*
+ * Row-major index of a row's values z (p of them, z[i] < card[i]) in clique
+ * c's table: mixed radix, each digit in its variable's own base.
+ */
 static inline int64_t
 MrfCliqueIndex(const MrfCliqueSet *set, int c, const uint8_t *z)
 {
@@ -41,7 +51,7 @@ MrfCliqueIndex(const MrfCliqueSet *set, int c, const uint8_t *z)
 	int			i;
 
 	for (i = set->start[c]; i < set->start[c + 1]; i++)
-		idx = idx * set->k + z[set->var[i]];
+		idx = idx * set->card[set->var[i]] + z[set->var[i]];
 	return idx;
 }
 
@@ -86,11 +96,18 @@ typedef struct MrfBpInfo
 int64_t		MrfTableCells(int k, int size, int64_t limit);
 
 /*
- * Maps every cell of a table over sup_vars (sorted) to the cell of its
- * marginal table over sub_vars (sorted, a subset): map[x] for x < k^nsup.
+ * prod_{i < size} card[vars[i]], the cells of a table over vars, or -1
+ * above limit (overflow-safe).  card is indexed by variable.
  */
-void		MrfSubsetIndexMap(int k, int nsup, const int *sup_vars, int nsub,
-							  const int *sub_vars, int32_t *map);
+int64_t		MrfVarsCells(const int *card, int size, const int *vars, int64_t limit);
+
+/*
+ * Maps every cell of a table over sup_vars (sorted) to the cell of its
+ * marginal table over sub_vars (sorted, a subset): map[x] for x below the
+ * sup table's cells, prod card[sup_vars[i]].  card is indexed by variable.
+ */
+void		MrfSubsetIndexMap(const int *card, int nsup, const int *sup_vars,
+							  int nsub, const int *sub_vars, int32_t *map);
 
 /*
  * Whether the cliques have the running intersection property (some spanning

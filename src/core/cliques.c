@@ -74,13 +74,13 @@
 static const char *const CheckMessages[] = {
 	"the cliques are valid",
 	"the number of variables must be at least 1",
-	"the alphabet size k must be between 2 and 256",
+	"every variable's alphabet size must be between 2 and 256",
 	"at least one clique is required",
 	"a clique has no variables",
 	"a clique names a variable outside 1..p",
 	"a clique names the same variable twice",
 	"the same clique is listed twice",
-	"a clique's table of k^|clique| cells exceeds the size limit",
+	"a clique's table (the product of its variables' alphabet sizes) exceeds the size limit",
 	"the tables of all cliques together exceed the size limit"
 };
 
@@ -121,11 +121,12 @@ SortInts(int *v, int n)
  * Per clique: non-empty, at most CLIQUES_MAX_SIZE variables, in range, no
  * repeats, table within the limit; then the total; then duplicates, by
  * comparing sorted copies pairwise (m^2, fine for the clique counts a table
- * of k^|C| cells per clique allows in memory).
+ * of prod card[i] cells per clique allows in memory).  card NULL: every
+ * variable has k values.
  */
-MrfCliquesCheck
-MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
-				  int64_t max_cells, int *bad_clique)
+static MrfCliquesCheck
+CheckCliques(int p, int k, const int *card, int m, const int *start,
+			 const int *var, int64_t max_cells, int *bad_clique)
 {
 	int64_t		total = 0;
 	int			a[CLIQUES_MAX_SIZE];
@@ -140,8 +141,11 @@ MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
 		max_cells = MRF_CLIQUES_MAX_TABLE_CELLS;
 	if (p < 1)
 		return MRF_CLIQUES_BAD_P;
-	if (k < 2 || k > 256)
+	if (card == NULL && (k < 2 || k > 256))
 		return MRF_CLIQUES_BAD_K;
+	for (i = 0; card != NULL && i < p; i++)
+		if (card[i] < 2 || card[i] > 256)
+			return MRF_CLIQUES_BAD_K;
 	if (m < 1 || start == NULL || var == NULL)
 		return MRF_CLIQUES_NO_CLIQUES;
 	for (c = 0; c < m; c++)
@@ -165,7 +169,8 @@ MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
 		for (i = 1; i < size; i++)
 			if (a[i] == a[i - 1])
 				return MRF_CLIQUES_REPEATED_VARIABLE;
-		cells = MrfTableCells(k, size, max_cells);
+		cells = card != NULL ? MrfVarsCells(card, size, a, max_cells) :
+			MrfTableCells(k, size, max_cells);
 		if (cells < 0)
 			return MRF_CLIQUES_TABLE_TOO_LARGE;
 		total += cells;
@@ -197,23 +202,51 @@ MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
 	return MRF_CLIQUES_VALID;
 }
 
-/* One allocation for the struct and its three arrays. */
-MrfStatus
-MrfCliqueSetBuild(int p, int k, int m, const int *start, const int *var,
-				  int64_t max_cells, const MrfEnv *env, MrfCliqueSet **out)
+/* One alphabet: every variable takes k values. */
+MrfCliquesCheck
+MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
+				  int64_t max_cells, int *bad_clique)
+{
+	return CheckCliques(p, k, NULL, m, start, var, max_cells, bad_clique);
+}
+
+/* Per-variable alphabets card[0..p-1]. */
+MrfCliquesCheck
+MrfCliqueSetCheckAlphabets(int p, const int *card, int m, const int *start,
+						   const int *var, int64_t max_cells, int *bad_clique)
+{
+	if (card == NULL)
+	{
+		if (bad_clique != NULL)
+			*bad_clique = -1;
+		return MRF_CLIQUES_BAD_K;
+	}
+	return CheckCliques(p, 0, card, m, start, var, max_cells, bad_clique);
+}
+
+/*
+ * One allocation for the struct and its four arrays.  card NULL: every
+ * variable has k values.
+ */
+static MrfStatus
+BuildSet(int p, int k, const int *card, int m, const int *start,
+		 const int *var, int64_t max_cells, const MrfEnv *env,
+		 MrfCliqueSet **out)
 {
 	MrfCliqueSet *set;
 	size_t		nvar;
 	size_t		bytes;
 	char	   *mem;
 	int			c;
+	int			i;
 
 	*out = NULL;
-	if (MrfCliqueSetCheck(p, k, m, start, var, max_cells, NULL) != MRF_CLIQUES_VALID)
+	if (CheckCliques(p, k, card, m, start, var, max_cells, NULL) != MRF_CLIQUES_VALID)
 		return MRF_EINVAL;
 	nvar = (size_t) (start[m] - start[0]);
 	bytes = sizeof(MrfCliqueSet) + sizeof(int64_t) * ((size_t) m + 1) +
-		sizeof(int) * ((size_t) m + 1) + sizeof(int) * nvar;
+		sizeof(int) * ((size_t) m + 1) + sizeof(int) * nvar +
+		sizeof(int) * (size_t) p;
 	mem = MrfAlloc(env, bytes);
 	if (mem == NULL)
 		return MRF_ENOMEM;
@@ -221,8 +254,14 @@ MrfCliqueSetBuild(int p, int k, int m, const int *start, const int *var,
 	set->offset = (int64_t *) (mem + sizeof(MrfCliqueSet));
 	set->start = (int *) (set->offset + m + 1);
 	set->var = set->start + m + 1;
+	set->card = set->var + nvar;
 	set->p = p;
-	set->k = k;
+	set->k = 0;
+	for (i = 0; i < p; i++)
+	{
+		set->card[i] = card != NULL ? card[i] : k;
+		set->k = set->card[i] > set->k ? set->card[i] : set->k;
+	}
 	set->m = m;
 	set->offset[0] = 0;
 	for (c = 0; c < m; c++)
@@ -232,12 +271,45 @@ MrfCliqueSetBuild(int p, int k, int m, const int *start, const int *var,
 		set->start[c] = start[c] - start[0];
 		memcpy(set->var + set->start[c], var + start[c], sizeof(int) * (size_t) size);
 		SortInts(set->var + set->start[c], size);
-		set->offset[c + 1] = set->offset[c] + MrfTableCells(k, size, INT64_MAX);
+		set->offset[c + 1] = set->offset[c] +
+			MrfVarsCells(set->card, size, set->var + set->start[c], INT64_MAX);
 	}
 	set->start[m] = (int) nvar;
 	set->cells = set->offset[m];
 	*out = set;
 	return MRF_OK;
+}
+
+/* One alphabet: a thin wrapper over the per-variable form. */
+MrfStatus
+MrfCliqueSetBuild(int p, int k, int m, const int *start, const int *var,
+				  int64_t max_cells, const MrfEnv *env, MrfCliqueSet **out)
+{
+	return BuildSet(p, k, NULL, m, start, var, max_cells, env, out);
+}
+
+/* Per-variable alphabets card[0..p-1] (copied into the set). */
+MrfStatus
+MrfCliqueSetBuildAlphabets(int p, const int *card, int m, const int *start,
+						   const int *var, int64_t max_cells, const MrfEnv *env,
+						   MrfCliqueSet **out)
+{
+	*out = NULL;
+	if (card == NULL)
+		return MRF_EINVAL;
+	return BuildSet(p, 0, card, m, start, var, max_cells, env, out);
+}
+
+/* Whether every variable has the same alphabet (the single-k form). */
+int
+MrfCliqueSetUniform(const MrfCliqueSet *set)
+{
+	int			i;
+
+	for (i = 0; i < set->p; i++)
+		if (set->card[i] != set->k)
+			return 0;
+	return 1;
 }
 
 /* The set is one allocation. */
@@ -321,7 +393,7 @@ MrfCliquesCount(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
 		int			j;
 
 		for (j = 0; j < set->p; j++)
-			if (z[j] >= set->k)
+			if (z[j] >= set->card[j])
 				return MRF_EINVAL;
 		for (c = 0; c < set->m; c++)
 			counts[set->offset[c] + MrfCliqueIndex(set, c, z)]++;
@@ -460,15 +532,16 @@ FitStateInit(FitState *fs, const MrfCliqueSet *set, const MrfCliquesOptions *opt
 	for (c = 0; c < set->m; c++)
 	{
 		int			pc = fs->jt_parent[c];
-		int			ns = 0;
+		int64_t		cs = 1;
 		int			i;
 		int			j;
 
 		if (pc >= 0)
 			for (i = set->start[c]; i < set->start[c + 1]; i++)
 				for (j = set->start[pc]; j < set->start[pc + 1]; j++)
-					ns += set->var[i] == set->var[j];
-		fs->sepoff[c + 1] = fs->sepoff[c] + MrfTableCells(set->k, ns, INT64_MAX);
+					if (set->var[i] == set->var[j])
+						cs *= set->card[set->var[i]];
+		fs->sepoff[c + 1] = fs->sepoff[c] + cs;
 	}
 	fs->sep = MrfAlloc(env, sizeof(double) * (size_t) fs->sepoff[set->m]);
 	if (fs->sep == NULL)
@@ -489,7 +562,7 @@ FitStateInit(FitState *fs, const MrfCliqueSet *set, const MrfCliquesOptions *opt
 				for (j = set->start[pc]; j < set->start[pc + 1]; j++)
 					if (set->var[i] == set->var[j])
 						sv[ns++] = set->var[i];
-		MrfSubsetIndexMap(set->k, set->start[c + 1] - set->start[c],
+		MrfSubsetIndexMap(set->card, set->start[c + 1] - set->start[c],
 						  set->var + set->start[c], ns, sv,
 						  fs->sepmap + set->offset[c]);
 	}
@@ -1163,11 +1236,34 @@ MrfCliquesNextState(uint8_t *z, int p, int k)
 	}
 }
 
-/* k^p, or -1 above limit. */
-static int64_t
-StateCount(int p, int k, int64_t limit)
+/* Advances z (digit j base card[j], the last fastest) to the next state. */
+void
+MrfCliquesNextStateAlphabets(uint8_t *z, int p, const int *card)
 {
-	return MrfTableCells(k, p, limit);
+	int			j;
+
+	for (j = p - 1; j >= 0; j--)
+	{
+		if (++z[j] < card[j])
+			return;
+		z[j] = 0;
+	}
+}
+
+/* prod card[i] over all p variables, or -1 above limit. */
+int64_t
+MrfCliqueSetStates(const MrfCliqueSet *set, int64_t limit)
+{
+	int64_t		states = 1;
+	int			i;
+
+	for (i = 0; i < set->p; i++)
+	{
+		if (states > limit / set->card[i])
+			return -1;
+		states *= set->card[i];
+	}
+	return states;
 }
 
 /*
@@ -1190,9 +1286,10 @@ MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 	double		acc = 0.0;
 	int64_t		s;
 
-	if (a->p != b->p || a->k != b->k || a->p > 256)
+	if (a->p != b->p || a->p > 256 ||
+		memcmp(a->card, b->card, sizeof(int) * (size_t) a->p) != 0)
 		return MRF_EINVAL;
-	states = StateCount(a->p, a->k, MRF_CLIQUES_MAX_ENUM_STATES);
+	states = MrfCliqueSetStates(a, MRF_CLIQUES_MAX_ENUM_STATES);
 	if (states < 0)
 		return MRF_EINVAL;
 	sa = MrfAlloc(env, sizeof(double) * (size_t) states);
@@ -1210,7 +1307,7 @@ MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 		sb[s] = MrfCliquesScore(b, logpot_b, z);
 		ma = sa[s] > ma ? sa[s] : ma;
 		mb = sb[s] > mb ? sb[s] : mb;
-		MrfCliquesNextState(z, a->p, a->k);
+		MrfCliquesNextStateAlphabets(z, a->p, a->card);
 	}
 	for (s = 0; s < states; s++)
 	{

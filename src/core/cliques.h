@@ -3,9 +3,11 @@
  * sufficient statistics under epsilon-DP (Bernstein, McKenna, Sun, Sheldon,
  * Hay, Miklau, ICML 2017; privacy.md 8).
  *
- * Model: P(z) proportional to exp(sum_C psi_C(z_C)) over z in {0..k-1}^p,
- * one log-potential table per clique, row-major over the clique's sorted
- * variables (layout in bp.h).  Rows are uint8_t, n x p, row-major.
+ * Model: P(z) proportional to exp(sum_C psi_C(z_C)) over z with z_i in
+ * {0..card[i]-1} (per-variable alphabets, bp.h), one log-potential table
+ * per clique, prod_{i in C} card[i] cells row-major over the clique's sorted
+ * variables (layout in bp.h).  Rows are uint8_t, n x p, row-major, z_i <
+ * card[i].
  *
  * Pipeline (MrfCliquesLearn does all of it):
  *   1. MrfCliquesCount: the contingency table of every clique;
@@ -15,9 +17,19 @@
  *   3. MrfCliquesFit: post-processing of the noisy tables by naive MLE or by
  *      CGM-EM (the default).
  *
- * For the PostgreSQL glue: build the set with MrfCliqueSetCheck (for a
- * message naming the faulty clique) and MrfCliqueSetBuild, ask
- * MrfCliquesWorkspaceBytes before learning, then call MrfCliquesLearn once.
+ * Privacy with per-variable alphabets: replace-one changes one row, so in
+ * each of the m tables one cell loses 1 and one gains 1, whatever the
+ * tables' shapes; Delta1 = 2m and the noise scale do not depend on card
+ * (privacy.c, MrfCliquesSensitivity).  The alphabets are public (types or
+ * declared domains), never read from the rows.
+ *
+ * For the PostgreSQL glue: build the set with MrfCliqueSetCheckAlphabets
+ * (for a message naming the faulty clique) and MrfCliqueSetBuildAlphabets
+ * (or the single-alphabet MrfCliqueSetCheck / MrfCliqueSetBuild, thin
+ * wrappers that set card[i] = k), ask MrfCliquesWorkspaceBytes (from the
+ * real per-variable table sizes) before learning, then call MrfCliquesLearn
+ * once.  Everything below takes the set and reads set->card; nothing else
+ * in the API changes with per-variable alphabets.
  */
 #ifndef MRF_CLIQUES_H
 #define MRF_CLIQUES_H
@@ -40,20 +52,20 @@ typedef enum MrfCliquesCheck
 {
 	MRF_CLIQUES_VALID = 0,
 	MRF_CLIQUES_BAD_P,			/* p < 1 */
-	MRF_CLIQUES_BAD_K,			/* k outside 2..256 */
+	MRF_CLIQUES_BAD_K,			/* k (or some card[i]) outside 2..256 */
 	MRF_CLIQUES_NO_CLIQUES,		/* m < 1 */
 	MRF_CLIQUES_EMPTY_CLIQUE,	/* a clique without variables */
 	MRF_CLIQUES_OUT_OF_RANGE,	/* a variable index outside 0..p-1 */
 	MRF_CLIQUES_REPEATED_VARIABLE,	/* a variable twice in one clique */
 	MRF_CLIQUES_DUPLICATE_CLIQUE,	/* the same variable set twice */
-	MRF_CLIQUES_TABLE_TOO_LARGE,	/* k^|C| above the cell limit */
+	MRF_CLIQUES_TABLE_TOO_LARGE,	/* prod card[i] over C above the cell limit */
 	MRF_CLIQUES_TOTAL_TOO_LARGE /* all tables together above the limit */
 } MrfCliquesCheck;
 
 /* Hard ceiling on cells per table (index maps are 32-bit). */
 #define MRF_CLIQUES_MAX_TABLE_CELLS ((int64_t) 1 << 30)
 
-/* Largest k^p for which MrfCliquesKl enumerates. */
+/* Largest number of states, prod card[i], for which MrfCliquesKl enumerates. */
 #define MRF_CLIQUES_MAX_ENUM_STATES ((int64_t) 1 << 24)
 
 /* A lower-case sentence describing a check outcome, for error details. */
@@ -70,10 +82,37 @@ MrfCliquesCheck MrfCliqueSetCheck(int p, int k, int m, const int *start,
 								  const int *var, int64_t max_cells,
 								  int *bad_clique);
 
-/* Validates, sorts each clique and lays out the tables; MRF_EINVAL if invalid. */
+/*
+ * The same with per-variable alphabets: variable i takes card[i] values
+ * (2..256, else MRF_CLIQUES_BAD_K), a clique's table has prod card[i] cells.
+ */
+MrfCliquesCheck MrfCliqueSetCheckAlphabets(int p, const int *card, int m,
+										   const int *start, const int *var,
+										   int64_t max_cells, int *bad_clique);
+
+/*
+ * Validates, sorts each clique and lays out the tables; MRF_EINVAL if
+ * invalid.  Every variable takes k values (card[i] = k).
+ */
 MrfStatus	MrfCliqueSetBuild(int p, int k, int m, const int *start,
 							  const int *var, int64_t max_cells,
 							  const MrfEnv *env, MrfCliqueSet **out);
+
+/*
+ * The same with per-variable alphabets card[0..p-1], copied into the set
+ * (set->card; set->k is their maximum).  With every card[i] = k the set,
+ * and everything computed on it, equals MrfCliqueSetBuild's.
+ */
+MrfStatus	MrfCliqueSetBuildAlphabets(int p, const int *card, int m,
+									   const int *start, const int *var,
+									   int64_t max_cells, const MrfEnv *env,
+									   MrfCliqueSet **out);
+
+/* 1 when every variable has set->k values, else 0. */
+int			MrfCliqueSetUniform(const MrfCliqueSet *set);
+
+/* prod card[i] over all p variables (the model's states), or -1 above limit. */
+int64_t		MrfCliqueSetStates(const MrfCliqueSet *set, int64_t limit);
 
 void		MrfCliqueSetFree(const MrfEnv *env, MrfCliqueSet *set);
 
@@ -132,7 +171,7 @@ MrfStatus	MrfCliquesWorkspaceBytes(const MrfCliqueSet *set,
 
 /*
  * counts (set->cells) = contingency table of every clique over n rows;
- * MRF_EINVAL if a value is not below k.
+ * MRF_EINVAL if a value z_i is not below card[i].
  */
 MrfStatus	MrfCliquesCount(const uint8_t *rows, int64_t n,
 							const MrfCliqueSet *set, int64_t *counts);
@@ -178,8 +217,8 @@ MrfStatus	MrfCliquesMarginals(const MrfCliqueSet *set, const double *logpot,
 								double *marg, double *logz);
 
 /*
- * KL(P_a || P_b) in nats by enumerating all k^p states (at most
- * MRF_CLIQUES_MAX_ENUM_STATES); the two models share p and k.
+ * KL(P_a || P_b) in nats by enumerating all prod card[i] states (at most
+ * MRF_CLIQUES_MAX_ENUM_STATES); the two models share p and card.
  */
 MrfStatus	MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 						 const MrfCliqueSet *b, const double *logpot_b,
@@ -191,5 +230,8 @@ double		MrfCliquesScore(const MrfCliqueSet *set, const double *logpot,
 
 /* Advances z (p digits base k, the last fastest) to the next state. */
 void		MrfCliquesNextState(uint8_t *z, int p, int k);
+
+/* Advances z (digit j base card[j], the last fastest) to the next state. */
+void		MrfCliquesNextStateAlphabets(uint8_t *z, int p, const int *card);
 
 #endif

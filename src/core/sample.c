@@ -1061,9 +1061,10 @@ MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 /*
  * ---- clique models ----
  *
- * P(z) proportional to exp(sum_C psi_C(z_C)) over z in {0..k-1}^p, the
- * log-potentials laid out as in bp.h.  The conditional of z_v involves only
- * the cliques that hold v.
+ * P(z) proportional to exp(sum_C psi_C(z_C)) over z with z_i in
+ * {0..card[i]-1}, the log-potentials laid out as in bp.h.  The conditional
+ * of z_v, over v's own card[v] values, involves only the cliques that hold
+ * v.
  */
 
 /* Index of the first cumulative weight at or above u * total (binary search). */
@@ -1106,7 +1107,7 @@ SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 	{
 		cdf[s] = MrfCliquesScore(set, logpot, z);
 		mx = cdf[s] > mx ? cdf[s] : mx;
-		MrfCliquesNextState(z, set->p, set->k);
+		MrfCliquesNextStateAlphabets(z, set->p, set->card);
 	}
 	for (s = 0; s < states; s++)
 	{
@@ -1121,8 +1122,8 @@ SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 
 		for (j = set->p - 1; j >= 0; j--)
 		{
-			row[j] = (uint8_t) (idx % set->k);
-			idx /= set->k;
+			row[j] = (uint8_t) (idx % set->card[j]);
+			idx /= set->card[j];
 		}
 		if ((r & 1023) == 1023)
 			MrfPoll(env, r, n);
@@ -1204,7 +1205,7 @@ CliquesChainBuild(const MrfCliqueSet *set, const double *logpot,
 
 			chain->iclq[slot] = c;
 			chain->istride[slot] = stride;
-			stride *= set->k;
+			stride *= set->card[v];
 		}
 	}
 	MrfFree(env, fill);
@@ -1223,11 +1224,11 @@ CliquesGibbsSweep(void *state, MrfRng *rng)
 	const double *logpot = chain->logpot;
 	uint8_t    *z = chain->z;
 	double	   *w = chain->w;
-	int			k = set->k;
 	int			v;
 
 	for (v = 0; v < set->p; v++)
 	{
+		int			k = set->card[v];
 		double		mx = -INFINITY;
 		double		acc = 0.0;
 		double		u;
@@ -1286,7 +1287,9 @@ SampleCliquesGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
 	chain.state = &state;
 	chain.row_bytes = (size_t) set->p;
 	chain.work = ((int64_t) set->p + set->start[set->m]) * set->k;
-	ValuesStart(state.z, set->p, set->k, rng);
+	/* a uniform start over each variable's own values (ValuesStart when one alphabet) */
+	for (int i = 0; i < set->p; i++)
+		state.z[i] = (uint8_t) MrfRngBelow(rng, (uint64_t) set->card[i]);
 	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
 	CliquesChainFree(env, &state);
 	return MRF_OK;
@@ -1308,7 +1311,7 @@ MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
 			return MRF_EINVAL;
 	if (n == 0)
 		return MRF_OK;
-	states = set->p <= 256 ? MrfTableCells(set->k, set->p, MRF_CLIQUES_EXACT_SAMPLE_STATES) : -1;
+	states = set->p <= 256 ? MrfCliqueSetStates(set, MRF_CLIQUES_EXACT_SAMPLE_STATES) : -1;
 	if (states > 0)
 		return SampleCliquesExact(set, logpot, states, n, rng, env, out);
 	return SampleCliquesGibbs(set, logpot, n, burn_in < 0 ? 0 : burn_in,

@@ -54,14 +54,15 @@ MrfStatus	MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 							  int64_t n, int burn_in, int thin, MrfRng *rng,
 							  const MrfEnv *env, uint8_t *out);
 
-/* Largest k^p that MrfCliquesSample draws exactly; Gibbs above. */
+/* Most states (prod card[i]) that MrfCliquesSample draws exactly; Gibbs above. */
 #define MRF_CLIQUES_EXACT_SAMPLE_STATES ((int64_t) 1 << 16)
 
 /*
  * n samples (n x p, row-major) of the clique model with log-potentials
- * logpot (bp.h's layout): exact when k^p is at most
- * MRF_CLIQUES_EXACT_SAMPLE_STATES; otherwise one Gibbs chain from a uniform
- * start, burn_in sweeps, then one sample every thin sweeps.
+ * logpot (bp.h's layout), z_i < set->card[i]: exact when the states,
+ * prod card[i], are at most MRF_CLIQUES_EXACT_SAMPLE_STATES; otherwise one
+ * Gibbs chain from a uniform start, burn_in sweeps, then one sample every
+ * thin sweeps.
  */
 MrfStatus	MrfCliquesSample(const MrfCliqueSet *set, const double *logpot,
 							 int64_t n, int burn_in, int thin, MrfRng *rng,

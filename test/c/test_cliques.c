@@ -35,8 +35,9 @@ MakeSet(int p, int k, int m, int size, const int *vars)
 }
 
 /*
- * Clique marginals and log Z by enumerating all k^p states: the reference
- * every inference routine is held to (independent of bp.c).
+ * Clique marginals and log Z by enumerating all prod card[i] states: the
+ * reference every inference routine is held to (independent of bp.c; its
+ * index is computed here, not by MrfCliqueIndex).
  */
 static void
 EnumerateMarginals(const MrfCliqueSet *set, const double *logpot, double *marg,
@@ -52,7 +53,7 @@ EnumerateMarginals(const MrfCliqueSet *set, const double *logpot, double *marg,
 	int			j;
 
 	for (j = 0; j < set->p; j++)
-		states *= set->k;
+		states *= set->card[j];
 	w = malloc(sizeof(double) * (size_t) states);
 	memset(marg, 0, sizeof(double) * (size_t) set->cells);
 	for (pass = 0; pass < 2; pass++)
@@ -72,7 +73,7 @@ EnumerateMarginals(const MrfCliqueSet *set, const double *logpot, double *marg,
 					int			i;
 
 					for (i = set->start[c]; i < set->start[c + 1]; i++)
-						idx = idx * set->k + z[set->var[i]];
+						idx = idx * set->card[set->var[i]] + z[set->var[i]];
 					sc += logpot[set->offset[c] + idx];
 				}
 				w[s] = sc;
@@ -89,13 +90,13 @@ EnumerateMarginals(const MrfCliqueSet *set, const double *logpot, double *marg,
 					int			i;
 
 					for (i = set->start[c]; i < set->start[c + 1]; i++)
-						idx = idx * set->k + z[set->var[i]];
+						idx = idx * set->card[set->var[i]] + z[set->var[i]];
 					marg[set->offset[c] + idx] += pr;
 				}
 			}
 			for (j = set->p - 1; j >= 0; j--)
 			{
-				if (++z[j] < set->k)
+				if (++z[j] < set->card[j])
 					break;
 				z[j] = 0;
 			}
@@ -605,6 +606,340 @@ TestSampler(void)
 	}
 }
 
+/* Builds a set with per-variable alphabets from equal-sized cliques. */
+static MrfCliqueSet *
+MakeSetAlphabets(int p, const int *card, int m, int size, const int *vars)
+{
+	int			start[64];
+	MrfCliqueSet *set = NULL;
+	int			c;
+
+	for (c = 0; c <= m; c++)
+		start[c] = c * size;
+	CHECK(MrfCliqueSetBuildAlphabets(p, card, m, start, vars, 0, &MrfMallocEnv, &set) == MRF_OK);
+	return set;
+}
+
+/* Alphabets 2, 3, 5, 2, 3, 5, ... for p variables. */
+static void
+MixedCards(int p, int *card)
+{
+	for (int i = 0; i < p; i++)
+		card[i] = (const int[]) {2, 3, 5}[i % 3];
+}
+
+/*
+ * Per-variable alphabets (k = 2, 3, 5 mixed): validation by the real table
+ * sizes, the mixed-radix index and counts against an independent count,
+ * values refused at their own variable's bound, a uniform card equal to the
+ * single-k set, and exact and loopy inference, the closed form, KL and both
+ * samplers against enumeration.
+ */
+static void
+TestMixedAlphabets(void)
+{
+	MrfRng		rng;
+	double		psi[1024];
+	double		a[1024];
+	double		b[1024];
+	double		lz_a;
+	double		lz_b;
+	MrfBpOptions bo;
+	int			card[32];
+	int			dec;
+	int			bad;
+
+	MrfRngInitSeeded(&rng, 611);
+	memset(&bo, 0, sizeof(bo));
+	{
+		/* cliques {0,1,2} (2*3*5 = 30 cells), {2,3} (10), {1,4} (9), {3} (2) */
+		const int	start[] = {0, 3, 5, 7, 8};
+		const int	var[] = {2, 0, 1, 3, 2, 4, 1, 3};
+		const int	bad_card[] = {2, 1, 5, 2, 3};
+		const int	big_card[] = {2, 3, 257, 2, 3};
+		const int64_t n = 5000;
+		uint8_t    *rows = malloc((size_t) n * 5);
+		int64_t		counts[64];
+		int64_t		ref[64];
+		MrfCliqueSet *set;
+		MrfCliqueSet *one;
+		MrfCliqueSet *same;
+		int			three[5] = {3, 3, 3, 3, 3};
+
+		MixedCards(5, card);
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 0, &bad) == MRF_CLIQUES_VALID);
+		CHECK(MrfCliqueSetCheckAlphabets(5, bad_card, 4, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
+		CHECK(MrfCliqueSetCheckAlphabets(5, big_card, 4, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
+		CHECK(MrfCliqueSetCheckAlphabets(5, NULL, 4, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
+		/* the first table has 30 cells: a limit of 29 refuses it (2^3 = 8 would pass) */
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 29, &bad) == MRF_CLIQUES_TABLE_TOO_LARGE && bad == 0);
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 30 + 10 + 9 + 1, &bad) == MRF_CLIQUES_TOTAL_TOO_LARGE && bad == 3);
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 30 + 10 + 9 + 2, &bad) == MRF_CLIQUES_VALID);
+		CHECK(MrfCliqueSetBuildAlphabets(5, bad_card, 4, start, var, 0, &MrfMallocEnv, &set) == MRF_EINVAL);
+
+		CHECK(MrfCliqueSetBuildAlphabets(5, card, 4, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
+		CHECK(set->k == 5 && !MrfCliqueSetUniform(set));
+		CHECK(set->offset[1] == 30 && set->offset[2] == 40 && set->offset[3] == 49 && set->cells == 51);
+		CHECK(MrfCliqueSetStates(set, INT64_MAX) == 2 * 3 * 5 * 2 * 3);
+		CHECK(MrfCliqueSetStates(set, 179) == -1);
+		/* random rows, each value below its own variable's alphabet */
+		for (int64_t r = 0; r < n; r++)
+			for (int j = 0; j < 5; j++)
+				rows[r * 5 + j] = (uint8_t) MrfRngBelow(&rng, (uint64_t) card[j]);
+		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_OK);
+		/* independent count: clique {0,1,2} is z0 * 15 + z1 * 5 + z2, and so on */
+		memset(ref, 0, sizeof(ref));
+		{
+			int			index_ok = 1;
+
+			for (int64_t r = 0; r < n; r++)
+			{
+				const uint8_t *z = rows + r * 5;
+
+				ref[z[0] * 15 + z[1] * 5 + z[2]]++;
+				ref[30 + z[2] * 2 + z[3]]++;
+				ref[40 + z[1] * 3 + z[4]]++;
+				ref[49 + z[3]]++;
+				index_ok &= MrfCliqueIndex(set, 0, z) == z[0] * 15 + z[1] * 5 + z[2] &&
+					MrfCliqueIndex(set, 2, z) == z[1] * 3 + z[4];
+			}
+			CHECK(index_ok);
+		}
+		CHECK(memcmp(counts, ref, sizeof(int64_t) * 51) == 0);
+		/* every table sums to n and no cell of a table is left unreached */
+		{
+			int			reached = 1;
+
+			for (int x = 0; x < 51; x++)
+				reached &= ref[x] > 0;
+			CHECK(reached);
+		}
+		/* 2 is a value of variable 1 (k = 3) but not of variable 0 (k = 2) */
+		rows[5 * 7 + 1] = 2;
+		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_OK);
+		rows[5 * 7 + 0] = 2;
+		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_EINVAL);
+		rows[5 * 7 + 0] = 1;
+		rows[5 * 9 + 2] = 5;
+		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_EINVAL);
+
+		/* a uniform card is the single-k set */
+		CHECK(MrfCliqueSetBuild(5, 3, 4, start, var, 0, &MrfMallocEnv, &one) == MRF_OK);
+		CHECK(MrfCliqueSetBuildAlphabets(5, three, 4, start, var, 0, &MrfMallocEnv, &same) == MRF_OK);
+		CHECK(MrfCliqueSetUniform(one) && MrfCliqueSetUniform(same) && same->k == 3);
+		CHECK(one->cells == same->cells && one->cells == 27 + 9 + 9 + 3);
+		CHECK(memcmp(one->offset, same->offset, sizeof(int64_t) * 5) == 0 &&
+			  memcmp(one->var, same->var, sizeof(int) * 8) == 0);
+		/* KL between models with different alphabets is refused */
+		GaussianPotentials(one, &rng, 1.0, a);
+		GaussianPotentials(set, &rng, 1.0, b);
+		CHECK(MrfCliquesKl(one, a, set, b, &MrfMallocEnv, &lz_a) == MRF_EINVAL);
+		CHECK(MrfCliquesKl(one, a, same, a, &MrfMallocEnv, &lz_a) == MRF_OK && lz_a < 1e-12);
+
+		/* exact inference on the cliques' own junction tree */
+		GaussianPotentials(set, &rng, 1.5, psi);
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, &lz_a) == MRF_OK);
+		EnumerateMarginals(set, psi, b, &lz_b);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-12, "mixed tree: %.3g", MaxDiff(a, b, set->cells));
+		CHECK_NEAR(lz_a, lz_b, 1e-10);
+		free(rows);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+		MrfCliqueSetFree(&MrfMallocEnv, one);
+		MrfCliqueSetFree(&MrfMallocEnv, same);
+	}
+	{
+		/* a tree of edges: exact, and loopy BP exact on it too */
+		const int	var[] = {0, 1, 1, 2, 1, 3, 3, 4, 2, 5, 5, 6};
+		MrfCliqueSet *set;
+
+		MixedCards(7, card);
+		set = MakeSetAlphabets(7, card, 6, 2, var);
+		CHECK(MrfCliquesJunctionTree(set, &MrfMallocEnv, &dec, NULL, NULL) == MRF_OK && dec == 1);
+		GaussianPotentials(set, &rng, 1.5, psi);
+		EnumerateMarginals(set, psi, b, &lz_b);
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, &lz_a) == MRF_OK);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-12, "mixed edges: %.3g", MaxDiff(a, b, set->cells));
+		CHECK_NEAR(lz_a, lz_b, 1e-10);
+		bo.mode = MRF_INFER_LOOPY;
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, NULL) == MRF_OK);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-7, "mixed edges, loopy BP: %.3g", MaxDiff(a, b, set->cells));
+		bo.mode = MRF_INFER_AUTO;
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* chain of triples (separators of two variables with different alphabets) */
+		const int	var[] = {0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4, 5};
+		MrfCliqueSet *set;
+		MrfCliquesOptions opt;
+		MrfCliquesReport rep;
+		double		kl;
+
+		MixedCards(6, card);
+		set = MakeSetAlphabets(6, card, 4, 3, var);
+		CHECK(set->cells == 30 * 4);
+		GaussianPotentials(set, &rng, 1.5, psi);
+		CHECK(MrfCliquesMarginals(set, psi, &bo, &MrfMallocEnv, a, &lz_a) == MRF_OK);
+		EnumerateMarginals(set, psi, b, &lz_b);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-12, "mixed triples: %.3g", MaxDiff(a, b, set->cells));
+		CHECK_NEAR(lz_a, lz_b, 1e-10);
+		/* the closed form reproduces the model from its marginals */
+		MrfCliquesDefaultOptions(&opt);
+		SynthPotentials(set, &rng, psi);
+		EnumerateMarginals(set, psi, a, NULL);
+		CHECK(MrfCliquesFitMarginals(a, set, &opt, &MrfMallocEnv, b, &rep) == MRF_OK);
+		CHECK(rep.decomposable == 1 && rep.fit_steps == 0);
+		CHECK(MrfCliquesKl(set, psi, set, b, &MrfMallocEnv, &kl) == MRF_OK);
+		CHECK_MSG(kl < 1e-12, "mixed triples closed form: KL %.3g", kl);
+		b[7] += 0.5;
+		CHECK(MrfCliquesKl(set, psi, set, b, &MrfMallocEnv, &kl) == MRF_OK && kl > 1e-4);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* loopy: a 5-cycle with a chord; triangulated exact, then loopy BP */
+		const int	var[] = {0, 1, 1, 2, 2, 3, 3, 4, 0, 4, 1, 3};
+		MrfCliqueSet *set;
+		MrfBp	   *bp;
+		MrfBpInfo	info;
+
+		MixedCards(5, card);
+		set = MakeSetAlphabets(5, card, 6, 2, var);
+		CHECK(MrfCliquesJunctionTree(set, &MrfMallocEnv, &dec, NULL, NULL) == MRF_OK && dec == 0);
+		GaussianPotentials(set, &rng, 1.5, psi);
+		CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &bp) == MRF_OK);
+		MrfBpGetInfo(bp, &info);
+		CHECK(info.exact == 1 && info.decomposable == 0);
+		CHECK(MrfBpMarginals(bp, psi, a, &lz_a) == MRF_OK);
+		MrfBpFree(bp);
+		EnumerateMarginals(set, psi, b, &lz_b);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 1e-12, "mixed triangulated: %.3g", MaxDiff(a, b, set->cells));
+		CHECK_NEAR(lz_a, lz_b, 1e-10);
+		GaussianPotentials(set, &rng, 0.3, psi);
+		EnumerateMarginals(set, psi, b, NULL);
+		bo.mode = MRF_INFER_LOOPY;
+		CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &bp) == MRF_OK);
+		CHECK(MrfBpMarginals(bp, psi, a, NULL) == MRF_OK);
+		MrfBpGetInfo(bp, &info);
+		CHECK(info.last_converged);
+		CHECK_MSG(MaxDiff(a, b, set->cells) < 0.02, "mixed loopy BP: %.3g", MaxDiff(a, b, set->cells));
+		CHECK(MaxDiff(a, b, set->cells) > 1e-6);
+		MrfBpFree(bp);
+		bo.mode = MRF_INFER_AUTO;
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* exact sampler (2*3*5*2 = 60 states) by chi-square against enumeration */
+		const int	var[] = {0, 1, 1, 2, 2, 3};
+		MrfCliqueSet *set;
+		const int64_t n = 60000;
+		uint8_t    *rows = malloc((size_t) n * 4);
+		long		obs[60] = {0};
+		double		prob[60];
+		double		mx = -INFINITY;
+		double		total = 0.0;
+		uint8_t		z[4] = {0, 0, 0, 0};
+		int			outside = 0;
+
+		MixedCards(4, card);
+		set = MakeSetAlphabets(4, card, 3, 2, var);
+		GaussianPotentials(set, &rng, 1.0, psi);
+		for (int s = 0; s < 60; s++)
+		{
+			prob[s] = MrfCliquesScore(set, psi, z);
+			mx = prob[s] > mx ? prob[s] : mx;
+			MrfCliquesNextStateAlphabets(z, 4, card);
+		}
+		for (int s = 0; s < 60; s++)
+			total += prob[s] = exp(prob[s] - mx);
+		for (int s = 0; s < 60; s++)
+			prob[s] /= total;
+		CHECK(z[0] == 0 && z[1] == 0 && z[2] == 0 && z[3] == 0);	/* wrapped round */
+		CHECK(MrfCliquesSample(set, psi, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
+		for (int64_t r = 0; r < n; r++)
+		{
+			const uint8_t *w = rows + r * 4;
+
+			for (int j = 0; j < 4; j++)
+				outside += w[j] >= card[j];
+			if (w[0] < 2 && w[1] < 3 && w[2] < 5 && w[3] < 2)
+				obs[((w[0] * 3 + w[1]) * 5 + w[2]) * 2 + w[3]]++;
+		}
+		CHECK(outside == 0);
+		CHECK_MSG(ChiSquareSurvival(ChiSquareStatistic(obs, prob, 60, n), 59) > 1e-4,
+				  "mixed exact sampler: chi-square p-value too small");
+		free(rows);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* 11 variables in a path, 2^4 3^4 5^3 states above 2^16: Gibbs */
+		int			var[32];
+		MrfCliqueSet *set;
+		const int64_t n = 20000;
+		uint8_t    *rows = malloc((size_t) n * 11);
+		int64_t    *counts = malloc(sizeof(int64_t) * 512);
+		double		emp[512];
+		int			outside = 0;
+
+		for (int i = 0; i < 10; i++)
+		{
+			var[2 * i] = i;
+			var[2 * i + 1] = i + 1;
+		}
+		MixedCards(11, card);
+		set = MakeSetAlphabets(11, card, 10, 2, var);
+		CHECK(MrfCliqueSetStates(set, MRF_CLIQUES_EXACT_SAMPLE_STATES) == -1);
+		GaussianPotentials(set, &rng, 0.7, psi);
+		CHECK(MrfCliquesMarginals(set, psi, NULL, &MrfMallocEnv, a, NULL) == MRF_OK);
+		CHECK(MrfCliquesSample(set, psi, n, 200, 3, &rng, &MrfMallocEnv, rows) == MRF_OK);
+		for (int64_t r = 0; r < n; r++)
+			for (int j = 0; j < 11; j++)
+				outside += rows[r * 11 + j] >= card[j];
+		CHECK(outside == 0);
+		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_OK);
+		for (int64_t x = 0; x < set->cells; x++)
+			emp[x] = (double) counts[x] / (double) n;
+		CHECK_MSG(MaxDiff(emp, a, set->cells) < 0.025, "mixed Gibbs marginals off by %.3g",
+				  MaxDiff(emp, a, set->cells));
+		free(rows);
+		free(counts);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	{
+		/* the learner: workspace estimate covers its peak; close at epsilon 5 */
+		const int	var[] = {0, 1, 2, 1, 2, 3, 2, 3, 4};
+		MrfCliqueSet *set;
+		const int64_t n = 4000;
+		uint8_t    *rows = malloc((size_t) n * 5);
+		double		fit[256];
+		MrfCliquesOptions opt;
+		MrfCliquesReport rep;
+		CountingEnv ce;
+		MrfEnv		env;
+		size_t		bytes = 0;
+		double		kl;
+
+		MixedCards(5, card);
+		set = MakeSetAlphabets(5, card, 3, 3, var);
+		SynthPotentials(set, &rng, psi);
+		CHECK(MrfCliquesSample(set, psi, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
+		MrfCliquesDefaultOptions(&opt);
+		opt.epsilon = 5.0;
+		CountingEnvInit(&ce, &env);
+		CHECK(MrfCliquesWorkspaceBytes(set, &opt, &env, &bytes) == MRF_OK && bytes > 0);
+		CHECK(MrfCliquesLearn(rows, n, set, &opt, &rng, &env, fit, NULL, &rep) == MRF_OK);
+		CHECK(ce.live == 0);
+		CHECK_MSG(ce.peak <= bytes, "mixed: peak %zu above the estimate %zu", ce.peak, bytes);
+		CHECK(rep.sensitivity == 6.0);
+		CHECK(MrfCliquesKl(set, psi, set, fit, &MrfMallocEnv, &kl) == MRF_OK);
+		CHECK_MSG(kl < 0.1, "mixed, epsilon 5, n 4000: KL %.3g", kl);
+		opt.method = MRF_CLIQUES_NAIVE;
+		CHECK(MrfCliquesLearn(rows, n, set, &opt, &rng, &env, fit, NULL, &rep) == MRF_OK);
+		CHECK(MrfCliquesKl(set, psi, set, fit, &MrfMallocEnv, &kl) == MRF_OK);
+		CHECK_MSG(kl < 0.2, "mixed naive, epsilon 5, n 4000: KL %.3g", kl);
+		free(rows);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+}
+
 /*
  * The whole learner through a counting environment: it frees what it
  * allocates, polls, reports, and the workspace estimate covers its peak.
@@ -846,6 +1181,7 @@ TestCliques(void)
 	TestInference();
 	TestClosedForm();
 	TestSampler();
+	TestMixedAlphabets();
 	TestLearnInterface();
 	TestSyntheticStudy();
 	TestCgmSmallEpsilon();
