@@ -402,6 +402,51 @@ CREATE FUNCTION mrf_synthesize(model mrf, n int, rowtype anyelement, seed bigint
 	RETURNS SETOF anyelement
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
+-- Structure learning with model 'pairwise' takes declared domains and the
+-- NULL policy (issue 11 item 1; sql/parts/50_structure.sql): new parameters
+-- of the named and protected forms (DROP and CREATE).
+DROP FUNCTION mrf_learn_structure(anyelement, float8, float8, float8, float8, text, int, text, float8,
+								  int, text, int, int);
+DROP FUNCTION mrf_learn_structure_from(regclass, text, float8, float8, float8, float8, text, int, text,
+									   float8, int, text, int, int, int);
+CREATE FUNCTION mrf_learn_structure(x anyelement,
+									epsilon float8 DEFAULT NULL,
+									delta float8 DEFAULT NULL,
+									eta float8 DEFAULT NULL,
+									lambda float8 DEFAULT NULL,
+									model text DEFAULT NULL,
+									blocks int DEFAULT NULL,
+									method text DEFAULT NULL,
+									rho float8 DEFAULT NULL,
+									iterations int DEFAULT NULL,
+									mechanism text DEFAULT NULL,
+									k int DEFAULT NULL,
+									t int DEFAULT NULL,
+									domains jsonb DEFAULT NULL,
+									nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
+										 epsilon float8 DEFAULT NULL,
+										 delta float8 DEFAULT NULL,
+										 eta float8 DEFAULT NULL,
+										 lambda float8 DEFAULT NULL,
+										 model text DEFAULT NULL,
+										 blocks int DEFAULT NULL,
+										 method text DEFAULT NULL,
+										 rho float8 DEFAULT NULL,
+										 iterations int DEFAULT NULL,
+										 mechanism text DEFAULT NULL,
+										 k int DEFAULT NULL,
+										 t int DEFAULT NULL,
+										 variables int DEFAULT NULL,
+										 domains jsonb DEFAULT NULL,
+										 nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created

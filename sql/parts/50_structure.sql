@@ -27,7 +27,8 @@ CREATE AGGREGATE mrf_learn_structure_agg(anyelement, jsonb) (
 
 -- The named form (rewritten into mrf_learn_structure_agg, see 10_ising.sql).
 -- rho, iterations and mechanism belong to method 'threshold'; blocks to the
--- stable mode; k to model 'pairwise' (k-ary rows); t to model 'twise'.
+-- stable mode; k, domains and nulls to model 'pairwise' (k-ary rows, read as
+-- mrf_learn_pairwise reads them); t to model 'twise'.
 CREATE FUNCTION mrf_learn_structure(x anyelement,
 									epsilon float8 DEFAULT NULL,
 									delta float8 DEFAULT NULL,
@@ -40,7 +41,9 @@ CREATE FUNCTION mrf_learn_structure(x anyelement,
 									iterations int DEFAULT NULL,
 									mechanism text DEFAULT NULL,
 									k int DEFAULT NULL,
-									t int DEFAULT NULL)
+									t int DEFAULT NULL,
+									domains jsonb DEFAULT NULL,
+									nulls text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -58,7 +61,9 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 										 mechanism text DEFAULT NULL,
 										 k int DEFAULT NULL,
 										 t int DEFAULT NULL,
-										 variables int DEFAULT NULL)
+										 variables int DEFAULT NULL,
+										 domains jsonb DEFAULT NULL,
+										 nulls text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

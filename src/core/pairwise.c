@@ -157,8 +157,15 @@ MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 size_t
 MrfPairwiseWorkspaceBytes(int p, int k, int64_t n)
 {
-	int64_t		q = MrfPairwiseProblemCount(p, k);
-	int64_t		d = MrfPairwiseCoordinateCount(p, k);
+	return MrfPairwiseWorkspaceBytesAlphabets(p, k, NULL, n);
+}
+
+/* MrfPairwiseWorkspaceBytes with per-variable alphabets (NULL: every variable has k). */
+size_t
+MrfPairwiseWorkspaceBytesAlphabets(int p, int k, const uint8_t *kv, int64_t n)
+{
+	int64_t		q = MrfPairwiseProblemCountAlphabets(p, k, kv);
+	int64_t		d = MrfPairwiseCoordinateCountAlphabets(p, k, kv);
 	size_t		dq;
 	size_t		total = 0;
 
@@ -815,6 +822,26 @@ RecoverAlphabets(const double *w, int p, int k, const uint8_t *kv,
 	}
 	if (symmetrize)
 		Symmetrise(W, p, k);
+}
+
+/* See pairwise.h: the recovery of the per-variable problem (also the block learner's). */
+MrfStatus
+MrfPairwiseRecoverAlphabets(const double *w, int p, int k, const uint8_t *kv, int symmetrize,
+							const MrfEnv *env, double *W, double *theta)
+{
+	AlphabetLayout lay = {NULL, NULL};
+	MrfStatus	st;
+
+	if (kv == NULL)
+		return MrfPairwiseRecover(w, p, k, symmetrize, W, theta);
+	if (w == NULL || W == NULL || theta == NULL || env == NULL || p < 2 || k < 2 ||
+		k > MRF_PAIRWISE_MAX_K || !AlphabetsValid(kv, p, k))
+		return MRF_EINVAL;
+	st = LayoutBuild(kv, p, env, &lay);
+	if (st == MRF_OK)
+		RecoverAlphabets(w, p, k, kv, &lay, symmetrize, W, theta);
+	LayoutFree(env, &lay);
+	return st;
 }
 
 /*

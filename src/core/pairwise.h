@@ -92,6 +92,9 @@ int			MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k,
  */
 size_t		MrfPairwiseWorkspaceBytes(int p, int k, int64_t n);
 
+/* The same with per-variable alphabets kv (below; NULL: every variable has k). */
+size_t		MrfPairwiseWorkspaceBytesAlphabets(int p, int k, const uint8_t *kv, int64_t n);
+
 /*
  * The batched Frank-Wolfe problem of Algorithm 3, built from the data: the
  * one-hot design matrix, the labels of every regression, the allowed
@@ -144,6 +147,15 @@ int64_t		MrfPairwiseProblemCountAlphabets(int p, int k, const uint8_t *kv);
 int64_t		MrfPairwiseCoordinateCountAlphabets(int p, int k, const uint8_t *kv);
 int			MrfPairwiseIterationsAlphabets(const MrfPairwiseOptions *opt, int p, int k,
 										   const uint8_t *kv, int64_t n);
+/*
+ * MrfPairwiseRecover over the per-variable layout: regression (i, u, v) is
+ * sum_{j<i} k_j (k_j - 1) + u (k_i - 1) + (v < u ? v : v - 1), and variable
+ * j's value b is coordinate sum_{l<j} k_l + b, the constant the last of
+ * d = sum_j k_j + 1.  Reads nothing but w.
+ */
+MrfStatus	MrfPairwiseRecoverAlphabets(const double *w, int p, int k, const uint8_t *kv,
+										int symmetrize, const MrfEnv *env, double *W,
+										double *theta);
 MrfStatus	MrfPairwiseLearnAlphabets(const uint8_t *z, int64_t n, int p, int k,
 									  const uint8_t *kv, const MrfPairwiseOptions *opt,
 									  MrfRng *rng, const MrfEnv *env, double *W,

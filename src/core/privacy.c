@@ -799,6 +799,22 @@ MrfDpToZcdp(double epsilon)
  *     P' + q.
  * In every case P <= e^eps P' + delta.
  *
+ * What the block learner may be.  Nothing above looks inside the block
+ * learner: the proof needs only that a block's structure is a function of
+ * that block's rows and of public values.  The pairwise block learner with
+ * per-variable alphabets (issue 11) is such a function: the alphabets k_i,
+ * the design (sum_i k_i + 1 one-hot columns, sum_i k_i (k_i - 1)
+ * regressions), the radius 2 lambda k and the NULL policy (a 'category'
+ * value adds one to k_i) come from the column types and the options, never
+ * from the data, and a value outside its declared domain is refused on the
+ * aggregate path (an error that depends on one row, as any invalid value)
+ * or replaced by the fixed row on the protected path, a row-local map that
+ * keeps replace-one neighbours neighbours.  So epsilon, delta, tau and m
+ * are unchanged whatever the alphabets, and the threshold method with
+ * model 'pairwise' is the pairwise learner's release at rho (each
+ * regression at rho / sum_i k_i, MrfPairwiseProblemRhoAlphabets) followed
+ * by post-processing.
+ *
  * Rounding.  epsilon enters only through the rational s = num/den, with
  * den = 2^20 and num = ceil(fl(2^21/epsilon)) + 1: the quotient has
  * relative error <= 2^-53 and is below 2^53 in the accepted range, so its

@@ -15,7 +15,9 @@
 typedef struct MrfPairwiseBlockOptions
 {
 	int			p;
-	int			k;				/* alphabet 2..MRF_PAIRWISE_MAX_K */
+	int			k;				/* alphabet 2..MRF_PAIRWISE_MAX_K (the largest k_i) */
+	const uint8_t *kv;			/* per-variable alphabets (p entries, 2..k, the
+								 * largest k), or NULL: every variable has k */
 	double		eta;			/* edge if max_ab |W_ij(a, b)| >= eta / 2 */
 	double		lambda;			/* width bound: radius 2 lambda k, as pairwise.c */
 	double		tolerance;		/* 0: MRF_LOGREG_TOLERANCE */
@@ -24,8 +26,8 @@ typedef struct MrfPairwiseBlockOptions
 } MrfPairwiseBlockOptions;
 
 /*
- * The pairwise block learner over byte rows (p bytes, values 0..k-1): per
- * node i and ordered pair u != v, the L1-constrained logistic regression of
+ * The pairwise block learner over byte rows (p bytes, values 0..k_i - 1):
+ * per node i and ordered pair u != v of its own values, the L1-constrained logistic regression of
  * [z_i = u] against [z_i = v] on the rows with z_i in {u, v}, on the one-hot
  * of the other variables (pairwise.h's design), to the duality-gap
  * tolerance; MrfPairwiseRecover turns the weights into centred W (both
@@ -41,5 +43,9 @@ void		MrfPairwiseBlockLearner(const MrfPairwiseBlockOptions *opt,
 
 /* Bytes of working memory of a pairwise release (n rows, m blocks). */
 size_t		MrfStructurePairwiseWorkspaceBytes(int p, int k, int64_t n, int m);
+
+/* The same with per-variable alphabets kv (NULL: every variable has k). */
+size_t		MrfStructurePairwiseWorkspaceBytesAlphabets(int p, int k, const uint8_t *kv,
+														int64_t n, int m);
 
 #endif

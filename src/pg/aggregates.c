@@ -233,7 +233,10 @@ StatePlan(MrfRowsState *state, const MrfLearner *learner, MemoryContext cxt)
 			elog(ERROR, "%s: an aggregate state without options", learner->name);
 		MrfPlanBegin(plan, learner, state->options);
 		if (state->p > 0)
+		{
+			MrfPlanAlphabets(plan, state->alphabets);
 			MrfPlanShape(plan, state->p, state->k);
+		}
 		state->plan = plan;
 		MemoryContextSwitchTo(old);
 	}
@@ -347,6 +350,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 		{
 			MemoryContext old = MemoryContextSwitchTo(aggctx);
 
+			MrfPlanAlphabets(state->plan, state->alphabets);
 			MrfPlanShape(state->plan, state->p, state->k);
 			MemoryContextSwitchTo(old);
 		}

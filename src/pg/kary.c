@@ -3,6 +3,8 @@
  */
 #include "postgres.h"
 
+#include <errno.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_enum.h"
 #include "catalog/pg_type.h"
@@ -206,6 +208,45 @@ StringPtrCompare(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+/*
+ * Whether a declared value can be the text form of some value of type base:
+ * an integer column's output is canonical ("-12", never "012", "1.0",
+ * "1e0" or "+1") and within the type's range, a "char" column's output is
+ * one byte (or its \ooo escape), and character(n) values are compared
+ * without trailing blanks.  A value that can never match would make every
+ * row holding that value substitute silently on the protected path.
+ */
+static bool
+DeclaredValueCanMatch(const char *label, Oid base)
+{
+	size_t		len = strlen(label);
+
+	if (base == INT2OID || base == INT4OID || base == INT8OID)
+	{
+		const char *d = label[0] == '-' ? label + 1 : label;
+		long long	v;
+		char	   *end;
+
+		if (*d == '\0' || strspn(d, "0123456789") != strlen(d) ||
+			(d[0] == '0' && (d[1] != '\0' || d != label)))
+			return false;
+		errno = 0;
+		v = strtoll(label, &end, 10);
+		if (errno != 0 || *end != '\0')
+			return false;
+		if (base == INT2OID)
+			return v >= PG_INT16_MIN && v <= PG_INT16_MAX;
+		if (base == INT4OID)
+			return v >= PG_INT32_MIN && v <= PG_INT32_MAX;
+		return true;
+	}
+	if (base == CHAROID)
+		return len <= 1 || (len == 4 && label[0] == '\\' && strspn(label + 1, "01234567") == 3);
+	if (base == BPCHAROID)
+		return len == 0 || label[len - 1] != ' ';
+	return true;
+}
+
 /* Loads column i's declared domain (values checked by the options' parser). */
 static void
 LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base)
@@ -226,6 +267,18 @@ LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base)
 		dom->labels[a] = MrfDomainValueText(getIthJsonbValueFromContainer(arr->val.binary.data, a));
 		if (dom->labels[a] == NULL)
 			elog(ERROR, "invalid declared domain");
+		if (!DeclaredValueCanMatch(dom->labels[a], base))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: the domain of column \"%s\" lists \"%s\", which no value of type %s can equal",
+							reader->learner, NameStr(TupleDescAttr(reader->tupdesc, i)->attname),
+							dom->labels[a], format_type_be(base)),
+					 errdetail("A value matches when its text form equals the declared one%s.",
+							   base == INT2OID || base == INT4OID || base == INT8OID ?
+							   ": integers are written without a sign +, leading zeros, a fraction or an exponent, within the type's range" :
+							   base == CHAROID ? ": a \"char\" is one byte" :
+							   base == BPCHAROID ? ", trailing blanks ignored" : ""),
+					 errhint("Declare the values as the column's type writes them.")));
 		dom->sorted[a] = dom->labels[a];
 	}
 	qsort(dom->sorted, n, sizeof(char *), StringPtrCompare);

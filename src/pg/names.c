@@ -297,6 +297,24 @@ VariableAlphabet(const MrfModel *model, int i)
 	return k >= 2 ? k : 2;
 }
 
+/*
+ * Whether a model's labels must name every value of each variable's
+ * alphabet: kinds whose alphabets are exact (binary kinds, pairwise models
+ * with or without per-variable alphabets, clique models that record
+ * theirs), so every code mrf_synthesize draws has its label.  Structures
+ * draw nothing, and clique models with one alphabet k for all variables
+ * keep a boolean column's two labels.
+ */
+static bool
+LabelsExact(const MrfModel *model)
+{
+	if (model->kind == MRF_KIND_STRUCTURE)
+		return false;
+	if (model->kind == MRF_KIND_CLIQUES)
+		return (model->flags & MRF_FLAG_ALPHABETS) != 0;
+	return true;
+}
+
 /* Parses a model's names; errors (22P02) for a malformed "variables". */
 MrfNames *
 MrfNamesOf(const MrfModel *model)
@@ -343,6 +361,9 @@ MrfNamesOf(const MrfModel *model)
 			if (labels.type != jbvBinary || !JsonContainerIsArray(labels.val.binary.data))
 				MrfModelMalformed("A variable's \"labels\" must be an array or null.");
 			n = JsonContainerSize(labels.val.binary.data);
+			if (LabelsExact(model) && n != alphabet)
+				MrfModelMalformed(psprintf("Variable %d's \"labels\" must have %d members, one per value of its alphabet.",
+										   i + 1, alphabet));
 			if (n < 1 || n > alphabet)
 				MrfModelMalformed(psprintf("A variable's \"labels\" must have from 1 to %d members (one per value).",
 										   alphabet));

@@ -177,7 +177,8 @@ PairwisePlan(MrfPlan *plan)
 	if (n == 0)
 		return NULL;
 	plan->iterations = MrfPairwiseIterations(po, p, k, n);
-	plan->memory = (double) MrfPairwiseWorkspaceBytes(p, k, n) +
+	/* the run's design follows the per-variable alphabets when they are known */
+	plan->memory = (double) MrfPairwiseWorkspaceBytesAlphabets(p, k, plan->alphabets, n) +
 		(double) n * p + 2.0 * (double) nparams * sizeof(double);
 	return NULL;
 }

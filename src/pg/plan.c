@@ -104,6 +104,13 @@ MrfPlanRowsFormat(const MrfPlan *plan)
 
 /* See plan.h. */
 void
+MrfPlanAlphabets(MrfPlan *plan, const uint8 *alphabets)
+{
+	plan->alphabets = alphabets;
+}
+
+/* See plan.h. */
+void
 MrfPlanShape(MrfPlan *plan, int p, int k)
 {
 	plan->p = p;

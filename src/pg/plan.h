@@ -42,6 +42,12 @@ MrfRowFormat MrfPlanRowsFormat(const MrfPlan *plan);
 void		MrfPlanShape(MrfPlan *plan, int p, int k);
 
 /*
+ * Records the per-variable alphabets (public: from the types and options)
+ * before MrfPlanShape, so that the plan sizes the run from them.
+ */
+void		MrfPlanAlphabets(MrfPlan *plan, const uint8 *alphabets);
+
+/*
  * Plans with n (every row in): errors for what n refuses, sets the
  * iterations, and checks the working memory against mrfdp.max_learner_memory.
  */

@@ -586,6 +586,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	state->source = MrfSourceOfColumn(relid, column, state->variables);
 	state->plan = &plan;
 	/* p and k are public here: what they refuse is refused before reading */
+	MrfPlanAlphabets(&plan, state->alphabets);
 	MrfPlanShape(&plan, state->p, state->k);
 
 	/*

@@ -65,6 +65,13 @@
 						   MRF_OPT_LAMBDA | MRF_OPT_MODEL | MRF_OPT_METHOD | \
 						   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM)
 
+/*
+ * Options of model 'pairwise' that say how rows read (kary.h): the
+ * alphabet k, declared domains and the NULL policy, exactly as
+ * mrf_learn_pairwise takes them (the same reader reads the rows).
+ */
+#define PAIRWISE_ROW_OPTIONS (MRF_OPT_K | MRF_OPT_DOMAINS | MRF_OPT_NULLS)
+
 static const char *const StructureLearner = "mrf_learn_structure";
 
 /* The validated options of one structure release. */
@@ -114,7 +121,8 @@ StructureReadOptions(const MrfOptions *opt, StructureParams *sp)
 	if (sp->threshold)
 	{
 		MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, THRESHOLD_OPTIONS |
-											 (sp->pairwise ? MRF_OPT_K : 0) | (sp->twise ? MRF_OPT_T : 0),
+											 (sp->pairwise ? PAIRWISE_ROW_OPTIONS : 0) |
+											 (sp->twise ? MRF_OPT_T : 0),
 											 "mrf_learn_structure with method 'threshold'"));
 		MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_ETA, learner));
 		if (sp->twise)
@@ -140,7 +148,7 @@ StructureReadOptions(const MrfOptions *opt, StructureParams *sp)
 						 "The stable mode over disjoint blocks is (epsilon, delta)-DP; it has no zCDP form.",
 						 "Pass epsilon => ... and delta => ..., or method => 'threshold' for a rho-zCDP release.");
 	if (sp->pairwise)
-		MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | MRF_OPT_K,
+		MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, STABLE_OPTIONS | PAIRWISE_ROW_OPTIONS,
 											 "mrf_learn_structure with model 'pairwise'"));
 	else if (sp->twise)
 	{
@@ -285,7 +293,7 @@ StructurePlanStable(MrfPlan *plan, const StructureParams *sp)
 			(double) n * MrfBitWords(p) * sizeof(uint64);
 	}
 	else if (sp->pairwise)
-		plan->memory = (double) MrfStructurePairwiseWorkspaceBytes(p, k, n, m) +
+		plan->memory = (double) MrfStructurePairwiseWorkspaceBytesAlphabets(p, k, plan->alphabets, n, m) +
 			(double) n * p + (double) p * (p - 1) * sizeof(double);
 	else
 		plan->memory = (double) MrfStructureIsingWorkspaceBytes(p, n, m) +
@@ -306,6 +314,7 @@ StructurePlan(MrfPlan *plan)
 	{
 		sp->inner.p = p;
 		sp->inner.k = plan->k;
+		sp->inner.alphabets = plan->alphabets;
 		sp->inner.n = n;
 		MRF_REFUSE_IF(sp->inner.learner->plan(&sp->inner));
 		plan->iterations = sp->inner.iterations;
@@ -435,6 +444,7 @@ StructureRunStable(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 		memset(&popt, 0, sizeof(popt));
 		popt.p = p;
 		popt.k = k;
+		popt.kv = state->alphabets;	/* public: the types and options */
 		popt.eta = sp->eta;
 		popt.lambda = sp->lambda;
 		MrfPairwiseBlockLearner(&popt, &learner);
