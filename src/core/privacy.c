@@ -1193,3 +1193,129 @@ MrfSubstitutedCountLaplace(double epsilon_c, uint64_t *num, uint64_t *den)
 	*num = (uint64_t) ceil(scale * d) + 1;
 	return 0;
 }
+
+/*
+ * ---- MST (McKenna, Miklau, Sheldon 2021; privacy.md 12) ----
+ *
+ * MST runs three mechanisms in sequence on the same rows, each later one
+ * chosen from the earlier ones' outputs (adaptive composition, [BS16] Lemma
+ * 2.3: the rhos add):
+ *   M1  every one-way table plus discrete Gaussian noise, rho_1;
+ *   M2  p - 1 exponential-mechanism selections of a tree's pairs, rho_2 in
+ *       all;
+ *   M3  the selected pairs' tables plus discrete Gaussian noise, rho_3.
+ * Compression, the one-way estimates that M2 compares against, and the
+ * final estimate read the rows only through M1-M3's outputs:
+ * post-processing.  Sensitivities under replace-one (one row z becomes z'):
+ *   - a contingency table over any variable set S (and its compressed form,
+ *     whose cells are unions of cells through a fixed map chosen from M1's
+ *     output): z leaves one cell and z' enters one, so the table moves by
+ *     -1 and +1 (or not at all): squared l2 distance <= 2 per table;
+ *   - the quality q(i, j) = || x_ij - xhat_ij ||_1, with xhat_ij a function
+ *     of M1's output alone: x_ij moves by -1 in one cell and +1 in another,
+ *     and by the triangle inequality q moves by at most 2, in either
+ *     direction (not monotone).
+ */
+
+/*
+ * The split of MST's paper, one third each (McKenna et al. 2021, Alg. 1:
+ * rho/3 for the one-way tables, rho/3 for the selection, rho/3 for the
+ * two-way tables).  r = fl(rho / 3) has relative error at most 2^-53; one
+ * step down to the next smaller double takes away at least that much, so
+ * r <= rho / 3 exactly and 3 r <= rho: the three parts never spend more
+ * than rho.  Returns 0, or -1 on invalid rho.
+ */
+int
+MrfMstSplit(double rho, double *rho_one_way, double *rho_select, double *rho_two_way)
+{
+	double		r;
+
+	if (!PositiveFinite(rho) || !rho_one_way || !rho_select || !rho_two_way)
+		return -1;
+	r = nextafter(rho / 3.0, 0.0);
+	if (!PositiveFinite(r))
+		return -1;
+	*rho_one_way = r;
+	*rho_select = r;
+	*rho_two_way = r;
+	return 0;
+}
+
+/*
+ * Squared l2 sensitivity of one contingency table under replace-one: 2 (one
+ * cell -1, one +1; see above).  [B17] and MST count add/remove neighbours,
+ * where it is 1: for the same noise mrfdp's rho is twice theirs.
+ */
+double
+MrfMarginalSquaredSensitivity(void)
+{
+	return 2.0;
+}
+
+/*
+ * [CKS20] Prop. 5 and Thm. 14: independent N_Z(0, sigma^2) on every cell of
+ * an integer vector of squared l2 sensitivity D2 is D2 / (2 sigma^2)-zCDP
+ * (the Renyi divergence of an integer shift mu is alpha mu^2 / (2 sigma^2),
+ * and divergences add over independent coordinates).  tables tables of
+ * D2 = 2 each (MrfMarginalSquaredSensitivity) give D2 = 2 tables, so
+ * rho-zCDP needs sigma^2 >= tables / rho.  Rounded up to num/den as in
+ * MrfParityGaussianVariance (den = 2^k, num = ceil(fl(tables / rho) 2^k)
+ * + 1, k the largest of 20 .. 0 keeping num <= 2^40).  Returns 0, or -1
+ * when the variance leaves the sampler's range.
+ */
+int
+MrfMstGaussianVariance(int64_t tables, double rho, uint64_t *num, uint64_t *den)
+{
+	const double max_arg = 1099511627776.0; /* 2^40 */
+	double		s;
+
+	if (tables < 1 || tables > ((int64_t) 1 << 40) || !PositiveFinite(rho) || !num || !den)
+		return -1;
+	s = (double) tables * MrfMarginalSquaredSensitivity() / (2.0 * rho);
+	if (!isfinite(s) || s > max_arg)
+		return -1;
+	for (int k = 20; k >= 0; k--)
+	{
+		double		x = ldexp(s, k);
+
+		if (ceil(x) + 1.0 <= max_arg)
+		{
+			*num = (uint64_t) ceil(x) + 1;
+			*den = (uint64_t) 1 << k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Sensitivity of MST's quality score ||x_ij - xhat_ij||_1 under replace-one: 2 (above). */
+double
+MrfMstQualitySensitivity(void)
+{
+	return 2.0;
+}
+
+/*
+ * Each of the rounds selections is an exponential mechanism (Gumbel-max,
+ * exact) with epsilon e and the non-monotone quality of sensitivity 2: it
+ * draws a pair with probability proportional to exp(e q / (2 * 2)), which is
+ * e-DP with bounded range, hence e^2/8-zCDP ([CR21]; [DDR20]; privacy.md
+ * 3.2).  rounds = p - 1 selections of rho_select / rounds each:
+ * e = sqrt(8 rho_select / rounds), as MST's select() with its epsilon =
+ * sqrt(8 rho / (r - 1)).  NaN on invalid input.
+ */
+double
+MrfMstSelectionEpsilon(double rho_select, int rounds)
+{
+	if (!PositiveFinite(rho_select) || rounds < 1)
+		return NAN;
+	return MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, rho_select / rounds);
+}
+
+/* The multiplier c of argmax(c q + Gumbel): e / (2 * 2) (see above). */
+double
+MrfMstSelectionScale(double rho_select, int rounds)
+{
+	return MrfFwExponentialScale(MrfMstSelectionEpsilon(rho_select, rounds),
+								 MrfMstQualitySensitivity());
+}

@@ -186,4 +186,28 @@ int			MrfSubstitutedCountGaussian(double rho_c, uint64_t *num, uint64_t *den);
  */
 int			MrfSubstitutedCountLaplace(double epsilon_c, uint64_t *num, uint64_t *den);
 
+/* ---- MST (McKenna, Miklau, Sheldon 2021; privacy.md 12) ---- */
+
+/* MST's split: rho/3 (rounded down) for each of one-way, selection, two-way. */
+int			MrfMstSplit(double rho, double *rho_one_way, double *rho_select,
+						double *rho_two_way);
+
+/* Squared l2 sensitivity of one contingency table under replace-one: 2. */
+double		MrfMarginalSquaredSensitivity(void);
+
+/*
+ * Discrete Gaussian variance num/den >= tables / rho that releases `tables`
+ * contingency tables at rho zCDP.  Returns 0, or -1 if out of range.
+ */
+int			MrfMstGaussianVariance(int64_t tables, double rho, uint64_t *num,
+								   uint64_t *den);
+
+/* Sensitivity of MST's quality score (an L1 distance) under replace-one: 2. */
+double		MrfMstQualitySensitivity(void);
+
+/* Epsilon of each of `rounds` selections sharing rho_select: sqrt(8 rho_select / rounds). */
+double		MrfMstSelectionEpsilon(double rho_select, int rounds);
+
+/* Multiplier c of the selection argmax(c q + Gumbel). */
+double		MrfMstSelectionScale(double rho_select, int rounds);
 #endif

@@ -151,6 +151,7 @@ main(void)
 		{"pairwise", TestPairwise},
 		{"structure", TestStructure},
 		{"twise", TestTwise},
+		{"mst", TestMst},
 	};
 	size_t		i;
 

@@ -86,5 +86,6 @@ void		TestCliques(void);
 void		TestPairwise(void);
 void		TestStructure(void);
 void		TestTwise(void);
+void		TestMst(void);
 
 #endif

@@ -1,0 +1,976 @@
+/*
+ * mst.c - MST and its select-measure-estimate pieces (mst.h; privacy.md 12).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cliques.h"
+#include "mst.h"
+#include "privacy.h"
+
+/* See mst.h. */
+int64_t
+MrfMstOneWayCells(int p, const int *card)
+{
+	int64_t		cells = 0;
+
+	for (int i = 0; i < p; i++)
+		cells += card[i];
+	return cells;
+}
+
+/* See mst.h. */
+int64_t
+MrfMstTwoWayCells(int p, const int *card, int64_t *pair_offset)
+{
+	int64_t		cells = 0;
+	int64_t		e = 0;
+
+	for (int i = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++)
+		{
+			if (pair_offset)
+				pair_offset[e] = cells;
+			e++;
+			cells += (int64_t) card[i] * card[j];
+		}
+	if (pair_offset)
+		pair_offset[e] = cells;
+	return cells;
+}
+
+/* Rows counted between polls. */
+#define COUNT_BLOCK 4096
+
+/*
+ * See mst.h.  Row-outer, pair-inner: the tables of 20 variables of up to 6
+ * values are about 60 kB of counters, which stay in the L2 cache, so each
+ * row costs p (p-1)/2 increments and no second pass.
+ */
+MrfStatus
+MrfMstCount(const uint8_t *rows, int64_t n, int p, const int *card,
+			const MrfEnv *env, int64_t *one, int64_t *two)
+{
+	int64_t    *oneoff;
+	int64_t    *pairoff;
+	int64_t		npairs = (int64_t) p * (p - 1) / 2;
+	MrfStatus	status = MRF_OK;
+
+	if (p < 1 || n < 0)
+		return MRF_EINVAL;
+	oneoff = MrfAlloc(env, sizeof(int64_t) * (p + 1));
+	pairoff = MrfAlloc(env, sizeof(int64_t) * (npairs + 1));
+	if (!oneoff || !pairoff)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	oneoff[0] = 0;
+	for (int i = 0; i < p; i++)
+		oneoff[i + 1] = oneoff[i] + card[i];
+	MrfMstTwoWayCells(p, card, pairoff);
+	memset(one, 0, sizeof(int64_t) * oneoff[p]);
+	if (two)
+		memset(two, 0, sizeof(int64_t) * pairoff[npairs]);
+
+	for (int64_t r0 = 0; r0 < n; r0 += COUNT_BLOCK)
+	{
+		int64_t		r1 = r0 + COUNT_BLOCK < n ? r0 + COUNT_BLOCK : n;
+
+		for (int64_t r = r0; r < r1; r++)
+		{
+			const uint8_t *z = rows + r * p;
+
+			for (int i = 0; i < p; i++)
+				if (z[i] >= card[i])
+				{
+					status = MRF_EINVAL;
+					goto done;
+				}
+			for (int i = 0; i < p; i++)
+				one[oneoff[i] + z[i]]++;
+			if (two == NULL)
+				continue;
+			for (int i = 0, e = 0; i < p - 1; i++)
+			{
+				int64_t		zi = z[i];
+
+				for (int j = i + 1; j < p; j++, e++)
+					two[pairoff[e] + zi * card[j] + z[j]]++;
+			}
+		}
+		MrfPoll(env, r1, n);
+	}
+done:
+	MrfFree(env, oneoff);
+	MrfFree(env, pairoff);
+	return status;
+}
+
+/* See mst.h. */
+MrfStatus
+MrfMeasureGaussian(const int64_t *x, int64_t cells, uint64_t num, uint64_t den,
+				   MrfRng *rng, double *y)
+{
+	for (int64_t c = 0; c < cells; c++)
+	{
+		int64_t		z = MrfRngDiscreteGaussian(rng, num, den);
+
+		if (z == MRF_NOISE_INVALID)
+			return MRF_EINVAL;
+		y[c] = (double) x[c] + (double) z;
+	}
+	return MRF_OK;
+}
+
+/* See mst.h. */
+int
+MrfExponentialSelect(const double *score, const uint8_t *eligible, int count,
+					 double scale, MrfRng *rng)
+{
+	int			best = -1;
+	double		best_value = -INFINITY;
+
+	if (!isfinite(scale) || scale <= 0.0)
+		return -1;
+	for (int c = 0; c < count; c++)
+	{
+		double		v;
+
+		if (eligible && !eligible[c])
+			continue;
+		/* a Gumbel per eligible candidate, whatever the scores: the law is exact */
+		v = scale * score[c] + MrfRngGumbel(rng);
+		if (best < 0 || v > best_value)
+		{
+			best = c;
+			best_value = v;
+		}
+	}
+	return best;
+}
+
+/* See mst.h. */
+void
+MrfProjectOneWay(const double *y, const double *precision, int cells, int64_t n,
+				 double *out)
+{
+	double		lo = INFINITY;
+	double		hi = -INFINITY;
+	double		total = (double) n;
+
+	/*
+	 * KKT: m[a] = max(0, y[a] - lambda / w[a]), sum m decreasing in lambda;
+	 * at lo every m[a] >= n, at hi every m[a] = 0.
+	 */
+	for (int a = 0; a < cells; a++)
+	{
+		double		w = precision ? precision[a] : 1.0;
+
+		lo = fmin(lo, w * (y[a] - total));
+		hi = fmax(hi, w * y[a]);
+	}
+	for (int it = 0; it < 200 && hi > lo; it++)
+	{
+		double		mid = 0.5 * (lo + hi);
+		double		s = 0.0;
+
+		if (mid <= lo || mid >= hi)
+			break;
+		for (int a = 0; a < cells; a++)
+			s += fmax(0.0, y[a] - mid / (precision ? precision[a] : 1.0));
+		if (s > total)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	{
+		double		s = 0.0;
+
+		for (int a = 0; a < cells; a++)
+		{
+			out[a] = fmax(0.0, y[a] - hi / (precision ? precision[a] : 1.0));
+			s += out[a];
+		}
+		for (int a = 0; a < cells; a++)
+			out[a] = s > 0.0 ? out[a] / s : 1.0 / cells;
+	}
+}
+
+/* A disjoint-set forest over p variables: the root of v. */
+static int
+FindRoot(int *parent, int v)
+{
+	while (parent[v] != v)
+	{
+		parent[v] = parent[parent[v]];
+		v = parent[v];
+	}
+	return v;
+}
+
+/* See mst.h. */
+MrfStatus
+MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
+				 const int64_t *two, const double *const *prob, int64_t n,
+				 double scale, MrfRng *rng, const MrfEnv *env, int *edges)
+{
+	int64_t		npairs = (int64_t) p * (p - 1) / 2;
+	double	   *score;
+	uint8_t    *eligible;
+	int		   *pi;
+	int		   *pj;
+	int		   *root;
+	MrfStatus	status = MRF_OK;
+
+	if (p < 2 || npairs > (int64_t) 1 << 30)
+		return MRF_EINVAL;
+	score = MrfAlloc(env, sizeof(double) * npairs);
+	eligible = MrfAlloc(env, npairs);
+	pi = MrfAlloc(env, sizeof(int) * npairs);
+	pj = MrfAlloc(env, sizeof(int) * npairs);
+	root = MrfAlloc(env, sizeof(int) * p);
+	if (!score || !eligible || !pi || !pj || !root)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	/* the quality of every pair: L1 between its table and the product model */
+	for (int i = 0, e = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++, e++)
+		{
+			const int64_t *t = two + pair_offset[e];
+			double		l1 = 0.0;
+
+			for (int a = 0; a < ccard[i]; a++)
+				for (int b = 0; b < ccard[j]; b++)
+					l1 += fabs((double) t[a * ccard[j] + b] -
+							   (double) n * prob[i][a] * prob[j][b]);
+			score[e] = l1;
+			pi[e] = i;
+			pj[e] = j;
+		}
+	for (int v = 0; v < p; v++)
+		root[v] = v;
+	/* p - 1 rounds, each over the pairs that join two components (Kruskal) */
+	for (int round = 0; round < p - 1; round++)
+	{
+		int			pick;
+		int			a;
+		int			b;
+
+		for (int64_t e = 0; e < npairs; e++)
+			eligible[e] = FindRoot(root, pi[e]) != FindRoot(root, pj[e]);
+		pick = MrfExponentialSelect(score, eligible, (int) npairs, scale, rng);
+		if (pick < 0)
+		{
+			status = MRF_EINVAL;
+			goto done;
+		}
+		edges[2 * round] = pi[pick];
+		edges[2 * round + 1] = pj[pick];
+		a = FindRoot(root, pi[pick]);
+		b = FindRoot(root, pj[pick]);
+		root[a] = b;
+		MrfPoll(env, round + 1, p - 1);
+	}
+done:
+	MrfFree(env, score);
+	MrfFree(env, eligible);
+	MrfFree(env, pi);
+	MrfFree(env, pj);
+	MrfFree(env, root);
+	return status;
+}
+
+/* ---- estimation: entropic mirror descent ---- */
+
+/* See mst.h. */
+void
+MrfEstimateDefaultOptions(MrfEstimateOptions *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->iterations = 1000;
+	opt->bp.mode = MRF_INFER_AUTO;
+}
+
+/*
+ * map[x] = the cell of the sub-table over sub (sorted, a subset of sup) of
+ * cell x of the table over sup (sorted): mixed radix, each digit in its
+ * variable's base.
+ */
+static void
+SubsetMap(const int *card, int nsup, const int *sup, int nsub, const int *sub,
+		  int64_t cells, int32_t *map)
+{
+	int			digit[64];
+	int64_t		stride[64];		/* the sub-table stride of sup[i], 0 if absent */
+
+	for (int i = 0; i < nsup; i++)
+	{
+		int64_t		s = 1;
+		int			found = 0;
+
+		for (int j = nsub - 1; j >= 0; j--)
+		{
+			if (sub[j] == sup[i])
+			{
+				found = 1;
+				break;
+			}
+			s *= card[sub[j]];
+		}
+		stride[i] = found ? s : 0;
+		digit[i] = 0;
+	}
+	for (int64_t x = 0; x < cells; x++)
+	{
+		int64_t		idx = 0;
+
+		for (int i = 0; i < nsup; i++)
+			idx += stride[i] * digit[i];
+		map[x] = (int32_t) idx;
+		for (int i = nsup - 1; i >= 0; i--)
+		{
+			if (++digit[i] < card[sup[i]])
+				break;
+			digit[i] = 0;
+		}
+	}
+}
+
+/* The estimator's working state. */
+typedef struct Estimator
+{
+	const MrfCliqueSet *set;
+	const int  *card;
+	const MrfMeasurement *meas;
+	int			nmeas;
+	double		total;
+	MrfBp	   *bp;
+	int32_t   **map;			/* per measurement: clique cell -> measured cell */
+	int64_t    *mcells;			/* per measurement: its cells */
+	double	   *sub;			/* scratch: one measured table */
+	int64_t		evaluations;
+} Estimator;
+
+/*
+ * mu (set->cells) = total times the clique marginals of theta; returns the
+ * loss and, when grad is not NULL, its gradient in mu (set->cells).
+ */
+static MrfStatus
+Evaluate(Estimator *e, const double *theta, double *mu, double *grad, double *loss)
+{
+	const MrfCliqueSet *set = e->set;
+	MrfStatus	status;
+	double		l = 0.0;
+
+	status = MrfBpMarginals(e->bp, theta, mu, NULL);
+	if (status != MRF_OK)
+		return status;
+	e->evaluations++;
+	for (int64_t c = 0; c < set->cells; c++)
+		mu[c] *= e->total;
+	if (grad)
+		memset(grad, 0, sizeof(double) * set->cells);
+	for (int m = 0; m < e->nmeas; m++)
+	{
+		const MrfMeasurement *ms = &e->meas[m];
+		int			c = ms->clique;
+		int64_t		off = set->offset[c];
+		int64_t		cells = set->offset[c + 1] - off;
+		const int32_t *map = e->map[m];
+
+		memset(e->sub, 0, sizeof(double) * e->mcells[m]);
+		for (int64_t x = 0; x < cells; x++)
+			e->sub[map[x]] += mu[off + x];
+		for (int64_t s = 0; s < e->mcells[m]; s++)
+		{
+			double		w = ms->precision ? ms->precision[s] : 1.0 / ms->sigma2;
+			double		d = e->sub[s] - ms->y[s];
+
+			l += 0.5 * w * d * d;
+			e->sub[s] = w * d;
+		}
+		if (grad)
+			for (int64_t x = 0; x < cells; x++)
+				grad[off + x] += e->sub[map[x]];
+	}
+	*loss = l;
+	return MRF_OK;
+}
+
+/* See mst.h. */
+MrfStatus
+MrfEstimate(const MrfCliqueSet *set, const int *card, const MrfMeasurement *meas,
+			int nmeas, int64_t n, const MrfEstimateOptions *opt, const MrfEnv *env,
+			double *logpot, MrfEstimateReport *rep)
+{
+	Estimator	e;
+	MrfBpInfo	info;
+	double	   *mu = NULL;
+	double	   *nu = NULL;
+	double	   *grad = NULL;
+	double	   *omega = NULL;
+	int64_t		cells = set->cells;
+	int64_t		largest = 1;
+	double		loss;
+	double		alpha;
+	double		max_precision = 0.0;
+	MrfStatus	status;
+
+	memset(&e, 0, sizeof(e));
+	memset(rep, 0, sizeof(*rep));
+	if (n < 1 || nmeas < 0 || opt->iterations < 0)
+		return MRF_EINVAL;
+	e.set = set;
+	e.card = card;
+	e.meas = meas;
+	e.nmeas = nmeas;
+	e.total = (double) n;
+	e.map = MrfAlloc(env, sizeof(int32_t *) * (nmeas + 1));
+	e.mcells = MrfAlloc(env, sizeof(int64_t) * (nmeas + 1));
+	if (!e.map || !e.mcells)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	for (int m = 0; m < nmeas; m++)
+	{
+		const MrfMeasurement *ms = &meas[m];
+		int			c = ms->clique;
+		int			nsup;
+		int64_t		mc = 1;
+
+		if (c < 0 || c >= set->m || ms->size < 0 || ms->size > MRF_MEASURE_MAX_VARS)
+		{
+			status = MRF_EINVAL;
+			goto done;
+		}
+		nsup = set->start[c + 1] - set->start[c];
+		for (int i = 0; i < ms->size; i++)
+		{
+			int			found = 0;
+
+			for (int j = 0; j < nsup; j++)
+				found |= set->var[set->start[c] + j] == ms->vars[i];
+			if (!found || (i > 0 && ms->vars[i] <= ms->vars[i - 1]))
+			{
+				status = MRF_EINVAL;
+				goto done;
+			}
+			mc *= card[ms->vars[i]];
+		}
+		e.mcells[m] = mc;
+		largest = mc > largest ? mc : largest;
+		e.map[m] = MrfAlloc(env, sizeof(int32_t) * (set->offset[c + 1] - set->offset[c]));
+		if (!e.map[m])
+		{
+			status = MRF_ENOMEM;
+			goto done;
+		}
+		SubsetMap(card, nsup, set->var + set->start[c], ms->size, ms->vars,
+				  set->offset[c + 1] - set->offset[c], e.map[m]);
+		for (int64_t s = 0; s < mc; s++)
+		{
+			double		w = ms->precision ? ms->precision[s] : 1.0 / ms->sigma2;
+
+			if (!isfinite(w) || w < 0.0)
+			{
+				status = MRF_EINVAL;
+				goto done;
+			}
+			max_precision = fmax(max_precision, w);
+		}
+	}
+	e.sub = MrfAlloc(env, sizeof(double) * largest);
+	mu = MrfAlloc(env, sizeof(double) * (cells + 1));
+	nu = MrfAlloc(env, sizeof(double) * (cells + 1));
+	grad = MrfAlloc(env, sizeof(double) * (cells + 1));
+	omega = MrfAlloc(env, sizeof(double) * (cells + 1));
+	if (!e.sub || !mu || !nu || !grad || !omega)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	status = MrfBpBuild(set, &opt->bp, env, &e.bp);
+	if (status != MRF_OK)
+		goto done;
+	MrfBpGetInfo(e.bp, &info);
+	rep->exact = info.exact;
+
+	memset(logpot, 0, sizeof(double) * cells);
+	status = Evaluate(&e, logpot, mu, grad, &loss);
+	if (status != MRF_OK)
+		goto done;
+	rep->loss_start = loss;
+
+	/*
+	 * The loss's curvature along theta is at most total x the largest
+	 * precision (a marginal moves by at most total per unit of theta), so
+	 * 1 / (total max_precision) is a safe first step; the line search
+	 * doubles it at every step and halves it until the decrease is at least
+	 * half the linear prediction (Armijo), as Private-PGM does.
+	 */
+	alpha = max_precision > 0.0 ? 1.0 / (e.total * max_precision) : 1.0;
+	for (int t = 0; t < opt->iterations && max_precision > 0.0; t++)
+	{
+		double		new_loss = loss;
+		int			accepted = 0;
+
+		memcpy(omega, logpot, sizeof(double) * cells);
+		memcpy(nu, mu, sizeof(double) * cells);
+		alpha *= 2.0;
+		for (int ls = 0; ls < 30; ls++)
+		{
+			double		predicted = 0.0;
+
+			for (int64_t c = 0; c < cells; c++)
+				logpot[c] = omega[c] - alpha * grad[c];
+			status = Evaluate(&e, logpot, mu, NULL, &new_loss);
+			if (status != MRF_OK)
+				goto done;
+			for (int64_t c = 0; c < cells; c++)
+				predicted += grad[c] * (nu[c] - mu[c]);
+			if (loss - new_loss >= 0.5 * predicted && new_loss <= loss)
+			{
+				accepted = 1;
+				break;
+			}
+			alpha *= 0.5;
+		}
+		if (!accepted)
+		{
+			/* no step decreases the loss: the estimate is optimal to rounding */
+			memcpy(logpot, omega, sizeof(double) * cells);
+			memcpy(mu, nu, sizeof(double) * cells);
+			break;
+		}
+		status = Evaluate(&e, logpot, mu, grad, &loss);
+		if (status != MRF_OK)
+			goto done;
+		rep->iterations = t + 1;
+		MrfPoll(env, t + 1, opt->iterations);
+	}
+	rep->loss = loss;
+	rep->evaluations = e.evaluations;
+done:
+	if (e.bp)
+		MrfBpFree(e.bp);
+	for (int m = 0; e.map && m < nmeas; m++)
+		MrfFree(env, e.map[m]);
+	MrfFree(env, e.map);
+	MrfFree(env, e.mcells);
+	MrfFree(env, e.sub);
+	MrfFree(env, mu);
+	MrfFree(env, nu);
+	MrfFree(env, grad);
+	MrfFree(env, omega);
+	return status;
+}
+
+/* ---- MST ---- */
+
+/* See mst.h. */
+void
+MrfMstDefaultOptions(MrfMstOptions *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	MrfEstimateDefaultOptions(&opt->estimate);
+}
+
+/* See mst.h. */
+int64_t
+MrfMstTreeCells(int p, const int *card, const int *edges)
+{
+	int64_t		cells = 0;
+
+	for (int e = 0; e < p - 1; e++)
+		cells += (int64_t) card[edges[2 * e]] * card[edges[2 * e + 1]];
+	return cells;
+}
+
+/* See mst.h: (p - 1) times the product of the two largest alphabets. */
+int64_t
+MrfMstMaxTreeCells(int p, const int *card)
+{
+	int			top = 0;
+	int			second = 0;
+
+	for (int i = 0; i < p; i++)
+	{
+		if (card[i] > top)
+		{
+			second = top;
+			top = card[i];
+		}
+		else if (card[i] > second)
+			second = card[i];
+	}
+	return (int64_t) (p - 1) * top * second;
+}
+
+/* See mst.h. */
+size_t
+MrfMstWorkspaceBytes(int p, const int *card)
+{
+	double		one = (double) MrfMstOneWayCells(p, card);
+	double		two = (double) MrfMstTwoWayCells(p, card, NULL);
+	double		tree = (double) MrfMstMaxTreeCells(p, card);
+	double		pairs = (double) p * (p - 1) / 2 + 1;
+	double		bytes;
+
+	/*
+	 * Original and compressed two-way counts (int64), the one-way counts,
+	 * noisy values, precisions, estimates and maps (a handful of doubles per
+	 * one-way cell), the pair offsets and selection scratch (about 40 bytes
+	 * a pair), the noisy tree tables, and the estimator: its clique set, the
+	 * junction tree engine (about 4 tables of the tree's cells) and 4 working
+	 * copies of them, plus its maps (int32 per cell and measurement: at most
+	 * 3 per pair).
+	 */
+	bytes = 2.0 * two * sizeof(int64_t) + 8.0 * one * sizeof(double) + 48.0 * pairs +
+		tree * (sizeof(double) * 10.0 + sizeof(int32_t) * 3.0) + 4096.0 * (p + 1);
+	return bytes > (double) SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t) bytes;
+}
+
+/* Frees MrfMstLearn's allocations. */
+typedef struct MstScratch
+{
+	int64_t    *one;
+	int64_t    *two;
+	int64_t    *pairoff;
+	int64_t    *cpairoff;
+	int64_t    *ctwo;
+	int64_t    *ctree;
+	double	   *y1;
+	double	   *cy1;
+	double	   *cprec1;
+	double	   *prob1;
+	double	   *y2;
+	double	   *theta;
+	double	  **prob;
+	int		   *oneoff;
+	int		   *ccard;
+	int		   *coneoff;
+	int		   *map;
+	int		   *rare;
+	int		   *owner;
+	int		   *start;
+	int		   *var;
+	MrfMeasurement *meas;
+	MrfCliqueSet *set;
+} MstScratch;
+
+/* Releases every buffer of s. */
+static void
+MstScratchFree(const MrfEnv *env, MstScratch *s)
+{
+	MrfFree(env, s->one);
+	MrfFree(env, s->two);
+	MrfFree(env, s->pairoff);
+	MrfFree(env, s->cpairoff);
+	MrfFree(env, s->ctwo);
+	MrfFree(env, s->ctree);
+	MrfFree(env, s->y1);
+	MrfFree(env, s->cy1);
+	MrfFree(env, s->cprec1);
+	MrfFree(env, s->prob1);
+	MrfFree(env, s->y2);
+	MrfFree(env, s->theta);
+	MrfFree(env, s->prob);
+	MrfFree(env, s->oneoff);
+	MrfFree(env, s->ccard);
+	MrfFree(env, s->coneoff);
+	MrfFree(env, s->map);
+	MrfFree(env, s->rare);
+	MrfFree(env, s->owner);
+	MrfFree(env, s->start);
+	MrfFree(env, s->var);
+	MrfFree(env, s->meas);
+	if (s->set)
+		MrfCliqueSetFree(env, s->set);
+}
+
+/*
+ * MST's domain compression (McKenna et al. 2021, Sec. 4, "compress_domain"):
+ * values whose noisy one-way count is below 3 sigma are merged into one
+ * value (the last code), kept values keep their order; a variable with no
+ * value above the threshold keeps its largest noisy value, so every
+ * compressed alphabet has at least 2 codes.  Reads the noisy counts only:
+ * post-processing (privacy.md 12).  Fills map (original value -> code),
+ * ccard and rare (how many values were merged; 0 when none).
+ */
+static void
+Compress(int p, const int *card, const int *oneoff, const double *y1, double sigma,
+		 int *map, int *ccard, int *rare)
+{
+	for (int i = 0; i < p; i++)
+	{
+		const double *y = y1 + oneoff[i];
+		int		   *mp = map + oneoff[i];
+		int			kept = 0;
+		int			best = 0;
+
+		for (int a = 0; a < card[i]; a++)
+		{
+			if (y[a] > y[best])
+				best = a;
+			kept += y[a] >= 3.0 * sigma;
+		}
+		if (kept >= card[i] - 1)
+		{
+			/* nothing, or a single value, to merge: keep the alphabet */
+			for (int a = 0; a < card[i]; a++)
+				mp[a] = a;
+			ccard[i] = card[i];
+			rare[i] = 0;
+			continue;
+		}
+		/* mp[a] = 1: kept (the largest noisy value when none clears 3 sigma) */
+		for (int a = 0; a < card[i]; a++)
+			mp[a] = y[a] >= 3.0 * sigma || (kept == 0 && a == best);
+		kept = 0;
+		for (int a = 0; a < card[i]; a++)
+			mp[a] = mp[a] ? kept++ : -1;
+		for (int a = 0; a < card[i]; a++)
+			if (mp[a] < 0)
+				mp[a] = kept;
+		ccard[i] = kept + 1;
+		rare[i] = card[i] - kept;
+	}
+}
+
+/* Allocates n doubles or int64s through env into *out; 0 or -1. */
+#define ALLOC_INTO(out, bytes) \
+	do { if (((out) = MrfAlloc(env, (bytes))) == NULL) { status = MRF_ENOMEM; goto done; } } while (0)
+
+/* See mst.h. */
+MrfStatus
+MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+			const MrfMstOptions *opt, MrfRng *rng, const MrfEnv *env, int *edges,
+			double *logpot, MrfMstReport *rep)
+{
+	MstScratch	s;
+	MrfStatus	status = MRF_OK;
+	int64_t		npairs = (int64_t) p * (p - 1) / 2;
+	int64_t		one_cells;
+	int64_t		two_cells;
+	int64_t		ctwo_cells;
+	uint64_t	num1,
+				den1,
+				num2,
+				den2;
+	double		sigma1;
+	double		scale;
+	int			nmeas = 0;
+
+	memset(&s, 0, sizeof(s));
+	memset(rep, 0, sizeof(*rep));
+	if (p < 2 || n < 1 || npairs > ((int64_t) 1 << 30))
+		return MRF_EINVAL;
+	for (int i = 0; i < p; i++)
+		if (card[i] < 2 || card[i] > 256)
+			return MRF_EINVAL;
+
+	/* the budget: split, variances, selection scale (privacy.c) */
+	if (MrfMstSplit(opt->rho, &rep->rho_one_way, &rep->rho_select, &rep->rho_two_way) != 0 ||
+		MrfMstGaussianVariance(p, rep->rho_one_way, &num1, &den1) != 0 ||
+		MrfMstGaussianVariance(p - 1, rep->rho_two_way, &num2, &den2) != 0)
+		return MRF_EINVAL;
+	rep->sigma2_one_way = (double) num1 / (double) den1;
+	rep->sigma2_two_way = (double) num2 / (double) den2;
+	rep->select_epsilon = MrfMstSelectionEpsilon(rep->rho_select, p - 1);
+	scale = MrfMstSelectionScale(rep->rho_select, p - 1);
+	rep->select_scale = scale;
+	if (!isfinite(scale) || scale <= 0.0)
+		return MRF_EINVAL;
+	sigma1 = sqrt(rep->sigma2_one_way);
+
+	one_cells = MrfMstOneWayCells(p, card);
+	two_cells = MrfMstTwoWayCells(p, card, NULL);
+	ALLOC_INTO(s.one, sizeof(int64_t) * one_cells);
+	ALLOC_INTO(s.two, sizeof(int64_t) * (two_cells + 1));
+	ALLOC_INTO(s.pairoff, sizeof(int64_t) * (npairs + 1));
+	ALLOC_INTO(s.cpairoff, sizeof(int64_t) * (npairs + 1));
+	ALLOC_INTO(s.y1, sizeof(double) * one_cells);
+	ALLOC_INTO(s.cy1, sizeof(double) * one_cells);
+	ALLOC_INTO(s.cprec1, sizeof(double) * one_cells);
+	ALLOC_INTO(s.prob1, sizeof(double) * one_cells);
+	ALLOC_INTO(s.prob, sizeof(double *) * p);
+	ALLOC_INTO(s.oneoff, sizeof(int) * (p + 1));
+	ALLOC_INTO(s.coneoff, sizeof(int) * (p + 1));
+	ALLOC_INTO(s.ccard, sizeof(int) * p);
+	ALLOC_INTO(s.map, sizeof(int) * one_cells);
+	ALLOC_INTO(s.rare, sizeof(int) * p);
+	ALLOC_INTO(s.owner, sizeof(int) * p);
+	s.oneoff[0] = 0;
+	for (int i = 0; i < p; i++)
+		s.oneoff[i + 1] = s.oneoff[i] + card[i];
+	MrfMstTwoWayCells(p, card, s.pairoff);
+
+	/* 1. one scan: every one-way and two-way table */
+	status = MrfMstCount(rows, n, p, card, env, s.one, s.two);
+	if (status != MRF_OK)
+		goto done;
+
+	/* 2. measure every one-way marginal (rho_one_way) */
+	status = MrfMeasureGaussian(s.one, one_cells, num1, den1, rng, s.y1);
+	if (status != MRF_OK)
+		goto done;
+
+	/* 3. compress rare values (post-processing of the noisy counts) */
+	Compress(p, card, s.oneoff, s.y1, sigma1, s.map, s.ccard, s.rare);
+	s.coneoff[0] = 0;
+	for (int i = 0; i < p; i++)
+	{
+		double	   *cy = s.cy1 + s.coneoff[i];
+		double	   *cw = s.cprec1 + s.coneoff[i];
+
+		s.coneoff[i + 1] = s.coneoff[i] + s.ccard[i];
+		for (int a = 0; a < s.ccard[i]; a++)
+			cy[a] = 0.0;
+		for (int a = 0; a < card[i]; a++)
+			cy[s.map[s.oneoff[i] + a]] += s.y1[s.oneoff[i] + a];
+		/* a merged code sums rare[i] noisy cells: rare[i] times the variance */
+		for (int a = 0; a < s.ccard[i]; a++)
+			cw[a] = 1.0 / rep->sigma2_one_way;
+		if (s.rare[i] > 0)
+		{
+			cw[s.ccard[i] - 1] /= (double) s.rare[i];
+			rep->compressed++;
+			rep->rare_values += s.rare[i];
+		}
+		/* the one-way estimates the selection compares pairs with */
+		s.prob[i] = s.prob1 + s.coneoff[i];
+		MrfProjectOneWay(cy, cw, s.ccard[i], n, s.prob[i]);
+	}
+
+	/* 4. the compressed two-way tables (a function of the counts and maps) */
+	ctwo_cells = MrfMstTwoWayCells(p, s.ccard, s.cpairoff);
+	ALLOC_INTO(s.ctwo, sizeof(int64_t) * (ctwo_cells + 1));
+	for (int i = 0, e = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++, e++)
+		{
+			const int64_t *t = s.two + s.pairoff[e];
+			int64_t    *ct = s.ctwo + s.cpairoff[e];
+			const int  *mi = s.map + s.oneoff[i];
+			const int  *mj = s.map + s.oneoff[j];
+
+			for (int a = 0; a < card[i]; a++)
+				for (int b = 0; b < card[j]; b++)
+					ct[(int64_t) mi[a] * s.ccard[j] + mj[b]] += t[(int64_t) a * card[j] + b];
+		}
+	MrfFree(env, s.two);
+	s.two = NULL;
+
+	/* 5. select a spanning tree (rho_select) */
+	status = MrfMstSelectTree(p, s.ccard, s.cpairoff, s.ctwo, (const double *const *) s.prob,
+							  n, scale, rng, env, edges);
+	if (status != MRF_OK)
+		goto done;
+
+	/* 6. measure the tree's pairs (rho_two_way) */
+	{
+		int64_t		tree_cells = MrfMstTreeCells(p, s.ccard, edges);
+		int64_t		at = 0;
+
+		ALLOC_INTO(s.ctree, sizeof(int64_t) * (tree_cells + 1));
+		ALLOC_INTO(s.y2, sizeof(double) * (tree_cells + 1));
+		for (int e = 0; e < p - 1; e++)
+		{
+			int			i = edges[2 * e];
+			int			j = edges[2 * e + 1];
+			int64_t		cells = (int64_t) s.ccard[i] * s.ccard[j];
+
+			memcpy(s.ctree + at, s.ctwo + s.cpairoff[MrfMstPairIndex(p, i, j)],
+				   sizeof(int64_t) * cells);
+			at += cells;
+		}
+		status = MrfMeasureGaussian(s.ctree, tree_cells, num2, den2, rng, s.y2);
+		if (status != MRF_OK)
+			goto done;
+	}
+
+	/* 7. estimate (post-processing): the tree's cliques, every measurement */
+	ALLOC_INTO(s.start, sizeof(int) * p);
+	ALLOC_INTO(s.var, sizeof(int) * 2 * p);
+	ALLOC_INTO(s.meas, sizeof(MrfMeasurement) * (2 * p));
+	for (int i = 0; i < p; i++)
+		s.owner[i] = -1;
+	for (int e = 0; e < p - 1; e++)
+	{
+		s.start[e] = 2 * e;
+		s.var[2 * e] = edges[2 * e];
+		s.var[2 * e + 1] = edges[2 * e + 1];
+		if (s.owner[edges[2 * e]] < 0)
+			s.owner[edges[2 * e]] = e;
+		if (s.owner[edges[2 * e + 1]] < 0)
+			s.owner[edges[2 * e + 1]] = e;
+	}
+	s.start[p - 1] = 2 * (p - 1);
+	status = MrfCliqueSetBuildAlphabets(p, s.ccard, p - 1, s.start, s.var, 0, env, &s.set);
+	if (status != MRF_OK)
+		goto done;
+	for (int i = 0; i < p; i++)
+	{
+		MrfMeasurement *m = &s.meas[nmeas++];
+
+		m->clique = s.owner[i];
+		m->size = 1;
+		m->vars[0] = i;
+		m->y = s.cy1 + s.coneoff[i];
+		m->precision = s.cprec1 + s.coneoff[i];
+		m->sigma2 = rep->sigma2_one_way;
+	}
+	for (int e = 0; e < p - 1; e++)
+	{
+		MrfMeasurement *m = &s.meas[nmeas++];
+
+		m->clique = e;
+		m->size = 2;
+		m->vars[0] = s.set->var[s.set->start[e]];
+		m->vars[1] = s.set->var[s.set->start[e] + 1];
+		m->y = s.y2 + s.set->offset[e];
+		m->precision = NULL;
+		m->sigma2 = rep->sigma2_two_way;
+	}
+	ALLOC_INTO(s.theta, sizeof(double) * (s.set->cells + 1));
+	status = MrfEstimate(s.set, s.ccard, s.meas, nmeas, n, &opt->estimate, env, s.theta,
+						 &rep->estimate);
+	if (status != MRF_OK)
+		goto done;
+
+	/*
+	 * 8. back to the original alphabets: a merged code's mass is spread
+	 * evenly over its rare values (MST's undo_compress), by subtracting
+	 * log rare[i] once, in the first clique holding variable i.
+	 */
+	{
+		int64_t		at = 0;
+
+		for (int e = 0; e < p - 1; e++)
+		{
+			int			i = edges[2 * e];
+			int			j = edges[2 * e + 1];
+			const double *th = s.theta + s.set->offset[e];
+			const int  *mi = s.map + s.oneoff[i];
+			const int  *mj = s.map + s.oneoff[j];
+
+			for (int a = 0; a < card[i]; a++)
+				for (int b = 0; b < card[j]; b++)
+				{
+					double		v = th[(int64_t) mi[a] * s.ccard[j] + mj[b]];
+
+					if (s.owner[i] == e && s.rare[i] > 0 && mi[a] == s.ccard[i] - 1)
+						v -= log((double) s.rare[i]);
+					if (s.owner[j] == e && s.rare[j] > 0 && mj[b] == s.ccard[j] - 1)
+						v -= log((double) s.rare[j]);
+					logpot[at++] = v;
+				}
+		}
+	}
+done:
+	MstScratchFree(env, &s);
+	return status;
+}

@@ -1,0 +1,523 @@
+/*
+ * test_mst.c - MST (mst.h): the one-scan counts, the calibration of the
+ * selection step (a black-box chi-square test of the selected tree's law
+ * against the exponential mechanism at MST's epsilon, with the add/remove
+ * calibration as a negative control), the split and variances, recovery of
+ * known trees with mixed alphabets, the estimator's fit, and compression.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cliques.h"
+#include "harness.h"
+#include "mst.h"
+#include "noise.h"
+#include "privacy.h"
+
+#define P_REJECT 1e-4
+
+/* Counts against a brute-force tally, mixed alphabets. */
+static void
+TestCounts(void)
+{
+	int			card[5] = {2, 3, 5, 2, 7};
+	int			p = 5;
+	int64_t		n = 3001;
+	uint8_t    *rows = malloc(n * p);
+	int64_t		pairoff[11];
+	int64_t		one[19];
+	int64_t    *two;
+	int64_t		cells2 = MrfMstTwoWayCells(p, card, pairoff);
+	MrfRng		rng;
+	int			ok = 1;
+
+	MrfRngInitSeeded(&rng, 11);
+	CHECK(MrfMstOneWayCells(p, card) == 19);
+	CHECK(cells2 == 2 * 3 + 2 * 5 + 2 * 2 + 2 * 7 + 3 * 5 + 3 * 2 + 3 * 7 + 5 * 2 + 5 * 7 + 2 * 7);
+	CHECK(MrfMstPairIndex(p, 0, 1) == 0 && MrfMstPairIndex(p, 1, 2) == 4 &&
+		  MrfMstPairIndex(p, 3, 4) == 9);
+	two = malloc(sizeof(int64_t) * cells2);
+	for (int64_t r = 0; r < n * p; r++)
+		rows[r] = (uint8_t) MrfRngBelow(&rng, card[r % p]);
+	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, one, two) == MRF_OK);
+	for (int i = 0, off = 0; i < p; off += card[i], i++)
+		for (int a = 0; a < card[i]; a++)
+		{
+			int64_t		c = 0;
+
+			for (int64_t r = 0; r < n; r++)
+				c += rows[r * p + i] == a;
+			ok &= c == one[off + a];
+		}
+	for (int i = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++)
+			for (int a = 0; a < card[i]; a++)
+				for (int b = 0; b < card[j]; b++)
+				{
+					int64_t		c = 0;
+
+					for (int64_t r = 0; r < n; r++)
+						c += rows[r * p + i] == a && rows[r * p + j] == b;
+					ok &= c == two[pairoff[MrfMstPairIndex(p, i, j)] + a * card[j] + b];
+				}
+	CHECK_MSG(ok, "one- and two-way counts differ from the brute-force tally");
+	rows[7] = 9;
+	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, one, two) == MRF_EINVAL);
+	free(rows);
+	free(two);
+}
+
+/* The split, the variances and the selection's epsilon and scale. */
+static void
+TestCalibration(void)
+{
+	double		r1,
+				r2,
+				r3;
+	uint64_t	num,
+				den;
+	const double rhos[] = {1e-6, 0.1, 1.0 / 3.0, 1.0, 3.0, 7.25, 1e6};
+
+	for (size_t t = 0; t < sizeof(rhos) / sizeof(rhos[0]); t++)
+	{
+		double		rho = rhos[t];
+
+		CHECK(MrfMstSplit(rho, &r1, &r2, &r3) == 0);
+		/* the three parts never exceed rho, even in exact arithmetic */
+		CHECK_MSG(r1 + r2 <= rho && (r1 + r2) + r3 <= rho && 3.0 * r1 <= rho &&
+				  (long double) r1 * 3.0L <= (long double) rho,
+				  "split of %.17g: %.17g x 3", rho, r1);
+		CHECK(r1 > rho / 3.0 * (1.0 - 1e-15));
+	}
+	CHECK(MrfMstSplit(0.0, &r1, &r2, &r3) == -1);
+	CHECK(MrfMstSplit(NAN, &r1, &r2, &r3) == -1);
+	CHECK(MrfMstSplit(INFINITY, &r1, &r2, &r3) == -1);
+
+	/* 20 one-way tables at rho 0.25: sigma^2 >= 2 * 20 / (2 * 0.25) = 80 */
+	CHECK(MrfMstGaussianVariance(20, 0.25, &num, &den) == 0);
+	CHECK((double) num / den >= 80.0 && (double) num / den <= 80.0 + 1e-5);
+	CHECK(MrfMstGaussianVariance(19, 1.0 / 3.0, &num, &den) == 0);
+	CHECK((long double) num / den >= 57.0L);
+	CHECK(MrfMstGaussianVariance(0, 1.0, &num, &den) == -1);
+	CHECK(MrfMstGaussianVariance(10, 0.0, &num, &den) == -1);
+	CHECK(MrfMstGaussianVariance(10, 1e-12, &num, &den) == -1);
+	CHECK(MrfMarginalSquaredSensitivity() == 2.0);
+	CHECK(MrfMstQualitySensitivity() == 2.0);
+	/* p - 1 = 4 rounds of rho 1 / 4 each: e = sqrt(8 / 4), scale e / 4 */
+	CHECK_NEAR(MrfMstSelectionEpsilon(1.0, 4), sqrt(2.0), 1e-15);
+	CHECK_NEAR(MrfMstSelectionScale(1.0, 4), sqrt(2.0) / 4.0, 1e-15);
+	CHECK(isnan(MrfMstSelectionScale(0.0, 4)) && isnan(MrfMstSelectionScale(1.0, 0)));
+}
+
+/* Trees over p = 4 variables as bit sets of the 6 pairs. */
+#define SEL_P 4
+#define SEL_PAIRS 6
+
+/* Whether adding pair e to the forest of pairs in mask joins two components. */
+static int
+JoinsComponents(int mask, int e, const int *pi, const int *pj)
+{
+	int			comp[SEL_P];
+
+	for (int v = 0; v < SEL_P; v++)
+		comp[v] = v;
+	for (int changed = 1; changed;)
+	{
+		changed = 0;
+		for (int f = 0; f < SEL_PAIRS; f++)
+			if ((mask >> f) & 1)
+			{
+				int			lo = comp[pi[f]] < comp[pj[f]] ? comp[pi[f]] : comp[pj[f]];
+
+				if (comp[pi[f]] != lo || comp[pj[f]] != lo)
+				{
+					comp[pi[f]] = comp[pj[f]] = lo;
+					changed = 1;
+				}
+			}
+	}
+	return comp[pi[e]] != comp[pj[e]];
+}
+
+/*
+ * The exact law of the tree that p - 1 rounds of the exponential mechanism
+ * (probability proportional to exp(c q) over the pairs joining two
+ * components) select: prob[mask] over all sets of pairs, by recursion over
+ * selection orders.
+ */
+static void
+TreeLaw(const double *q, double c, const int *pi, const int *pj, int mask, double pr,
+		int depth, double *prob)
+{
+	double		z = 0.0;
+
+	if (depth == SEL_P - 1)
+	{
+		prob[mask] += pr;
+		return;
+	}
+	for (int e = 0; e < SEL_PAIRS; e++)
+		if (!((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj))
+			z += exp(c * q[e]);
+	for (int e = 0; e < SEL_PAIRS; e++)
+		if (!((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj))
+			TreeLaw(q, c, pi, pj, mask | (1 << e), pr * exp(c * q[e]) / z, depth + 1, prob);
+}
+
+/*
+ * Black box: MrfMstSelectTree on fixed tables and one-way estimates; the
+ * test computes the qualities itself (L1 between each table and n times
+ * the product of the estimates), the exact law of the selected tree at
+ * MST's calibration (e = sqrt(8 rho / (p - 1)), sensitivity 2 under
+ * replace-one), and compares by chi-square over the 16 spanning trees.  The
+ * add/remove calibration (sensitivity 1, twice the scale) and a split of
+ * rho over one round only must be rejected.
+ */
+static void
+TestSelectionLaw(void)
+{
+	int			ccard[SEL_P] = {2, 3, 2, 4};
+	int64_t		pairoff[SEL_PAIRS + 1];
+	int64_t    *two;
+	double		probs_store[11];
+	const double *prob[SEL_P];
+	double		q[SEL_PAIRS];
+	int			pi[SEL_PAIRS];
+	int			pj[SEL_PAIRS];
+	int64_t		n = 200;
+	double		rho_select = 0.002;
+	double		scale = MrfMstSelectionScale(rho_select, SEL_P - 1);
+	double		law[1 << SEL_PAIRS];
+	double		wrong[3][1 << SEL_PAIRS];
+	double		wrong_scale[3];
+	long		observed[16];
+	double		expected[16];
+	int			tree_mask[16];
+	int			ntrees = 0;
+	const int	runs = 60000;
+	MrfRng		rng;
+	double		stat;
+
+	MrfMstTwoWayCells(SEL_P, ccard, pairoff);
+	two = calloc(pairoff[SEL_PAIRS], sizeof(int64_t));
+	MrfRngInitSeeded(&rng, 4242);
+	/* one-way estimates, fixed */
+	for (int i = 0, off = 0; i < SEL_P; off += ccard[i], i++)
+	{
+		double		s = 0.0;
+
+		for (int a = 0; a < ccard[i]; a++)
+			s += probs_store[off + a] = 1.0 + a;
+		for (int a = 0; a < ccard[i]; a++)
+			probs_store[off + a] /= s;
+		prob[i] = probs_store + off;
+	}
+	/* tables of n rows each with dependence of different strength */
+	for (int i = 0, e = 0; i < SEL_P; i++)
+		for (int j = i + 1; j < SEL_P; j++, e++)
+		{
+			int64_t    *t = two + pairoff[e];
+
+			pi[e] = i;
+			pj[e] = j;
+			for (int64_t r = 0; r < n; r++)
+			{
+				int			a = (int) MrfRngBelow(&rng, ccard[i]);
+				int			b = MrfRngBelow(&rng, 10) < (uint64_t) e ? a % ccard[j] :
+					(int) MrfRngBelow(&rng, ccard[j]);
+
+				t[a * ccard[j] + b]++;
+			}
+			q[e] = 0.0;
+			for (int a = 0; a < ccard[i]; a++)
+				for (int b = 0; b < ccard[j]; b++)
+					q[e] += fabs((double) t[a * ccard[j] + b] - (double) n * prob[i][a] * prob[j][b]);
+		}
+	CHECK_NEAR(scale, sqrt(8.0 * rho_select / (SEL_P - 1)) / 4.0, 1e-15);
+	memset(law, 0, sizeof(law));
+	TreeLaw(q, scale, pi, pj, 0, 1.0, 0, law);
+	wrong_scale[0] = 2.0 * scale;	/* add/remove sensitivity 1 */
+	wrong_scale[1] = sqrt(8.0 * rho_select) / 4.0;	/* rho_select on each round */
+	wrong_scale[2] = 0.5 * scale;
+	for (int w = 0; w < 3; w++)
+	{
+		memset(wrong[w], 0, sizeof(wrong[w]));
+		TreeLaw(q, wrong_scale[w], pi, pj, 0, 1.0, 0, wrong[w]);
+	}
+	for (int mask = 0; mask < (1 << SEL_PAIRS); mask++)
+		if (law[mask] > 0.0)
+			tree_mask[ntrees++] = mask;
+	CHECK(ntrees == 16);
+	memset(observed, 0, sizeof(observed));
+	for (int r = 0; r < runs; r++)
+	{
+		int			edges[2 * (SEL_P - 1)];
+		int			mask = 0;
+
+		if (MrfMstSelectTree(SEL_P, ccard, pairoff, two, prob, n, scale, &rng, &MrfMallocEnv,
+							 edges) != MRF_OK)
+		{
+			CHECK(0);
+			break;
+		}
+		for (int e = 0; e < SEL_P - 1; e++)
+			mask |= 1 << MrfMstPairIndex(SEL_P, edges[2 * e], edges[2 * e + 1]);
+		for (int t = 0; t < ntrees; t++)
+			if (tree_mask[t] == mask)
+				observed[t]++;
+	}
+	for (int t = 0; t < ntrees; t++)
+		expected[t] = law[tree_mask[t]];
+	stat = ChiSquareStatistic(observed, expected, ntrees, runs);
+	CHECK_MSG(ChiSquareSurvival(stat, ntrees - 1) > P_REJECT,
+			  "MST selection law: chi2 = %.2f (df %d)", stat, ntrees - 1);
+	printf("# mst selection (p = 4, 16 trees, %d runs): chi2 %.2f (df %d); wrong laws:",
+		   runs, stat, ntrees - 1);
+	for (int w = 0; w < 3; w++)
+	{
+		double		ws;
+
+		for (int t = 0; t < ntrees; t++)
+			expected[t] = wrong[w][tree_mask[t]];
+		ws = ChiSquareStatistic(observed, expected, ntrees, runs);
+		CHECK_MSG(ChiSquareSurvival(ws, ntrees - 1) < 1e-12,
+				  "negative control %d (scale %g) not rejected: chi2 = %.2f", w, wrong_scale[w], ws);
+		printf(" %.0f", ws);
+	}
+	printf("\n");
+	free(two);
+}
+
+/*
+ * Samples n rows of a tree model: variable 0 uniform, each other variable v
+ * from its parent par[v]: with probability strength its value is the
+ * parent's mod card[v], otherwise uniform.
+ */
+static void
+SampleTree(int p, const int *card, const int *par, double strength, int64_t n, MrfRng *rng,
+		   uint8_t *rows)
+{
+	for (int64_t r = 0; r < n; r++)
+	{
+		uint8_t    *z = rows + r * p;
+
+		for (int v = 0; v < p; v++)
+		{
+			if (par[v] < 0 || MrfRngUniform(rng) >= strength)
+				z[v] = (uint8_t) MrfRngBelow(rng, card[v]);
+			else
+				z[v] = (uint8_t) (z[par[v]] % card[v]);
+		}
+	}
+}
+
+/* Whether the selected edges are exactly the tree par (as unordered pairs). */
+static int
+SameTree(int p, const int *par, const int *edges)
+{
+	for (int e = 0; e < p - 1; e++)
+	{
+		int			i = edges[2 * e];
+		int			j = edges[2 * e + 1];
+
+		if (par[j] != i && par[i] != j)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Trees with mixed alphabets (2..6) are recovered exactly at large n and
+ * rho, and the released model's pair marginals match the data's.
+ */
+static void
+TestRecovery(void)
+{
+	/* parents listed before children; a tree that is no chain */
+	int			card[8] = {3, 2, 6, 4, 5, 2, 3, 6};
+	int			par[8] = {-1, 0, 0, 1, 1, 2, 3, 2};
+	int			p = 8;
+	int64_t		n = 60000;
+	uint8_t    *rows = malloc(n * p);
+	int			exact = 0;
+	const int	reps = 4;
+	double		worst = 0.0;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 77);
+	for (int rep = 0; rep < reps; rep++)
+	{
+		MrfMstOptions opt;
+		MrfMstReport report;
+		int			edges[2 * 7];
+		double	   *logpot = malloc(sizeof(double) * MrfMstMaxTreeCells(p, card));
+		MrfCliqueSet *set;
+		int			start[8];
+		double	   *marg;
+
+		SampleTree(p, card, par, 0.6, n, &rng, rows);
+		MrfMstDefaultOptions(&opt);
+		opt.rho = 10.0;
+		CHECK(MrfMstLearn(rows, n, p, card, &opt, &rng, &MrfMallocEnv, edges, logpot, &report) == MRF_OK);
+		exact += SameTree(p, par, edges);
+		CHECK(report.rho_one_way + report.rho_select + report.rho_two_way <= 10.0);
+		CHECK(report.estimate.exact == 1);
+		CHECK(report.estimate.loss < report.estimate.loss_start);
+		/* the model's pair marginals against the data's */
+		for (int e = 0; e < p; e++)
+			start[e] = 2 * e;
+		CHECK(MrfCliqueSetBuildAlphabets(p, card, p - 1, start, edges, 0, &MrfMallocEnv, &set) == MRF_OK);
+		CHECK(MrfMstTreeCells(p, card, edges) == set->cells);
+		marg = malloc(sizeof(double) * set->cells);
+		CHECK(MrfCliquesMarginals(set, logpot, NULL, &MrfMallocEnv, marg, NULL) == MRF_OK);
+		for (int e = 0; e < p - 1; e++)
+		{
+			int			i = set->var[set->start[e]];
+			int			j = set->var[set->start[e] + 1];
+
+			for (int a = 0; a < card[i]; a++)
+				for (int b = 0; b < card[j]; b++)
+				{
+					int64_t		c = 0;
+
+					for (int64_t r = 0; r < n; r++)
+						c += rows[r * p + i] == a && rows[r * p + j] == b;
+					worst = fmax(worst, fabs(marg[set->offset[e] + a * card[j] + b] - (double) c / n));
+				}
+		}
+		free(marg);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+		free(logpot);
+	}
+	CHECK_MSG(exact == reps, "true tree selected in %d of %d releases", exact, reps);
+	/* noise sd at rho 10: sqrt(7 / 3.33) = 1.45 counts of 60000; the fit is that close */
+	CHECK_MSG(worst < 0.002, "largest pair-marginal error %.5f", worst);
+	printf("# mst recovery (p = 8, k 2..6, n = %lld, rho 10): %d of %d exact, max marginal error %.5f\n",
+		   (long long) n, exact, reps, worst);
+	free(rows);
+}
+
+/*
+ * Rare values are merged and come back spread evenly; values that never
+ * occur get little mass.  At rho 0.05 sigma_1 = sqrt(p / rho_1) = 17 for
+ * p = 5, so counts below 52 are rare.
+ */
+static void
+TestCompression(void)
+{
+	int			card[5] = {8, 2, 3, 2, 2};
+	int			par[5] = {-1, 0, 0, 1, 2};
+	int			p = 5;
+	int64_t		n = 20000;
+	uint8_t    *rows = malloc(n * p);
+	MrfMstOptions opt;
+	MrfMstReport report;
+	int			edges[8];
+	double	   *logpot = malloc(sizeof(double) * MrfMstMaxTreeCells(p, card));
+	MrfCliqueSet *set;
+	int			start[5] = {0, 2, 4, 6, 8};
+	double	   *marg;
+	MrfRng		rng;
+	double		mass[8] = {0};
+
+	MrfRngInitSeeded(&rng, 5);
+	SampleTree(p, card, par, 0.5, n, &rng, rows);
+	/* variable 0 uses only values 0..3: 4..7 never occur */
+	for (int64_t r = 0; r < n; r++)
+		rows[r * p] &= 3;
+	MrfMstDefaultOptions(&opt);
+	opt.rho = 0.05;
+	CHECK(MrfMstLearn(rows, n, p, card, &opt, &rng, &MrfMallocEnv, edges, logpot, &report) == MRF_OK);
+	CHECK(report.compressed >= 1 && report.rare_values >= 3);
+	CHECK(MrfCliqueSetBuildAlphabets(p, card, p - 1, start, edges, 0, &MrfMallocEnv, &set) == MRF_OK);
+	marg = malloc(sizeof(double) * set->cells);
+	CHECK(MrfCliquesMarginals(set, logpot, NULL, &MrfMallocEnv, marg, NULL) == MRF_OK);
+	for (int e = 0; e < p - 1; e++)
+		if (set->var[set->start[e]] == 0)
+		{
+			int			kj = card[set->var[set->start[e] + 1]];
+
+			for (int a = 0; a < 8; a++)
+				for (int b = 0; b < kj; b++)
+					mass[a] += marg[set->offset[e] + a * kj + b];
+			break;
+		}
+	CHECK_MSG(mass[4] + mass[5] + mass[6] + mass[7] < 0.02, "mass of absent values %.4f",
+			  mass[4] + mass[5] + mass[6] + mass[7]);
+	/* merged values share their code's mass evenly */
+	CHECK_NEAR(mass[5], mass[4], 1e-9);
+	CHECK_NEAR(mass[7], mass[6], 1e-9);
+	for (int a = 0; a < 4; a++)
+		CHECK_NEAR(mass[a], 0.25, 0.03);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+	free(marg);
+	free(logpot);
+	free(rows);
+}
+
+/* The estimator against a closed form: one variable, one measurement. */
+static void
+TestEstimateOneWay(void)
+{
+	int			card[2] = {3, 2};
+	int			start[2] = {0, 2};
+	int			var[2] = {0, 1};
+	double		y[3] = {600.0, 300.0, 100.0};
+	double		y2[6] = {300, 300, 150, 150, 50, 50};
+	MrfMeasurement meas[2];
+	MrfEstimateOptions opt;
+	MrfEstimateReport rep;
+	MrfCliqueSet *set;
+	double		logpot[6];
+	double		marg[6];
+	double		proj[3];
+
+	CHECK(MrfCliqueSetBuildAlphabets(2, card, 1, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
+	memset(meas, 0, sizeof(meas));
+	meas[0].clique = 0;
+	meas[0].size = 1;
+	meas[0].vars[0] = 0;
+	meas[0].y = y;
+	meas[0].sigma2 = 4.0;
+	meas[1].clique = 0;
+	meas[1].size = 2;
+	meas[1].vars[0] = 0;
+	meas[1].vars[1] = 1;
+	meas[1].y = y2;
+	meas[1].sigma2 = 4.0;
+	MrfEstimateDefaultOptions(&opt);
+	CHECK(MrfEstimate(set, card, meas, 2, 1000, &opt, &MrfMallocEnv, logpot, &rep) == MRF_OK);
+	CHECK(MrfCliquesMarginals(set, logpot, NULL, &MrfMallocEnv, marg, NULL) == MRF_OK);
+	/* consistent measurements: the estimate reproduces them */
+	for (int c = 0; c < 6; c++)
+		CHECK_NEAR(marg[c] * 1000.0, y2[c], 0.05);
+	CHECK(rep.loss < 1e-3 && rep.exact == 1);
+	/* a measurement outside the clique is refused */
+	meas[1].vars[1] = 2;
+	CHECK(MrfEstimate(set, card, meas, 2, 1000, &opt, &MrfMallocEnv, logpot, &rep) == MRF_EINVAL);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+
+	/* the weighted projection: negative values clipped, total n */
+	{
+		double		yy[3] = {-50.0, 700.0, 400.0};
+
+		MrfProjectOneWay(yy, NULL, 3, 1000, proj);
+		CHECK_NEAR(proj[0], 0.0, 1e-12);
+		CHECK_NEAR(proj[1], 0.65, 1e-9);
+		CHECK_NEAR(proj[2], 0.35, 1e-9);
+	}
+}
+
+/* The test group. */
+void
+TestMst(void)
+{
+	TestCounts();
+	TestCalibration();
+	TestSelectionLaw();
+	TestEstimateOneWay();
+	TestRecovery();
+	TestCompression();
+}
