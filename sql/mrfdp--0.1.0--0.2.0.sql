@@ -447,6 +447,59 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
+-- Each learner's own transition (issue 14, item 1; sql/parts/05_rows.sql,
+-- 10_ising.sql, 30_pairwise.sql, 40_twise.sql, 60_cliques.sql): a window
+-- aggregate has no Aggref, so a transition shared by several learners could
+-- not tell which learner it served, and planned (and checked the budget)
+-- only at the final function, after the scan.  CREATE OR REPLACE keeps the
+-- aggregates' OIDs, privileges and the views that use them.
+CREATE FUNCTION mrfdp.mrf_ising_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.mrf_pairwise_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.mrf_twise_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.mrf_cliques_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE OR REPLACE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
+	SFUNC = mrfdp.mrf_ising_accum,
+	STYPE = internal,
+	FINALFUNC = mrfdp.mrf_ising_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE mrf_learn_pairwise_agg(anyelement, jsonb) (
+	SFUNC = mrfdp.mrf_pairwise_accum,
+	STYPE = internal,
+	FINALFUNC = mrfdp.mrf_pairwise_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE mrf_learn_twise_agg(anyelement, jsonb) (
+	SFUNC = mrfdp.mrf_twise_accum,
+	STYPE = internal,
+	FINALFUNC = mrfdp.mrf_twise_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
+	SFUNC = mrfdp.mrf_cliques_accum,
+	STYPE = internal,
+	FINALFUNC = mrfdp.mrf_cliques_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+DROP FUNCTION mrfdp.mrf_bits_accum(internal, anyelement, jsonb);
+DROP FUNCTION mrfdp.mrf_bytes_accum(internal, anyelement, jsonb);
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -504,8 +557,10 @@ BEGIN
 	('function', 'mrf_learn_cliques_agg', 'Aggregate form of mrf_learn_cliques: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_cliques_from', 'Learns a clique model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
-	('function', 'mrf_bits_accum', 'Aggregate support: packs binary rows as bits.'),
-	('function', 'mrf_bytes_accum', 'Aggregate support: stores k-ary rows as bytes.'),
+	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),
+	('function', 'mrf_pairwise_accum', 'Aggregate support: plans the pairwise release at a group''s first row, then stores its rows as bytes.'),
+	('function', 'mrf_twise_accum', 'Aggregate support: plans the t-wise release at a group''s first row, then packs its rows as bits.'),
+	('function', 'mrf_cliques_accum', 'Aggregate support: plans the clique release at a group''s first row, then stores its rows as bytes.'),
 	('function', 'mrf_structure_accum', 'Aggregate support: checks the structure options at a group''s first row, then packs its rows.'),
 	('function', 'mrf_rows_combine', 'Aggregate support: merges two partial row sets (parallel aggregation).'),
 	('function', 'mrf_rows_serialize', 'Aggregate support: serialises a partial row set for a parallel worker.'),

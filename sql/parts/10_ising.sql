@@ -1,11 +1,16 @@
 -- The Ising learner: bit-packed aggregate, named form, protected path.
 
+-- Transition: plans at each group's first row (window aggregates too), then
+-- packs bits.
+CREATE FUNCTION mrfdp.mrf_ising_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_ising_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_bits_accum,
+	SFUNC = mrfdp.mrf_ising_accum,
 	STYPE = internal,
 	FINALFUNC = mrfdp.mrf_ising_final,
 	COMBINEFUNC = mrfdp.mrf_rows_combine,

@@ -1,6 +1,11 @@
 -- The pairwise k-ary learner (Zhang et al. 2020, Algorithm 3): byte-row
 -- aggregate, named form, protected path, mrf_weights.
 
+-- Transition: plans at each group's first row (window aggregates too), then
+-- stores bytes.
+CREATE FUNCTION mrfdp.mrf_pairwise_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_pairwise_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -8,7 +13,7 @@ CREATE FUNCTION mrfdp.mrf_pairwise_final(internal) RETURNS mrf
 -- Rows: smallint[]/int[] with values 0..k-1 (k required), arrays of an enum
 -- type, or rows of enum/boolean columns (k fixed by the type).
 CREATE AGGREGATE mrf_learn_pairwise_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_bytes_accum,
+	SFUNC = mrfdp.mrf_pairwise_accum,
 	STYPE = internal,
 	FINALFUNC = mrfdp.mrf_pairwise_final,
 	COMBINEFUNC = mrfdp.mrf_rows_combine,

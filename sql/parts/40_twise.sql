@@ -1,12 +1,17 @@
 -- The binary t-wise learner (Zhang et al. 2020, Algorithms 4 and 5):
 -- bit-packed aggregate, named form, protected path, mrf_monomials.
 
+-- Transition: plans at each group's first row (window aggregates too), then
+-- packs bits.
+CREATE FUNCTION mrfdp.mrf_twise_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_twise_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_twise_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_bits_accum,
+	SFUNC = mrfdp.mrf_twise_accum,
 	STYPE = internal,
 	FINALFUNC = mrfdp.mrf_twise_final,
 	COMBINEFUNC = mrfdp.mrf_rows_combine,

@@ -2,12 +2,17 @@
 -- (Bernstein et al. 2017; privacy.md 8), epsilon-DP: byte-row aggregate,
 -- named form, protected path, mrf_potentials and mrf_marginals.
 
+-- Transition: plans at each group's first row (window aggregates too), then
+-- stores bytes.
+CREATE FUNCTION mrfdp.mrf_cliques_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_cliques_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_bytes_accum,
+	SFUNC = mrfdp.mrf_cliques_accum,
 	STYPE = internal,
 	FINALFUNC = mrfdp.mrf_cliques_final,
 	COMBINEFUNC = mrfdp.mrf_rows_combine,

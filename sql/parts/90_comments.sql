@@ -61,8 +61,10 @@ BEGIN
 	('function', 'mrf_learn_cliques_agg', 'Aggregate form of mrf_learn_cliques: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_cliques_from', 'Learns a clique model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
-	('function', 'mrf_bits_accum', 'Aggregate support: packs binary rows as bits.'),
-	('function', 'mrf_bytes_accum', 'Aggregate support: stores k-ary rows as bytes.'),
+	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),
+	('function', 'mrf_pairwise_accum', 'Aggregate support: plans the pairwise release at a group''s first row, then stores its rows as bytes.'),
+	('function', 'mrf_twise_accum', 'Aggregate support: plans the t-wise release at a group''s first row, then packs its rows as bits.'),
+	('function', 'mrf_cliques_accum', 'Aggregate support: plans the clique release at a group''s first row, then stores its rows as bytes.'),
 	('function', 'mrf_structure_accum', 'Aggregate support: checks the structure options at a group''s first row, then packs its rows.'),
 	('function', 'mrf_rows_combine', 'Aggregate support: merges two partial row sets (parallel aggregation).'),
 	('function', 'mrf_rows_serialize', 'Aggregate support: serialises a partial row set for a parallel worker.'),

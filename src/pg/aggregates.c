@@ -203,21 +203,22 @@ CheckRow(FunctionCallInfo fcinfo, MrfRowsState *state, const char *learner)
  * at each group's first row, and again at its final function (a hash
  * aggregate sees every group's first row before any group is released).
  * Cheap when nothing protected was read (one look per statement).  The
- * charge at release still re-checks atomically.  A window aggregate has no
- * Aggref: it is checked by that charge alone.
+ * charge at release still re-checks atomically.  Window aggregates too:
+ * their transition names the learner (each learner has its own).
  */
 static void
-CheckBudgetBeforeLearning(FunctionCallInfo fcinfo, const MrfCharge *charge)
+CheckBudgetBeforeLearning(const MrfCharge *charge)
 {
-	if (AggGetAggref(fcinfo) == NULL || !MrfStatementReadsProtected(charge->learner))
+	if (!MrfStatementReadsProtected(charge->learner))
 		return;
 	MrfCheckStatementBudget(charge);
 }
 
 /*
  * The plan of a state: the one made at its first row, or, when that row's
- * transition could not know the learner (a window aggregate) or the state
- * was rebuilt from parallel workers' partial states, one made now from its
+ * transition could not know the learner (0.1.0's shared transitions used as
+ * window aggregates, before ALTER EXTENSION mrfdp UPDATE) or the state was
+ * rebuilt from parallel workers' partial states, one made now from its
  * options and shape.  The only place the driver reads the aggregate state's
  * options and shape.
  */
@@ -271,7 +272,7 @@ StateStart(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat form
 		/* parse once, plan from the options: every option error before the scan */
 		(void) StatePlan(state, learner, aggctx);
 		state->format = MrfPlanRowsFormat(state->plan);
-		CheckBudgetBeforeLearning(fcinfo, &state->plan->charge);
+		CheckBudgetBeforeLearning(&state->plan->charge);
 	}
 	return state;
 }
@@ -298,7 +299,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 
 	if (state == NULL)
 	{
-		/* the learner: given, or the aggregate's (none for a window aggregate) */
+		/* the learner: given, or (0.1.0's shared transitions) the aggregate's */
 		if (learner == NULL && AggGetAggref(fcinfo) != NULL)
 			learner = MrfLearnerFind(MrfAggregateLearnerName(fcinfo));
 		state = StateStart(fcinfo, learner, format, aggctx);
@@ -365,8 +366,14 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 	PG_RETURN_POINTER(state);
 }
 
+/*
+ * 0.1.0's transitions, shared by several learners, kept for its SQL
+ * definitions until ALTER EXTENSION mrfdp UPDATE: the learner is the
+ * aggregate's, and a window aggregate (no Aggref) is planned at its final
+ * function.  0.2.0's aggregates each have their learner's transition.
+ */
 PG_FUNCTION_INFO_V1(mrf_bits_accum);
-/* Transition of the binary learners: packs one sample as bits. */
+/* Transition of 0.1.0's binary learners: packs one sample as bits. */
 Datum
 mrf_bits_accum(PG_FUNCTION_ARGS)
 {
@@ -374,7 +381,7 @@ mrf_bits_accum(PG_FUNCTION_ARGS)
 }
 
 PG_FUNCTION_INFO_V1(mrf_bytes_accum);
-/* Transition of the k-ary learners: stores one sample as bytes 0..k-1. */
+/* Transition of 0.1.0's k-ary learners: stores one sample as bytes 0..k-1. */
 Datum
 mrf_bytes_accum(PG_FUNCTION_ARGS)
 {
@@ -566,7 +573,7 @@ MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner)
 	/* off the Citus coordinator nothing could be charged: refuse before learning */
 	MrfCitusRefuseOffCoordinator(learner->name);
 	plan = StatePlan(state, learner, aggctx);
-	CheckBudgetBeforeLearning(fcinfo, &plan->charge);
+	CheckBudgetBeforeLearning(&plan->charge);
 	if (state->format != MrfPlanRowsFormat(plan))
 		elog(ERROR, "%s got rows in the wrong format", learner->name);
 	MrfPlanRows(plan, state->n);

@@ -78,11 +78,12 @@ struct MrfLearner;
 
 /*
  * The transition of every learner's aggregate: packs one sample.  At the
- * first row it parses the options once and plans the release with p and k
- * (so every option error surfaces before the scan) when the learner is
- * known: given, or found from the aggregate's name (a window aggregate has
- * none: its plan waits for the final function).  format: the rows' format
- * when no plan decides it.
+ * first row it parses the options once, plans the release with p and k and
+ * checks the budget (so every option error surfaces before the scan) when
+ * the learner is known: given (each learner's own transition), or found
+ * from the aggregate's name (0.1.0's shared transitions; a window aggregate
+ * has none, and its plan then waits for the final function).  format: the
+ * rows' format when no plan decides it.
  */
 Datum		MrfRowsAccum(FunctionCallInfo fcinfo, const struct MrfLearner *learner,
 						 MrfRowFormat format);

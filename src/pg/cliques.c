@@ -377,6 +377,18 @@ const MrfLearner MrfCliquesLearner = {
 	"mrf_learn_cliques", MRF_ROWS_BYTES, NULL, CliquesOptions, CliquesPlan, CliquesRun, NULL
 };
 
+PG_FUNCTION_INFO_V1(mrf_cliques_accum);
+/*
+ * Transition: plans at the first row of each group, window aggregates
+ * included (option errors and the budget refused at the first row, not
+ * after the scan), then stores bytes.
+ */
+Datum
+mrf_cliques_accum(PG_FUNCTION_ARGS)
+{
+	return MrfRowsAccum(fcinfo, &MrfCliquesLearner, MRF_ROWS_BYTES);
+}
+
 PG_FUNCTION_INFO_V1(mrf_cliques_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum

@@ -136,6 +136,18 @@ const MrfLearner MrfIsingLearner = {
 	"mrf_learn_ising", MRF_ROWS_BITS, NULL, IsingOptions, IsingPlan, IsingRun, NULL
 };
 
+PG_FUNCTION_INFO_V1(mrf_ising_accum);
+/*
+ * Transition: plans at the first row of each group, window aggregates
+ * included (option errors and the budget refused at the first row, not
+ * after the scan), then packs bits.
+ */
+Datum
+mrf_ising_accum(PG_FUNCTION_ARGS)
+{
+	return MrfRowsAccum(fcinfo, &MrfIsingLearner, MRF_ROWS_BITS);
+}
+
 PG_FUNCTION_INFO_V1(mrf_ising_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum

@@ -229,6 +229,18 @@ const MrfLearner MrfPairwiseLearner = {
 	"mrf_learn_pairwise", MRF_ROWS_BYTES, NULL, PairwiseOptions, PairwisePlan, PairwiseRun, NULL
 };
 
+PG_FUNCTION_INFO_V1(mrf_pairwise_accum);
+/*
+ * Transition: plans at the first row of each group, window aggregates
+ * included (option errors and the budget refused at the first row, not
+ * after the scan), then stores bytes.
+ */
+Datum
+mrf_pairwise_accum(PG_FUNCTION_ARGS)
+{
+	return MrfRowsAccum(fcinfo, &MrfPairwiseLearner, MRF_ROWS_BYTES);
+}
+
 PG_FUNCTION_INFO_V1(mrf_pairwise_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum

@@ -238,6 +238,18 @@ const MrfLearner MrfTwiseLearner = {
 	"mrf_learn_twise", MRF_ROWS_BITS, NULL, TwiseOptions, TwisePlan, TwiseRun, NULL
 };
 
+PG_FUNCTION_INFO_V1(mrf_twise_accum);
+/*
+ * Transition: plans at the first row of each group, window aggregates
+ * included (option errors and the budget refused at the first row, not
+ * after the scan), then packs bits.
+ */
+Datum
+mrf_twise_accum(PG_FUNCTION_ARGS)
+{
+	return MrfRowsAccum(fcinfo, &MrfTwiseLearner, MRF_ROWS_BITS);
+}
+
 PG_FUNCTION_INFO_V1(mrf_twise_final);
 /* Final: learns, charges the statement's relations, then releases. */
 Datum

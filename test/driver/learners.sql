@@ -83,7 +83,7 @@ SELECT is((SELECT pg_temp.clean(mrf_learn_cliques(x, cliques => '[[1, 2], [2, 3]
 SELECT is((SELECT block_count FROM mrf_structure_rows_needed(10, 0.5, 1, 1e-6)),
           (SELECT block_count FROM mrf_structure_rows_needed(10, 0.5, 1, 1e-6, lambda => 8)),
           'mrf_structure_rows_needed: lambda from the table');
--- a window aggregate (no Aggref at its transition) is planned at its final function
+-- a window aggregate (no Aggref at its transition) learns the same model (window_plan.sql: planned at its first row)
 SELECT is((SELECT pg_temp.clean(m) FROM (SELECT mrf_learn_ising_agg(x, mrf_options(rho => 1)) OVER () m FROM b LIMIT 1) w),
           (SELECT pg_temp.clean(mrf_learn_ising_agg(x, mrf_options(rho => 1))) FROM b),
           'a window aggregate learns the model the aggregate learns');
