@@ -500,6 +500,78 @@ CREATE OR REPLACE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
 DROP FUNCTION mrfdp.mrf_bits_accum(internal, anyelement, jsonb);
 DROP FUNCTION mrfdp.mrf_bytes_accum(internal, anyelement, jsonb);
 
+-- mrf_learn_mst (issue 12 item 1; sql/parts/65_mst.sql, 76_mst_citus.sql).
+
+-- Transition: plans at each group's first row (window aggregates too), then
+-- stores bytes.
+CREATE FUNCTION mrfdp.mrf_mst_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_mst_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_mst_agg(anyelement, jsonb) (
+	SFUNC = mrfdp.mrf_mst_accum,
+	STYPE = internal,
+	FINALFUNC = mrfdp.mrf_mst_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_mst_agg; see 10_ising.sql). Rows of
+-- columns may mix alphabets (booleans, enums, columns with a declared
+-- domain); k for integer arrays; iterations: the estimator's mirror-descent
+-- steps (default 1000); domains and nulls as for mrf_learn_pairwise.
+CREATE FUNCTION mrf_learn_mst(x anyelement,
+							  rho float8 DEFAULT NULL,
+							  epsilon float8 DEFAULT NULL,
+							  delta float8 DEFAULT NULL,
+							  k int DEFAULT NULL,
+							  iterations int DEFAULT NULL,
+							  domains jsonb DEFAULT NULL,
+							  nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_mst_from(relation regclass, column_name text,
+								   rho float8 DEFAULT NULL,
+								   epsilon float8 DEFAULT NULL,
+								   delta float8 DEFAULT NULL,
+								   k int DEFAULT NULL,
+								   iterations int DEFAULT NULL,
+								   variables int DEFAULT NULL,
+								   domains jsonb DEFAULT NULL,
+								   nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+CREATE FUNCTION mrfdp.mrf_learn_mst_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_learn_mst_citus_final(bytea) RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrf_learn_mst_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_mst_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_mst_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_mst_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrf_learn_mst_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -556,6 +628,9 @@ BEGIN
 	('function', 'mrf_learn_cliques', 'Learns a model of given cliques under pure epsilon-DP from noisy clique tables (Bernstein et al. 2017: naive MLE or CGM-EM). Named form, rewritten into mrf_learn_cliques_agg.'),
 	('function', 'mrf_learn_cliques_agg', 'Aggregate form of mrf_learn_cliques: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_cliques_from', 'Learns a clique model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
+	('function', 'mrf_learn_mst', 'Learns a tree-structured clique model of a whole table under rho-zCDP by MST (McKenna, Miklau, Sheldon 2021): discrete Gaussian one-way marginals, an exponential-mechanism spanning tree of pairs, their discrete Gaussian two-way marginals, mirror-descent estimation; rows may mix alphabets (booleans, enums, declared domains; nulls policy). Named form, rewritten into mrf_learn_mst_agg.'),
+	('function', 'mrf_learn_mst_agg', 'Aggregate form of mrf_learn_mst: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_mst_from', 'Learns an MST model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
 	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),
 	('function', 'mrf_pairwise_accum', 'Aggregate support: plans the pairwise release at a group''s first row, then stores its rows as bytes.'),
@@ -570,23 +645,28 @@ BEGIN
 	('function', 'mrf_twise_final', 'Aggregate support: learns, charges and releases the t-wise model of a group.'),
 	('function', 'mrf_structure_final', 'Aggregate support: learns, charges and releases the structure of a group.'),
 	('function', 'mrf_cliques_final', 'Aggregate support: learns, charges and releases the clique model of a group.'),
+	('function', 'mrf_mst_final', 'Aggregate support: learns, charges and releases the MST model of a group.'),
+	('function', 'mrf_mst_accum', 'Aggregate support: plans the MST release at a group''s first row, then stores its rows as bytes.'),
 	-- Citus (issue 13): aggregates with a state Citus combines, and their support
 	('function', 'mrf_learn_ising_citus_agg', 'mrf_learn_ising_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_pairwise_citus_agg', 'mrf_learn_pairwise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_twise_citus_agg', 'mrf_learn_twise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_structure_citus_agg', 'mrf_learn_structure_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_cliques_citus_agg', 'mrf_learn_cliques_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
+	('function', 'mrf_learn_mst_citus_agg', 'mrf_learn_mst_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_citus_combine', 'Aggregate support (Citus): concatenates two packed row states with the same options and shape; checks a state that arrives as text.'),
 	('function', 'mrf_learn_ising_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_pairwise_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_twise_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_structure_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_cliques_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
+	('function', 'mrf_learn_mst_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_ising_citus_final', 'Aggregate support (Citus): learns, charges and releases the Ising model of a packed row state.'),
 	('function', 'mrf_learn_pairwise_citus_final', 'Aggregate support (Citus): learns, charges and releases the pairwise model of a packed row state.'),
 	('function', 'mrf_learn_twise_citus_final', 'Aggregate support (Citus): learns, charges and releases the t-wise model of a packed row state.'),
 	('function', 'mrf_learn_structure_citus_final', 'Aggregate support (Citus): learns, charges and releases the structure of a packed row state.'),
 	('function', 'mrf_learn_cliques_citus_final', 'Aggregate support (Citus): learns, charges and releases the clique model of a packed row state.'),
+	('function', 'mrf_learn_mst_citus_final', 'Aggregate support (Citus): learns, charges and releases the MST model of a packed row state.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

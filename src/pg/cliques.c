@@ -144,6 +144,16 @@ CliquesModelCreate(const MrfCliqueSet *set, uint16 flags, Jsonb *meta)
 	return model;
 }
 
+/* See learners.h. */
+MrfModel *
+MrfCliquesModelOf(const MrfCliqueSet *set, const double *logpot, uint16 flags, Jsonb *meta)
+{
+	MrfModel   *model = CliquesModelCreate(set, flags, meta);
+
+	memcpy(CliquesTables(model), logpot, sizeof(double) * set->cells);
+	return model;
+}
+
 /* The text "[a, b, c]" of clique c of the options, 1-based, for messages. */
 static char *
 CliqueText(const MrfOptions *opt, int c)

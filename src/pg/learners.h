@@ -84,6 +84,16 @@ extern const MrfLearner MrfPairwiseLearner;
 extern const MrfLearner MrfTwiseLearner;
 extern const MrfLearner MrfStructureLearner;
 extern const MrfLearner MrfCliquesLearner;
+extern const MrfLearner MrfMstLearner;
+
+/*
+ * A clique model of a valid clique set with the log-potential tables logpot
+ * (set->cells, the core's layout): for learners that release clique models
+ * of a structure they chose (MST).
+ */
+struct MrfCliqueSet;
+MrfModel   *MrfCliquesModelOf(const struct MrfCliqueSet *set, const double *logpot,
+							  uint16 flags, Jsonb *meta);
 
 /* Each kind's model operations (model.c's table), defined with its learner. */
 extern const MrfKindOps MrfIsingOps;

@@ -15,6 +15,7 @@ static const MrfLearner *const Learners[] = {
 	&MrfTwiseLearner,
 	&MrfStructureLearner,
 	&MrfCliquesLearner,
+	&MrfMstLearner,
 };
 
 /* See refusal.h. */

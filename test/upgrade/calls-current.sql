@@ -100,3 +100,30 @@ FROM mrf_synthesize('{"kind": "ising", "p": 3, "weights": [[0, 0, 0], [0, 0, 0],
 -- issue 10: the plan for a model of a given width at the default lambda
 SELECT rows_per_block > 0 AS rows_needed_with_width
 FROM mrf_structure_rows_needed(20, eta => 0.5, epsilon => 1, delta => 1e-6, width => 2);
+-- issue 12 item 1: MST in every form (VALUES rows: no relation, no ledger
+-- row); the protected form on a relation without a grant refuses before reading
+SELECT (mrf_learn_mst(r, rho => 1, domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')::jsonb ->> 'k')
+	= '3' AS mst_named_form
+FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
+SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_agg
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+SELECT mrf_learn_mst_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_citus_agg
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+DO $$
+BEGIN
+	PERFORM mrf_learn_mst_from('up_kary', 'z', rho => 1, k => 3, variables => 3);
+	RAISE EXCEPTION 'mrf_learn_mst_from learned from an unprotected relation';
+EXCEPTION WHEN insufficient_privilege THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_mst_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_mst_citus_final(NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
