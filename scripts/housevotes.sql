@@ -1,5 +1,6 @@
 -- The README's HouseVotes84 example, end to end: load, protect, learn with
--- each NULL policy, the strongest edges by name, the DOT picture.
+-- each NULL policy (one per column too), the strongest edges by name, a
+-- synthetic table, the DOT picture.
 --   scripts/housevotes.sh && pg_virtualenv -o session_preload_libraries=mrfdp \
 --     sh -c 'psql -c "CREATE EXTENSION mrfdp" && psql -X -f scripts/housevotes.sql'
 \set ON_ERROR_STOP 1
@@ -22,9 +23,15 @@ SELECT 'category', mrf_learn_pairwise_from('housevotes', NULL, rho => 4, lambda 
 -- a declared value: a missing vote reads as n
 INSERT INTO hv_models
 SELECT 'n', mrf_learn_pairwise_from('housevotes', NULL, rho => 4, lambda => 2, nulls => 'n');
+-- per column: party is never missing (its NULL would replace the row); a
+-- missing vote is a third value of every vote ("*": the columns not named)
+INSERT INTO hv_models
+SELECT 'per column', mrf_learn_pairwise_from('housevotes', NULL, rho => 4, lambda => 2,
+											 nulls => '{"party": "error", "*": "category"}');
 
 SELECT nulls, mrf_info(m)->'substituted_rows'->>'noisy_count' AS substituted,
-	   mrf_info(m)->>'k' AS k, mrf_info(m)->>'rho_per_regression' AS rho_per_regression
+	   mrf_info(m)->>'k' AS k, m::jsonb->'alphabets'->>0 AS k_party,
+	   mrf_info(m)->>'rho_per_regression' AS rho_per_regression
 FROM hv_models ORDER BY nulls;
 
 -- the strongest edges, by name, under each policy
@@ -37,9 +44,11 @@ SELECT label_a AS party, label_b AS physician_fee_freeze, round(weight::numeric,
 FROM mrf_weights((SELECT m FROM hv_models WHERE nulls = 'category'))
 WHERE name_i = 'party' AND name_j = 'physician_fee_freeze' ORDER BY 1, 2;
 
--- a synthetic table in the source's types (post-processing: no budget)
-CREATE TABLE housevotes_synth AS
-SELECT * FROM mrf_synthesize((SELECT m FROM hv_models WHERE nulls = 'category'), 435, NULL::housevotes);
+-- a synthetic table in the source's types (post-processing: no budget):
+-- mrf_synthesize_into creates it with the columns' names and types
+SELECT mrf_synthesize_into((SELECT m FROM hv_models WHERE nulls = 'per column'), 'housevotes_synth', 435);
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+WHERE attrelid = 'housevotes_synth'::regclass AND attnum BETWEEN 1 AND 3 ORDER BY attnum;
 SELECT party, count(*) AS members, count(*) FILTER (WHERE physician_fee_freeze = 'y') AS fee_freeze_yes,
 	   count(*) FILTER (WHERE physician_fee_freeze IS NULL) AS fee_freeze_missing
 FROM housevotes_synth GROUP BY party ORDER BY party;

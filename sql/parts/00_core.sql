@@ -78,6 +78,76 @@ CREATE FUNCTION mrf_synthesize(model mrf, n int, rowtype anyelement, seed bigint
 	RETURNS SETOF anyelement
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
+-- A new table holding n synthetic rows: created with the model's variable
+-- names and the source columns' types (as mrf_synthesize fills them), then
+-- filled.  Runs with the caller's rights; reads no relation (sampling is
+-- post-processing: no budget).  Returns the rows inserted.
+CREATE FUNCTION mrf_synthesize_into(model mrf, table_name text, n int, seed bigint DEFAULT NULL,
+									burn_in int DEFAULT 1000, thin int DEFAULT 10)
+	RETURNS bigint
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY INVOKER
+AS $synthesize_into$
+DECLARE
+	doc jsonb;
+	parts text[];
+	nsp text;
+	target text;
+	vars jsonb;
+	v jsonb;
+	typ regtype;
+	cols text := '';
+	inserted bigint;
+BEGIN
+	IF model IS NULL OR table_name IS NULL OR n IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22004',
+			MESSAGE = 'mrf_synthesize_into needs a model, a table name and n';
+	END IF;
+	doc := model::jsonb;
+	IF doc->>'kind' = 'structure' THEN
+		RAISE EXCEPTION USING ERRCODE = '42809',
+			MESSAGE = 'mrf_synthesize_into does not apply to models of kind structure',
+			HINT = 'A structure is a graph: it has no distribution to sample from.';
+	END IF;
+	-- the name as CREATE TABLE reads it: [schema.]table, each part quoted or not
+	parts := pg_catalog.parse_ident(table_name);
+	IF pg_catalog.cardinality(parts) > 2 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = pg_catalog.format('mrf_synthesize_into takes a table name or schema.table, not %s', table_name);
+	END IF;
+	-- an unqualified name goes where CREATE TABLE would put it
+	nsp := CASE WHEN pg_catalog.cardinality(parts) = 2 THEN parts[1] ELSE pg_catalog.current_schema() END;
+	IF nsp IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '3F000', MESSAGE = 'no schema has been selected to create in';
+	END IF;
+	target := pg_catalog.format('%I.%I', nsp, parts[pg_catalog.cardinality(parts)]);
+	-- one column per variable: its name (x1, x2, ... without names), the
+	-- source column's type, else text for labelled values, else integer codes
+	vars := doc->'meta'->'variables';
+	FOR i IN 1 .. (doc->>'p')::int LOOP
+		v := CASE WHEN pg_catalog.jsonb_typeof(vars) = 'array' THEN vars->(i - 1) END;
+		IF v ? 'type' THEN
+			typ := pg_catalog.to_regtype(v->>'type');
+			IF typ IS NULL THEN
+				RAISE EXCEPTION USING ERRCODE = '42704',
+					MESSAGE = pg_catalog.format('type %s of the model''s variable %s does not exist', v->>'type', i),
+					HINT = 'Create the type, or create the table yourself and use mrf_synthesize(model, n, NULL::the_table).';
+			END IF;
+		END IF;
+		cols := cols || CASE WHEN i > 1 THEN ', ' ELSE '' END ||
+			pg_catalog.format('%I %s', coalesce(v->>'name', 'x' || i),
+							  CASE WHEN v ? 'type' THEN pg_catalog.format_type(typ, coalesce((v->>'typmod')::int, -1))
+								   WHEN pg_catalog.jsonb_typeof(v->'labels') = 'array' THEN 'text'
+								   ELSE 'integer' END);
+	END LOOP;
+	EXECUTE pg_catalog.format('CREATE TABLE %s (%s)', target, cols);
+	EXECUTE pg_catalog.format('INSERT INTO %s SELECT * FROM @extschema@.mrf_synthesize($1, $2, NULL::%s, $3, $4, $5)',
+							  target, target)
+		USING model, n, seed, burn_in, thin;
+	GET DIAGNOSTICS inserted = ROW_COUNT;
+	RETURN inserted;
+END
+$synthesize_into$;
+
 -- Gibbs (or exact, for small p) samples; VOLATILE: draws randomness.
 CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
 						   thin int DEFAULT 10, seed bigint DEFAULT NULL)

@@ -367,34 +367,108 @@ MrfKaryReaderSetNulls(MrfKaryReader *reader, const char *nulls)
 				 errmsg("%s takes option nulls only for rows of columns", reader->learner)));
 	reader->null_policy = MemoryContextStrdup(reader->mcxt, nulls);
 	reader->null_category = strcmp(nulls, "category") == 0;
+	if (MrfNullsPerColumn(nulls))
+	{
+		MemoryContext old = MemoryContextSwitchTo(reader->mcxt);
+
+		reader->null_columns = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(nulls)));
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* One column's NULL policy: what a NULL reads as. */
+typedef enum NullPolicy
+{
+	NULL_ERROR,
+	NULL_CATEGORY,
+	NULL_VALUE
+} NullPolicy;
+
+/*
+ * Column `column`'s NULL policy, and its value (NULL_VALUE): from the
+ * per-column object (the column's own entry, else "*"), else the scalar
+ * option.  *named: the column's own entry, whose value must be in its
+ * alphabet; a scalar or "*" value applies to the columns that have it.
+ */
+static NullPolicy
+ColumnNullPolicy(const MrfKaryReader *reader, const char *column, const char **value, bool *named)
+{
+	JsonbValue *entry = NULL;
+	JsonbValue	key;
+	const char *text;
+
+	*named = false;
+	*value = NULL;
+	if (reader->null_policy == NULL)
+		return NULL_ERROR;
+	if (reader->null_columns == NULL)
+		text = reader->null_policy;
+	else
+	{
+		key.type = jbvString;
+		key.val.string.val = (char *) column;
+		key.val.string.len = strlen(column);
+		entry = findJsonbValueFromContainer(&reader->null_columns->root, JB_FOBJECT, &key);
+		*named = entry != NULL;
+		if (entry == NULL)
+		{
+			key.val.string.val = "*";
+			key.val.string.len = 1;
+			entry = findJsonbValueFromContainer(&reader->null_columns->root, JB_FOBJECT, &key);
+		}
+		if (entry == NULL)
+			return NULL_ERROR;
+		if (entry->type == jbvBinary)
+		{
+			/* {"value": v}: a value, even one spelled 'error' or 'category' */
+			JsonbValue *v = getKeyJsonValueFromContainer(entry->val.binary.data, "value", 5, NULL);
+
+			*value = MrfDomainValueText(v);
+			return NULL_VALUE;
+		}
+		text = MrfDomainValueText(entry);
+	}
+	if (strcmp(text, "error") == 0)
+		return NULL_ERROR;
+	if (strcmp(text, "category") == 0)
+		return NULL_CATEGORY;
+	*value = text;
+	return NULL_VALUE;
 }
 
 /*
  * The code a NULL of column i reads as, given its alphabet of size: the
  * extra last value ('category'), the declared value's code, or -1 (error).
- * Errors depend on the type and the options only.
+ * Sets reader->null_extra[i].  Errors depend on the type and the options
+ * only.
  */
 static int
 NullCode(MrfKaryReader *reader, int i, Oid base, int size)
 {
 	Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+	const char *value;
+	bool		named;
 	int			code = -1;
 
-	if (reader->null_policy == NULL)
-		return -1;
-	if (reader->null_category)
+	switch (ColumnNullPolicy(reader, NameStr(att->attname), &value, &named))
 	{
-		if (size >= 255)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: column \"%s\" has no room for a NULL category (255 values at most)",
-							reader->learner, NameStr(att->attname))));
-		return size;
+		case NULL_ERROR:
+			return -1;
+		case NULL_CATEGORY:
+			if (size >= 255)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s: column \"%s\" has no room for a NULL category (255 values at most)",
+								reader->learner, NameStr(att->attname))));
+			reader->null_extra[i] = true;
+			return size;
+		case NULL_VALUE:
+			break;
 	}
 	if (reader->alphabets[i].nlabels > 0)
 	{
 		HeapTuple	tup = SearchSysCache2(ENUMTYPOIDNAME, ObjectIdGetDatum(base),
-										  CStringGetDatum(reader->null_policy));
+										  CStringGetDatum(value));
 
 		if (HeapTupleIsValid(tup))
 		{
@@ -404,18 +478,56 @@ NullCode(MrfKaryReader *reader, int i, Oid base, int size)
 	}
 	else if (reader->declared[i].nlabels > 0)
 	{
-		char	   *text = pstrdup(reader->null_policy);
+		char	   *text = pstrdup(value);
 		char	  **hit = bsearch(&text, reader->declared[i].sorted, reader->declared[i].nlabels,
 								  sizeof(char *), StringPtrCompare);
 
 		code = hit ? reader->declared[i].index[hit - reader->declared[i].sorted] : -1;
 	}
-	else if (strcmp(reader->null_policy, "false") == 0)
+	else if (strcmp(value, "false") == 0)
 		code = 0;
-	else if (strcmp(reader->null_policy, "true") == 0)
+	else if (strcmp(value, "true") == 0)
 		code = 1;
-	/* a column whose alphabet lacks the value keeps 'error' for its NULLs */
+	/* a column named with a value must have it; others lacking it keep 'error' */
+	if (code < 0 && named)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: option nulls gives column \"%s\" the value \"%s\", which is not in its alphabet",
+						reader->learner, NameStr(att->attname), value),
+				 errhint("A column's NULL value is one of its enum labels, true or false, or a value of its declared domain.")));
 	return code;
+}
+
+/* Errors unless every column the per-column NULL policy names is a column of the rows. */
+static void
+CheckNullsNamed(MrfKaryReader *reader)
+{
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbIteratorToken tok;
+
+	if (reader->null_columns == NULL)
+		return;
+	it = JsonbIteratorInit(&reader->null_columns->root);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		char	   *name;
+		bool		found = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(key.val.string.val, key.val.string.len);
+		if (strcmp(name, "*") == 0)
+			continue;
+		for (int i = 0; i < reader->tupdesc->natts; i++)
+			found |= !TupleDescAttr(reader->tupdesc, i)->attisdropped &&
+				strcmp(NameStr(TupleDescAttr(reader->tupdesc, i)->attname), name) == 0;
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("%s: option nulls names column \"%s\", which the rows do not have",
+							reader->learner, name)));
+	}
 }
 
 /* Declares the alphabets of columns whose type has none (option domains). */
@@ -454,6 +566,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	reader->declared = MemoryContextAllocZero(reader->mcxt,
 											  sizeof(MrfDeclaredDomain) * reader->tupdesc->natts);
 	reader->null_code = MemoryContextAlloc(reader->mcxt, sizeof(int16) * (reader->tupdesc->natts + 1));
+	reader->null_extra = MemoryContextAllocZero(reader->mcxt, sizeof(bool) * (reader->tupdesc->natts + 1));
 
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
@@ -496,7 +609,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 					 errhint("Cast the column to an enum type, or to text with a declared domain.")));
 		/* what a NULL reads as; 'category' adds a last value */
 		reader->null_code[i] = (int16) NullCode(reader, i, base, reader->sizes[width]);
-		if (reader->null_category)
+		if (reader->null_extra[i])
 		{
 			reader->sizes[width]++;
 			k = Max(k, reader->sizes[width]);
@@ -504,7 +617,8 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		width++;
 	}
 	CheckDomainsNamed(reader);
-	if (reader->null_policy != NULL && !reader->null_category)
+	CheckNullsNamed(reader);
+	if (reader->null_policy != NULL && !reader->null_category && reader->null_columns == NULL)
 	{
 		bool		used = false;
 

@@ -56,7 +56,9 @@ typedef struct MrfKaryReader
 	MrfDeclaredDomain *declared;	/* rows: one per column (nlabels 0 unless declared) */
 	const char *null_policy;	/* option nulls: NULL or 'error', 'category', a value */
 	bool		null_category;	/* nulls => 'category': a last value per variable */
+	Jsonb	   *null_columns;	/* per-column policy (an object), or NULL */
 	int16	   *null_code;		/* rows: per column, the code a NULL reads as, or -1 */
+	bool	   *null_extra;		/* rows: per column, whether 'category' added a last value */
 	TupleDesc	tupdesc;		/* rows */
 	Datum	   *values;
 	bool	   *nulls;
@@ -81,7 +83,9 @@ void		MrfKaryReaderSetDomains(MrfKaryReader *reader, Jsonb *domains);
 /*
  * What a NULL column means (option nulls): 'error', 'category' (a last
  * value of every variable, labelled null) or a value every column's
- * alphabet has.  Set before the first row; rows of columns only.
+ * alphabet has; or, per column, a JSON object naming columns (and "*" for
+ * the others) with one of those each ({"value": ...} for a value spelled
+ * 'error' or 'category').  Set before the first row; rows of columns only.
  */
 void		MrfKaryReaderSetNulls(MrfKaryReader *reader, const char *nulls);
 

@@ -27,9 +27,15 @@
 
 #include "pg/names.h"
 
-/* Appends {"name": ..., "labels": [...]} for one variable. */
+/*
+ * Appends {"name": ..., "labels": [...], "type": ..., "typmod": ...} for one
+ * variable.  The type (schema-qualified, with its typmod when it has one) is
+ * the column's declared type, which mrf_synthesize_into gives the table it
+ * creates; omitted when typid is invalid.
+ */
 static void
-AppendVariable(StringInfo buf, const char *name, const char *const *labels, int nlabels)
+AppendVariable(StringInfo buf, const char *name, const char *const *labels, int nlabels,
+			   Oid typid, int32 typmod)
 {
 	appendStringInfoString(buf, "{\"name\": ");
 	if (name != NULL)
@@ -52,6 +58,13 @@ AppendVariable(StringInfo buf, const char *name, const char *const *labels, int 
 				appendStringInfoString(buf, "null");
 		}
 		appendStringInfoChar(buf, ']');
+	}
+	if (OidIsValid(typid))
+	{
+		appendStringInfoString(buf, ", \"type\": ");
+		escape_json(buf, format_type_extended(typid, -1, FORMAT_TYPE_FORCE_QUALIFY));
+		if (typmod >= 0)
+			appendStringInfo(buf, ", \"typmod\": %d", typmod);
 	}
 	appendStringInfoChar(buf, '}');
 }
@@ -99,7 +112,7 @@ MrfBinaryReaderVariables(const MrfBinaryReader *reader)
 			continue;
 		if (j++ > 0)
 			appendStringInfoString(&buf, ", ");
-		AppendVariable(&buf, NameStr(att->attname), BoolLabels, 2);
+		AppendVariable(&buf, NameStr(att->attname), BoolLabels, 2, att->atttypid, att->atttypmod);
 	}
 	appendStringInfoChar(&buf, ']');
 	return buf.data;
@@ -127,7 +140,8 @@ MrfKaryReaderVariables(const MrfKaryReader *reader)
 		{
 			if (j > 0)
 				appendStringInfoString(&buf, ", ");
-			AppendVariable(&buf, NULL, labels, reader->alphabets[0].nlabels);
+			AppendVariable(&buf, NULL, labels, reader->alphabets[0].nlabels,
+						   reader->alphabets[0].typid, -1);
 		}
 	}
 	else if (reader->tupdesc != NULL)
@@ -158,7 +172,7 @@ MrfKaryReaderVariables(const MrfKaryReader *reader)
 				labels = (const char **) BoolLabels;
 				n = 2;
 			}
-			if (reader->null_category)
+			if (reader->null_extra != NULL && reader->null_extra[i])
 			{
 				/* nulls => 'category': a last value, labelled null */
 				const char **more = palloc0(sizeof(char *) * (n + 1));
@@ -167,7 +181,7 @@ MrfKaryReaderVariables(const MrfKaryReader *reader)
 				labels = more;
 				n++;
 			}
-			AppendVariable(&buf, NameStr(att->attname), labels, n);
+			AppendVariable(&buf, NameStr(att->attname), labels, n, att->atttypid, att->atttypmod);
 		}
 	}
 	else

@@ -5,10 +5,13 @@
  * They are public: they come from the query's types (column names, enum
  * labels, boolean and integer codings) and declared domains, never from
  * the data.  A model keeps them in its metadata:
- *   "variables": [{"name": "party", "labels": ["democrat", "republican"]}, ...]
+ *   "variables": [{"name": "party", "labels": ["democrat", "republican"],
+ *                  "type": "public.party"}, ...]
  *   "source": {"relation": "public.votes", "columns": ["party", ...]}
  * "name" is null when the rows had no column names (arrays); "labels" is
- * null when the codes are all there is (integer arrays with k declared).
+ * null when the codes are all there is (integer arrays with k declared);
+ * "type" (schema-qualified) and "typmod" (when the column has one) are the
+ * column's declared type, for mrf_synthesize_into.
  * The text form writes the metadata and reads it back; the reader checks
  * "variables" against the model's shape.
  */

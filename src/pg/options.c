@@ -216,6 +216,58 @@ MrfDomainValueText(JsonbValue *v)
 	return NULL;
 }
 
+/* See options.h: a per-column NULL policy is written as a JSON object. */
+bool
+MrfNullsPerColumn(const char *nulls)
+{
+	while (*nulls == ' ' || *nulls == '\t' || *nulls == '\n' || *nulls == '\r')
+		nulls++;
+	return *nulls == '{';
+}
+
+/*
+ * Checks a per-column NULL policy: an object whose keys are column names
+ * (or "*", every column not named) and whose values are 'error',
+ * 'category', a value (a string or number) or {"value": a value}.  Whether
+ * the columns exist and have the values is the reader's check, against the
+ * row type.  Public: declared with the query.
+ */
+static void
+CheckNullsPerColumn(const OptionSpec *spec, const char *text)
+{
+	Jsonb	   *doc = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbIteratorToken tok;
+	const char *shape = "A per-column policy is an object like '{\"party\": \"error\", \"*\": \"category\", \"vote\": {\"value\": \"n\"}}'.";
+
+	if (!JB_ROOT_IS_OBJECT(doc) || JsonContainerSize(&doc->root) < 1)
+		BadOption(spec->name, shape);
+	it = JsonbIteratorInit(&doc->root);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		JsonbValue	val;
+		char	   *word;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (val.type == jbvBinary)
+		{
+			JsonbValue *inner;
+
+			if (!JsonContainerIsObject(val.val.binary.data) || JsonContainerSize(val.val.binary.data) != 1 ||
+				(inner = getKeyJsonValueFromContainer(val.val.binary.data, "value", 5, NULL)) == NULL)
+				BadOption(spec->name, shape);
+			word = MrfDomainValueText(inner);
+		}
+		else
+			word = MrfDomainValueText(&val);
+		if (word == NULL || strlen(word) < 1 || strlen(word) > 255)
+			BadOption(spec->name, "Each column's policy is 'error', 'category', a value (a string or number) or {\"value\": a value}.");
+	}
+}
+
 /* Parses the cliques option: a JSON array of arrays of 1-based variable numbers. */
 static void
 StoreCliques(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
@@ -311,8 +363,14 @@ StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 			StoreDomains(spec, v, opt);
 			break;
 		case OPT_TEXT:
+			if (v->type == jbvString && MrfNullsPerColumn(pnstrdup(v->val.string.val, v->val.string.len)))
+			{
+				*(char **) field = pnstrdup(v->val.string.val, v->val.string.len);
+				CheckNullsPerColumn(spec, *(char **) field);
+				break;
+			}
 			if (v->type != jbvString || v->val.string.len < 1 || v->val.string.len > 255)
-				BadOption(spec->name, "The value must be 'error', 'category' or a value of every column's alphabet.");
+				BadOption(spec->name, "The value must be 'error', 'category', a value of the columns' alphabets, or an object giving columns one of these.");
 			*(char **) field = pnstrdup(v->val.string.val, v->val.string.len);
 			break;
 	}

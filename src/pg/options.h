@@ -109,6 +109,9 @@ MrfRefusal *MrfOptionsLambdaTooLarge(const char *learner, double lambda);
 /* The text of a declared domain value (a string, or a number as written), or NULL. */
 char	   *MrfDomainValueText(JsonbValue *v);
 
+/* Whether a nulls option is a per-column policy (a JSON object), not one word. */
+bool		MrfNullsPerColumn(const char *nulls);
+
 /* Name of a mechanism as users write it. */
 const char *MrfMechanismName(MrfMechanism mech);
 

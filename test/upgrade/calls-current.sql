@@ -97,6 +97,9 @@ SELECT mrf_dot(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[])) LIKE 'graph mrf {%'
 SELECT count(*) = 3 AS synthesize_rows
 FROM mrf_synthesize('{"kind": "ising", "p": 3, "weights": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "fields": [0, 0, 0], "meta": {"variables": [{"name": "phase", "labels": ["a", "b"]}, {"name": "name", "labels": ["c", "d"]}, {"name": "result", "labels": ["e", "f"]}]}}'::mrf,
 					3, NULL::up_results, seed => 1);
+SELECT mrf_synthesize_into('{"kind": "ising", "p": 2, "weights": [[0, 0], [0, 0]], "fields": [0, 0], "meta": {"variables": [{"name": "on", "labels": ["false", "true"], "type": "boolean"}, {"name": "tag", "labels": ["a", "b"]}]}}'::mrf,
+						   'up_synthesized', 3, seed => 1) = 3 AS synthesize_into_rows;
+DROP TABLE up_synthesized;
 -- issue 10: the plan for a model of a given width at the default lambda
 SELECT rows_per_block > 0 AS rows_needed_with_width
 FROM mrf_structure_rows_needed(20, eta => 0.5, epsilon => 1, delta => 1e-6, width => 2);
