@@ -363,6 +363,13 @@ StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 			StoreDomains(spec, v, opt);
 			break;
 		case OPT_TEXT:
+			/* an options document may hold a per-column policy as an object, not its text */
+			if (v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+			{
+				*(char **) field = JsonbToCString(NULL, v->val.binary.data, -1);
+				CheckNullsPerColumn(spec, *(char **) field);
+				break;
+			}
 			if (v->type == jbvString && MrfNullsPerColumn(pnstrdup(v->val.string.val, v->val.string.len)))
 			{
 				*(char **) field = pnstrdup(v->val.string.val, v->val.string.len);

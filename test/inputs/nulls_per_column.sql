@@ -6,7 +6,7 @@
 -- own policy and type, never the data: the same options on rows with and
 -- without NULLs give the same alphabets.
 BEGIN;
-SELECT plan(17);
+SELECT plan(18);
 SET LOCAL mrfdp.test_seed = 92;
 SET LOCAL client_min_messages = warning;
 
@@ -72,6 +72,9 @@ SELECT throws_ok($$SELECT pg_temp.learn('pc_votes', '{"*": "category"')$$, '22P0
 SELECT throws_ok($$SELECT mrf_learn_pairwise(x, k => 3, rho => 1, nulls => '{"*": "category"}') FROM (VALUES (ARRAY[0, 1])) v(x)$$,
 				 '22023', NULL, 'arrays have no columns to name');
 SELECT lives_ok($$SELECT mrf_options(nulls => '{"*": "category", "v": {"value": 1}}')$$, 'mrf_options takes a per-column policy');
+SELECT is((SELECT m::jsonb->'alphabets' FROM (SELECT mrf_learn_pairwise_agg(r, '{"rho": 10, "nulls": {"*": "category", "party": "error"},
+		   "domains": {"party": ["democrat", "republican"], "mood": ["category", "calm"]}}'::jsonb) AS m FROM pc_votes r WHERE party IS NOT NULL) s),
+		  '[2, 3, 3, 3]'::jsonb, 'an options document may hold the policy as an object');
 -- structure learning with model 'pairwise' takes the same policy
 SELECT is((SELECT mrf_info(mrf_learn_structure(r, rho => 10, eta => 1, model => 'pairwise', method => 'threshold',
 											  nulls => '{"*": "category", "party": {"value": "democrat"}}',

@@ -7,7 +7,7 @@
 -- error there: its row is replaced by the fixed row, counted with noise and
 -- charged.  Not in a transaction (charges commit through the worker);
 -- cleans up at the end.
-SELECT plan(10);
+SELECT plan(11);
 
 DO $$
 BEGIN
@@ -86,6 +86,8 @@ SELECT throws_ok($$SELECT mrf_learn_structure_from('sap_rows', NULL, epsilon => 
 				 model => 'pairwise', domains => '{"b": ["low", "mid", "high"], "n": ["01", 1, 2]}')$$,
 				 '22023', NULL, 'an integer domain value written "01" is refused before reading');
 RESET ROLE;
+SELECT is((SELECT releases FROM mrfdp.budget WHERE relation = 'sap_rows'::regclass), 2::bigint,
+		  'and charged nothing (not the withheld read error, which is charged)');
 
 DROP TABLE sap_rows CASCADE;
 DROP TYPE sap5;
