@@ -618,13 +618,25 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	}
 	CheckDomainsNamed(reader);
 	CheckNullsNamed(reader);
-	if (reader->null_policy != NULL && !reader->null_category && reader->null_columns == NULL)
+	if (reader->null_policy != NULL && !reader->null_category)
 	{
 		bool		used = false;
+		bool		applies = false;
 
+		/* a scalar value, or "*"'s: some column it applies to must have it */
 		for (int i = 0; i < reader->tupdesc->natts; i++)
-			used |= !TupleDescAttr(reader->tupdesc, i)->attisdropped && reader->null_code[i] >= 0;
-		if (!used)
+		{
+			Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+			const char *value;
+			bool		named;
+
+			if (att->attisdropped ||
+				ColumnNullPolicy(reader, NameStr(att->attname), &value, &named) != NULL_VALUE || named)
+				continue;
+			applies = true;
+			used |= reader->null_code[i] >= 0;
+		}
+		if (applies && !used)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: option nulls is neither 'error', 'category' nor a value of any column",

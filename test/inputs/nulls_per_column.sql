@@ -6,7 +6,7 @@
 -- own policy and type, never the data: the same options on rows with and
 -- without NULLs give the same alphabets.
 BEGIN;
-SELECT plan(18);
+SELECT plan(19);
 SET LOCAL mrfdp.test_seed = 92;
 SET LOCAL client_min_messages = warning;
 
@@ -63,6 +63,8 @@ SELECT throws_ok($$SELECT pg_temp.learn('pc_votes', '{"party": "error", "*": "ca
 SELECT throws_ok($$SELECT pg_temp.learn('pc_votes', '{"*": "category", "budget": "maybe"}')$$,
 				 '22023', 'mrf_learn_pairwise: option nulls gives column "budget" the value "maybe", which is not in its alphabet',
 				 'a named column''s value must be in its alphabet (the column named)');
+SELECT throws_ok($$SELECT pg_temp.learn('pc_votes', '{"party": "category", "*": "maybe"}')$$,
+				 '22023', NULL, 'a "*" value none of the columns it covers has (as for a scalar value)');
 SELECT throws_ok($$SELECT pg_temp.learn('pc_votes', '{"*": "category", "votes": "n"}')$$,
 				 '42703', NULL, 'a column the rows do not have');
 SELECT throws_ok($$SELECT pg_temp.learn('pc_votes', '{"*": "category", "budget": ["n"]}')$$,
