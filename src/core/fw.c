@@ -46,6 +46,7 @@
 
 #include "fw.h"
 #include "fwkernel.h"
+#include "sizes.h"
 
 /* Rows after which a thread's int32 sums go into int64: 127 * 2^24 < 2^31. */
 #define FW_FLUSH_ROWS ((int64_t) 1 << 24)
@@ -79,24 +80,6 @@ int
 MrfFwThreads(void)
 {
 	return FwThreadCount;
-}
-
-/* Multiplies sizes, saturating at SIZE_MAX so that overflow reads as "too big". */
-static size_t
-SizeMul(size_t a, size_t b)
-{
-	if (a != 0 && b > SIZE_MAX / a)
-		return SIZE_MAX;
-	return a * b;
-}
-
-/* Adds sizes, saturating at SIZE_MAX. */
-static size_t
-SizeAdd(size_t a, size_t b)
-{
-	if (b > SIZE_MAX - a)
-		return SIZE_MAX;
-	return a + b;
 }
 
 /* n rounded up to 64. */
@@ -178,11 +161,11 @@ FwThreadBytes(const FwkKernelInfo *info, int d, int q)
 	size_t		qpad = (size_t) FwQPad(info, q);
 	size_t		total = 0;
 
-	total = SizeAdd(total, SizeMul((size_t) info->block_rows, (size_t) d));
-	total = SizeAdd(total, SizeMul((size_t) info->block_rows, qpad));
-	total = SizeAdd(total, SizeMul(SizeMul((size_t) d, qpad), sizeof(int32_t)));
-	total = SizeAdd(total, SizeMul((size_t) q, sizeof(int64_t)));
-	total = SizeAdd(total, FwkScratchBytes(info, d, q));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) info->block_rows, (size_t) d));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) info->block_rows, qpad));
+	total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul((size_t) d, qpad), sizeof(int32_t)));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) q, sizeof(int64_t)));
+	total = MrfSizeAdd(total, FwkScratchBytes(info, d, q));
 	return total;
 }
 
@@ -194,14 +177,14 @@ FwSolveBytes(const FwkKernelInfo *info, int64_t n, int d, int q, int threads)
 	size_t		total = 0;
 	size_t		each = FwThreadBytes(info, d, q);
 
-	total = SizeAdd(total, SizeMul(SizeMul((size_t) FwMarginRows(info, n), (size_t) q), sizeof(float)));
+	total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul((size_t) FwMarginRows(info, n), (size_t) q), sizeof(float)));
 	if (info->float_x)
-		total = SizeAdd(total, SizeMul(SizeMul((size_t) FwMarginRows(info, n), (size_t) d), sizeof(float)));
-	total = SizeAdd(total, SizeMul(SizeMul((size_t) d, qpad), sizeof(int64_t)));
-	total = SizeAdd(total, SizeMul((size_t) q, sizeof(int64_t)));
-	total = SizeAdd(total, SizeMul((size_t) q, 2 * sizeof(int) + sizeof(float)));
-	total = SizeAdd(total, SizeMul((size_t) threads, sizeof(FwThread)));
-	total = SizeAdd(total, SizeMul((size_t) threads, each));
+		total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul((size_t) FwMarginRows(info, n), (size_t) d), sizeof(float)));
+	total = MrfSizeAdd(total, MrfSizeMul(MrfSizeMul((size_t) d, qpad), sizeof(int64_t)));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) q, sizeof(int64_t)));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) q, 2 * sizeof(int) + sizeof(float)));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) threads, sizeof(FwThread)));
+	total = MrfSizeAdd(total, MrfSizeMul((size_t) threads, each));
 	return total;
 }
 
@@ -482,18 +465,18 @@ FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
 
 	/* every margin is written in the first pass (FWK_INIT) */
 	if (with_margins)
-		work->margins = MrfAllocUninit(env, SizeMul(SizeMul((size_t) FwMarginRows(&sh->kinfo, prob->n),
+		work->margins = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) FwMarginRows(&sh->kinfo, prob->n),
 															(size_t) q), sizeof(float)));
 	if (sh->kinfo.float_x)
 	{
 		/* every float is written below */
 		sh->xf_ld = FwMarginRows(&sh->kinfo, prob->n);
-		sh->xf = MrfAllocUninit(env, SizeMul(SizeMul((size_t) sh->xf_ld, (size_t) d), sizeof(float)));
+		sh->xf = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) sh->xf_ld, (size_t) d), sizeof(float)));
 		if (sh->xf != NULL)
 			FwFloatX(prob, sh->xf, sh->xf_ld);
 	}
-	sh->acc = MrfAlloc(env, SizeMul(cells, sizeof(int64_t)));
-	sh->colsum = MrfAlloc(env, SizeMul((size_t) q, sizeof(int64_t)));
+	sh->acc = MrfAlloc(env, MrfSizeMul(cells, sizeof(int64_t)));
+	sh->colsum = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int64_t)));
 	work->sel_j = MrfAlloc(env, (size_t) q * sizeof(int));
 	work->sel_sign = MrfAlloc(env, (size_t) q * sizeof(int));
 	work->coef = MrfAlloc(env, (size_t) q * sizeof(float));
@@ -511,11 +494,11 @@ FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
 		th->b_begin = sh->nblocks * i / work->nthreads;
 		th->b_end = sh->nblocks * (i + 1) / work->nthreads;
 		/* every byte a block's kernels read is unpacked first */
-		th->xb = MrfAllocUninit(env, SizeMul((size_t) sh->kinfo.block_rows, (size_t) d));
+		th->xb = MrfAllocUninit(env, MrfSizeMul((size_t) sh->kinfo.block_rows, (size_t) d));
 		/* zeroed: the padding problems of G are never written */
-		th->g = MrfAlloc(env, SizeMul((size_t) sh->kinfo.block_rows, (size_t) sh->qpad));
-		th->c = MrfAlloc(env, SizeMul(cells, sizeof(int32_t)));
-		th->colsum = MrfAlloc(env, SizeMul((size_t) q, sizeof(int64_t)));
+		th->g = MrfAlloc(env, MrfSizeMul((size_t) sh->kinfo.block_rows, (size_t) sh->qpad));
+		th->c = MrfAlloc(env, MrfSizeMul(cells, sizeof(int32_t)));
+		th->colsum = MrfAlloc(env, MrfSizeMul((size_t) q, sizeof(int64_t)));
 		if (FwkScratchBytes(&sh->kinfo, d, q) > 0)
 			th->scratch = MrfAllocUninit(env, FwkScratchBytes(&sh->kinfo, d, q));
 		ok = th->xb != NULL && th->g != NULL && th->c != NULL && th->colsum != NULL &&

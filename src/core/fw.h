@@ -82,20 +82,11 @@ int64_t		MrfFwColumnWords(int64_t n);
  */
 int			MrfFwQuantizedWeight(int y, float margin);
 
-/* Whether this CPU (and build) can run a kernel; AUTO is always available. */
-int			MrfFwKernelAvailable(MrfFwKernel kernel);
-
-/* The kernel AUTO resolves to on this CPU. */
-MrfFwKernel MrfFwAutoKernel(void);
-
 /*
  * Benchmarks and tests: the kernel every later solve whose problem says
  * AUTO uses (AUTO restores the CPU's choice).  Results do not depend on it.
  */
 void		MrfFwForceKernel(MrfFwKernel kernel);
-
-/* A kernel's name, for benchmarks and messages. */
-const char *MrfFwKernelName(MrfFwKernel kernel);
 
 /*
  * Integer score sums S[j + k d] = sum_m MrfFwQuantizedWeight(y_mk, a_mk) X_mj

@@ -16,6 +16,15 @@
 
 #include "fw.h"
 
+/* Whether this CPU (and build) can run a kernel; AUTO is always available. */
+int			MrfFwKernelAvailable(MrfFwKernel kernel);
+
+/* The kernel AUTO resolves to on this CPU. */
+MrfFwKernel MrfFwAutoKernel(void);
+
+/* A kernel's name, for benchmarks and messages. */
+const char *MrfFwKernelName(MrfFwKernel kernel);
+
 /* Largest |G| entry: one signed byte. */
 #define FWK_Q 127
 

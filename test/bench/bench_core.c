@@ -19,7 +19,7 @@
  * The learner runs with a seeded generator: the figures are about speed, and
  * a seed makes runs repeatable.  OpenBLAS runs on one thread unless
  * --threads says otherwise (one thread per backend is the extension's
- * default, SPEC.md 6).
+ * default, README "Settings").
  */
 #include <errno.h>
 #include <math.h>
@@ -35,6 +35,7 @@
 #include "bench_util.h"
 #include "env.h"
 #include "fw.h"
+#include "fwkernel.h"
 #include "ising.h"
 #include "noise.h"
 #include "rows.h"

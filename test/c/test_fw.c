@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fw.h"
+#include "fwkernel.h"
 #include "harness.h"
 
 /* Runs of the one-step solver for the selection histograms. */
