@@ -8,7 +8,7 @@ INSERT INTO samples (site, "row")
 SELECT i % 3, ARRAY[i % 2 = 0, i % 3 = 0, (i / 7) % 2 = 0, i % 5 < 2]
 FROM generate_series(1, 300) i;
 
--- the SPEC's line, verbatim (the model itself is not printed)
+-- the README's first example, verbatim (the model itself is not printed)
 \o /dev/null
 SELECT mrf_learn_ising(row, rho => 0.5) FROM samples;
 \o

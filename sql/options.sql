@@ -15,8 +15,8 @@ SELECT mrf_options(lambda => 0);
 SELECT mrf_options(iterations => 1);
 SELECT mrf_options(mechanism => 'gaussian');
 
--- conversions (SPEC 3.3): rho = 2, delta = 1e-6 gives 11.6886 (tight) and
--- 2 + 2 sqrt(2 ln 1e6) = 12.51304 (bs16; the SPEC's 12.5132 rounds ln 1e6 to 13.816)
+-- conversions (docs/privacy.md 2.1): rho = 2, delta = 1e-6 gives 11.6886 (tight) and
+-- 2 + 2 sqrt(2 ln 1e6) = 12.51304 (bs16; a printed 12.5132 rounds ln 1e6 to 13.816)
 SELECT round(mrf_zcdp_to_dp(2, 1e-6)::numeric, 4) AS tight,
        round(mrf_zcdp_to_dp(2, 1e-6, method => 'bs16')::numeric, 5) AS bs16,
        abs(mrf_zcdp_to_dp(2, 1e-6, method => 'bs16') - (2 + 2 * sqrt(2 * ln(1e6)))) < 1e-12 AS bs16_formula;

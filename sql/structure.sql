@@ -1,4 +1,4 @@
--- Structure learning (SPEC 4.5): shapes, metadata, the text form, the
+-- Structure learning (docs/privacy.md 7): shapes, metadata, the text form, the
 -- planning function and the error messages.  Deterministic under a test seed.
 SET mrfdp.test_seed = 5;
 \set VERBOSITY default

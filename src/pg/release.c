@@ -56,7 +56,10 @@ MrfReleaseInit(void)
 
 	DefineCustomBoolVariable("mrfdp.progress",
 							 "Report learner progress as NOTICE messages.",
-							 NULL,
+							 "When on, a learner sends a NOTICE each time another tenth of its work is done "
+							 "(its iterations, blocks or rounds, which are public). "
+							 "mrf_progress() shows running learners whatever this setting "
+							 "(with mrfdp in shared_preload_libraries).",
 							 &MrfProgress,
 							 false,
 							 PGC_USERSET, 0,

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """NumPy baseline of mrfdp's private Frank-Wolfe Ising learner.
 
-The same algorithm as src/core/ising.c + fw.c (SPEC.md 4.1 and 4.2), written
+The same algorithm as src/core/ising.c + fw.c (docs/privacy.md 3 and 4), written
 the way a careful NumPy user would, to compare speed and memory against the C
 core.  All p node regressions advance together:
 
@@ -60,7 +60,7 @@ def parse_args():
 
 
 def default_iterations(radius, n, rho_node):
-    """T = ceil((R n sqrt(rho_node))^(2/3)), at least 2 (SPEC.md 4.1)."""
+    """T = ceil((R n sqrt(rho_node))^(2/3)), at least 2 (docs/privacy.md 3.4)."""
     return max(2, math.ceil((radius * n * math.sqrt(rho_node)) ** (2.0 / 3.0)))
 
 
@@ -68,13 +68,13 @@ def learn(np, Z, rho, lam, iterations, rng, symmetrize=True, on_iteration=None):
     """Private Frank-Wolfe for all p node regressions; returns (A, theta, T)."""
     n, p = Z.shape
     d = p + 1
-    radius = 2.0 * lam                       # R: L1 radius, SPEC 4.2
+    radius = 2.0 * lam                       # R: L1 radius, docs/privacy.md 4
     rho_node = rho / p
     T = iterations or default_iterations(radius, n, rho_node)
     if T < 2:
         raise ValueError("iterations must be at least 2")
     rho_it = rho_node / (T - 1)
-    eps0 = math.sqrt(8.0 * rho_it)           # exponential mechanism, SPEC 4.1
+    eps0 = math.sqrt(8.0 * rho_it)           # exponential mechanism, docs/privacy.md 3
     du = 2.0 * radius                        # replace-one sensitivity of a sum score
     scale = eps0 / (2.0 * du)
 

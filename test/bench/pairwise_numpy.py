@@ -2,7 +2,7 @@
 """NumPy baseline of mrfdp's private pairwise k-ary learner.
 
 The same algorithm as src/core/pairwise.c + fw.c (Zhang et al. 2020,
-Algorithm 3; SPEC.md 4.1 and 4.3), written the way a careful NumPy user
+Algorithm 3; docs/privacy.md 3 and 5), written the way a careful NumPy user
 would, to compare speed and memory against the C core.  One design matrix
 serves all q = p k (k-1) regressions (node i, ordered pair u != v):
 
@@ -68,7 +68,7 @@ def parse_args():
 
 
 def default_iterations(radius, n, rho_problem):
-    """T = ceil((R n sqrt(rho'))^(2/3)), at least 2 (SPEC.md 4.1)."""
+    """T = ceil((R n sqrt(rho'))^(2/3)), at least 2 (docs/privacy.md 3.4)."""
     return max(2, math.ceil((radius * n * math.sqrt(rho_problem)) ** (2.0 / 3.0)
                             * (1 - 1e-12)))
 
@@ -92,8 +92,8 @@ def learn(np, Z, k, rho, lam, iterations, rng, on_iteration=None):
     d = p * k + 1
     node, u, v = problems(np, p, k)
     q = len(node)
-    radius = 2.0 * lam * k                  # R, SPEC 4.3
-    rho_problem = rho / (k * k * p)         # rho', SPEC 4.3
+    radius = 2.0 * lam * k                  # R, docs/privacy.md 5
+    rho_problem = rho / (k * k * p)         # rho', docs/privacy.md 5
     T = iterations or default_iterations(radius, n, rho_problem)
     if T < 2:
         raise ValueError("iterations must be at least 2")

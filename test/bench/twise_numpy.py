@@ -2,7 +2,7 @@
 """NumPy baseline of mrfdp's private binary t-wise learner (objective l1).
 
 The same algorithm as src/core/twise.c + fw.c (Zhang et al. 2020,
-Algorithm 4; SPEC.md 4.1 and 4.4), written the way a careful NumPy user
+Algorithm 4; docs/privacy.md 3 and 6), written the way a careful NumPy user
 would, to compare speed and memory against the C core.  One design matrix
 serves all p node regressions:
 
@@ -68,7 +68,7 @@ def subsets(p, max_size):
 
 
 def default_iterations(radius, n, rho_node):
-    """T = ceil((R n sqrt(rho_node))^(2/3)), at least 2 (SPEC.md 4.1)."""
+    """T = ceil((R n sqrt(rho_node))^(2/3)), at least 2 (docs/privacy.md 3.4)."""
     return max(2, math.ceil((radius * n * math.sqrt(rho_node)) ** (2.0 / 3.0) * (1 - 1e-12)))
 
 

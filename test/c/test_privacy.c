@@ -1,6 +1,6 @@
 /*
  * test_privacy.c - the calibration functions against their formulas, the
- * conversion values of SPEC 3.3, and NaN on invalid input.
+ * conversion values of docs/privacy.md 2.1, and NaN on invalid input.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ CksDelta(double rho, double eps)
 	return exp(best);
 }
 
-/* SPEC 3.3 values, the tight conversion's optimality, and the inverse. */
+/* docs/privacy.md 2.1 values, the tight conversion's optimality, and the inverse. */
 static void
 TestConversions(void)
 {
@@ -46,8 +46,8 @@ TestConversions(void)
 
 	CHECK_NEAR(tight, 11.6886, 5e-5);
 	/*
-	 * The formula rho + 2 sqrt(rho ln(1/delta)) is 12.51304 at (2, 1e-6); the
-	 * SPEC's printed "12.5132" is a typo of it (ln(1e6) = 13.8155).
+	 * The formula rho + 2 sqrt(rho ln(1/delta)) is 12.51304 at (2, 1e-6)
+	 * (ln(1e6) = 13.8155; a printed "12.5132" rounds it to 13.816).
 	 */
 	CHECK_NEAR(bs16, 2.0 + 2.0 * sqrt(2.0 * log(1e6)), 1e-12);
 	CHECK_NEAR(bs16, 12.5130, 5e-5);
@@ -109,7 +109,7 @@ TestInvalid(void)
 	CHECK(MrfFwDefaultIterations(1.0, 100, NAN) == -1);
 }
 
-/* SPEC 4.1 constants. */
+/* docs/privacy.md 3 constants. */
 static void
 TestFrankWolfeCalibration(void)
 {
@@ -130,7 +130,7 @@ TestFrankWolfeCalibration(void)
 	CHECK(MrfFwDefaultIterations(2.0, (int64_t) 1 << 40, 100.0) == 100000);
 }
 
-/* SPEC 3.4 composition of a relation's charges, and the bs16 inverse. */
+/* docs/privacy.md 9.1 composition of a relation's charges, and the bs16 inverse. */
 static void
 TestComposition(void)
 {
@@ -144,7 +144,7 @@ TestComposition(void)
 	/* an approximate charge adds its epsilon and spends its delta first */
 	CHECK_NEAR(MrfComposeEpsilon(0.5, 0, 0, 0.3, 4e-7, 1e-6),
 			   MrfZcdpToDpTight(0.5, 6e-7) + 0.3, 1e-9);
-	/* with delta > 0, pure charges enter as eps^2/2 (SPEC 3.4), never as a plain sum */
+	/* with delta > 0, pure charges enter as eps^2/2 (docs/privacy.md 9.1), never as a plain sum */
 	CHECK_NEAR(MrfComposeEpsilon(0, 0.1, 0.005, 0, 0, 1e-6), MrfZcdpToDpTight(0.005, 1e-6), 1e-9);
 	CHECK(MrfComposeEpsilon(0, 100 * 0.01, 100 * 0.5 * 0.01 * 0.01, 0, 0, 1e-6) < 1.0);
 	/* a zCDP part needs delta left over */

@@ -118,7 +118,7 @@ DiscreteLaplaceAtLeast(double a, int64_t k)
 }
 
 /*
- * tau never below the SPEC's real threshold, the leak at most delta, tau
+ * tau never below the continuous threshold 1 + (2/epsilon) ln(1/(2 delta)), the leak at most delta, tau
  * minimal for the discrete tail (one less would leak more than delta), and
  * the noise scale at least 2/epsilon; worked values at (1, 1e-6).
  */
@@ -148,11 +148,11 @@ TestCalibration(void)
 			double		leak = MrfStableModeLeak(eps[i], del[j]);
 
 			CHECK_MSG((double) tau >= spec && tau >= 2,
-					  "tau %lld below SPEC %.4f at (%g, %g)", (long long) tau, spec,
+					  "tau %lld below the continuous %.4f at (%g, %g)", (long long) tau, spec,
 					  eps[i], del[j]);
 			CHECK_MSG(leak <= del[j], "leak %.3g > delta %g", leak, del[j]);
 			CHECK_NEAR(leak, DiscreteLaplaceAtLeast(a, tau - 1), 1e-12 * del[j]);
-			/* minimal: one less either leaks or falls under the SPEC's tau */
+			/* minimal: one less either leaks or falls under the continuous tau */
 			CHECK_MSG(tau == 2 || DiscreteLaplaceAtLeast(a, tau - 2) > del[j] ||
 					  (double) (tau - 1) < spec,
 					  "tau %lld not minimal at (%g, %g)", (long long) tau, eps[i], del[j]);

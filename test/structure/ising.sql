@@ -1,5 +1,5 @@
 -- server: session_preload
--- Structure learning (SPEC 4.5) on data sampled exactly (p <= 16) from known
+-- Structure learning (docs/privacy.md 7) on data sampled exactly (p <= 16) from known
 -- models: the stable mode must release exactly the true graph, too few rows
 -- must give NULL or a graph (never an error), the threshold method must
 -- recover the graph under zCDP, and every bad input has its SQLSTATE.

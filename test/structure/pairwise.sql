@@ -1,5 +1,5 @@
 -- server: session_preload
--- Structure learning of k-ary pairwise models (SPEC 4.5, model 'pairwise'):
+-- Structure learning of k-ary pairwise models (docs/privacy.md 7, model 'pairwise'):
 -- the stable mode with the one-vs-one block learner must release exactly
 -- the true graph of models sampled exactly (3^6 states) with mrf_sample,
 -- through the named form and the aggregate with GROUP BY, and every bad

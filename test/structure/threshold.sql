@@ -1,6 +1,6 @@
 -- server: session_preload
--- method => 'threshold' for pairwise and t-wise models (SPEC 4.5): the
--- private learners of SPEC 4.3 / 4.4 under rho-zCDP, thresholded at eta / 2.
+-- method => 'threshold' for pairwise and t-wise models (docs/privacy.md 7.2): the
+-- private learners of docs/privacy.md 5 and 6 under rho-zCDP, thresholded at eta / 2.
 BEGIN;
 SELECT plan(6);
 SET LOCAL mrfdp.test_seed = 81;

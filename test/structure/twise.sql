@@ -1,5 +1,5 @@
 -- server: session_preload
--- Structure learning of binary t-wise models (SPEC 4.5, model 'twise'): the
+-- Structure learning of binary t-wise models (docs/privacy.md 7, model 'twise'): the
 -- stable mode with the monomial block learner must release exactly the
 -- maximal monomials of a t = 3 model sampled exactly with mrf_sample
 -- (a pair inside the triple is not maximal and must not be listed),
