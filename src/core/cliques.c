@@ -70,29 +70,17 @@
 /* Smallest NLBP damping the adaptive rule goes down to. */
 #define CLIQUES_MIN_DAMPING 1e-4
 
-/* Sentences for MrfCliquesCheckMessage, indexed by MrfCliquesCheck. */
-static const char *const CheckMessages[] = {
-	"the cliques are valid",
-	"the number of variables must be at least 1",
-	"every variable's alphabet size must be between 2 and 256",
-	"at least one clique is required",
-	"a clique has no variables",
-	"a clique names a variable outside 1..p",
-	"a clique names the same variable twice",
-	"the same clique is listed twice",
-	"a clique's table (the product of its variables' alphabet sizes) exceeds the size limit",
-	"the tables of all cliques together exceed the size limit"
-};
-
-/* A static sentence for the glue's error detail. */
-const char *
-MrfCliquesCheckMessage(MrfCliquesCheck check)
-{
-	if ((int) check < 0 ||
-		(size_t) check >= sizeof(CheckMessages) / sizeof(CheckMessages[0]))
-		return "unknown clique check";
-	return CheckMessages[check];
-}
+/* The problems MrfCliqueSetCheck and MrfCliqueSetCheckAlphabets return (problem.h). */
+const char	MrfCliquesBadP[] = "the number of variables must be at least 1";
+const char	MrfCliquesBadK[] = "every variable's alphabet size must be between 2 and 256";
+const char	MrfCliquesNoCliques[] = "at least one clique is required";
+const char	MrfCliquesEmptyClique[] = "a clique has no variables";
+const char	MrfCliquesOutOfRange[] = "a clique names a variable outside 1..p";
+const char	MrfCliquesRepeatedVariable[] = "a clique names the same variable twice";
+const char	MrfCliquesDuplicateClique[] = "the same clique is listed twice";
+const char	MrfCliquesTableTooLarge[] =
+"a clique's table (the product of its variables' alphabet sizes) exceeds the size limit";
+const char	MrfCliquesTotalTooLarge[] = "the tables of all cliques together exceed the size limit";
 
 /* Insertion sort: cliques are short. */
 static void
@@ -124,7 +112,7 @@ SortInts(int *v, int n)
  * of prod card[i] cells per clique allows in memory).  card NULL: every
  * variable has k values.
  */
-static MrfCliquesCheck
+static MrfProblem
 CheckCliques(int p, int k, const int *card, int m, const int *start,
 			 const int *var, int64_t max_cells, int *bad_clique)
 {
@@ -140,14 +128,14 @@ CheckCliques(int p, int k, const int *card, int m, const int *start,
 	if (max_cells <= 0 || max_cells > MRF_CLIQUES_MAX_TABLE_CELLS)
 		max_cells = MRF_CLIQUES_MAX_TABLE_CELLS;
 	if (p < 1)
-		return MRF_CLIQUES_BAD_P;
+		return MrfCliquesBadP;
 	if (card == NULL && (k < 2 || k > 256))
-		return MRF_CLIQUES_BAD_K;
+		return MrfCliquesBadK;
 	for (i = 0; card != NULL && i < p; i++)
 		if (card[i] < 2 || card[i] > 256)
-			return MRF_CLIQUES_BAD_K;
+			return MrfCliquesBadK;
 	if (m < 1 || start == NULL || var == NULL)
-		return MRF_CLIQUES_NO_CLIQUES;
+		return MrfCliquesNoCliques;
 	for (c = 0; c < m; c++)
 	{
 		int			size = start[c + 1] - start[c];
@@ -156,26 +144,26 @@ CheckCliques(int p, int k, const int *card, int m, const int *start,
 		if (bad_clique != NULL)
 			*bad_clique = c;
 		if (size <= 0)
-			return MRF_CLIQUES_EMPTY_CLIQUE;
+			return MrfCliquesEmptyClique;
 		if (size > CLIQUES_MAX_SIZE)
-			return MRF_CLIQUES_TABLE_TOO_LARGE;
+			return MrfCliquesTableTooLarge;
 		for (i = 0; i < size; i++)
 		{
 			a[i] = var[start[c] + i];
 			if (a[i] < 0 || a[i] >= p)
-				return MRF_CLIQUES_OUT_OF_RANGE;
+				return MrfCliquesOutOfRange;
 		}
 		SortInts(a, size);
 		for (i = 1; i < size; i++)
 			if (a[i] == a[i - 1])
-				return MRF_CLIQUES_REPEATED_VARIABLE;
+				return MrfCliquesRepeatedVariable;
 		cells = card != NULL ? MrfVarsCells(card, size, a, max_cells) :
 			MrfTableCells(k, size, max_cells);
 		if (cells < 0)
-			return MRF_CLIQUES_TABLE_TOO_LARGE;
+			return MrfCliquesTableTooLarge;
 		total += cells;
 		if (total > max_cells)
-			return MRF_CLIQUES_TOTAL_TOO_LARGE;
+			return MrfCliquesTotalTooLarge;
 	}
 	for (c = 0; c < m; c++)
 	{
@@ -193,17 +181,17 @@ CheckCliques(int p, int k, const int *card, int m, const int *start,
 			{
 				if (bad_clique != NULL)
 					*bad_clique = d;
-				return MRF_CLIQUES_DUPLICATE_CLIQUE;
+				return MrfCliquesDuplicateClique;
 			}
 		}
 	}
 	if (bad_clique != NULL)
 		*bad_clique = -1;
-	return MRF_CLIQUES_VALID;
+	return NULL;
 }
 
 /* One alphabet: every variable takes k values. */
-MrfCliquesCheck
+MrfProblem
 MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
 				  int64_t max_cells, int *bad_clique)
 {
@@ -211,7 +199,7 @@ MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
 }
 
 /* Per-variable alphabets card[0..p-1]. */
-MrfCliquesCheck
+MrfProblem
 MrfCliqueSetCheckAlphabets(int p, const int *card, int m, const int *start,
 						   const int *var, int64_t max_cells, int *bad_clique)
 {
@@ -219,7 +207,7 @@ MrfCliqueSetCheckAlphabets(int p, const int *card, int m, const int *start,
 	{
 		if (bad_clique != NULL)
 			*bad_clique = -1;
-		return MRF_CLIQUES_BAD_K;
+		return MrfCliquesBadK;
 	}
 	return CheckCliques(p, 0, card, m, start, var, max_cells, bad_clique);
 }
@@ -241,7 +229,7 @@ BuildSet(int p, int k, const int *card, int m, const int *start,
 	int			i;
 
 	*out = NULL;
-	if (CheckCliques(p, k, card, m, start, var, max_cells, NULL) != MRF_CLIQUES_VALID)
+	if (CheckCliques(p, k, card, m, start, var, max_cells, NULL) != NULL)
 		return MRF_EINVAL;
 	nvar = (size_t) (start[m] - start[0]);
 	bytes = sizeof(MrfCliqueSet) + sizeof(int64_t) * ((size_t) m + 1) +

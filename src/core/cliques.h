@@ -40,6 +40,7 @@
 #include "bp.h"
 #include "env.h"
 #include "noise.h"
+#include "problem.h"
 
 typedef enum MrfCliquesMethod
 {
@@ -47,20 +48,16 @@ typedef enum MrfCliquesMethod
 	MRF_CLIQUES_NAIVE = 1		/* project the noisy tables, then MLE */
 } MrfCliquesMethod;
 
-/* Outcome of validating a clique list (MrfCliqueSetCheck). */
-typedef enum MrfCliquesCheck
-{
-	MRF_CLIQUES_VALID = 0,
-	MRF_CLIQUES_BAD_P,			/* p < 1 */
-	MRF_CLIQUES_BAD_K,			/* k (or some card[i]) outside 2..256 */
-	MRF_CLIQUES_NO_CLIQUES,		/* m < 1 */
-	MRF_CLIQUES_EMPTY_CLIQUE,	/* a clique without variables */
-	MRF_CLIQUES_OUT_OF_RANGE,	/* a variable index outside 0..p-1 */
-	MRF_CLIQUES_REPEATED_VARIABLE,	/* a variable twice in one clique */
-	MRF_CLIQUES_DUPLICATE_CLIQUE,	/* the same variable set twice */
-	MRF_CLIQUES_TABLE_TOO_LARGE,	/* prod card[i] over C above the cell limit */
-	MRF_CLIQUES_TOTAL_TOO_LARGE /* all tables together above the limit */
-} MrfCliquesCheck;
+/* What MrfCliqueSetCheck refuses in a clique list (problem.h). */
+extern const char MrfCliquesBadP[];	/* p < 1 */
+extern const char MrfCliquesBadK[];	/* k (or some card[i]) outside 2..256 */
+extern const char MrfCliquesNoCliques[];	/* m < 1 */
+extern const char MrfCliquesEmptyClique[];	/* a clique without variables */
+extern const char MrfCliquesOutOfRange[];	/* a variable index outside 0..p-1 */
+extern const char MrfCliquesRepeatedVariable[];	/* a variable twice in one clique */
+extern const char MrfCliquesDuplicateClique[];	/* the same variable set twice */
+extern const char MrfCliquesTableTooLarge[];	/* prod card[i] over C above the cell limit */
+extern const char MrfCliquesTotalTooLarge[];	/* all tables together above the limit */
 
 /* Hard ceiling on cells per table (index maps are 32-bit). */
 #define MRF_CLIQUES_MAX_TABLE_CELLS ((int64_t) 1 << 30)
@@ -68,27 +65,23 @@ typedef enum MrfCliquesCheck
 /* Largest number of states, prod card[i], for which MrfCliquesKl enumerates. */
 #define MRF_CLIQUES_MAX_ENUM_STATES ((int64_t) 1 << 24)
 
-/* A lower-case sentence describing a check outcome, for error details. */
-const char *MrfCliquesCheckMessage(MrfCliquesCheck check);
-
 /*
  * Validates m cliques given as var[start[c] .. start[c+1]-1] (any order
  * within a clique): indices in range, no variable twice in a clique, no
  * variable set twice, each table at most max_cells cells and all together at
- * most max_cells (0: MRF_CLIQUES_MAX_TABLE_CELLS).  *bad_clique (may be
- * NULL) receives the first offending clique, or -1.
+ * most max_cells (0: MRF_CLIQUES_MAX_TABLE_CELLS).  Returns NULL or the
+ * problem; *bad_clique (may be NULL) receives the first offending clique,
+ * or -1.
  */
-MrfCliquesCheck MrfCliqueSetCheck(int p, int k, int m, const int *start,
-								  const int *var, int64_t max_cells,
-								  int *bad_clique);
+MrfProblem	MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *var,
+							  int64_t max_cells, int *bad_clique);
 
 /*
  * The same with per-variable alphabets: variable i takes card[i] values
- * (2..256, else MRF_CLIQUES_BAD_K), a clique's table has prod card[i] cells.
+ * (2..256, else MrfCliquesBadK), a clique's table has prod card[i] cells.
  */
-MrfCliquesCheck MrfCliqueSetCheckAlphabets(int p, const int *card, int m,
-										   const int *start, const int *var,
-										   int64_t max_cells, int *bad_clique);
+MrfProblem	MrfCliqueSetCheckAlphabets(int p, const int *card, int m, const int *start,
+									   const int *var, int64_t max_cells, int *bad_clique);
 
 /*
  * Validates, sorts each clique and lays out the tables; MRF_EINVAL if

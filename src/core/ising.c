@@ -33,32 +33,40 @@ MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n)
 	return MrfFwIterations(2.0 * opt->lambda, n, opt->rho / p, MRF_ISING_T_FRACTION);
 }
 
+/* The problems MrfIsingValidate returns (problem.h). */
+const char	MrfIsingBadArgument[] =
+"invalid arguments: the learner needs at least 2 variables, 1 to 2147483647 rows and a known mechanism";
+const char	MrfIsingBadBudget[] = "rho and lambda must be finite and positive";
+const char	MrfIsingBadIterations[] = "iterations must be 0 (the default) or at least 2";
+const char	MrfIsingBadScale[] =
+"lambda is too large for this budget: the noise calibration of the regressions overflows";
+
 /*
  * Everything MrfIsingLearn refuses before reading rows, from public values
  * only; the glue calls it before charging, so an option the learner would
  * refuse is never charged for.
  */
-MrfIsingCheck
+MrfProblem
 MrfIsingValidate(const MrfIsingOptions *opt, int p, int64_t n)
 {
 	int			iters;
 
 	if (opt == NULL || p < 2 || n < 1 || n > INT_MAX ||
 		(int64_t) (p + 1) * p > INT_MAX)
-		return MRF_ISING_BAD_ARGUMENT;
+		return MrfIsingBadArgument;
 	if (!isfinite(opt->rho) || opt->rho <= 0.0 ||
 		!isfinite(opt->lambda) || opt->lambda <= 0.0)
-		return MRF_ISING_BAD_BUDGET;
+		return MrfIsingBadBudget;
 	if (opt->mechanism != MRF_MECH_EXPONENTIAL && opt->mechanism != MRF_MECH_LAPLACE)
-		return MRF_ISING_BAD_ARGUMENT;
+		return MrfIsingBadArgument;
 	if (!isfinite(2.0 * opt->lambda))
-		return MRF_ISING_BAD_SCALE;
+		return MrfIsingBadScale;
 	iters = MrfIsingIterations(opt, p, n);
 	if (iters < 2)
-		return MRF_ISING_BAD_ITERATIONS;
+		return MrfIsingBadIterations;
 	if (MrfFwCheckCalibration(2.0 * opt->lambda, opt->rho / p, iters, opt->mechanism) != MRF_OK)
-		return MRF_ISING_BAD_SCALE;
-	return MRF_ISING_VALID;
+		return MrfIsingBadScale;
+	return NULL;
 }
 
 /* max_i (sum_j |A_ij| + |theta_i|), A read as stored (row i). */
@@ -126,7 +134,7 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 	int			j;
 
 	if (bits == NULL || opt == NULL || rng == NULL || env == NULL ||
-		A == NULL || theta == NULL || MrfIsingValidate(opt, p, n) != MRF_ISING_VALID)
+		A == NULL || theta == NULL || MrfIsingValidate(opt, p, n) != NULL)
 		return MRF_EINVAL;
 	iters = MrfIsingIterations(opt, p, n);
 

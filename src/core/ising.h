@@ -13,6 +13,7 @@
 #include "env.h"
 #include "noise.h"
 #include "privacy.h"
+#include "problem.h"
 
 typedef struct MrfIsingOptions
 {
@@ -23,18 +24,17 @@ typedef struct MrfIsingOptions
 	int			symmetrize;
 } MrfIsingOptions;
 
-/* Why MrfIsingLearn refuses a problem before reading rows (MrfIsingValidate). */
-typedef enum MrfIsingCheck
-{
-	MRF_ISING_VALID = 0,
-	MRF_ISING_BAD_ARGUMENT,		/* NULL, p < 2, n < 1 or n > INT_MAX, bad mechanism */
-	MRF_ISING_BAD_BUDGET,		/* rho or lambda not finite and positive */
-	MRF_ISING_BAD_ITERATIONS,	/* fewer than 2 iterations */
-	MRF_ISING_BAD_SCALE			/* the noise calibration overflows (lambda too large for rho) */
-} MrfIsingCheck;
+/* What MrfIsingValidate refuses (problem.h): one sentence each. */
+extern const char MrfIsingBadArgument[];	/* NULL, p < 2, n < 1 or n > INT_MAX, bad mechanism */
+extern const char MrfIsingBadBudget[];	/* rho or lambda not finite and positive */
+extern const char MrfIsingBadIterations[];	/* fewer than 2 iterations */
+extern const char MrfIsingBadScale[];	/* the noise calibration overflows (lambda too large for rho) */
 
-/* Checks options and sizes from public values only; MrfIsingLearn refuses the same. */
-MrfIsingCheck MrfIsingValidate(const MrfIsingOptions *opt, int p, int64_t n);
+/*
+ * Checks options and sizes from public values only: NULL, or the problem
+ * (one of the sentences above) that MrfIsingLearn would refuse.
+ */
+MrfProblem	MrfIsingValidate(const MrfIsingOptions *opt, int p, int64_t n);
 
 /* Iterations the learner will run (resolves the default). */
 int			MrfIsingIterations(const MrfIsingOptions *opt, int p, int64_t n);

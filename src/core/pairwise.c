@@ -91,11 +91,23 @@ MrfPairwiseCoordinateCount(int p, int k)
 	return (int64_t) p * k + 1;
 }
 
+/* The problems MrfPairwiseValidate returns (problem.h). */
+const char	MrfPairwiseBadArgument[] =
+"invalid arguments: the learner needs at least 2 variables and 1 to 2147483647 rows";
+const char	MrfPairwiseBadAlphabet[] = "the alphabet size k must be between 2 and 255";
+const char	MrfPairwiseBadBudget[] = "rho and lambda must be finite and positive";
+const char	MrfPairwiseBadIterations[] = "iterations must be 0 (the default) or at least 2";
+const char	MrfPairwiseBadMechanism[] = "the mechanism must be exponential or laplace";
+const char	MrfPairwiseTooManyFeatures[] =
+"the regressions times their one-hot coordinates must stay below 2^31";
+const char	MrfPairwiseBadScale[] =
+"lambda is too large for this budget: the noise calibration of the regressions overflows";
+
 /*
  * Everything the glue can refuse before reading rows.  The solver multiplies
  * a d x q score matrix and indexes it with int (BLAS), hence the last test.
  */
-MrfPairwiseCheck
+MrfProblem
 MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 {
 	int64_t		q;
@@ -105,33 +117,33 @@ MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 	int			iters;
 
 	if (opt == NULL || p < 2 || n < 1 || n > INT_MAX)
-		return MRF_PAIRWISE_BAD_ARGUMENT;
+		return MrfPairwiseBadArgument;
 	if (k < 2 || k > MRF_PAIRWISE_MAX_K)
-		return MRF_PAIRWISE_BAD_ALPHABET;
+		return MrfPairwiseBadAlphabet;
 	if (!isfinite(opt->rho) || opt->rho <= 0.0 ||
 		!isfinite(opt->lambda) || opt->lambda <= 0.0)
-		return MRF_PAIRWISE_BAD_BUDGET;
+		return MrfPairwiseBadBudget;
 	if (opt->iterations < 0 || opt->iterations == 1)
-		return MRF_PAIRWISE_BAD_ITERATIONS;
+		return MrfPairwiseBadIterations;
 	if (opt->mechanism != MRF_MECH_EXPONENTIAL &&
 		opt->mechanism != MRF_MECH_LAPLACE)
-		return MRF_PAIRWISE_BAD_MECHANISM;
+		return MrfPairwiseBadMechanism;
 	q = MrfPairwiseProblemCount(p, k);
 	d = MrfPairwiseCoordinateCount(p, k);
 	if (q > INT_MAX || d > INT_MAX || d > INT_MAX / q)
-		return MRF_PAIRWISE_TOO_MANY_FEATURES;
+		return MrfPairwiseTooManyFeatures;
 	/* the solver's calibration, as MrfFwSolve will compute it */
 	radius = PairwiseRadius(opt, k);
 	rho_problem = MrfPairwiseProblemRho(opt->rho, p, k);
 	if (!isfinite(radius) || !isfinite(rho_problem) || !(rho_problem > 0.0))
-		return MRF_PAIRWISE_BAD_SCALE;
+		return MrfPairwiseBadScale;
 	iters = opt->iterations != 0 ? opt->iterations :
 		MrfFwIterations(radius, n, rho_problem, MRF_PAIRWISE_T_FRACTION);
 	if (iters < 2)
-		return MRF_PAIRWISE_BAD_ITERATIONS;
+		return MrfPairwiseBadIterations;
 	if (MrfFwCheckCalibration(radius, rho_problem, iters, opt->mechanism) != MRF_OK)
-		return MRF_PAIRWISE_BAD_SCALE;
-	return MRF_PAIRWISE_VALID;
+		return MrfPairwiseBadScale;
+	return NULL;
 }
 
 /*
@@ -141,7 +153,7 @@ MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 int
 MrfPairwiseIterations(const MrfPairwiseOptions *opt, int p, int k, int64_t n)
 {
-	if (MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID)
+	if (MrfPairwiseValidate(opt, p, k, n) != NULL)
 		return -1;
 	if (opt->iterations != 0)
 		return opt->iterations;
@@ -242,7 +254,7 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 		return MRF_EINVAL;
 	memset(setup, 0, sizeof(*setup));
 	if (z == NULL || env == NULL ||
-		MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID)
+		MrfPairwiseValidate(opt, p, k, n) != NULL)
 		return MRF_EINVAL;
 	iters = MrfPairwiseIterations(opt, p, k, n);
 	if (iters < 2 || !isfinite(MrfPairwiseProblemRho(opt->rho, p, k)))
@@ -623,7 +635,7 @@ MrfPairwiseIterationsAlphabets(const MrfPairwiseOptions *opt, int p, int k,
 {
 	if (kv == NULL)
 		return MrfPairwiseIterations(opt, p, k, n);
-	if (MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID ||
+	if (MrfPairwiseValidate(opt, p, k, n) != NULL ||
 		MrfPairwiseProblemCountAlphabets(p, k, kv) < 0)
 		return -1;
 	if (opt->iterations != 0)
@@ -697,7 +709,7 @@ PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
 
 	memset(setup, 0, sizeof(*setup));
 	if (z == NULL || env == NULL || d64 < 0 || q64 < 0 ||
-		MrfPairwiseValidate(opt, p, k, n) != MRF_PAIRWISE_VALID)
+		MrfPairwiseValidate(opt, p, k, n) != NULL)
 		return MRF_EINVAL;
 	iters = MrfPairwiseIterationsAlphabets(opt, p, k, kv, n);
 	if (iters < 2 || !isfinite(ProblemRho(opt, p, k, kv)))

@@ -30,6 +30,7 @@
 #include "fw.h"
 #include "noise.h"
 #include "privacy.h"
+#include "problem.h"
 
 /* Largest alphabet: values are stored as uint8_t. */
 #define MRF_PAIRWISE_MAX_K 255
@@ -43,21 +44,14 @@ typedef struct MrfPairwiseOptions
 	int			symmetrize;		/* average W_ij and W_ji^T (free) */
 } MrfPairwiseOptions;
 
-/*
- * Why a problem is refused before any data is read; the glue maps each to
- * an SQLSTATE and a message.
- */
-typedef enum MrfPairwiseCheck
-{
-	MRF_PAIRWISE_VALID = 0,
-	MRF_PAIRWISE_BAD_ARGUMENT,	/* NULL options, p < 2, n < 1, n > INT_MAX */
-	MRF_PAIRWISE_BAD_ALPHABET,	/* k < 2 or k > MRF_PAIRWISE_MAX_K */
-	MRF_PAIRWISE_BAD_BUDGET,	/* rho or lambda not finite and positive */
-	MRF_PAIRWISE_BAD_ITERATIONS,	/* iterations negative or 1 */
-	MRF_PAIRWISE_BAD_MECHANISM,
-	MRF_PAIRWISE_TOO_MANY_FEATURES,	/* coordinates x problems > INT_MAX */
-	MRF_PAIRWISE_BAD_SCALE		/* the noise calibration overflows (lambda too large, rho too small) */
-} MrfPairwiseCheck;
+/* What MrfPairwiseValidate refuses before any data is read (problem.h). */
+extern const char MrfPairwiseBadArgument[];	/* NULL options, p < 2, n < 1, n > INT_MAX */
+extern const char MrfPairwiseBadAlphabet[];	/* k < 2 or k > MRF_PAIRWISE_MAX_K */
+extern const char MrfPairwiseBadBudget[];	/* rho or lambda not finite and positive */
+extern const char MrfPairwiseBadIterations[];	/* iterations negative or 1 */
+extern const char MrfPairwiseBadMechanism[];
+extern const char MrfPairwiseTooManyFeatures[];	/* coordinates x problems > INT_MAX */
+extern const char MrfPairwiseBadScale[];	/* the noise calibration overflows (lambda too large, rho too small) */
 
 /* Offset of W_ij(a, b) in the dense layout above. */
 static inline size_t
@@ -66,9 +60,8 @@ MrfPairwiseAt(int p, int k, int i, int j, int a, int b)
 	return (((size_t) i * p + j) * k + a) * k + b;
 }
 
-/* Checks sizes and options without touching data. */
-MrfPairwiseCheck MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p,
-									 int k, int64_t n);
+/* Checks sizes and options without touching data: NULL, or the problem. */
+MrfProblem	MrfPairwiseValidate(const MrfPairwiseOptions *opt, int p, int k, int64_t n);
 
 /*
  * Regressions: p k (k-1), one per node i and ordered pair u != v.  Problem

@@ -470,11 +470,30 @@ TwisePositiveFinite(double v)
 	return isfinite(v) && v > 0.0;
 }
 
+/* The problems MrfTwiseValidate returns (problem.h). */
+const char	MrfTwiseBadArgument[] =
+"invalid arguments: need at least 2 variables, 1 to 2147483647 rows, and a known objective, query release and mechanism";
+const char	MrfTwiseBadBudget[] = "rho and lambda must be finite and positive";
+const char	MrfTwiseBadOrder[] =
+"the order t must be at least 2 and at most the number of variables (and 16)";
+const char	MrfTwiseBadIterations[] =
+"iterations must be 0 (default) or at least 2, and pmw_rounds 0 (default) or positive";
+const char	MrfTwiseTooManyFeatures[] =
+"too many features: the learner needs one column per set of at most t-1 variables";
+const char	MrfTwiseBadSplit[] =
+"the row split leaves no rows for the regressions or none for the parity queries";
+const char	MrfTwisePmwTooLarge[] =
+"query release pmw keeps a distribution over all 2^p points and accepts at most 20 variables";
+const char	MrfTwiseNoiseTooLarge[] =
+"the budget is too small for the parity queries: the noise variance would exceed 2^40";
+const char	MrfTwiseBadScale[] =
+"lambda is too large for this budget: the noise calibration of the node regressions overflows";
+
 /*
  * Every refusal that needs no data, in the order a user would fix them.
  * Nothing here reads rows, so the glue may report the result in full.
  */
-MrfTwiseCheck
+MrfProblem
 MrfTwiseValidate(const MrfTwiseOptions *opt, int p, int64_t n)
 {
 	int64_t		d;
@@ -482,20 +501,20 @@ MrfTwiseValidate(const MrfTwiseOptions *opt, int p, int64_t n)
 	int			iters;
 
 	if (opt == NULL || p < 2 || n < 1 || n > INT_MAX)
-		return MRF_TWISE_BAD_ARGUMENT;
+		return MrfTwiseBadArgument;
 	if ((opt->objective != MRF_TWISE_L1 && opt->objective != MRF_TWISE_LINF) ||
 		(opt->release != MRF_TWISE_GAUSSIAN && opt->release != MRF_TWISE_PMW) ||
 		(opt->mechanism != MRF_MECH_EXPONENTIAL && opt->mechanism != MRF_MECH_LAPLACE))
-		return MRF_TWISE_BAD_ARGUMENT;
+		return MrfTwiseBadArgument;
 	if (!TwisePositiveFinite(opt->rho) || !TwisePositiveFinite(opt->lambda))
-		return MRF_TWISE_BAD_BUDGET;
+		return MrfTwiseBadBudget;
 	if (opt->t < 2 || opt->t > p || opt->t > MRF_TWISE_MAX_ORDER)
-		return MRF_TWISE_BAD_ORDER;
+		return MrfTwiseBadOrder;
 	if (opt->iterations < 0 || opt->iterations == 1 || opt->pmw_rounds < 0)
-		return MRF_TWISE_BAD_ITERATIONS;
+		return MrfTwiseBadIterations;
 	d = MrfTwiseFeatureCount(p, opt->t);
 	if (d < 0 || d > MrfTwiseMaxFeatures(p) || MrfTwiseCoefCount(p, opt->t) < 0)
-		return MRF_TWISE_TOO_MANY_FEATURES;
+		return MrfTwiseTooManyFeatures;
 
 	linf = opt->objective == MRF_TWISE_LINF;
 	if (linf)
@@ -506,60 +525,30 @@ MrfTwiseValidate(const MrfTwiseOptions *opt, int p, int64_t n)
 		double		rho_q = MrfTwiseQueryRho(opt->rho);
 
 		if (n2 < 1 || n2 >= n)
-			return MRF_TWISE_BAD_SPLIT;
+			return MrfTwiseBadSplit;
 		if (opt->release == MRF_TWISE_PMW)
 		{
 			if (p > MRF_TWISE_PMW_MAX_P)
-				return MRF_TWISE_PMW_TOO_LARGE;
+				return MrfTwisePmwTooLarge;
 			if (MrfParityGaussianVariance(1, MrfPmwStepRho(rho_q, MrfTwisePmwRounds(opt, p, n)),
 										  &num, &den) != 0)
-				return MRF_TWISE_NOISE_TOO_LARGE;
+				return MrfTwiseNoiseTooLarge;
 		}
 		else if (MrfParityGaussianVariance(d - 1, rho_q, &num, &den) != 0)
-			return MRF_TWISE_NOISE_TOO_LARGE;
+			return MrfTwiseNoiseTooLarge;
 	}
 	/* the node regressions' calibration, as MrfFwSolve will compute it */
 	if (!isfinite(2.0 * opt->lambda))
-		return MRF_TWISE_BAD_SCALE;
+		return MrfTwiseBadScale;
 	iters = MrfTwiseIterations(opt, p, n);
 	if (iters < 2)
-		return MRF_TWISE_BAD_ITERATIONS;
+		return MrfTwiseBadIterations;
 	if (MrfFwCheckCalibration(2.0 * opt->lambda, MrfTwiseNodeRho(opt->rho, p, linf), iters,
 							  opt->mechanism) != MRF_OK)
-		return MRF_TWISE_BAD_SCALE;
+		return MrfTwiseBadScale;
 	if (MrfTwiseWorkspaceBytes(opt, p, n) == SIZE_MAX)
-		return MRF_TWISE_TOO_MANY_FEATURES;
-	return MRF_TWISE_VALID;
-}
-
-/* Messages for the glue's errmsg; the numbers come from the count functions. */
-const char *
-MrfTwiseCheckMessage(MrfTwiseCheck check)
-{
-	switch (check)
-	{
-		case MRF_TWISE_VALID:
-			return "valid";
-		case MRF_TWISE_BAD_ARGUMENT:
-			return "invalid arguments: need at least 2 variables, 1 to 2147483647 rows, and a known objective, query release and mechanism";
-		case MRF_TWISE_BAD_BUDGET:
-			return "rho and lambda must be finite and positive";
-		case MRF_TWISE_BAD_ORDER:
-			return "the order t must be at least 2 and at most the number of variables (and 16)";
-		case MRF_TWISE_BAD_ITERATIONS:
-			return "iterations must be 0 (default) or at least 2, and pmw_rounds 0 (default) or positive";
-		case MRF_TWISE_TOO_MANY_FEATURES:
-			return "too many features: the learner needs one column per set of at most t-1 variables";
-		case MRF_TWISE_BAD_SPLIT:
-			return "the row split leaves no rows for the regressions or none for the parity queries";
-		case MRF_TWISE_PMW_TOO_LARGE:
-			return "query release pmw keeps a distribution over all 2^p points and accepts at most 20 variables";
-		case MRF_TWISE_NOISE_TOO_LARGE:
-			return "the budget is too small for the parity queries: the noise variance would exceed 2^40";
-		case MRF_TWISE_BAD_SCALE:
-			return "lambda is too large for this budget: the noise calibration of the node regressions overflows";
-	}
-	return "unknown check result";
+		return MrfTwiseTooManyFeatures;
+	return NULL;
 }
 
 /* ---- the design ---- */
@@ -1101,7 +1090,7 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 	int			linf;
 
 	if (bits == NULL || rng == NULL || env == NULL || coef == NULL ||
-		MrfTwiseValidate(opt, p, n) != MRF_TWISE_VALID)
+		MrfTwiseValidate(opt, p, n) != NULL)
 		return MRF_EINVAL;
 	linf = opt->objective == MRF_TWISE_LINF;
 	d = MrfTwiseFeatureCount(p, opt->t);

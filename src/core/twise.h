@@ -25,6 +25,7 @@
 #include "env.h"
 #include "noise.h"
 #include "privacy.h"
+#include "problem.h"
 
 /* Largest order t accepted (sets of up to t indices live on the stack). */
 #define MRF_TWISE_MAX_ORDER 16
@@ -62,22 +63,18 @@ typedef struct MrfTwiseOptions
 } MrfTwiseOptions;
 
 /*
- * Why a problem is refused before any data is read.  The glue maps each to
- * an SQLSTATE and builds its message from the count functions below.
+ * What MrfTwiseValidate refuses before any data is read (problem.h).  The
+ * glue adds the numbers from the count functions below.
  */
-typedef enum MrfTwiseCheck
-{
-	MRF_TWISE_VALID = 0,
-	MRF_TWISE_BAD_ARGUMENT,		/* NULL, p < 2, n < 1, n > INT_MAX, bad enum */
-	MRF_TWISE_BAD_BUDGET,		/* rho or lambda not finite and positive */
-	MRF_TWISE_BAD_ORDER,		/* t < 2, t > p or t > MRF_TWISE_MAX_ORDER */
-	MRF_TWISE_BAD_ITERATIONS,	/* iterations or pmw_rounds negative or 1 */
-	MRF_TWISE_TOO_MANY_FEATURES,	/* MrfTwiseFeatureCount > MrfTwiseMaxFeatures */
-	MRF_TWISE_BAD_SPLIT,		/* linf: n1 or n2 would be empty */
-	MRF_TWISE_PMW_TOO_LARGE,	/* pmw with p > MRF_TWISE_PMW_MAX_P */
-	MRF_TWISE_NOISE_TOO_LARGE,	/* discrete Gaussian variance beyond 2^40 */
-	MRF_TWISE_BAD_SCALE			/* the regressions' noise calibration overflows */
-} MrfTwiseCheck;
+extern const char MrfTwiseBadArgument[];	/* NULL, p < 2, n < 1, n > INT_MAX, bad enum */
+extern const char MrfTwiseBadBudget[];	/* rho or lambda not finite and positive */
+extern const char MrfTwiseBadOrder[];	/* t < 2, t > p or t > MRF_TWISE_MAX_ORDER */
+extern const char MrfTwiseBadIterations[];	/* iterations or pmw_rounds negative or 1 */
+extern const char MrfTwiseTooManyFeatures[];	/* MrfTwiseFeatureCount > MrfTwiseMaxFeatures */
+extern const char MrfTwiseBadSplit[];	/* linf: n1 or n2 would be empty */
+extern const char MrfTwisePmwTooLarge[];	/* pmw with p > MRF_TWISE_PMW_MAX_P */
+extern const char MrfTwiseNoiseTooLarge[];	/* discrete Gaussian variance beyond 2^40 */
+extern const char MrfTwiseBadScale[];	/* the regressions' noise calibration overflows */
 
 /* ---- subsets ---- */
 
@@ -131,11 +128,8 @@ int			MrfTwiseIterations(const MrfTwiseOptions *opt, int p, int64_t n);
 /* PMW rounds (resolves the default); 0 when PMW is not used. */
 int			MrfTwisePmwRounds(const MrfTwiseOptions *opt, int p, int64_t n);
 
-/* Everything that can be refused before reading data; MRF_TWISE_VALID if fine. */
-MrfTwiseCheck MrfTwiseValidate(const MrfTwiseOptions *opt, int p, int64_t n);
-
-/* A lower-case English description of a check result, for messages. */
-const char *MrfTwiseCheckMessage(MrfTwiseCheck check);
+/* Everything that can be refused before reading data: NULL, or the problem. */
+MrfProblem	MrfTwiseValidate(const MrfTwiseOptions *opt, int p, int64_t n);
 
 /* Peak bytes MrfTwiseLearn allocates (SIZE_MAX when it cannot fit). */
 size_t		MrfTwiseWorkspaceBytes(const MrfTwiseOptions *opt, int p, int64_t n);

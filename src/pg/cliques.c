@@ -181,7 +181,7 @@ CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
 	int		   *start = palloc(sizeof(int) * (m + 1));
 	int		   *var;
 	int			bad;
-	MrfCliquesCheck check;
+	MrfProblem	problem;
 
 	start[0] = 0;
 	for (int c = 0; c < m; c++)
@@ -192,47 +192,43 @@ CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
 	*start_out = start;
 	*var_out = var;
 
-	check = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
-	switch (check)
-	{
-		case MRF_CLIQUES_VALID:
-			return NULL;
-		case MRF_CLIQUES_OUT_OF_RANGE:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 "invalid value for option \"cliques\"",
-							 psprintf("Clique %d, %s, names a variable outside 1..%d: the samples have %d variables.",
-									  bad + 1, CliqueText(opt, bad), p, p),
-							 NULL);
-		case MRF_CLIQUES_REPEATED_VARIABLE:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 "invalid value for option \"cliques\"",
-							 psprintf("Clique %d, %s, names the same variable twice.",
-									  bad + 1, CliqueText(opt, bad)),
-							 NULL);
-		case MRF_CLIQUES_DUPLICATE_CLIQUE:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 "invalid value for option \"cliques\"",
-							 psprintf("Clique %d, %s, repeats the variables of an earlier clique.",
-									  bad + 1, CliqueText(opt, bad)),
-							 "List each clique once; the order of its variables does not matter.");
-		case MRF_CLIQUES_TABLE_TOO_LARGE:
-			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-							 psprintf("the table of a clique of %s would be too large", learner),
-							 psprintf("Clique %d, %s, has a table of %d^%d cells; a clique model holds at most " INT64_FORMAT " cells.",
-									  bad + 1, CliqueText(opt, bad), k, opt->clique_size[bad],
-									  CLIQUES_MAX_MODEL_CELLS),
-							 "Use smaller cliques or fewer values per variable.");
-		case MRF_CLIQUES_TOTAL_TOO_LARGE:
-			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-							 psprintf("the clique tables of %s would be too large", learner),
-							 psprintf("The tables of all cliques together exceed " INT64_FORMAT " cells.",
-									  CLIQUES_MAX_MODEL_CELLS),
-							 "Use fewer or smaller cliques.");
-		default:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 "invalid value for option \"cliques\"",
-							 psprintf("%s.", MrfCliquesCheckMessage(check)), NULL);
-	}
+	problem = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
+	if (problem == NULL)
+		return NULL;
+	if (problem == MrfCliquesOutOfRange)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"cliques\"",
+						 psprintf("Clique %d, %s, names a variable outside 1..%d: the samples have %d variables.",
+								  bad + 1, CliqueText(opt, bad), p, p),
+						 NULL);
+	if (problem == MrfCliquesRepeatedVariable)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"cliques\"",
+						 psprintf("Clique %d, %s, names the same variable twice.",
+								  bad + 1, CliqueText(opt, bad)),
+						 NULL);
+	if (problem == MrfCliquesDuplicateClique)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"cliques\"",
+						 psprintf("Clique %d, %s, repeats the variables of an earlier clique.",
+								  bad + 1, CliqueText(opt, bad)),
+						 "List each clique once; the order of its variables does not matter.");
+	if (problem == MrfCliquesTableTooLarge)
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("the table of a clique of %s would be too large", learner),
+						 psprintf("Clique %d, %s, has a table of %d^%d cells; a clique model holds at most " INT64_FORMAT " cells.",
+								  bad + 1, CliqueText(opt, bad), k, opt->clique_size[bad],
+								  CLIQUES_MAX_MODEL_CELLS),
+						 "Use smaller cliques or fewer values per variable.");
+	if (problem == MrfCliquesTotalTooLarge)
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("the clique tables of %s would be too large", learner),
+						 psprintf("The tables of all cliques together exceed " INT64_FORMAT " cells.",
+								  CLIQUES_MAX_MODEL_CELLS),
+						 "Use fewer or smaller cliques.");
+	return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+					 "invalid value for option \"cliques\"",
+					 psprintf("%s.", problem), NULL);
 }
 
 /*
@@ -488,7 +484,7 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	int		   *start;
 	int		   *var;
 	int			bad;
-	MrfCliquesCheck check;
+	MrfProblem	problem;
 	MrfCliqueSet *set;
 	MrfModel   *model;
 	double	   *table;
@@ -530,9 +526,9 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 			var[start[c] + i] = (int) d - 1;
 		}
 	}
-	check = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
-	if (check != MRF_CLIQUES_VALID)
-		MrfModelMalformed(psprintf("Clique %d: %s.", bad + 1, MrfCliquesCheckMessage(check)));
+	problem = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
+	if (problem != NULL)
+		MrfModelMalformed(psprintf("Clique %d: %s.", bad + 1, problem));
 	if (MrfCliqueSetBuild(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &MrfPallocEnv, &set) != MRF_OK)
 		MrfModelMalformed("The cliques could not be laid out.");
 

@@ -32,31 +32,19 @@
 					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE)
 
 /*
- * The refusal of a problem MrfIsingValidate refuses (NULL for
- * MRF_ISING_VALID); every check reads public values only.
+ * The refusal of a problem MrfIsingValidate found (NULL for none); every
+ * check reads public values only.
  */
 MrfRefusal *
-MrfIsingRefusal(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
+MrfIsingRefusal(MrfProblem problem, const MrfIsingOptions *io, int p, int64 n,
 				const char *learner)
 {
-	switch (check)
-	{
-		case MRF_ISING_VALID:
-			return NULL;
-		case MRF_ISING_BAD_SCALE:
-			return MrfOptionsLambdaTooLarge(learner, io->lambda);
-		case MRF_ISING_BAD_ARGUMENT:
-			if (n > INT_MAX)
-				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-								 psprintf("%s learns from at most %d rows", learner, INT_MAX),
-								 NULL, NULL);
-			/* FALLTHROUGH */
-		default:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 psprintf("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
-									  learner),
-							 NULL, NULL);
-	}
+	if (problem == NULL)
+		return NULL;
+	if (problem == MrfIsingBadScale)
+		return MrfOptionsLambdaTooLarge(learner, io->lambda);
+	MRF_REFUSE_IF(MrfRefuseRows(learner, n));
+	return MrfRefuseProblem(learner, problem);
 }
 
 /*

@@ -75,8 +75,8 @@ typedef struct MrfLearner
 	void		(*released_nothing) (const MrfPlan *plan);
 } MrfLearner;
 
-/* The refusal of a check MrfIsingValidate failed (NULL if valid). */
-MrfRefusal *MrfIsingRefusal(MrfIsingCheck check, const MrfIsingOptions *io, int p, int64 n,
+/* The refusal of a problem MrfIsingValidate found (NULL if none). */
+MrfRefusal *MrfIsingRefusal(MrfProblem problem, const MrfIsingOptions *io, int p, int64 n,
 							const char *learner);
 
 extern const MrfLearner MrfIsingLearner;

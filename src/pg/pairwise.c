@@ -105,40 +105,28 @@ PairwiseOptions(MrfPlan *plan)
 	return NULL;
 }
 
-/* The refusal of a problem MrfPairwiseValidate refuses (NULL if valid). */
+/* The refusal of a problem MrfPairwiseValidate found, with its numbers (NULL if none). */
 static MrfRefusal *
-PairwiseRefusal(MrfPairwiseCheck check, const MrfPairwiseOptions *po, int p, int k, int64 n,
+PairwiseRefusal(MrfProblem problem, const MrfPairwiseOptions *po, int p, int k, int64 n,
 				const char *learner)
 {
-	switch (check)
-	{
-		case MRF_PAIRWISE_VALID:
-			return NULL;
-		case MRF_PAIRWISE_BAD_ALPHABET:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 psprintf("%s takes k from 2 to %d", learner, MRF_PAIRWISE_MAX_K),
-							 NULL, NULL);
-		case MRF_PAIRWISE_TOO_MANY_FEATURES:
-			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-							 psprintf("%s with p = %d and k = %d needs %lld regressions over %lld coordinates; their product must stay below %d",
-									  learner, p, k, (long long) MrfPairwiseProblemCount(p, k),
-									  (long long) MrfPairwiseCoordinateCount(p, k), INT_MAX),
-							 "Algorithm 3 runs p k (k - 1) regressions on p k + 1 one-hot coordinates.",
-							 "Learn from fewer variables or a smaller alphabet.");
-		case MRF_PAIRWISE_BAD_SCALE:
-			return MrfOptionsLambdaTooLarge(learner, po->lambda);
-		case MRF_PAIRWISE_BAD_ARGUMENT:
-			if (n > INT_MAX)
-				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-								 psprintf("%s learns from at most %d rows", learner, INT_MAX),
-								 NULL, NULL);
-			/* FALLTHROUGH */
-		default:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 psprintf("%s: invalid options (rho and lambda finite and positive, iterations 0 or at least 2)",
-									  learner),
-							 NULL, NULL);
-	}
+	if (problem == NULL)
+		return NULL;
+	if (problem == MrfPairwiseBadAlphabet)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s takes k from 2 to %d", learner, MRF_PAIRWISE_MAX_K),
+						 NULL, NULL);
+	if (problem == MrfPairwiseTooManyFeatures)
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("%s with p = %d and k = %d needs %lld regressions over %lld coordinates; their product must stay below %d",
+								  learner, p, k, (long long) MrfPairwiseProblemCount(p, k),
+								  (long long) MrfPairwiseCoordinateCount(p, k), INT_MAX),
+						 "Algorithm 3 runs p k (k - 1) regressions on p k + 1 one-hot coordinates.",
+						 "Learn from fewer variables or a smaller alphabet.");
+	if (problem == MrfPairwiseBadScale)
+		return MrfOptionsLambdaTooLarge(learner, po->lambda);
+	MRF_REFUSE_IF(MrfRefuseRows(learner, n));
+	return MrfRefuseProblem(learner, problem);
 }
 
 /*
@@ -162,9 +150,9 @@ PairwisePlan(MrfPlan *plan)
 		int64		d = MrfPairwiseCoordinateCount(p, k);
 
 		if (k < 2 || k > MRF_PAIRWISE_MAX_K)
-			return PairwiseRefusal(MRF_PAIRWISE_BAD_ALPHABET, po, p, k, n, learner);
+			return PairwiseRefusal(MrfPairwiseBadAlphabet, po, p, k, n, learner);
 		if (q > INT_MAX || d > INT_MAX || d > INT_MAX / q)
-			return PairwiseRefusal(MRF_PAIRWISE_TOO_MANY_FEATURES, po, p, k, n, learner);
+			return PairwiseRefusal(MrfPairwiseTooManyFeatures, po, p, k, n, learner);
 	}
 	else
 		MRF_REFUSE_IF(PairwiseRefusal(MrfPairwiseValidate(po, p, k, n), po, p, k, n, learner));

@@ -4,6 +4,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "pg/refusal.h"
 
 /* See refusal.h. */
@@ -17,6 +19,27 @@ MrfRefuse(int sqlerrcode, const char *message, const char *detail, const char *h
 	refusal->detail = detail;
 	refusal->hint = hint;
 	return refusal;
+}
+
+/* See refusal.h. */
+MrfRefusal *
+MrfRefuseProblem(const char *learner, MrfProblem problem)
+{
+	if (problem == NULL)
+		return NULL;
+	return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE, psprintf("%s: %s", learner, problem),
+					 NULL, NULL);
+}
+
+/* See refusal.h. */
+MrfRefusal *
+MrfRefuseRows(const char *learner, int64 n)
+{
+	if (n <= INT_MAX)
+		return NULL;
+	return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+					 psprintf("%s learns from at most %d rows", learner, INT_MAX),
+					 NULL, NULL);
 }
 
 /* See refusal.h. */

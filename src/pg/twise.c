@@ -41,74 +41,61 @@
 					   MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_T | \
 					   MRF_OPT_OBJECTIVE | MRF_OPT_QUERY_RELEASE)
 
-/* The refusal of a problem MrfTwiseValidate refuses, with its numbers (NULL if valid). */
+/* The refusal of a problem MrfTwiseValidate found, with its numbers (NULL if none). */
 static MrfRefusal *
-TwiseRefusal(MrfTwiseCheck check, const MrfTwiseOptions *to, int p, int64 n,
-			 const char *learner)
+TwiseRefusal(MrfProblem problem, const MrfTwiseOptions *to, int p, int64 n, const char *learner)
 {
-	const char *why = MrfTwiseCheckMessage(check);
-
-	switch (check)
+	if (problem == NULL)
+		return NULL;
+	if (problem == MrfTwiseTooManyFeatures)
 	{
-		case MRF_TWISE_VALID:
-			return NULL;
-		case MRF_TWISE_TOO_MANY_FEATURES:
-			{
-				int64		d = MrfTwiseFeatureCount(p, to->t);
-				int64		limit = MrfTwiseMaxFeatures(p);
+		int64		d = MrfTwiseFeatureCount(p, to->t);
+		int64		limit = MrfTwiseMaxFeatures(p);
 
-				if (d < 0 || d > limit)
-					return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-									 d < 0 ?
-									 psprintf("%s with p = %d and t = %d needs more than 2^63 features; the limit is %lld",
-											  learner, p, to->t, (long long) limit) :
-									 psprintf("%s with p = %d and t = %d needs %lld features; the limit is %lld",
-											  learner, p, to->t, (long long) d, (long long) limit),
-									 "The design has one column per set of at most t - 1 variables, and the solver needs features times variables to stay below 2^31.",
-									 "Lower t or learn from fewer variables.");
-				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-								 psprintf("%s with p = %d and t = %d would need more memory than can be addressed",
-										  learner, p, to->t),
-								 psprintf("The design has %lld features for each of the %lld rows.",
-										  (long long) d, (long long) n),
-								 "Lower t, or learn from fewer rows or variables.");
-			}
-		case MRF_TWISE_BAD_ORDER:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 psprintf("%s needs 2 <= t <= min(p, %d); got t = %d with p = %d",
-									  learner, MRF_TWISE_MAX_ORDER, to->t, p),
-							 "The order t is the size of the largest interaction and cannot exceed the number of variables.",
-							 NULL);
-		case MRF_TWISE_PMW_TOO_LARGE:
+		if (d < 0 || d > limit)
 			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-							 psprintf("%s with query_release => 'pmw' accepts at most %d variables; the samples have %d",
-									  learner, MRF_TWISE_PMW_MAX_P, p),
-							 "Private multiplicative weights keeps a distribution over all 2^p points.",
-							 "Use query_release => 'gaussian'.");
-		case MRF_TWISE_BAD_SPLIT:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 psprintf("%s with objective => 'linf' needs at least 2 rows", learner),
-							 psprintf("Algorithm 5 splits the rows into regression rows and parity-query rows; %s.", why),
-							 "Use objective => 'l1', or learn from more rows.");
-		case MRF_TWISE_NOISE_TOO_LARGE:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 psprintf("%s: rho = %g is too small for the parity queries", learner, to->rho),
-							 psprintf("Released with rho/2, the %lld parity queries would need a discrete Gaussian variance above 2^40.",
-									  (long long) MrfTwiseQueryCount(p, to->t)),
-							 psprintf("Raise rho, lower t, or use query_release => 'pmw' (p <= %d).",
-									  MRF_TWISE_PMW_MAX_P));
-		case MRF_TWISE_BAD_SCALE:
-			return MrfOptionsLambdaTooLarge(learner, to->lambda);
-		case MRF_TWISE_BAD_ARGUMENT:
-			if (n > INT_MAX)
-				return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-								 psprintf("%s learns from at most %d rows", learner, INT_MAX),
-								 NULL, NULL);
-			/* FALLTHROUGH */
-		default:
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 psprintf("%s: %s", learner, why), NULL, NULL);
+							 d < 0 ?
+							 psprintf("%s with p = %d and t = %d needs more than 2^63 features; the limit is %lld",
+									  learner, p, to->t, (long long) limit) :
+							 psprintf("%s with p = %d and t = %d needs %lld features; the limit is %lld",
+									  learner, p, to->t, (long long) d, (long long) limit),
+							 "The design has one column per set of at most t - 1 variables, and the solver needs features times variables to stay below 2^31.",
+							 "Lower t or learn from fewer variables.");
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("%s with p = %d and t = %d would need more memory than can be addressed",
+								  learner, p, to->t),
+						 psprintf("The design has %lld features for each of the %lld rows.",
+								  (long long) d, (long long) n),
+						 "Lower t, or learn from fewer rows or variables.");
 	}
+	if (problem == MrfTwiseBadOrder)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s needs 2 <= t <= min(p, %d); got t = %d with p = %d",
+								  learner, MRF_TWISE_MAX_ORDER, to->t, p),
+						 "The order t is the size of the largest interaction and cannot exceed the number of variables.",
+						 NULL);
+	if (problem == MrfTwisePmwTooLarge)
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("%s with query_release => 'pmw' accepts at most %d variables; the samples have %d",
+								  learner, MRF_TWISE_PMW_MAX_P, p),
+						 "Private multiplicative weights keeps a distribution over all 2^p points.",
+						 "Use query_release => 'gaussian'.");
+	if (problem == MrfTwiseBadSplit)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s with objective => 'linf' needs at least 2 rows", learner),
+						 psprintf("Algorithm 5 splits the rows into regression rows and parity-query rows; %s.", problem),
+						 "Use objective => 'l1', or learn from more rows.");
+	if (problem == MrfTwiseNoiseTooLarge)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s: rho = %g is too small for the parity queries", learner, to->rho),
+						 psprintf("Released with rho/2, the %lld parity queries would need a discrete Gaussian variance above 2^40.",
+								  (long long) MrfTwiseQueryCount(p, to->t)),
+						 psprintf("Raise rho, lower t, or use query_release => 'pmw' (p <= %d).",
+								  MRF_TWISE_PMW_MAX_P));
+	if (problem == MrfTwiseBadScale)
+		return MrfOptionsLambdaTooLarge(learner, to->lambda);
+	MRF_REFUSE_IF(MrfRefuseRows(learner, n));
+	return MrfRefuseProblem(learner, problem);
 }
 
 /*
@@ -164,13 +151,13 @@ TwisePlan(MrfPlan *plan)
 		int64		d;
 
 		if (to->t > p || to->t > MRF_TWISE_MAX_ORDER)
-			return TwiseRefusal(MRF_TWISE_BAD_ORDER, to, p, n, learner);
+			return TwiseRefusal(MrfTwiseBadOrder, to, p, n, learner);
 		d = MrfTwiseFeatureCount(p, to->t);
 		if (d < 0 || d > MrfTwiseMaxFeatures(p) || MrfTwiseCoefCount(p, to->t) < 0)
-			return TwiseRefusal(MRF_TWISE_TOO_MANY_FEATURES, to, p, n, learner);
+			return TwiseRefusal(MrfTwiseTooManyFeatures, to, p, n, learner);
 		if (to->objective == MRF_TWISE_LINF && to->release == MRF_TWISE_PMW &&
 			p > MRF_TWISE_PMW_MAX_P)
-			return TwiseRefusal(MRF_TWISE_PMW_TOO_LARGE, to, p, n, learner);
+			return TwiseRefusal(MrfTwisePmwTooLarge, to, p, n, learner);
 	}
 	else
 		MRF_REFUSE_IF(TwiseRefusal(MrfTwiseValidate(to, p, n), to, p, n, learner));

@@ -374,7 +374,7 @@ main(int argc, char **argv)
 		double		start;
 		double		end;
 		int			T;
-		MrfTwiseCheck check;
+		MrfProblem	problem;
 
 		memset(&opt, 0, sizeof(opt));
 		opt.t = o.t;
@@ -383,9 +383,9 @@ main(int argc, char **argv)
 		opt.iterations = o.iterations;
 		opt.mechanism = MRF_MECH_EXPONENTIAL;
 		opt.objective = MRF_TWISE_L1;
-		check = MrfTwiseValidate(&opt, p, n);
-		if (check != MRF_TWISE_VALID)
-			Die(MrfTwiseCheckMessage(check), NULL);
+		problem = MrfTwiseValidate(&opt, p, n);
+		if (problem != NULL)
+			Die(problem, NULL);
 		T = MrfTwiseIterations(&opt, p, n);
 
 		memset(&ctx, 0, sizeof(ctx));

@@ -318,34 +318,34 @@ TestValidation(void)
 		const int	start[] = {0, 2, 4};
 		const int	var[] = {2, 0, 1, 2};	/* unsorted input is accepted */
 
-		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 0, &bad) == MRF_CLIQUES_VALID && bad == -1);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 0, &bad) == NULL && bad == -1);
 		CHECK(MrfCliqueSetBuild(3, 2, 2, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
 		CHECK(set->var[0] == 0 && set->var[1] == 2 && set->cells == 8);
 		MrfCliqueSetFree(&MrfMallocEnv, set);
-		CHECK(MrfCliqueSetCheck(0, 2, 2, start, var, 0, &bad) == MRF_CLIQUES_BAD_P);
-		CHECK(MrfCliqueSetCheck(3, 1, 2, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
-		CHECK(MrfCliqueSetCheck(3, 257, 2, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
-		CHECK(MrfCliqueSetCheck(3, 2, 0, start, var, 0, &bad) == MRF_CLIQUES_NO_CLIQUES);
-		CHECK(MrfCliqueSetCheck(2, 2, 2, start, var, 0, &bad) == MRF_CLIQUES_OUT_OF_RANGE && bad == 0);
+		CHECK(MrfCliqueSetCheck(0, 2, 2, start, var, 0, &bad) == MrfCliquesBadP);
+		CHECK(MrfCliqueSetCheck(3, 1, 2, start, var, 0, &bad) == MrfCliquesBadK);
+		CHECK(MrfCliqueSetCheck(3, 257, 2, start, var, 0, &bad) == MrfCliquesBadK);
+		CHECK(MrfCliqueSetCheck(3, 2, 0, start, var, 0, &bad) == MrfCliquesNoCliques);
+		CHECK(MrfCliqueSetCheck(2, 2, 2, start, var, 0, &bad) == MrfCliquesOutOfRange && bad == 0);
 		/* 2 + 2 cells: the limit 3 rejects each table, 7 only the total */
-		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 3, &bad) == MRF_CLIQUES_TABLE_TOO_LARGE);
-		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 7, &bad) == MRF_CLIQUES_TOTAL_TOO_LARGE && bad == 1);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 3, &bad) == MrfCliquesTableTooLarge);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, var, 7, &bad) == MrfCliquesTotalTooLarge && bad == 1);
 	}
 	{
 		const int	start[] = {0, 2, 2};
 
-		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {0, 1}, 0, &bad) == MRF_CLIQUES_EMPTY_CLIQUE && bad == 1);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {0, 1}, 0, &bad) == MrfCliquesEmptyClique && bad == 1);
 	}
 	{
 		const int	start[] = {0, 1, 3};
 
-		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {0, 1, 1}, 0, &bad) == MRF_CLIQUES_REPEATED_VARIABLE && bad == 1);
-		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {-1, 1, 2}, 0, &bad) == MRF_CLIQUES_OUT_OF_RANGE && bad == 0);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {0, 1, 1}, 0, &bad) == MrfCliquesRepeatedVariable && bad == 1);
+		CHECK(MrfCliqueSetCheck(3, 2, 2, start, (const int[]) {-1, 1, 2}, 0, &bad) == MrfCliquesOutOfRange && bad == 0);
 	}
 	{
 		const int	start[] = {0, 2, 4, 6};
 
-		CHECK(MrfCliqueSetCheck(3, 2, 3, start, (const int[]) {0, 1, 1, 2, 1, 0}, 0, &bad) == MRF_CLIQUES_DUPLICATE_CLIQUE && bad == 2);
+		CHECK(MrfCliqueSetCheck(3, 2, 3, start, (const int[]) {0, 1, 1, 2, 1, 0}, 0, &bad) == MrfCliquesDuplicateClique && bad == 2);
 		CHECK(MrfCliqueSetBuild(3, 2, 3, start, (const int[]) {0, 1, 1, 2, 1, 0}, 0, &MrfMallocEnv, &set) == MRF_EINVAL);
 	}
 	{
@@ -356,10 +356,9 @@ TestValidation(void)
 		for (i = 0; i < 40; i++)
 			var[i] = i;
 		/* 2^40 cells is over the hard ceiling of 2^30 */
-		CHECK(MrfCliqueSetCheck(40, 2, 1, start, var, 0, &bad) == MRF_CLIQUES_TABLE_TOO_LARGE);
+		CHECK(MrfCliqueSetCheck(40, 2, 1, start, var, 0, &bad) == MrfCliquesTableTooLarge);
 	}
-	CHECK(strstr(MrfCliquesCheckMessage(MRF_CLIQUES_DUPLICATE_CLIQUE), "twice") != NULL);
-	CHECK(strcmp(MrfCliquesCheckMessage((MrfCliquesCheck) 99), "unknown clique check") == 0);
+	CHECK(strstr(MrfCliquesDuplicateClique, "twice") != NULL);
 }
 
 /*
@@ -667,14 +666,14 @@ TestMixedAlphabets(void)
 		int			three[5] = {3, 3, 3, 3, 3};
 
 		MixedCards(5, card);
-		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 0, &bad) == MRF_CLIQUES_VALID);
-		CHECK(MrfCliqueSetCheckAlphabets(5, bad_card, 4, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
-		CHECK(MrfCliqueSetCheckAlphabets(5, big_card, 4, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
-		CHECK(MrfCliqueSetCheckAlphabets(5, NULL, 4, start, var, 0, &bad) == MRF_CLIQUES_BAD_K);
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 0, &bad) == NULL);
+		CHECK(MrfCliqueSetCheckAlphabets(5, bad_card, 4, start, var, 0, &bad) == MrfCliquesBadK);
+		CHECK(MrfCliqueSetCheckAlphabets(5, big_card, 4, start, var, 0, &bad) == MrfCliquesBadK);
+		CHECK(MrfCliqueSetCheckAlphabets(5, NULL, 4, start, var, 0, &bad) == MrfCliquesBadK);
 		/* the first table has 30 cells: a limit of 29 refuses it (2^3 = 8 would pass) */
-		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 29, &bad) == MRF_CLIQUES_TABLE_TOO_LARGE && bad == 0);
-		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 30 + 10 + 9 + 1, &bad) == MRF_CLIQUES_TOTAL_TOO_LARGE && bad == 3);
-		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 30 + 10 + 9 + 2, &bad) == MRF_CLIQUES_VALID);
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 29, &bad) == MrfCliquesTableTooLarge && bad == 0);
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 30 + 10 + 9 + 1, &bad) == MrfCliquesTotalTooLarge && bad == 3);
+		CHECK(MrfCliqueSetCheckAlphabets(5, card, 4, start, var, 30 + 10 + 9 + 2, &bad) == NULL);
 		CHECK(MrfCliqueSetBuildAlphabets(5, bad_card, 4, start, var, 0, &MrfMallocEnv, &set) == MRF_EINVAL);
 
 		CHECK(MrfCliqueSetBuildAlphabets(5, card, 4, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);

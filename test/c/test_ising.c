@@ -240,21 +240,21 @@ TestIsingInterface(void)
 	CHECK(MrfIsingLearn(bits, n, 1, &opt, &rng, &MrfMallocEnv, Ah, th) == MRF_EINVAL);
 
 	/* the validation the glue runs before charging refuses what the learner refuses */
-	CHECK(MrfIsingValidate(&opt, p, n) == MRF_ISING_VALID);
+	CHECK(MrfIsingValidate(&opt, p, n) == NULL);
 	opt.lambda = 1e308;			/* R = 2 lambda overflows */
-	CHECK(MrfIsingValidate(&opt, p, n) == MRF_ISING_BAD_SCALE);
+	CHECK(MrfIsingValidate(&opt, p, n) == MrfIsingBadScale);
 	CHECK(MrfIsingLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, Ah, th) == MRF_EINVAL);
 	opt.lambda = 1e300;			/* finite R, but Laplace scale 4 R / eps0 overflows */
 	opt.rho = 1e-300;
-	CHECK(MrfIsingValidate(&opt, p, n) == MRF_ISING_BAD_SCALE);
+	CHECK(MrfIsingValidate(&opt, p, n) == MrfIsingBadScale);
 	CHECK(MrfIsingLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, Ah, th) == MRF_EINVAL);
 	opt.mechanism = MRF_MECH_EXPONENTIAL;	/* the exponential scale stays finite */
-	CHECK(MrfIsingValidate(&opt, p, n) == MRF_ISING_VALID);
+	CHECK(MrfIsingValidate(&opt, p, n) == NULL);
 	opt.rho = 1.0;
 	opt.lambda = 1.0;
-	CHECK(MrfIsingValidate(&opt, p, 0) == MRF_ISING_BAD_ARGUMENT);
+	CHECK(MrfIsingValidate(&opt, p, 0) == MrfIsingBadArgument);
 	opt.iterations = 1;
-	CHECK(MrfIsingValidate(&opt, p, n) == MRF_ISING_BAD_ITERATIONS);
+	CHECK(MrfIsingValidate(&opt, p, n) == MrfIsingBadIterations);
 	opt.iterations = 0;
 	CHECK(MrfFwCheckCalibration(2.0, 0.1, 10, MRF_MECH_LAPLACE) == MRF_OK);
 	CHECK(MrfFwCheckCalibration(INFINITY, 0.1, 10, MRF_MECH_LAPLACE) == MRF_EINVAL);

@@ -1057,8 +1057,8 @@ TestPmwLimits(void)
 	printf("# pmw p=%d, 21 queries, 40 rounds, rho 20: max answer error %.4f\n", p, worst);
 
 	opt = Options(MRF_TWISE_LINF, MRF_TWISE_PMW, 1.0, 1.0, 3);
-	CHECK(MrfTwiseValidate(&opt, MRF_TWISE_PMW_MAX_P, 1000) == MRF_TWISE_VALID);
-	CHECK(MrfTwiseValidate(&opt, MRF_TWISE_PMW_MAX_P + 1, 1000) == MRF_TWISE_PMW_TOO_LARGE);
+	CHECK(MrfTwiseValidate(&opt, MRF_TWISE_PMW_MAX_P, 1000) == NULL);
+	CHECK(MrfTwiseValidate(&opt, MRF_TWISE_PMW_MAX_P + 1, 1000) == MrfTwisePmwTooLarge);
 	CHECK(MrfTwiseWorkspaceBytes(&opt, MRF_TWISE_PMW_MAX_P + 1, 1000) == SIZE_MAX);
 	{
 		uint64_t	one = 0;
@@ -1071,7 +1071,7 @@ TestPmwLimits(void)
 	}
 	/* the Gaussian release has no such limit */
 	opt.release = MRF_TWISE_GAUSSIAN;
-	CHECK(MrfTwiseValidate(&opt, MRF_TWISE_PMW_MAX_P + 1, 1000) == MRF_TWISE_VALID);
+	CHECK(MrfTwiseValidate(&opt, MRF_TWISE_PMW_MAX_P + 1, 1000) == NULL);
 	free(coef);
 	free(z);
 	free(bits);
@@ -1138,49 +1138,64 @@ TestInterface(void)
 
 	/* refusals, each with its code and a message */
 	opt = Options(MRF_TWISE_L1, MRF_TWISE_GAUSSIAN, 1.0, 1.0, 3);
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_VALID);
-	CHECK(MrfTwiseValidate(&opt, 1, n) == MRF_TWISE_BAD_ARGUMENT);
-	CHECK(MrfTwiseValidate(&opt, p, 0) == MRF_TWISE_BAD_ARGUMENT);
+	CHECK(MrfTwiseValidate(&opt, p, n) == NULL);
+	CHECK(MrfTwiseValidate(&opt, 1, n) == MrfTwiseBadArgument);
+	CHECK(MrfTwiseValidate(&opt, p, 0) == MrfTwiseBadArgument);
 	opt.t = 1;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_ORDER);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadOrder);
 	opt.t = 6;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_ORDER);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadOrder);
 	opt.t = 5;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_VALID);
+	CHECK(MrfTwiseValidate(&opt, p, n) == NULL);
 	opt.t = 3;
 	opt.rho = NAN;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_BUDGET);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadBudget);
 	opt.rho = 1.0;
 	opt.lambda = 0.0;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_BUDGET);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadBudget);
 	opt.lambda = 1.0;
 	opt.iterations = 1;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_ITERATIONS);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadIterations);
 	CHECK(MrfTwiseLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, coef) == MRF_EINVAL);
 	opt.iterations = 0;
 	opt.lambda = 1e308;			/* R = 2 lambda overflows */
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_SCALE);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadScale);
 	CHECK(MrfTwiseLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, coef) == MRF_EINVAL);
 	opt.lambda = 1.0;
 	opt.objective = MRF_TWISE_LINF;
 	opt.query_rows = n;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_SPLIT);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadSplit);
 	opt.query_rows = -3;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_SPLIT);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadSplit);
 	opt.query_rows = 0;
 	opt.rho = 1e-12;			/* 2 * 15 / (1e-12 / 2) > 2^40 */
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_NOISE_TOO_LARGE);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseNoiseTooLarge);
 	opt.rho = 1.0;
 	opt.objective = (MrfTwiseObjective) 7;
-	CHECK(MrfTwiseValidate(&opt, p, n) == MRF_TWISE_BAD_ARGUMENT);
+	CHECK(MrfTwiseValidate(&opt, p, n) == MrfTwiseBadArgument);
 	opt.objective = MRF_TWISE_L1;
 	/* p = 2000, t = 4: C(2000, 3) = 1.33e9 columns, far above INT_MAX / p */
 	opt.t = 4;
-	CHECK(MrfTwiseValidate(&opt, 2000, n) == MRF_TWISE_TOO_MANY_FEATURES);
+	CHECK(MrfTwiseValidate(&opt, 2000, n) == MrfTwiseTooManyFeatures);
 	CHECK(MrfTwiseFeatureCount(2000, 4) > MrfTwiseMaxFeatures(2000));
 	CHECK(MrfTwiseWorkspaceBytes(&opt, 2000, n) > ((size_t) 1 << 32));
-	for (check = MRF_TWISE_VALID; check <= MRF_TWISE_NOISE_TOO_LARGE; check++)
-		CHECK(strlen(MrfTwiseCheckMessage((MrfTwiseCheck) check)) > 4);
+	/* every problem is its own lower-case sentence, without a period (problem.h) */
+	{
+		const char *const all[] = {
+			MrfTwiseBadArgument, MrfTwiseBadBudget, MrfTwiseBadOrder, MrfTwiseBadIterations,
+			MrfTwiseTooManyFeatures, MrfTwiseBadSplit, MrfTwisePmwTooLarge,
+			MrfTwiseNoiseTooLarge, MrfTwiseBadScale
+		};
+
+		for (check = 0; check < (int) (sizeof(all) / sizeof(all[0])); check++)
+		{
+			size_t		len = strlen(all[check]);
+
+			CHECK(len > 4 && all[check][0] >= 'a' && all[check][0] <= 'z' && all[check][len - 1] != '.');
+			for (int other = 0; other < check; other++)
+				CHECK(strcmp(all[check], all[other]) != 0);
+		}
+	}
 
 	/* Laplace mechanism and t = 2 run too */
 	opt = Options(MRF_TWISE_L1, MRF_TWISE_GAUSSIAN, 1.0, 1.0, 2);
