@@ -54,22 +54,17 @@ MrfIsingRefusal(MrfProblem problem, const MrfIsingOptions *io, int p, int64 n,
 static MrfRefusal *
 IsingOptions(MrfPlan *plan)
 {
-	const MrfOptions *opt = &plan->opt;
-	const char *learner = plan->learner->name;
 	MrfIsingOptions *io = palloc0(sizeof(MrfIsingOptions));
+	MrfFwOptions fw;
 
-	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, ISING_OPTIONS, learner));
-	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &io->rho));
-	io->lambda = opt->lambda;
-	io->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
-	io->mechanism = opt->mechanism;
-	io->symmetrize = opt->symmetrize;
-	/* what the options alone tell of the core's checks (MrfIsingValidate) */
-	if (!isfinite(2.0 * io->lambda))
-		return MrfOptionsLambdaTooLarge(learner, io->lambda);
-	plan->params = io;
-	MrfChargeZcdp(&plan->charge, learner, io->rho);
-	return NULL;
+	MRF_REFUSE_IF(MrfPlanFwOptions(plan, ISING_OPTIONS, 0, &fw));
+	io->rho = fw.rho;
+	io->lambda = fw.lambda;
+	io->iterations = fw.iterations;
+	io->mechanism = fw.mechanism;
+	io->symmetrize = plan->opt.symmetrize;
+	/* the regressions' radius is 2 lambda (MrfIsingValidate) */
+	return MrfPlanFwCharge(plan, io, &fw, 2.0);
 }
 
 /* Plans an Ising release: the core's checks, iterations and memory once n is known. */

@@ -88,21 +88,18 @@ static MrfRefusal *
 PairwiseOptions(MrfPlan *plan)
 {
 	const MrfOptions *opt = &plan->opt;
-	const char *learner = plan->learner->name;
 	MrfPairwiseOptions *po = palloc0(sizeof(MrfPairwiseOptions));
+	MrfFwOptions fw;
 
-	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, PAIRWISE_OPTIONS, learner));
-	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &po->rho));
-	po->lambda = opt->lambda;
-	po->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
-	po->mechanism = opt->mechanism;
+	MRF_REFUSE_IF(MrfPlanFwOptions(plan, PAIRWISE_OPTIONS, 0, &fw));
+	po->rho = fw.rho;
+	po->lambda = fw.lambda;
+	po->iterations = fw.iterations;
+	po->mechanism = fw.mechanism;
 	po->symmetrize = opt->symmetrize;
-	/* what the options alone tell of the core's checks: the radius 2 lambda k */
-	if (!isfinite(2.0 * po->lambda * ((opt->given & MRF_OPT_K) ? opt->k : MRF_PAIRWISE_MAX_K)))
-		return MrfOptionsLambdaTooLarge(learner, po->lambda);
-	plan->params = po;
-	MrfChargeZcdp(&plan->charge, learner, po->rho);
-	return NULL;
+	/* the regressions' radius is 2 lambda k (MrfPairwiseValidate) */
+	return MrfPlanFwCharge(plan, po, &fw,
+						   2.0 * ((opt->given & MRF_OPT_K) ? opt->k : MRF_PAIRWISE_MAX_K));
 }
 
 /* The refusal of a problem MrfPairwiseValidate found, with its numbers (NULL if none). */

@@ -3,6 +3,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "core/privacy.h"
 #include "pg/learners.h"
 #include "pg/plan.h"
@@ -146,6 +148,33 @@ MrfPlanMetaBegin(StringInfo buf, const MrfPlan *plan, const MrfRun *run, const c
 							 MrfDoubleText(charge->epsilon), MrfDoubleText(charge->delta));
 			break;
 	}
+}
+
+/* See plan.h. */
+MrfRefusal *
+MrfPlanFwOptions(const MrfPlan *plan, uint32 allowed, uint32 required, MrfFwOptions *fw)
+{
+	const MrfOptions *opt = &plan->opt;
+	const char *learner = plan->learner->name;
+
+	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, allowed, learner));
+	MRF_REFUSE_IF(MrfOptionsRequire(opt, required, learner));
+	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &fw->rho));
+	fw->lambda = opt->lambda;
+	fw->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
+	fw->mechanism = opt->mechanism;
+	return NULL;
+}
+
+/* See plan.h. */
+MrfRefusal *
+MrfPlanFwCharge(MrfPlan *plan, void *params, const MrfFwOptions *fw, double radius_per_lambda)
+{
+	if (!isfinite(radius_per_lambda * fw->lambda))
+		return MrfOptionsLambdaTooLarge(plan->learner->name, fw->lambda);
+	plan->params = params;
+	MrfChargeZcdp(&plan->charge, plan->learner->name, fw->rho);
+	return NULL;
 }
 
 /* See plan.h. */

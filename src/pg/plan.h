@@ -64,6 +64,32 @@ MrfModel   *MrfPlanRun(MrfPlan *plan, const MrfRowsState *rows);
 void		MrfPlanMetaBegin(StringInfo buf, const MrfPlan *plan, const MrfRun *run,
 							 const char *algorithm);
 
+/* The options every Frank-Wolfe learner (Zhang et al. 2020) takes. */
+typedef struct MrfFwOptions
+{
+	double		rho;			/* the zCDP budget (rho, or converted from epsilon and delta) */
+	double		lambda;
+	int			iterations;		/* 0: the learner's default */
+	MrfMechanism mechanism;
+} MrfFwOptions;
+
+/*
+ * The first step of a Frank-Wolfe learner's options: refuses options it
+ * does not take (allowed) and missing ones it needs (required), then reads
+ * the zCDP budget, lambda, iterations and mechanism into *fw.
+ */
+MrfRefusal *MrfPlanFwOptions(const MrfPlan *plan, uint32 allowed, uint32 required,
+							 MrfFwOptions *fw);
+
+/*
+ * The last step: refuses a lambda whose regressions' L1 radius,
+ * radius_per_lambda * lambda, overflows (what the options alone tell of the
+ * core's calibration check), keeps the learner's typed options as
+ * plan->params and charges fw->rho.
+ */
+MrfRefusal *MrfPlanFwCharge(MrfPlan *plan, void *params, const MrfFwOptions *fw,
+							double radius_per_lambda);
+
 /*
  * Validates every option of learner (its SQL name; a "_from" or "_agg"
  * suffix is ignored) and fills charge (rows 0).  protected_path adds the

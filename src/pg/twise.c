@@ -108,15 +108,15 @@ TwiseOptions(MrfPlan *plan)
 	const MrfOptions *opt = &plan->opt;
 	const char *learner = plan->learner->name;
 	MrfTwiseOptions *to = palloc0(sizeof(MrfTwiseOptions));
+	MrfFwOptions fw;
 	bool		linf;
 
-	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, TWISE_OPTIONS, learner));
-	MRF_REFUSE_IF(MrfOptionsRequire(opt, MRF_OPT_T, learner));
+	MRF_REFUSE_IF(MrfPlanFwOptions(plan, TWISE_OPTIONS, MRF_OPT_T, &fw));
 	to->t = opt->t;
-	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &to->rho));
-	to->lambda = opt->lambda;
-	to->iterations = (opt->given & MRF_OPT_ITERATIONS) ? opt->iterations : 0;
-	to->mechanism = opt->mechanism;
+	to->rho = fw.rho;
+	to->lambda = fw.lambda;
+	to->iterations = fw.iterations;
+	to->mechanism = fw.mechanism;
 	linf = strcmp(opt->objective, "linf") == 0;
 	to->objective = linf ? MRF_TWISE_LINF : MRF_TWISE_L1;
 	if ((opt->given & MRF_OPT_QUERY_RELEASE) && !linf)
@@ -124,12 +124,8 @@ TwiseOptions(MrfPlan *plan)
 						 psprintf("%s takes query_release only with objective => 'linf'", learner),
 						 "Algorithm 4 (objective 'l1') releases no parity queries.", NULL);
 	to->release = strcmp(opt->query_release, "pmw") == 0 ? MRF_TWISE_PMW : MRF_TWISE_GAUSSIAN;
-	/* what the options alone tell of the core's checks (MrfTwiseValidate) */
-	if (!isfinite(2.0 * to->lambda))
-		return MrfOptionsLambdaTooLarge(learner, to->lambda);
-	plan->params = to;
-	MrfChargeZcdp(&plan->charge, learner, to->rho);
-	return NULL;
+	/* the node regressions' radius is 2 lambda (MrfTwiseValidate) */
+	return MrfPlanFwCharge(plan, to, &fw, 2.0);
 }
 
 /*
