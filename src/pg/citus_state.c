@@ -35,7 +35,6 @@
 #include "utils/memutils.h"
 
 #include "core/rows.h"
-#include "mrfdp.h"
 #include "pg/aggregates.h"
 #include "pg/learners.h"
 #include "pg/plan.h"

@@ -19,7 +19,6 @@
 #include "utils/timestamp.h"
 
 #include "core/fw.h"
-#include "mrfdp.h"
 #include "pg/model.h"
 #include "pg/progress.h"
 #include "pg/release.h"
@@ -27,6 +26,18 @@
 int			MrfTestSeed = -1;
 int			MrfMaxLearnerMemory = 1024 * 1024;	/* kB: 1 GB */
 bool		MrfProgress = false;
+int			MrfBlasThreads = 1;
+
+/*
+ * The Frank-Wolfe solver plans its per-thread memory from its thread count,
+ * so the count follows the setting at once (memory checks run before a
+ * learner starts).  Setting a number starts no thread.
+ */
+static void
+AssignLearnerThreads(int newval, void *extra)
+{
+	MrfFwSetThreads(newval);
+}
 
 /* Defines the settings a learner run reads (called from _PG_init). */
 void
@@ -53,6 +64,21 @@ MrfReleaseInit(void)
 							1024 * 1024, 1024, INT_MAX,
 							PGC_SUSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
+
+	/*
+	 * OpenBLAS threads are only ever requested right before a learner runs,
+	 * inside a backend, never at load time: a preloaded library must not
+	 * leave BLAS threads behind in the postmaster.  Like the memory guard, a
+	 * resource limit only a superuser sets; a value an unprivileged role set
+	 * before the library was loaded is dropped with a warning when it loads.
+	 */
+	DefineCustomIntVariable("mrfdp.blas_threads",
+							"OpenBLAS threads a learner may use in this backend.",
+							"Only superusers (or roles granted SET on it) can change this setting.",
+							&MrfBlasThreads,
+							1, 1, MRF_FW_MAX_THREADS,
+							PGC_SUSET, 0,
+							NULL, AssignLearnerThreads, NULL);
 
 	DefineCustomBoolVariable("mrfdp.progress",
 							 "Report learner progress as NOTICE messages.",

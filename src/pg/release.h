@@ -24,6 +24,9 @@ extern int	MrfMaxLearnerMemory;
 /* mrfdp.progress: emit NOTICEs while learning. */
 extern bool MrfProgress;
 
+/* mrfdp.blas_threads: OpenBLAS (and Frank-Wolfe) threads a learner may use in this backend. */
+extern int	MrfBlasThreads;
+
 /* Defines the settings above (called from _PG_init). */
 void		MrfReleaseInit(void);
 
