@@ -1,6 +1,8 @@
 /*
- * aggregates.c - transition, combine, serialize and deserialize functions
- * shared by every learner's aggregate.
+ * aggregates.c - what every learner's aggregate shares: the body of the
+ * transitions (MrfRowsAccum; each learner's own transition, in its file,
+ * names the learner, so every form plans at its first row), combine,
+ * serialize and deserialize, and the body of the final functions.
  *
  * Rows are packed while the scan runs (bits for binary learners, bytes for
  * k-ary ones); all learning happens in the final functions (one per learner,
