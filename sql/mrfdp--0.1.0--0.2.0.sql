@@ -392,6 +392,37 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
+-- Per-variable alphabets for clique models (issue 11 item 1;
+-- sql/parts/60_cliques.sql): options domains and nulls, new parameters of
+-- the cliques named and protected forms (DROP and CREATE).
+DROP FUNCTION mrf_learn_cliques(anyelement, jsonb, int, float8, text, float8, int);
+DROP FUNCTION mrf_learn_cliques_from(regclass, text, jsonb, int, float8, text, float8, int, int);
+CREATE FUNCTION mrf_learn_cliques(x anyelement,
+								  cliques jsonb DEFAULT NULL,
+								  k int DEFAULT NULL,
+								  epsilon float8 DEFAULT NULL,
+								  method text DEFAULT NULL,
+								  tolerance float8 DEFAULT NULL,
+								  em_iterations int DEFAULT NULL,
+								  domains jsonb DEFAULT NULL,
+								  nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
+									   cliques jsonb DEFAULT NULL,
+									   k int DEFAULT NULL,
+									   epsilon float8 DEFAULT NULL,
+									   method text DEFAULT NULL,
+									   tolerance float8 DEFAULT NULL,
+									   em_iterations int DEFAULT NULL,
+									   variables int DEFAULT NULL,
+									   domains jsonb DEFAULT NULL,
+									   nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
 -- mrf_dot (issue 11 item 5; sql/parts/00_core.sql).
 CREATE FUNCTION mrf_dot(model mrf, threshold float8 DEFAULT 0) RETURNS text
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -669,8 +700,8 @@ BEGIN
 	('function', 'mrf_fields', 'Fields (i, a, theta) of a model: theta of variable i at value a (a = 1 for +1 in binary models).'),
 	('function', 'mrf_weights', 'Pairwise weights W_ij(a, b) of a k-ary pairwise model: 1-based i, j, values a, b in 0..k-1.'),
 	('function', 'mrf_monomials', 'Every monomial (vars, coef) of a t-wise model, sizes 1..t, zero coefficients included.'),
-	('function', 'mrf_potentials', 'Log-potential of every assignment of every clique of a clique model.'),
-	('function', 'mrf_marginals', 'Marginal probability of every assignment of every clique of a clique model (exact on a junction tree, loopy belief propagation otherwise).'),
+	('function', 'mrf_potentials', 'Log-potential of every assignment of every clique of a clique model: each variable''s code in its own alphabet, with the clique''s names and the assignment''s labels.'),
+	('function', 'mrf_marginals', 'Marginal probability of every assignment of every clique of a clique model (exact on a junction tree, loopy belief propagation otherwise), in the layout of mrf_potentials.'),
 	('function', 'mrf_variables', 'The variables of a model: 1-based position, name (the rows'' column names) and value labels, when the model keeps them.'),
 	('function', 'mrf_dot', 'The graph of a model as a Graphviz DOT document: nodes named by its variables, edges above threshold, width by |weight|, sign by colour and style.'),
 	('function', 'mrf_synthesize', 'n synthetic rows of a given row type (e.g. NULL::the_source_table) sampled from a model, codes turned into the columns'' types through the model''s labels; no budget.'),
@@ -697,9 +728,9 @@ BEGIN
 	('function', 'mrf_learn_structure_agg', 'Aggregate form of mrf_learn_structure: one structure per group, options from mrf_options().'),
 	('function', 'mrf_learn_structure_from', 'Learns a structure from a protected relation the caller may learn from but not read; charged before the result is returned.'),
 	('function', 'mrf_structure_rows_needed', 'Plans the stable mode from public values only: blocks, threshold tau, rows per block and rows in all for a given p, eta, epsilon, delta.'),
-	('function', 'mrf_learn_cliques', 'Learns a model of given cliques under pure epsilon-DP from noisy clique tables (Bernstein et al. 2017: naive MLE or CGM-EM). Named form, rewritten into mrf_learn_cliques_agg.'),
+	('function', 'mrf_learn_cliques', 'Learns a model of given cliques under pure epsilon-DP from noisy clique tables (Bernstein et al. 2017: naive MLE or CGM-EM); rows may mix alphabets (booleans, enums, columns with declared domains; nulls policy). Named form, rewritten into mrf_learn_cliques_agg.'),
 	('function', 'mrf_learn_cliques_agg', 'Aggregate form of mrf_learn_cliques: one model per group, options from mrf_options().'),
-	('function', 'mrf_learn_cliques_from', 'Learns a clique model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
+	('function', 'mrf_learn_cliques_from', 'Learns a clique model from a protected relation the caller may learn from but not read (per-variable alphabets, domains and nulls as the named form; values outside a domain are substituted row by row); charged before the model is returned.'),
 	('function', 'mrf_learn_mst', 'Learns a tree-structured clique model of a whole table under rho-zCDP by MST (McKenna, Miklau, Sheldon 2021): discrete Gaussian one-way marginals, an exponential-mechanism spanning tree of pairs, their discrete Gaussian two-way marginals, mirror-descent estimation; rows may mix alphabets (booleans, enums, declared domains; nulls policy). Named form, rewritten into mrf_learn_mst_agg.'),
 	('function', 'mrf_learn_mst_agg', 'Aggregate form of mrf_learn_mst: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_mst_from', 'Learns an MST model from a protected relation the caller may learn from but not read; charged before the model is returned.'),

@@ -919,6 +919,18 @@ MrfStableModeLeak(double epsilon, double delta)
  * the m clique tables.  Under add/remove a row moves m cells by 1 (the paper's
  * Delta1 = m); replacing a row removes one count from each table and adds
  * one, possibly to another cell, so the L1 distance is up to 2m.
+ *
+ * Per-variable alphabets (variable i takes k_i values, table C has
+ * prod_{i in C} k_i cells) change the shape of the tables, not this
+ * argument: a row still lands in exactly one cell of each table, so
+ * replace-one still moves one cell of each of the m tables by -1 and one by
+ * +1, and Delta1 = 2m whatever the k_i.  The k_i are public (the columns'
+ * types and declared domains, fixed before any row is read), so the set of
+ * released cells, and with it the noise added, does not depend on the data.
+ * A value outside its variable's alphabet never reaches a table: the
+ * aggregate path refuses the statement, the protected path replaces the row
+ * by a fixed one (a function of that row alone, privacy.md 9.4), which is
+ * again a replacement of one row.
  */
 double
 MrfCliquesSensitivity(int ncliques)

@@ -6,20 +6,25 @@
  * kind-specific accessors mrf_potentials and mrf_marginals.
  *
  * Parameters of a clique model, as doubles (m cliques, s = sum of their
- * sizes, cells = sum of k^|C|):
+ * sizes, cells = sum over cliques of prod_{i in C} k_i, k_i the alphabet of
+ * variable i):
  *
  *   params[0]                    m
  *   params[1 .. m]               |C_1| .. |C_m|
  *   params[m + 1 .. m + s]       the variables of each clique in turn,
  *                                0-based, ascending within a clique
  *   params[m + s + 1 ..]         the log-potential tables, clique by clique,
- *                                each k^|C| cells row-major over the
+ *                                each prod k_i cells row-major over the
  *                                clique's ascending variables (the first
- *                                variable is the most significant digit)
+ *                                variable is the most significant digit,
+ *                                each digit in its variable's own base)
+ *   last p (MRF_FLAG_ALPHABETS)  k_1 .. k_p, when some k_i < k
  *
  * which is the core's layout (bp.h), so the tables go to the core as they
- * are.  The JSON text form lists "cliques" 1-based and "log_potentials" as
- * one array per clique in the same order.
+ * are.  The JSON text form lists "cliques" 1-based, "log_potentials" as one
+ * array per clique in the same order and, when the alphabets differ,
+ * "alphabets" (as a pairwise model's); texts without it have k values per
+ * variable, as every clique model before per-variable alphabets.
  */
 #include "postgres.h"
 
@@ -50,7 +55,8 @@
 
 /* Options accepted by mrf_learn_cliques. */
 #define CLIQUES_OPTIONS (MRF_OPT_EPSILON | MRF_OPT_K | MRF_OPT_CLIQUES | MRF_OPT_METHOD | \
-						 MRF_OPT_TOLERANCE | MRF_OPT_EM_ITERATIONS)
+						 MRF_OPT_TOLERANCE | MRF_OPT_EM_ITERATIONS | MRF_OPT_DOMAINS | \
+						 MRF_OPT_NULLS)
 
 /*
  * Most table cells a clique model may hold over all its cliques: 2^24
@@ -105,6 +111,28 @@ CliquesFlatten(const MrfModel *model, int **start, int **var)
 		(*var)[i] = (int) model->params[1 + m + i];
 }
 
+/* Each variable's alphabet as the core's card array (palloc): k_i, or k for all. */
+static int *
+CliquesCard(int p, int k, const uint8 *alphabets)
+{
+	int		   *card = palloc(sizeof(int) * p);
+
+	for (int i = 0; i < p; i++)
+		card[i] = alphabets != NULL ? alphabets[i] : k;
+	return card;
+}
+
+/* A model's alphabets as the core's card array (palloc). */
+static int *
+CliquesModelCard(const MrfModel *model)
+{
+	int		   *card = palloc(sizeof(int) * model->p);
+
+	for (int i = 0; i < model->p; i++)
+		card[i] = MrfModelAlphabet(model, i);
+	return card;
+}
+
 /* The core's clique set of a model (valid by construction). */
 static MrfCliqueSet *
 CliquesSetOf(const MrfModel *model, const MrfEnv *env)
@@ -115,8 +143,8 @@ CliquesSetOf(const MrfModel *model, const MrfEnv *env)
 	int			status;
 
 	CliquesFlatten(model, &start, &var);
-	status = MrfCliqueSetBuild(model->p, model->k, CliquesCount(model), start, var,
-							   CLIQUES_MAX_MODEL_CELLS, env, &set);
+	status = MrfCliqueSetBuildAlphabets(model->p, CliquesModelCard(model), CliquesCount(model),
+										start, var, CLIQUES_MAX_MODEL_CELLS, env, &set);
 	if (status == MRF_ENOMEM)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -126,21 +154,29 @@ CliquesSetOf(const MrfModel *model, const MrfEnv *env)
 	return set;
 }
 
-/* A model with the given (valid) clique set and zeroed tables. */
+/*
+ * A model with the given (valid) clique set and zeroed tables; the
+ * alphabets follow the tables when they differ (a set with one alphabet
+ * gives the model it always gave).
+ */
 static MrfModel *
 CliquesModelCreate(const MrfCliqueSet *set, uint16 flags, Jsonb *meta)
 {
 	int			m = set->m;
 	int			s = set->start[m];
+	bool		mixed = !MrfCliqueSetUniform(set);
 	MrfModel   *model;
 
 	model = MrfModelCreate(MRF_KIND_CLIQUES, set->p, set->k, 0,
-						   (int) (1 + m + s + set->cells), flags, meta);
+						   (int) (1 + m + s + set->cells + (mixed ? set->p : 0)),
+						   flags | (mixed ? MRF_FLAG_ALPHABETS : 0), meta);
 	model->params[0] = m;
 	for (int c = 0; c < m; c++)
 		model->params[1 + c] = set->start[c + 1] - set->start[c];
 	for (int i = 0; i < s; i++)
 		model->params[1 + m + i] = set->var[i];
+	for (int i = 0; mixed && i < set->p; i++)
+		model->params[model->nparams - set->p + i] = set->card[i];
 	return model;
 }
 
@@ -168,14 +204,32 @@ CliqueText(const MrfOptions *opt, int c)
 	return buf.data;
 }
 
+/* The cells of clique c of the options as text: "k^size", or "2 x 3 x 5" when mixed. */
+static char *
+CliqueCellsText(const MrfOptions *opt, int c, int k, const int *card)
+{
+	StringInfoData buf;
+	bool		mixed = false;
+
+	for (int i = 0; i < opt->clique_size[c]; i++)
+		mixed |= card[opt->clique_vars[c][i]] != k;
+	if (!mixed)
+		return psprintf("%d^%d", k, opt->clique_size[c]);
+	initStringInfo(&buf);
+	for (int i = 0; i < opt->clique_size[c]; i++)
+		appendStringInfo(&buf, "%s%d", i ? " x " : "", card[opt->clique_vars[c][i]]);
+	return buf.data;
+}
+
 /*
- * Validates the cliques option against p and k, with refusals naming the
- * clique (options are public, so quoting them leaks nothing), and fills the
- * core's start/var arrays.
+ * Validates the cliques option against p and the alphabets (k for every
+ * variable when alphabets is NULL), with refusals naming the clique
+ * (options are public, so quoting them leaks nothing), and fills the core's
+ * start/var/card arrays.
  */
 static MrfRefusal *
-CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
-				   int **start_out, int **var_out)
+CliquesCheckOption(const MrfOptions *opt, int p, int k, const uint8 *alphabets,
+				   const char *learner, int **start_out, int **var_out, int **card_out)
 {
 	int			m = opt->ncliques;
 	int		   *start = palloc(sizeof(int) * (m + 1));
@@ -191,8 +245,9 @@ CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
 		memcpy(var + start[c], opt->clique_vars[c], sizeof(int) * opt->clique_size[c]);
 	*start_out = start;
 	*var_out = var;
+	*card_out = CliquesCard(p, k, alphabets);
 
-	problem = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
+	problem = MrfCliqueSetCheckAlphabets(p, *card_out, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
 	if (problem == NULL)
 		return NULL;
 	if (problem == MrfCliquesOutOfRange)
@@ -216,8 +271,9 @@ CliquesCheckOption(const MrfOptions *opt, int p, int k, const char *learner,
 	if (problem == MrfCliquesTableTooLarge)
 		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
 						 psprintf("the table of a clique of %s would be too large", learner),
-						 psprintf("Clique %d, %s, has a table of %d^%d cells; a clique model holds at most " INT64_FORMAT " cells.",
-								  bad + 1, CliqueText(opt, bad), k, opt->clique_size[bad],
+						 psprintf("Clique %d, %s, has a table of %s cells; a clique model holds at most " INT64_FORMAT " cells.",
+								  bad + 1, CliqueText(opt, bad),
+								  CliqueCellsText(opt, bad, k, *card_out),
 								  CLIQUES_MAX_MODEL_CELLS),
 						 "Use smaller cliques or fewer values per variable.");
 	if (problem == MrfCliquesTotalTooLarge)
@@ -285,10 +341,30 @@ CliquesOptions(MrfPlan *plan)
 }
 
 /*
- * Plans a clique release: with p and k, the cliques against them (refusals
- * name the clique: options are public); with n, the exact memory of the run
- * (rows, inference engine, output tables), so that the protected path
- * refuses an oversized engine before it charges, not after.
+ * The clique set of a plan with p and its alphabets, whose options were
+ * accepted: the one layout of the tables (prod k_i cells per clique).
+ */
+static MrfStatus
+CliquesPlanSet(const MrfPlan *plan, const MrfEnv *env, MrfCliqueSet **set)
+{
+	int		   *start;
+	int		   *var;
+	int		   *card;
+
+	if (CliquesCheckOption(&plan->opt, plan->p, plan->k, plan->alphabets, plan->learner->name,
+						   &start, &var, &card) != NULL)
+		elog(ERROR, "%s: cliques its plan accepted were refused", plan->learner->name);
+	return MrfCliqueSetBuildAlphabets(plan->p, card, plan->opt.ncliques, start, var,
+									  CLIQUES_MAX_MODEL_CELLS, env, set);
+}
+
+/*
+ * Plans a clique release: with p and the alphabets (public: the rows' types
+ * and declared domains), the cliques against them (refusals name the
+ * clique: options are public); with n, the exact memory of the run (rows,
+ * inference engine, output tables, all from the real per-variable table
+ * sizes), so that the protected path refuses an oversized engine before it
+ * charges, not after.
  */
 static MrfRefusal *
 CliquesPlan(MrfPlan *plan)
@@ -299,12 +375,13 @@ CliquesPlan(MrfPlan *plan)
 	size_t		workspace;
 	int		   *start;
 	int		   *var;
+	int		   *card;
 
-	MRF_REFUSE_IF(CliquesCheckOption(opt, plan->p, plan->k, plan->learner->name, &start, &var));
+	MRF_REFUSE_IF(CliquesCheckOption(opt, plan->p, plan->k, plan->alphabets, plan->learner->name,
+									 &start, &var, &card));
 	if (plan->n == 0)
 		return NULL;
-	if (MrfCliqueSetBuild(plan->p, plan->k, opt->ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
-						  &MrfPallocEnv, &set) != MRF_OK)
+	if (CliquesPlanSet(plan, &MrfPallocEnv, &set) != MRF_OK)
 		elog(ERROR, "%s: could not lay out the cliques its options accepted", plan->learner->name);
 	if (MrfCliquesWorkspaceBytes(set, co, &MrfPallocEnv, &workspace) != MRF_OK)
 		return MrfRefuse(ERRCODE_OUT_OF_MEMORY,
@@ -321,25 +398,22 @@ CliquesPlan(MrfPlan *plan)
 static MrfModel *
 CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 {
-	const MrfOptions *opt = &plan->opt;
 	const MrfCliquesOptions *co = plan->params;
 	int64		n = plan->n;
 	int			p = plan->p;
-	int			k = plan->k;
 	const char *learner = plan->learner->name;
 	MrfCliquesReport rep;
 	MrfCliqueSet *set;
 	MrfModel   *model;
 	StringInfoData meta;
-	int		   *start;
-	int		   *var;
 	double	   *logpot;
 	size_t		workspace;
 
-	if (CliquesCheckOption(opt, p, k, learner, &start, &var) != NULL)
-		elog(ERROR, "%s: cliques its plan accepted were refused", learner);
-	MrfRunCheck(run, MrfCliqueSetBuild(p, k, opt->ncliques, start, var, CLIQUES_MAX_MODEL_CELLS,
-									   &run->env, &set));
+	/* the rows' alphabets are the plan's (both from the rows' type) */
+	if ((rows->alphabets == NULL) != (plan->alphabets == NULL) ||
+		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, p) != 0))
+		elog(ERROR, "%s: the rows' alphabets are not the plan's", learner);
+	MrfRunCheck(run, CliquesPlanSet(plan, &run->env, &set));
 	/* The plan checked this figure before any charge; it cannot grow here. */
 	MrfRunCheck(run, MrfCliquesWorkspaceBytes(set, co, &run->env, &workspace));
 	if ((double) n * p + (double) workspace + (double) set->cells * sizeof(double) > plan->memory)
@@ -403,7 +477,10 @@ mrf_cliques_final(PG_FUNCTION_ARGS)
 	return MrfAggregateRelease(fcinfo, &MrfCliquesLearner);
 }
 
-/* The "cliques" (1-based) and "log_potentials" members of the document. */
+/*
+ * The "cliques" (1-based), "log_potentials" and, with per-variable
+ * alphabets, "alphabets" members of the document.
+ */
 static void
 CliquesWriteJson(StringInfo buf, MrfModel *model)
 {
@@ -422,25 +499,29 @@ CliquesWriteJson(StringInfo buf, MrfModel *model)
 		appendStringInfoChar(buf, ']');
 	}
 	appendStringInfoString(buf, "], \"log_potentials\": [");
-	for (int c = 0; c < m; c++)
+	for (int c = 0, v = 0; c < m; c++)
 	{
-		int			cells = (int) pow(model->k, (int) model->params[1 + c]);
+		int			size = (int) model->params[1 + c];
+		int64		cells = 1;
 
+		for (int i = 0; i < size; i++, v++)
+			cells *= MrfModelAlphabet(model, (int) var[v]);
 		if (c > 0)
 			appendStringInfoString(buf, ", ");
-		MrfJsonAppendVector(buf, table, cells);
+		MrfJsonAppendVector(buf, table, (int) cells);
 		table += cells;
 	}
 	appendStringInfoChar(buf, ']');
+	MrfJsonAppendAlphabets(buf, model);
 }
 
 /*
  * Copies a table listed row-major over the clique's variables in the order
  * given (given[0..size-1]) into the layout over the ascending variables
- * (sorted[0..size-1]).
+ * (sorted[0..size-1]); digit v runs over card[v] values (card by variable).
  */
 static void
-CliquesPermuteTable(int k, int size, const int *given, const int *sorted,
+CliquesPermuteTable(const int *card, int size, const int *given, const int *sorted,
 					const double *in, double *out)
 {
 	int			pos[64];		/* digit of given[i] in the sorted layout */
@@ -449,7 +530,7 @@ CliquesPermuteTable(int k, int size, const int *given, const int *sorted,
 
 	for (int i = 0; i < size; i++)
 	{
-		cells *= k;
+		cells *= card[given[i]];
 		for (int j = 0; j < size; j++)
 			if (sorted[j] == given[i])
 				pos[i] = j;
@@ -460,19 +541,22 @@ CliquesPermuteTable(int k, int size, const int *given, const int *sorted,
 		int64		g = 0;
 
 		for (int i = 0; i < size; i++)
-			g = g * k + digits[pos[i]];
+			g = g * card[given[i]] + digits[pos[i]];
 		out[x] = in[g];
 		/* next sorted-layout index: the last digit is the least significant */
 		for (int j = size - 1; j >= 0; j--)
 		{
-			if (++digits[j] < k)
+			if (++digits[j] < card[sorted[j]])
 				break;
 			digits[j] = 0;
 		}
 	}
 }
 
-/* A clique model from its document; validates the cliques and every table. */
+/*
+ * A clique model from its document; validates the cliques and every table.
+ * Without "alphabets" every variable has k values (every older text).
+ */
 static MrfModel *
 CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 {
@@ -480,6 +564,7 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	JsonbValue	lp;
 	JsonbContainer *outer;
 	int			k = MrfJsonGetInt(root, "k", 2, 256);
+	int		   *card = MrfJsonReadAlphabets(root, p, k);
 	int			m;
 	int		   *start;
 	int		   *var;
@@ -526,10 +611,13 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 			var[start[c] + i] = (int) d - 1;
 		}
 	}
-	problem = MrfCliqueSetCheck(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
+	if (card == NULL)
+		card = CliquesCard(p, k, NULL);
+	problem = MrfCliqueSetCheckAlphabets(p, card, m, start, var, CLIQUES_MAX_MODEL_CELLS, &bad);
 	if (problem != NULL)
 		MrfModelMalformed(psprintf("Clique %d: %s.", bad + 1, problem));
-	if (MrfCliqueSetBuild(p, k, m, start, var, CLIQUES_MAX_MODEL_CELLS, &MrfPallocEnv, &set) != MRF_OK)
+	if (MrfCliqueSetBuildAlphabets(p, card, m, start, var, CLIQUES_MAX_MODEL_CELLS, &MrfPallocEnv,
+								   &set) != MRF_OK)
 		MrfModelMalformed("The cliques could not be laid out.");
 
 	if (!MrfJsonGetKey(root, "log_potentials", &lp) || lp.type != jbvBinary ||
@@ -546,7 +634,7 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 
 		MrfJsonReadVector(getIthJsonbValueFromContainer(lp.val.binary.data, c), (int) cells,
 						  given, "log_potentials");
-		CliquesPermuteTable(k, size, var + start[c], set->var + set->start[c], given,
+		CliquesPermuteTable(card, size, var + start[c], set->var + set->start[c], given,
 							table + set->offset[c]);
 		pfree(given);
 	}
@@ -554,7 +642,7 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	return model;
 }
 
-/* Samples with values 0..k-1. */
+/* Samples with values 0..k_i - 1 for variable i. */
 static int
 CliquesSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
 			  const MrfEnv *env, int32 *out)
@@ -589,12 +677,15 @@ RequireCliques(const MrfModel *model, const char *fn)
 				 errhint("%s reads clique models (mrf_learn_cliques).", fn)));
 }
 
-/* One row (clique, assignment, value) per cell of every table in values. */
+/*
+ * One row (clique, assignment, value) per cell of every table in values;
+ * each variable's code runs over its own alphabet.
+ */
 static void
 CliquesTableRows(MrfModel *model, const double *values, ReturnSetInfo *rsinfo)
 {
 	int			m = CliquesCount(model);
-	int			k = model->k;
+	const int  *card = CliquesModelCard(model);
 	const double *var = model->params + 1 + m;
 	int64		cell = 0;
 	Datum		elems[64];
@@ -603,13 +694,15 @@ CliquesTableRows(MrfModel *model, const double *values, ReturnSetInfo *rsinfo)
 	{
 		int			size = (int) model->params[1 + c];
 		int			digits[64];
+		int			kc[64];		/* the alphabet of each of the clique's variables */
 		int64		cells = 1;
 		Datum		clique;
 
 		for (int i = 0; i < size; i++)
 		{
 			elems[i] = Int32GetDatum((int32) var[v + i] + 1);
-			cells *= k;
+			kc[i] = card[(int) var[v + i]];
+			cells *= kc[i];
 		}
 		v += size;
 		clique = PointerGetDatum(construct_array(elems, size, INT4OID, sizeof(int32), true,
@@ -630,7 +723,7 @@ CliquesTableRows(MrfModel *model, const double *values, ReturnSetInfo *rsinfo)
 			pfree(DatumGetPointer(row[1]));
 			for (int j = size - 1; j >= 0; j--)
 			{
-				if (++digits[j] < k)
+				if (++digits[j] < kc[j])
 					break;
 				digits[j] = 0;
 			}
@@ -640,7 +733,7 @@ CliquesTableRows(MrfModel *model, const double *values, ReturnSetInfo *rsinfo)
 	}
 }
 
-/* Log-potential tables (clique, assignment, log_potential): 1-based variables, values 0..k-1. */
+/* Log-potential tables (clique, assignment, log_potential): 1-based variables, values 0..k_i-1. */
 static Datum
 PotentialCodes(PG_FUNCTION_ARGS)
 {

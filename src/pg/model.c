@@ -233,6 +233,46 @@ MrfJsonReadVector(JsonbValue *arr, int n, double *out, const char *what)
 	}
 }
 
+/* See model.h. */
+int *
+MrfJsonReadAlphabets(JsonbContainer *root, int p, int k)
+{
+	JsonbValue	v;
+	double	   *values;
+	int		   *kv;
+	int			top = 0;
+	bool		uniform = true;
+
+	if (!MrfJsonGetKey(root, "alphabets", &v) || v.type == jbvNull)
+		return NULL;
+	values = palloc(sizeof(double) * p);
+	MrfJsonReadVector(&v, p, values, "alphabets");
+	kv = palloc(sizeof(int) * p);
+	for (int i = 0; i < p; i++)
+	{
+		if (values[i] != floor(values[i]) || values[i] < 2 || values[i] > k)
+			MrfModelMalformed(psprintf("Member \"alphabets\" must hold integers from 2 to k = %d.", k));
+		kv[i] = (int) values[i];
+		top = Max(top, kv[i]);
+		uniform &= kv[i] == k;
+	}
+	if (top != k)
+		MrfModelMalformed("The largest of \"alphabets\" must be k.");
+	return uniform ? NULL : kv;
+}
+
+/* See model.h. */
+void
+MrfJsonAppendAlphabets(StringInfo buf, const MrfModel *model)
+{
+	if (!(model->flags & MRF_FLAG_ALPHABETS))
+		return;
+	appendStringInfoString(buf, ", \"alphabets\": [");
+	for (int i = 0; i < model->p; i++)
+		appendStringInfo(buf, "%s%d", i > 0 ? ", " : "", MrfModelAlphabet(model, i));
+	appendStringInfoChar(buf, ']');
+}
+
 /* Parses an mrf JSON document. */
 static MrfModel *
 MrfModelFromCString(char *text)

@@ -33,7 +33,10 @@ typedef enum MrfKind
 #define MRF_FLAG_NOT_PRIVATE 0x0001
 /* Ising weights are symmetric (A_ij = A_ji). */
 #define MRF_FLAG_SYMMETRIC 0x0002
-/* Pairwise: per-variable alphabets k_i follow the parameters (p doubles). */
+/*
+ * Pairwise and cliques: per-variable alphabets k_i are the last p doubles
+ * of the parameters (set only when some k_i < k).
+ */
 #define MRF_FLAG_ALPHABETS 0x0004
 
 typedef struct MrfModel
@@ -91,6 +94,16 @@ void		MrfJsonReadMatrix(JsonbContainer *root, const char *key, int rows, int col
 							  double *out);
 void		MrfModelMalformed(const char *detail) pg_attribute_noreturn();
 
+/*
+ * The optional "alphabets" member of a document: p integers from 2 to k,
+ * the largest k (palloc'd); NULL when absent or when every variable has k
+ * values (the same model).
+ */
+int		   *MrfJsonReadAlphabets(JsonbContainer *root, int p, int k);
+
+/* Appends ", \"alphabets\": [...]" when the model has per-variable alphabets. */
+void		MrfJsonAppendAlphabets(StringInfo buf, const MrfModel *model);
+
 /* Allocates a model of the given shape with room for nparams doubles and meta. */
 MrfModel   *MrfModelCreate(MrfKind kind, int p, int k, int t, int nparams,
 						   uint16 flags, Jsonb *meta);
@@ -102,15 +115,15 @@ Jsonb	   *MrfModelMeta(const MrfModel *model);
 const char *MrfKindName(MrfKind kind);
 
 /*
- * The number of values variable i (0-based) takes: k_i of a pairwise model
- * with per-variable alphabets (stored after W and theta), else k.
+ * The number of values variable i (0-based) takes: k_i of a model with
+ * per-variable alphabets (the last p parameters: after W and theta of a
+ * pairwise model, after the tables of a clique model), else k.
  */
 static inline int
 MrfModelAlphabet(const MrfModel *model, int i)
 {
-	if (model->kind == MRF_KIND_PAIRWISE && (model->flags & MRF_FLAG_ALPHABETS))
-		return (int) model->params[(size_t) model->p * model->p * model->k * model->k +
-								   (size_t) model->p * model->k + i];
+	if (model->flags & MRF_FLAG_ALPHABETS)
+		return (int) model->params[model->nparams - model->p + i];
 	return model->k;
 }
 

@@ -270,13 +270,7 @@ PairwiseWriteJson(StringInfo buf, MrfModel *model)
 		MrfJsonAppendVector(buf, PairwiseTheta(model) + (size_t) i * k, k);
 	}
 	appendStringInfoChar(buf, ']');
-	if (model->flags & MRF_FLAG_ALPHABETS)
-	{
-		appendStringInfoString(buf, ", \"alphabets\": [");
-		for (int i = 0; i < p; i++)
-			appendStringInfo(buf, "%s%d", i > 0 ? ", " : "", MrfModelAlphabet(model, i));
-		appendStringInfoChar(buf, ']');
-	}
+	MrfJsonAppendAlphabets(buf, model);
 }
 
 /* The i-th element of a JSON array that must have n elements, itself an array. */
@@ -287,37 +281,6 @@ JsonArrayOf(JsonbValue *v, int n, const char *detail)
 		JsonContainerSize(v->val.binary.data) != (uint32) n)
 		MrfModelMalformed(detail);
 	return v->val.binary.data;
-}
-
-/*
- * The optional "alphabets" member: p integers from 2 to k, the largest k;
- * NULL when absent or when every variable has k values (the same model).
- */
-static int *
-PairwiseReadAlphabets(JsonbContainer *root, int p, int k)
-{
-	JsonbValue	v;
-	double	   *values;
-	int		   *kv;
-	int			top = 0;
-	bool		uniform = true;
-
-	if (!MrfJsonGetKey(root, "alphabets", &v) || v.type == jbvNull)
-		return NULL;
-	values = palloc(sizeof(double) * p);
-	MrfJsonReadVector(&v, p, values, "alphabets");
-	kv = palloc(sizeof(int) * p);
-	for (int i = 0; i < p; i++)
-	{
-		if (values[i] != floor(values[i]) || values[i] < 2 || values[i] > k)
-			MrfModelMalformed(psprintf("Member \"alphabets\" must hold integers from 2 to k = %d.", k));
-		kv[i] = (int) values[i];
-		top = Max(top, kv[i]);
-		uniform &= kv[i] == k;
-	}
-	if (top != k)
-		MrfModelMalformed("The largest of \"alphabets\" must be k.");
-	return uniform ? NULL : kv;
 }
 
 /* A pairwise model from its document ("k", "weights", "fields", optional "alphabets"). */
@@ -337,7 +300,7 @@ PairwiseReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	nparams = PairwiseParamCount(p, k);
 	if (nparams < 0 || nparams + p > (int64) (MaxAllocSize / sizeof(double)))
 		MrfModelMalformed("A pairwise model with this p and k has too many parameters.");
-	kv = PairwiseReadAlphabets(root, p, k);
+	kv = MrfJsonReadAlphabets(root, p, k);
 	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) nparams + (kv ? p : 0),
 						   kv ? MRF_FLAG_ALPHABETS : 0, meta);
 	for (int i = 0; kv != NULL && i < p; i++)

@@ -130,3 +130,9 @@ BEGIN
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
+-- issue 11 item 1: the cliques named form with per-variable alphabets, a
+-- declared domain and a nulls policy (VALUES rows: no relation, no ledger row)
+SELECT (mrf_learn_cliques(r, cliques => '[[1, 2]]', epsilon => 1,
+						  domains => '{"c": ["x", "y", "z"]}', nulls => 'category')::jsonb -> 'alphabets')
+	= '[3, 4]'::jsonb AS cliques_domains_nulls
+FROM (SELECT g % 2 = 0 AS b, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
