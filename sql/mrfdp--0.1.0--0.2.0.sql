@@ -231,19 +231,19 @@ CREATE FUNCTION mrfdp.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) RETU
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_learn_ising_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrf_learn_ising_citus_agg(boolean[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(boolean[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_ising_citus_agg(smallint[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(smallint[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_ising_citus_agg(integer[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(integer[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_ising_citus_agg(bit, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(bit, jsonb) (
 	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_ising_citus_agg(bit varying, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
@@ -252,19 +252,19 @@ CREATE FUNCTION mrfdp.mrf_learn_pairwise_citus_accum(bytea, anyelement, jsonb) R
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_learn_pairwise_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrf_learn_pairwise_citus_agg(boolean[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(boolean[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_pairwise_citus_agg(smallint[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(smallint[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_pairwise_citus_agg(integer[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(integer[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_pairwise_citus_agg(bit, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(bit, jsonb) (
 	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_pairwise_citus_agg(bit varying, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
@@ -273,19 +273,19 @@ CREATE FUNCTION mrfdp.mrf_learn_twise_citus_accum(bytea, anyelement, jsonb) RETU
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_learn_twise_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrf_learn_twise_citus_agg(boolean[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(boolean[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_twise_citus_agg(smallint[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(smallint[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_twise_citus_agg(integer[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(integer[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_twise_citus_agg(bit, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(bit, jsonb) (
 	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_twise_citus_agg(bit varying, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
@@ -294,19 +294,19 @@ CREATE FUNCTION mrfdp.mrf_learn_structure_citus_accum(bytea, anyelement, jsonb) 
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_learn_structure_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrf_learn_structure_citus_agg(boolean[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(boolean[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_structure_citus_agg(smallint[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(smallint[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_structure_citus_agg(integer[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(integer[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_structure_citus_agg(bit, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(bit, jsonb) (
 	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_structure_citus_agg(bit varying, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
@@ -315,19 +315,19 @@ CREATE FUNCTION mrfdp.mrf_learn_cliques_citus_accum(bytea, anyelement, jsonb) RE
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_learn_cliques_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrf_learn_cliques_citus_agg(boolean[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(boolean[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_cliques_citus_agg(smallint[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(smallint[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_cliques_citus_agg(integer[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_cliques_citus_agg(bit, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(bit, jsonb) (
 	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_cliques_citus_agg(bit varying, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
@@ -587,19 +587,19 @@ CREATE FUNCTION mrfdp.mrf_learn_mst_citus_accum(bytea, anyelement, jsonb) RETURN
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_learn_mst_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrf_learn_mst_citus_agg(boolean[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(boolean[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(smallint[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(smallint[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(integer[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(bit, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit, jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(bit varying, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 

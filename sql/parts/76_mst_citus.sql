@@ -5,18 +5,18 @@ CREATE FUNCTION mrfdp.mrf_learn_mst_citus_accum(bytea, anyelement, jsonb) RETURN
 -- Learns and releases: draws noise.
 CREATE FUNCTION mrfdp.mrf_learn_mst_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrf_learn_mst_citus_agg(boolean[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(boolean[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(smallint[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(smallint[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(integer[], jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(bit, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit, jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrf_learn_mst_citus_agg(bit varying, jsonb) (
+CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);

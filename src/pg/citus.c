@@ -338,11 +338,12 @@ CheckOptionsWalker(Node *node, LearnerWalk *walk)
 
 /*
  * The learner aggregate's sibling whose state Citus can combine
- * (mrf_learn_<kind>_citus_agg, citus_state.c) for the call's sample type,
- * or InvalidOid.
+ * (mrfdp.mrf_learn_<kind>_citus_agg, citus_state.c) for the call's sample
+ * type, or InvalidOid.  The siblings live in schema mrfdp with the other
+ * support functions: users never call them.
  */
 static Oid
-CombinableSibling(Aggref *aggref, Oid schema)
+CombinableSibling(Aggref *aggref)
 {
 	char	   *name = get_func_name(aggref->aggfnoid);
 	size_t		len = name ? strlen(name) : 0;
@@ -355,7 +356,7 @@ CombinableSibling(Aggref *aggref, Oid schema)
 	if (len < 5 || strcmp(name + len - 4, "_agg") != 0 || strstr(name, "_citus_") != NULL)
 		return InvalidOid;
 	name[len - 4] = '\0';
-	return LookupFuncName(list_make2(makeString(get_namespace_name(schema)),
+	return LookupFuncName(list_make2(makeString("mrfdp"),
 									 makeString(psprintf("%s_citus_agg", name))),
 						  2, argtypes, true);
 }
@@ -378,7 +379,7 @@ ShipStateWalker(Node *node, LearnerWalk *walk)
 		if (aggref->agglevelsup == 0 && aggref->aggorder == NIL && aggref->aggdistinct == NIL &&
 			IsLearnerAggregate(aggref->aggfnoid, walk))
 		{
-			Oid			sibling = CombinableSibling(aggref, walk->schema);
+			Oid			sibling = CombinableSibling(aggref);
 
 			if (OidIsValid(sibling))
 				aggref->aggfnoid = sibling;

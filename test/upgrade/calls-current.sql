@@ -15,16 +15,16 @@ FROM mrf_option_defaults() WHERE option = 'lambda' AND learner IS NULL;
 -- Citus (issue 13, item 2): the learners' aggregates with a combinable
 -- state, on rows of VALUES and generate_series (no relation read: no ledger
 -- rows), and their support functions, which refuse outside an aggregate.
-SELECT mrf_learn_ising_citus_agg(x, mrf_options(rho => 1)) IS NOT NULL AS ising_citus_agg
+SELECT mrfdp.mrf_learn_ising_citus_agg(x, mrf_options(rho => 1)) IS NOT NULL AS ising_citus_agg
 FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
-SELECT mrf_learn_twise_citus_agg(x, mrf_options(rho => 1, t => 2)) IS NOT NULL AS twise_citus_agg
+SELECT mrfdp.mrf_learn_twise_citus_agg(x, mrf_options(rho => 1, t => 2)) IS NOT NULL AS twise_citus_agg
 FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
-SELECT mrf_learn_structure_citus_agg(x, mrf_options(epsilon => 1, delta => 1e-6, eta => 0.5)) IS NOT NULL
+SELECT mrfdp.mrf_learn_structure_citus_agg(x, mrf_options(epsilon => 1, delta => 1e-6, eta => 0.5)) IS NOT NULL
 	AS structure_citus_agg
 FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
-SELECT mrf_learn_pairwise_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS pairwise_citus_agg
+SELECT mrfdp.mrf_learn_pairwise_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS pairwise_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
-SELECT mrf_learn_cliques_citus_agg(x, mrf_options(epsilon => 1, k => 3, cliques => '[[1, 2], [2, 3]]'))
+SELECT mrfdp.mrf_learn_cliques_citus_agg(x, mrf_options(epsilon => 1, k => 3, cliques => '[[1, 2], [2, 3]]'))
 	IS NOT NULL AS cliques_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 DO $$
@@ -110,7 +110,7 @@ SELECT (mrf_learn_mst(r, rho => 1, domains => '{"c": ["x", "y", "z"], "d": ["u",
 FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
 SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
-SELECT mrf_learn_mst_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_citus_agg
+SELECT mrfdp.mrf_learn_mst_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 DO $$
 BEGIN
