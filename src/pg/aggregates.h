@@ -38,6 +38,9 @@ typedef struct MrfRowsState
 	char	   *source;			/* the relation the rows' type belongs to (names.h), or NULL */
 	MrfBinaryReader reader;		/* bits format */
 	MrfKaryReader kreader;		/* bytes format */
+	/* Instead of rows (rows NULL): the learner's exact tables of n rows (learners.h) */
+	int64	   *counts;
+	int64		ncells;
 } MrfRowsState;
 
 /* Packed binary rows of a bits state (rows.h layout). */

@@ -271,22 +271,59 @@ FindLearnerWalker(Node *node, LearnerWalk *walk)
 	return expression_tree_walker(node, FindLearnerWalker, walk);
 }
 
+/* A grouping column and the expression that hides it. */
+typedef struct HiddenColumn
+{
+	Var		   *var;
+	Expr	   *wrapped;
+} HiddenColumn;
+
+/* Replaces the grouping column of this query level (not of sublinks) by its hidden form. */
+static Node *
+HideColumnMutator(Node *node, HiddenColumn *hidden)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && equal(node, hidden->var))
+		return (Node *) copyObject(hidden->wrapped);
+	if (IsA(node, Query) || IsA(node, SubLink) || IsA(node, Aggref) || IsA(node, WindowFunc))
+		return node;
+	return expression_tree_mutator(node, HideColumnMutator, hidden);
+}
+
 /*
  * Wraps the plain column of a grouping or partitioning clause in
  * mrf_citus_group_key(), an identity Citus cannot see through (a no-op
  * relabelling would be stripped by the planner before Citus looks).
  */
 static void
-HideGroupingColumn(SortGroupClause *sgc, List *targetList, Oid keyfn)
+HideGroupingColumn(SortGroupClause *sgc, Query *query, Oid keyfn)
 {
-	TargetEntry *tle = get_sortgroupclause_tle(sgc, targetList);
-	Var		   *var;
+	TargetEntry *tle = get_sortgroupclause_tle(sgc, query->targetList);
+	HiddenColumn hidden;
+	ListCell   *lc;
 
 	if (!IsA(tle->expr, Var))
 		return;
-	var = (Var *) tle->expr;
-	tle->expr = (Expr *) makeFuncExpr(keyfn, var->vartype, list_make1(var), InvalidOid,
-									  var->varcollid, COERCE_EXPLICIT_CALL);
+	hidden.var = (Var *) tle->expr;
+	hidden.wrapped = (Expr *) makeFuncExpr(keyfn, hidden.var->vartype, list_make1(hidden.var),
+										   InvalidOid, hidden.var->varcollid,
+										   COERCE_EXPLICIT_CALL);
+	tle->expr = hidden.wrapped;
+
+	/*
+	 * The column used inside other expressions of the select list or HAVING
+	 * (e.g. 'group ' || g) must be the grouping expression there too, or the
+	 * grouped query is no longer valid.
+	 */
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *other = lfirst_node(TargetEntry, lc);
+
+		if (other != tle)
+			other->expr = (Expr *) HideColumnMutator((Node *) other->expr, &hidden);
+	}
+	query->havingQual = HideColumnMutator(query->havingQual, &hidden);
 }
 
 static bool ReadsCitusTable(Query *query);
@@ -419,16 +456,14 @@ KeepLearnersWalker(Node *node, LearnerWalk *walk)
 				(void) ShipStateWalker(query->havingQual, walk);
 			}
 			foreach(lc, query->groupClause)
-				HideGroupingColumn(lfirst_node(SortGroupClause, lc), query->targetList,
-								   walk->keyfn);
+				HideGroupingColumn(lfirst_node(SortGroupClause, lc), query, walk->keyfn);
 			foreach(lc, query->windowClause)
 			{
 				WindowClause *wc = lfirst_node(WindowClause, lc);
 				ListCell   *lc2;
 
 				foreach(lc2, wc->partitionClause)
-					HideGroupingColumn(lfirst_node(SortGroupClause, lc2), query->targetList,
-									   walk->keyfn);
+					HideGroupingColumn(lfirst_node(SortGroupClause, lc2), query, walk->keyfn);
 			}
 		}
 		return query_tree_walker(query, KeepLearnersWalker, walk, 0);

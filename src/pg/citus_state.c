@@ -17,6 +17,15 @@
  * puts the sibling in place of the learner's aggregate in query levels that
  * read a Citus table.
  *
+ * A learner that reads only exact contingency tables (learners.h:
+ * table_cells, count_rows; the clique learner) keeps counts instead: its
+ * state counts the rows it is given into the tables its options fix (in
+ * batches), travels as [magic, format, p, k, n, options, cells, counts],
+ * and states combine by adding counts.  The coordinator then draws the noise
+ * and charges exactly as for rows (integer sums: the model is bit for bit
+ * the one-node model), and what travels is the size of the tables, not of
+ * the rows.
+ *
  * A flat state reaches the combine or final function from another node, or
  * from anyone who calls coord_combine_agg() with a text of their own, so it
  * is checked in full before use: its sizes, every byte of a k-ary row below
@@ -40,15 +49,28 @@
 #include "pg/plan.h"
 
 #define SHIPPED_MAGIC 0x4d524653	/* "MRFS" in native byte order */
+#define COUNTS_MAGIC 0x4d524643		/* "MRFC": a counts state */
 #define SHIPPED_HEADER (4 + 4 + 4 + 4 + 8 + 4)
 
-/* The expanded form of a state: the rows, and the options' text once known. */
+/* Rows a counts state holds before counting them: 64 KB to 64 MB of them. */
+#define COUNTS_BATCH_MIN_BYTES ((Size) 64 << 10)
+#define COUNTS_BATCH_MAX_BYTES ((Size) 64 << 20)
+
+/*
+ * The expanded form of a state: the rows, and the options' text once known.
+ * A counts state (counts != NULL) holds in rows only the batch of rows not
+ * yet counted; counted rows are in counts.
+ */
 typedef struct ShippedState
 {
 	ExpandedObjectHeader hdr;
 	MrfRowsState *rows;
 	char	   *options_text;	/* JSON text of rows->options, for the flat form */
 	int32		options_len;
+	int64	   *counts;			/* the learner's tables, or NULL (a rows state) */
+	int64		ncells;
+	int64		counted;		/* rows in counts */
+	int64		batch;			/* rows to gather before counting them */
 } ShippedState;
 
 static Size ShippedFlatSize(ExpandedObjectHeader *eohptr);
@@ -105,12 +127,66 @@ ShippedSetOptions(ShippedState *s, Jsonb *options)
 	MemoryContextSwitchTo(old);
 }
 
+/* Counts the batch of a counts state into its tables. */
+static void
+CountsFlush(ShippedState *s)
+{
+	MrfRowsState *rows = s->rows;
+
+	if (s->counts == NULL || rows->n == 0)
+		return;
+	if (rows->plan == NULL)
+		elog(ERROR, "mrfdp: a counts state with rows but no plan");
+	rows->plan->learner->count_rows(rows->plan, MrfRowsBytes(rows), rows->n, s->counts);
+	s->counted += rows->n;
+	rows->n = 0;
+}
+
+/*
+ * Rows to gather before counting them: a batch at least as large as the
+ * tables (so adding a batch's tables costs no more than counting it), within
+ * 64 KB and 64 MB.
+ */
+static int64
+CountsBatch(int64 ncells, Size row_bytes)
+{
+	Size		batch_bytes = Min(Max(COUNTS_BATCH_MIN_BYTES, (Size) ncells * sizeof(int64)),
+								  COUNTS_BATCH_MAX_BYTES);
+
+	return Max(1, (int64) (batch_bytes / row_bytes));
+}
+
+/*
+ * Turns a planned state whose learner reads only tables (and that has its
+ * first row's shape) into a counts state.
+ */
+static void
+CountsStart(ShippedState *s)
+{
+	const MrfLearner *learner = s->rows->plan->learner;
+
+	if (learner->table_cells == NULL || s->counts != NULL)
+		return;
+	/* count_rows reads byte rows (learners.h) */
+	if (s->rows->format != MRF_ROWS_BYTES)
+		elog(ERROR, "%s: tables are counted from byte rows only", learner->name);
+	s->ncells = learner->table_cells(s->rows->plan);
+	s->counts = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * (s->ncells + 1));
+	memset(s->counts, 0, sizeof(int64) * (s->ncells + 1));
+	s->batch = CountsBatch(s->ncells, s->rows->row_bytes);
+}
+
 /* See ShippedMethods. */
 static Size
 ShippedFlatSize(ExpandedObjectHeader *eohptr)
 {
 	ShippedState *s = (ShippedState *) eohptr;
 
+	if (s->counts != NULL)
+	{
+		CountsFlush(s);
+		return VARHDRSZ + SHIPPED_HEADER + s->options_len + 8 + (Size) s->ncells * sizeof(int64);
+	}
 	return VARHDRSZ + SHIPPED_HEADER + s->options_len +
 		(s->rows->p > 0 ? (Size) s->rows->n * s->rows->row_bytes : 0);
 }
@@ -130,6 +206,12 @@ ShippedFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 
 	Assert(allocated_size == ShippedFlatSize(eohptr));
 	SET_VARSIZE(result, allocated_size);
+	if (s->counts != NULL)
+	{
+		magic = COUNTS_MAGIC;
+		n = s->counted;
+		rows = 0;
+	}
 	memcpy(out, &magic, 4);
 	memcpy(out + 4, &format, 4);
 	memcpy(out + 8, &p, 4);
@@ -140,7 +222,12 @@ ShippedFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 	if (s->options_len > 0)
 		memcpy(out, s->options_text, s->options_len);
 	out += s->options_len;
-	if (rows > 0)
+	if (s->counts != NULL)
+	{
+		memcpy(out, &s->ncells, 8);
+		memcpy(out + 8, s->counts, (Size) s->ncells * sizeof(int64));
+	}
+	else if (rows > 0)
 		memcpy(out, s->rows->rows, rows);
 }
 
@@ -153,6 +240,58 @@ BadState(const char *detail)
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 			 errmsg("invalid mrfdp aggregate state"),
 			 errdetail("%s", detail)));
+}
+
+/*
+ * A counts state from its flat form, checked: its sizes, and every count
+ * between 0 and n (the learner checks the number of cells against the
+ * tables its options fix before it reads them).
+ */
+static ShippedState *
+CountsFromFlat(bytea *flat, MemoryContext aggctx)
+{
+	const char *in = VARDATA_ANY(flat);
+	Size		len = VARSIZE_ANY_EXHDR(flat);
+	int32		format;
+	int32		p;
+	int32		k;
+	int64		n;
+	int32		optlen;
+	int64		ncells;
+	ShippedState *s;
+	char	   *text;
+
+	memcpy(&format, in + 4, 4);
+	memcpy(&p, in + 8, 4);
+	memcpy(&k, in + 12, 4);
+	memcpy(&n, in + 16, 8);
+	memcpy(&optlen, in + 24, 4);
+	if (format != MRF_ROWS_BYTES || p < 1 || p > MRF_MAX_VARIABLES || n < 1 || k < 2 || k > 255)
+		BadState("The state's shape is out of range.");
+	if (optlen < 2 || (Size) optlen > len - SHIPPED_HEADER ||
+		len - SHIPPED_HEADER - optlen < 8)
+		BadState("The state's length does not match its contents.");
+	memcpy(&ncells, in + SHIPPED_HEADER + optlen, 8);
+	if (ncells < 1 || (uint64) ncells > (len - SHIPPED_HEADER - optlen - 8) / sizeof(int64) ||
+		len != SHIPPED_HEADER + optlen + 8 + (Size) ncells * sizeof(int64))
+		BadState("The state's length does not match its contents.");
+
+	s = ShippedNew(aggctx, MRF_ROWS_BYTES);
+	text = palloc(optlen + 1);
+	memcpy(text, in + SHIPPED_HEADER, optlen);
+	text[optlen] = '\0';
+	ShippedSetOptions(s, DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text))));
+	pfree(text);
+	MrfRowsStateSetShape(s->rows, p, k);
+	s->ncells = ncells;
+	s->counted = n;
+	s->counts = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * (ncells + 1));
+	memcpy(s->counts, in + SHIPPED_HEADER + optlen + 8, (Size) ncells * sizeof(int64));
+	for (int64 x = 0; x < ncells; x++)
+		if (s->counts[x] < 0 || s->counts[x] > n)
+			BadState("A count lies outside 0 .. n.");
+	s->batch = CountsBatch(ncells, s->rows->row_bytes);
+	return s;
 }
 
 /*
@@ -182,6 +321,8 @@ ShippedFromFlat(bytea *flat, MemoryContext aggctx, const char *learner)
 	memcpy(&k, in + 12, 4);
 	memcpy(&n, in + 16, 8);
 	memcpy(&optlen, in + 24, 4);
+	if (magic == COUNTS_MAGIC)
+		return CountsFromFlat(flat, aggctx);
 	if (magic != SHIPPED_MAGIC)
 		BadState("The state was not written by this version of mrfdp on a machine of this byte order.");
 	if (format != MRF_ROWS_BITS && format != MRF_ROWS_BYTES)
@@ -398,6 +539,7 @@ mrf_citus_accum(PG_FUNCTION_ARGS)
 		}
 		old = MemoryContextSwitchTo(s->hdr.eoh_context);
 		MrfPlanShape(state->plan, state->p, state->k);
+		CountsStart(s);
 		MemoryContextSwitchTo(old);
 		memcpy(MrfRowsStateAppend(state, s->hdr.eoh_context, learner->name), scratch,
 			   state->row_bytes);
@@ -408,6 +550,13 @@ mrf_citus_accum(PG_FUNCTION_ARGS)
 	else
 		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1),
 					   MrfRowsStateAppend(state, s->hdr.eoh_context, learner->name));
+	if (s->counts != NULL && state->n >= s->batch)
+	{
+		MemoryContext old = MemoryContextSwitchTo(s->hdr.eoh_context);
+
+		CountsFlush(s);
+		MemoryContextSwitchTo(old);
+	}
 	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 }
 
@@ -437,7 +586,23 @@ mrf_citus_combine(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s needs the same options for every row", learner)));
-	if (b->rows->n > 0)
+	if ((a->counts != NULL) != (b->counts != NULL))
+		BadState("A state of counts cannot be combined with a state of rows.");
+	if (a->counts != NULL)
+	{
+		if (a->rows->p != b->rows->p || a->rows->k != b->rows->k || a->ncells != b->ncells)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("every sample must have the same number of variables"),
+					 errdetail("Samples of %d and of %d variables were both seen.",
+							   a->rows->p, b->rows->p)));
+		CountsFlush(a);
+		CountsFlush(b);
+		for (int64 x = 0; x < a->ncells; x++)
+			a->counts[x] += b->counts[x];
+		a->counted += b->counted;
+	}
+	else if (b->rows->n > 0)
 	{
 		if (a->rows->format != b->rows->format || a->rows->p != b->rows->p ||
 			a->rows->k != b->rows->k)
@@ -451,6 +616,34 @@ mrf_citus_combine(PG_FUNCTION_ARGS)
 				   b->rows->rows + (Size) r * b->rows->row_bytes, b->rows->row_bytes);
 	}
 	PG_RETURN_DATUM(EOHPGetRWDatum(&a->hdr));
+}
+
+/*
+ * Hands a counts state's tables to the learner's driver in place of rows:
+ * counts whatever rows are left, plans the release for tables (the memory
+ * of tables, not rows) and checks the tables' size against the plan's (a
+ * state from another node or a user must match the options).
+ */
+static void
+CountsPrepareRelease(ShippedState *s, const MrfLearner *learner, MemoryContext aggctx)
+{
+	MrfRowsState *rows = s->rows;
+	MemoryContext old = MemoryContextSwitchTo(aggctx);
+	MrfPlan    *plan = palloc(sizeof(MrfPlan));
+
+	CountsFlush(s);
+	if (learner->table_cells == NULL)
+		BadState("The state holds counts, which its learner does not read.");
+	MrfPlanBegin(plan, learner, rows->options);
+	plan->counts = true;
+	MrfPlanShape(plan, rows->p, rows->k);
+	if (learner->table_cells(plan) != s->ncells)
+		BadState("The state's tables are not the ones its options give.");
+	rows->plan = plan;
+	rows->counts = s->counts;
+	rows->ncells = s->ncells;
+	rows->n = s->counted;
+	MemoryContextSwitchTo(old);
 }
 
 PG_FUNCTION_INFO_V1(mrf_citus_final);
@@ -471,11 +664,16 @@ mrf_citus_final(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	s = ShippedFromDatum(PG_GETARG_DATUM(0), aggctx, learner->name);
+	if (s->counts != NULL)
+		CountsPrepareRelease(s, learner, aggctx);
 	InitFunctionCallInfoData(*inner, fcinfo->flinfo, 1, fcinfo->fncollation,
 							 fcinfo->context, NULL);
 	inner->args[0].value = PointerGetDatum(s->rows);
 	inner->args[0].isnull = false;
 	result = MrfAggregateRelease(inner, learner);
 	fcinfo->isnull = inner->isnull;
+	/* true counts must not outlive the release (as in the core's learner) */
+	if (s->counts != NULL)
+		memset(s->counts, 0, sizeof(int64) * s->ncells);
 	return result;
 }

@@ -342,7 +342,9 @@ CliquesOptions(MrfPlan *plan)
 
 /*
  * The clique set of a plan with p and its alphabets, whose options were
- * accepted: the one layout of the tables (prod k_i cells per clique).
+ * accepted: the one layout of the tables (prod k_i cells per clique), for
+ * the run and for the tables counted where the rows are (CliquesCountRows),
+ * which must agree cell for cell.
  */
 static MrfStatus
 CliquesPlanSet(const MrfPlan *plan, const MrfEnv *env, MrfCliqueSet **set)
@@ -356,6 +358,18 @@ CliquesPlanSet(const MrfPlan *plan, const MrfEnv *env, MrfCliqueSet **set)
 		elog(ERROR, "%s: cliques its plan accepted were refused", plan->learner->name);
 	return MrfCliqueSetBuildAlphabets(plan->p, card, plan->opt.ncliques, start, var,
 									  CLIQUES_MAX_MODEL_CELLS, env, set);
+}
+
+/*
+ * The bytes of the run's input: the rows, or their tables and the noisy
+ * tables when the run gets tables counted where the rows are (Citus).
+ */
+static double
+CliquesInputBytes(const MrfPlan *plan, const MrfCliqueSet *set)
+{
+	if (plan->counts)
+		return 2.0 * sizeof(int64) * (double) MrfCliqueSetCells(set);
+	return (double) plan->n * plan->p;
 }
 
 /*
@@ -388,10 +402,21 @@ CliquesPlan(MrfPlan *plan)
 						 psprintf("%s could not build its inference engine", plan->learner->name),
 						 "The engine for these cliques does not fit in memory.",
 						 "Use smaller or fewer cliques.");
-	plan->memory = (double) plan->n * plan->p + (double) workspace +
+	plan->memory = CliquesInputBytes(plan, set) + (double) workspace +
 		(double) MrfCliqueSetCells(set) * sizeof(double);
 	MrfCliqueSetFree(&MrfPallocEnv, set);
 	return NULL;
+}
+
+/* CliquesPlanSet in palloc'd memory, erroring when it cannot be built. */
+static MrfCliqueSet *
+CliquesPlanSetOrError(const MrfPlan *plan)
+{
+	MrfCliqueSet *set;
+
+	if (CliquesPlanSet(plan, &MrfPallocEnv, &set) != MRF_OK)
+		elog(ERROR, "%s: could not lay out the cliques its options accepted", plan->learner->name);
+	return set;
 }
 
 /* Learns a clique model from byte rows (Bernstein et al. 2017), epsilon-DP. */
@@ -416,12 +441,25 @@ CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	MrfRunCheck(run, CliquesPlanSet(plan, &run->env, &set));
 	/* The plan checked this figure before any charge; it cannot grow here. */
 	MrfRunCheck(run, MrfCliquesWorkspaceBytes(set, co, &run->env, &workspace));
-	if ((double) n * p + (double) workspace + (double) set->cells * sizeof(double) > plan->memory)
+	if (CliquesInputBytes(plan, set) + (double) workspace + (double) set->cells * sizeof(double) >
+		plan->memory)
 		elog(ERROR, "%s: the run needs more memory than its plan", learner);
 
 	logpot = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (set->cells + 1));
-	MrfRunCheck(run, MrfCliquesLearn(MrfRowsBytes(rows), n, set, co, &run->rng, &run->env, logpot,
-									 NULL, &rep));
+	if (rows->counts != NULL)
+	{
+		/* tables counted where the rows are (Citus): MrfCliquesLearn's last two steps */
+		int64	   *noisy = MemoryContextAllocHuge(run->mcxt, sizeof(int64) * (set->cells + 1));
+
+		if (rows->ncells != set->cells)
+			elog(ERROR, "%s: counts of %lld cells for tables of %lld", learner,
+				 (long long) rows->ncells, (long long) set->cells);
+		MrfRunCheck(run, MrfCliquesRelease(rows->counts, set, co->epsilon, &run->rng, noisy, NULL));
+		MrfRunCheck(run, MrfCliquesFit(noisy, n, set, co, &run->env, logpot, &rep));
+	}
+	else
+		MrfRunCheck(run, MrfCliquesLearn(MrfRowsBytes(rows), n, set, co, &run->rng, &run->env,
+										 logpot, NULL, &rep));
 
 	MrfPlanMetaBegin(&meta, plan, run, "bernstein2017");
 	appendStringInfo(&meta, ", \"method\": \"%s\"", co->method == MRF_CLIQUES_CGM ? "cgm" : "naive");
@@ -453,8 +491,36 @@ CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	return model;
 }
 
+/* See learners.h: the cells of every clique's table. */
+static int64
+CliquesTableCells(const MrfPlan *plan)
+{
+	MrfCliqueSet *set = CliquesPlanSetOrError(plan);
+	int64		cells = MrfCliqueSetCells(set);
+
+	MrfCliqueSetFree(&MrfPallocEnv, set);
+	return cells;
+}
+
+/* See learners.h: adds the clique tables of n rows into counts. */
+static void
+CliquesCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
+{
+	MrfCliqueSet *set = CliquesPlanSetOrError(plan);
+	int64		cells = MrfCliqueSetCells(set);
+	int64	   *part = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * (cells + 1));
+
+	if (MrfCliquesCount(rows, n, set, part) != MRF_OK)
+		elog(ERROR, "%s: a row value outside its alphabet", plan->learner->name);
+	for (int64 x = 0; x < cells; x++)
+		counts[x] += part[x];
+	pfree(part);
+	MrfCliqueSetFree(&MrfPallocEnv, set);
+}
+
 const MrfLearner MrfCliquesLearner = {
-	"mrf_learn_cliques", MRF_ROWS_BYTES, NULL, CliquesOptions, CliquesPlan, CliquesRun, NULL
+	"mrf_learn_cliques", MRF_ROWS_BYTES, NULL, CliquesOptions, CliquesPlan, CliquesRun, NULL,
+	CliquesTableCells, CliquesCountRows
 };
 
 PG_FUNCTION_INFO_V1(mrf_cliques_accum);

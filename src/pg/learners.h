@@ -46,6 +46,7 @@ typedef struct MrfPlan
 	double		memory;			/* bytes of working memory, once n is known */
 	const char *run_name;		/* the name the run reports (the learner's, or a delegate's) */
 	void	   *params;			/* the learner's typed options (its own struct) */
+	bool		counts;			/* the run gets its tables, not rows (table_cells below) */
 } MrfPlan;
 
 /*
@@ -73,6 +74,18 @@ typedef struct MrfLearner
 	MrfModel   *(*run) (MrfPlan *plan, const MrfRowsState *rows, MrfRun *run);
 	/* Optional: explains a NULL model, only after the charge committed. */
 	void		(*released_nothing) (const MrfPlan *plan);
+
+	/*
+	 * Optional, for learners that read only exact contingency tables of
+	 * variable sets their options fix (cliques; MST can declare its pair
+	 * tables the same way): the number of cells of all its tables, from
+	 * plan->p and plan->k; and the tables of n byte rows (values checked
+	 * below their alphabets) added into counts.  Such a learner's run must
+	 * also accept counts instead of rows (MrfRowsState.counts): Citus
+	 * workers then combine counts, not rows (citus_state.c).
+	 */
+	int64		(*table_cells) (const MrfPlan *plan);
+	void		(*count_rows) (const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts);
 } MrfLearner;
 
 /* The refusal of a problem MrfIsingValidate found (NULL if none). */

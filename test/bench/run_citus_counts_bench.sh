@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# What the clique learner's Citus state sends and costs (issue 13, item 2):
+# on a throwaway cluster (test/citus/run_citus_tests.sh: coordinator + two
+# workers on this machine, 4 shards), n rows of 6 ternary variables; prints
+# the bytes of the partial states the workers send (the text of
+# worker_partial_agg over each shard, summed) and the seconds of the
+# distributed and the local learn (median of $REPS).  Run it with a build
+# whose clique state is packed rows and with one whose state is counts to
+# compare.  Usage: run_citus_counts_bench.sh [n] (default 1000000).
+# Honours MRFDP_DESTDIR like the tests.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH=/usr/lib/postgresql/15/bin:$PATH
+n=${1:-1000000}
+reps=${REPS:-3}
+line=$(MRFDP_CITUS_KEEP=1 test/citus/run_citus_tests.sh | grep '^cluster kept') || {
+	echo "no cluster (Citus missing?)"; exit 1; }
+base=$(echo "$line" | sed -E 's/.*PGHOST=([^ ]+).*/\1/')
+port=$(echo "$line" | sed -E 's/.*coordinator ([0-9]+).*/\1/')
+stop() {
+	for d in coord w1 w2; do runuser -u postgres -- pg_ctl -D "$base/$d" -m fast stop >/dev/null 2>&1 || true; done
+	rm -rf "$base"
+}
+trap stop EXIT
+export PGHOST=$base PGPORT=$port PGUSER=postgres PGDATABASE=citus_tap
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
+t() {
+	psql -X -q -At -v ON_ERROR_STOP=1 <<SQL | tail -n1
+SET client_min_messages = warning;
+SET mrfdp.test_seed = 1;
+CREATE TEMP TABLE _t0 AS SELECT clock_timestamp() AS t;
+$1;
+SELECT round(extract(epoch FROM clock_timestamp() - t)::numeric, 3) FROM _t0;
+SQL
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+measure() {
+	local label=$1 sql=$2
+	for _ in $(seq "$reps"); do t "$sql"; done | median | sed "s/^/$label: /"
+}
+
+opts="mrf_options(epsilon => 1, k => 3, method => 'naive', cliques => '[[1,2],[2,3],[3,4],[4,5],[5,6]]')"
+q "CREATE TABLE k_dist (id int, kr int[])"
+q "SELECT create_distributed_table('k_dist', 'id')" >/dev/null
+q "INSERT INTO k_dist SELECT i, (SELECT array_agg(abs(hashint8(i * 1000 + j)) % 3 ORDER BY j) FROM generate_series(1, 6) j)
+	FROM generate_series(1, $n) i"
+q "CREATE TABLE k_local AS SELECT * FROM k_dist"
+echo "n = $n, p = 6, k = 3, 5 cliques (45 cells), 4 shards on 2 workers, median of $reps"
+echo "bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_command_on_shards('k_dist',
+	\$\$SELECT length(worker_partial_agg('mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
+		ROW(kr, $opts)::record)::text) FROM %s\$\$)")"
+measure "cliques naive distributed" "SELECT mrf_learn_cliques_agg(kr, $opts) FROM k_dist"
+measure "cliques naive local" "SELECT mrf_learn_cliques_agg(kr, $opts) FROM k_local"
