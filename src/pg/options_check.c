@@ -26,6 +26,7 @@
 #include "access/xact.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_language.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "commands/extension.h"
 #include "miscadmin.h"
@@ -261,15 +262,74 @@ OptionsNotConstant(Oid learner)
 	char	   *name = get_func_name(learner);
 	size_t		len = name ? strlen(name) : 0;
 
-	if (len > 4 && strcmp(name + len - 4, "_agg") == 0)
-		name[len - 4] = '\0';
 	if (len > 10 && strcmp(name + len - 10, "_citus_agg") == 0)
 		name[len - 10] = '\0';
+	else if (len > 4 && strcmp(name + len - 4, "_agg") == 0)
+		name[len - 4] = '\0';
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("%s needs the same options for every row", name ? name : "mrfdp learner"),
 			 errdetail("The options argument is not a constant."),
 			 errhint("Pass constants or query parameters to mrf_options().")));
+}
+
+/*
+ * Citus's split-aggregate steps, which a user can also call by hand:
+ * worker_partial_agg(aggregate, ROW(sample, options)) runs a learner's
+ * transition, coord_combine_agg(aggregate, state, NULL) its combine and
+ * final functions on a state that carries the options.  Returns 1 and 2
+ * for those, 0 for anything else.
+ */
+static int
+CitusSplitStep(Oid fnoid)
+{
+	char	   *name;
+
+	if (get_func_namespace(fnoid) != PG_CATALOG_NAMESPACE)
+		return 0;
+	name = get_func_name(fnoid);
+	if (name != NULL && strcmp(name, "worker_partial_agg") == 0)
+		return 1;
+	if (name != NULL && strcmp(name, "coord_combine_agg") == 0)
+		return 2;
+	return 0;
+}
+
+/*
+ * Checks a call of Citus's worker_partial_agg or coord_combine_agg that
+ * names a learner: the options in its ROW(sample, options), or the state
+ * (which carries the options it was built with), must be constants too.
+ * The calls Citus itself plans pass: its workers' tasks spell the options
+ * as a literal, and its coordinator's combine query is planned by Citus,
+ * not through this check.
+ */
+static void
+CheckCitusSplitCall(Aggref *aggref, int step, OptionsWalk *walk)
+{
+	Node	   *named = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
+	Node	   *second = (Node *) lsecond_node(TargetEntry, aggref->args)->expr;
+	Oid			learner;
+
+	while (IsA(named, RelabelType))
+		named = (Node *) ((RelabelType *) named)->arg;
+	/* Citus names the aggregate with a literal; anything else might name a learner */
+	if (!IsA(named, Const))
+		OptionsNotConstant(aggref->aggfnoid);
+	if (((Const *) named)->constisnull)
+		return;
+	learner = DatumGetObjectId(((Const *) named)->constvalue);
+	if (!IsLearner(learner, walk->extension))
+		return;
+	if (step == 1)
+	{
+		while (IsA(second, RelabelType))
+			second = (Node *) ((RelabelType *) second)->arg;
+		if (!IsA(second, RowExpr) || list_length(((RowExpr *) second)->args) != 2 ||
+			!ConstantOptions(lsecond(((RowExpr *) second)->args), walk->stack, walk->extension))
+			OptionsNotConstant(learner);
+	}
+	else if (!ConstantOptions(second, walk->stack, walk->extension))
+		OptionsNotConstant(learner);
 }
 
 /* Walker over the statement: checks every learner call's options, query by query. */
@@ -291,6 +351,13 @@ CheckWalker(Node *node, OptionsWalk *walk)
 		result = query_tree_walker((Query *) node, CheckWalker, walk, 0);
 		walk->stack = saved;
 		return result;
+	}
+	if (IsA(node, Aggref) && list_length(((Aggref *) node)->args) >= 2)
+	{
+		int			step = CitusSplitStep(((Aggref *) node)->aggfnoid);
+
+		if (step != 0)
+			CheckCitusSplitCall((Aggref *) node, step, walk);
 	}
 	/* an ordered call's sort keys follow its two arguments in args */
 	if (IsA(node, Aggref) && list_length(((Aggref *) node)->args) >= 2)

@@ -16,7 +16,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(12);
+SELECT plan(17);
 
 CREATE TABLE od13 (id int, row boolean[]);
 SELECT create_distributed_table('od13', 'id');
@@ -60,6 +60,40 @@ SELECT ok((SELECT mrf_learn_ising_agg(row, mrf_options(rho => 0.0625)) FROM od13
 PREPARE od13_p(float8) AS SELECT mrf_learn_ising(row, rho => $1) FROM od13_ref;
 SELECT lives_ok('EXECUTE od13_p(0.0625)', 'options from a query parameter learn on a reference table');
 SELECT is(od13_spent('od13') + od13_spent('od13_ref'), 0.125, 'both releases were charged');
+
+-- Citus's split-aggregate steps called by hand: worker_partial_agg packs
+-- rows with the options of its ROW(sample, options), coord_combine_agg then
+-- releases from that state and charges what its options say.  Options
+-- computed from the rows passed there (the check saw no learner call).
+CREATE TABLE od13_plain AS SELECT * FROM od13;
+SELECT mrfdp.protect('od13_plain', epsilon => 1000, delta => 1e-6);
+SELECT throws_ok($$SELECT coord_combine_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
+	FROM (SELECT worker_partial_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
+		ROW(row, mrf_options(rho => (SELECT count(*) FROM od13_plain) / 3200.0))::record) s FROM od13_plain) x$$,
+	'22023', 'mrf_learn_ising needs the same options for every row',
+	'worker_partial_agg of a learner with options computed from the rows is refused');
+SELECT throws_ok($$SELECT coord_combine_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
+	FROM (SELECT worker_partial_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
+		ROW(row, mrf_options(rho => 0.125))::record)::text s FROM od13_plain) x$$,
+	'22023', 'mrf_learn_ising needs the same options for every row',
+	'coord_combine_agg of a learner on a state computed in the query is refused');
+SELECT is(od13_spent('od13_plain'), 0::numeric, 'neither charged anything');
+
+-- Where Citus gathers rows (enum arrays, rows of columns: the internal-state
+-- aggregate), the options arrive at the coordinator as a column of Citus's
+-- own query, which the statement's check does not see: constants still learn.
+CREATE TYPE od13_e AS ENUM ('a', 'b', 'c');
+CREATE TABLE od13_en (id int, er od13_e[], x od13_e, y od13_e);
+SELECT create_distributed_table('od13_en', 'id');
+INSERT INTO od13_en SELECT i, ARRAY[(ARRAY['a','b','c'])[i % 3 + 1], (ARRAY['a','b','c'])[(i / 3) % 3 + 1]]::od13_e[],
+	(ARRAY['a','b','c'])[i % 3 + 1]::od13_e, (ARRAY['a','b','c'])[(i / 7) % 3 + 1]::od13_e FROM generate_series(1, 600) i;
+CREATE TABLE od13_en_local AS SELECT * FROM od13_en;
+SELECT is((SELECT mrf_learn_pairwise(er, rho => 0.5) FROM od13_en)::jsonb - 'meta',
+	(SELECT mrf_learn_pairwise(er, rho => 0.5) FROM od13_en_local)::jsonb - 'meta',
+	'enum-array samples (rows gathered by Citus) learn the local model');
+SELECT is((SELECT mrf_learn_cliques(ROW(x, y), epsilon => 1, cliques => '[[1, 2]]') FROM od13_en)::jsonb - 'meta',
+	(SELECT mrf_learn_cliques(ROW(x, y), epsilon => 1, cliques => '[[1, 2]]') FROM od13_en_local)::jsonb - 'meta',
+	'row samples (rows gathered by Citus) learn the local model');
 
 -- Why EXECUTE on the packed-state functions stays with PUBLIC: Citus's
 -- worker_partial_agg checks it for the calling role on the worker, so
