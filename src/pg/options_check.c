@@ -25,6 +25,7 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
@@ -46,11 +47,31 @@ typedef struct OptionsWalk
 
 static bool ConstantOptions(Node *node, List *stack, Oid extension);
 
-/* Whether fnoid is an aggregate (or window function) of extension mrfdp, i.e. a learner. */
+/*
+ * Whether aggregate fnoid learns: one of mrfdp's (every mrfdp aggregate is a
+ * learner), or any aggregate built on one of mrfdp's transition, combine or
+ * final functions (a role can declare its own around them).
+ */
 static bool
 IsLearner(Oid fnoid, Oid extension)
 {
-	return getExtensionOfObject(ProcedureRelationId, fnoid) == extension;
+	HeapTuple	tup;
+	Oid			support[3];
+	bool		found = false;
+
+	if (getExtensionOfObject(ProcedureRelationId, fnoid) == extension)
+		return true;
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	support[0] = ((Form_pg_aggregate) GETSTRUCT(tup))->aggtransfn;
+	support[1] = ((Form_pg_aggregate) GETSTRUCT(tup))->aggcombinefn;
+	support[2] = ((Form_pg_aggregate) GETSTRUCT(tup))->aggfinalfn;
+	ReleaseSysCache(tup);
+	for (int i = 0; i < lengthof(support) && !found; i++)
+		found = OidIsValid(support[i]) &&
+			getExtensionOfObject(ProcedureRelationId, support[i]) == extension;
+	return found;
 }
 
 /*

@@ -9,7 +9,7 @@
 -- folding: constants, query parameters and built-in or mrfdp functions only;
 -- a column is followed to its definition.  Not wrapped in a transaction
 -- (charges commit in a background worker).
-SELECT plan(21);
+SELECT plan(23);
 
 DROP TABLE IF EXISTS od13, od13_opts CASCADE;
 CREATE TABLE od13 (id int, row boolean[], opts jsonb);
@@ -65,6 +65,16 @@ SELECT throws_ok($$SELECT mrf_learn_ising_agg(row, o) FROM od13,
 SELECT throws_ok($$SELECT mrf_learn_ising_agg(row, mrf_options(rho => (SELECT count(*) FROM od13) / 3200.0)) FROM od13$$,
 	'22023', 'mrf_learn_ising needs the same options for every row',
 	'a sublink in the options is refused');
+-- An aggregate of the role's own around mrfdp's support functions is a learner too.
+CREATE AGGREGATE od13_mine(anyelement, jsonb) (SFUNC = mrfdp.mrf_bits_accum, STYPE = internal,
+	FINALFUNC = mrfdp.mrf_ising_final);
+SELECT throws_ok($$SELECT od13_mine(row, mrf_options(rho => od13_rho())) FROM od13$$,
+	'22023', 'od13_mine needs the same options for every row',
+	'an aggregate of one''s own on mrfdp''s functions with options from the data is refused');
+SELECT throws_ok($$SELECT od13_mine(row, o) FROM od13,
+	(SELECT mrf_options(rho => (SELECT count(*) FROM od13) / 3200.0) AS o OFFSET 0) s$$,
+	'22023', 'od13_mine needs the same options for every row',
+	'and so are its options from a subquery column');
 SELECT is(od13_spent(), 0::numeric, 'the refused statements charged nothing');
 
 -- Constants, parameters and built-in functions of constants learn as before.
