@@ -67,13 +67,13 @@ SELECT is(od13_spent('od13') + od13_spent('od13_ref'), 0.125, 'both releases wer
 -- computed from the rows passed there (the check saw no learner call).
 CREATE TABLE od13_plain AS SELECT * FROM od13;
 SELECT mrfdp.protect('od13_plain', epsilon => 1000, delta => 1e-6);
-SELECT throws_ok($$SELECT coord_combine_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
-	FROM (SELECT worker_partial_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
+SELECT throws_ok($$SELECT coord_combine_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
+	FROM (SELECT worker_partial_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
 		ROW(row, mrf_options(rho => (SELECT count(*) FROM od13_plain) / 3200.0))::record) s FROM od13_plain) x$$,
 	'22023', 'mrf_learn_ising needs the same options for every row',
 	'worker_partial_agg of a learner with options computed from the rows is refused');
-SELECT throws_ok($$SELECT coord_combine_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
-	FROM (SELECT worker_partial_agg('mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
+SELECT throws_ok($$SELECT coord_combine_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
+	FROM (SELECT worker_partial_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
 		ROW(row, mrf_options(rho => 0.125))::record)::text s FROM od13_plain) x$$,
 	'22023', 'mrf_learn_ising needs the same options for every row',
 	'coord_combine_agg of a learner on a state computed in the query is refused');
