@@ -119,13 +119,6 @@ MstPlan(MrfPlan *plan)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 						 psprintf("%s takes k from 2 to 256", learner), NULL, NULL);
 	card = MstCard(p, plan->k, plan->alphabets);
-	for (int i = 0; i < p; i++)
-		if (card[i] != plan->k)
-			return MrfRefuse(ERRCODE_FEATURE_NOT_SUPPORTED,
-							 psprintf("%s does not learn from columns of different alphabets yet", learner),
-							 psprintf("Variable %d has %d values and another %d; the clique models MST releases have one alphabet until per-variable clique models land.",
-									  i + 1, card[i], plan->k),
-							 "Learn from columns with the same number of values (or declare domains of one size).");
 	(void) MrfMstSplit(mo->rho, &r1, &r2, &r3);
 	if (MrfMstGaussianVariance(p, r1, &num, &den) != 0 ||
 		MrfMstGaussianVariance(p - 1, r3, &num, &den) != 0 ||
@@ -164,9 +157,10 @@ MstRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	MrfCliqueSet *set;
 	StringInfoData meta;
 
-	for (int i = 0; i < p; i++)
-		if (card[i] != plan->k)
-			elog(ERROR, "%s: alphabets its plan refused", plan->learner->name);
+	/* the rows' alphabets are the plan's (both from the rows' type) */
+	if ((rows->alphabets == NULL) != (plan->alphabets == NULL) ||
+		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, p) != 0))
+		elog(ERROR, "%s: the rows' alphabets are not the plan's", plan->learner->name);
 	logpot = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (MrfMstMaxTreeCells(p, card) + 1));
 	MrfRunCheck(run, MrfMstLearn(MrfRowsBytes(rows), n, p, card, mo, &run->rng, &run->env,
 								 edges, logpot, &rep));
