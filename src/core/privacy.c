@@ -1020,6 +1020,35 @@ MrfParitySumSensitivity(void)
 }
 
 /*
+ * Rounds a discrete Gaussian variance s > 0 UP to a rational num/den the
+ * exact sampler takes: den = 2^k and num = ceil(x) + 1 with x = fl(s) 2^k,
+ * k the largest of 20 .. 0 keeping num <= 2^40 (the sampler's range).  The
+ * caller computed s with one rounding (relative error <= 2^-53), so the true
+ * variance is at most x + 1 while x <= 2^40 and num/den is never below it.
+ * Returns 0, or -1 when s leaves the range.
+ */
+static int
+RoundUpVariance(double s, uint64_t *num, uint64_t *den)
+{
+	const double max_arg = 1099511627776.0; /* 2^40 */
+
+	if (!isfinite(s) || s <= 0.0 || s > max_arg)
+		return -1;
+	for (int k = 20; k >= 0; k--)
+	{
+		double		x = ldexp(s, k);
+
+		if (ceil(x) + 1.0 <= max_arg)
+		{
+			*num = (uint64_t) ceil(x) + 1;
+			*den = (uint64_t) 1 << k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
  * [CKS20] Prop. 5 and Thm. 14: adding independent discrete Gaussians
  * N_Z(0, sigma^2) to an integer vector of l2 sensitivity D is
  * D^2/(2 sigma^2)-zCDP (Renyi divergences of integer shifts are at most
@@ -1038,28 +1067,13 @@ int
 MrfParityGaussianVariance(int64_t count, double rho, uint64_t *num,
 						  uint64_t *den)
 {
-	const double max_arg = 1099511627776.0; /* 2^40 */
 	double		s;
-	int			k;
 
 	if (count < 1 || count > ((int64_t) 1 << 50) || !PositiveFinite(rho) ||
 		!num || !den)
 		return -1;
 	s = 2.0 * (double) count / rho;
-	if (!isfinite(s))
-		return -1;
-	for (k = 20; k >= 0; k--)
-	{
-		double		x = ldexp(s, k);
-
-		if (ceil(x) + 1.0 <= max_arg)
-		{
-			*num = (uint64_t) ceil(x) + 1;
-			*den = (uint64_t) 1 << k;
-			return 0;
-		}
-	}
-	return -1;
+	return RoundUpVariance(s, num, den);
 }
 
 /*
@@ -1158,26 +1172,12 @@ MrfSubstitutedCountShare(double budget)
 int
 MrfSubstitutedCountGaussian(double rho_c, uint64_t *num, uint64_t *den)
 {
-	const double max_arg = 1099511627776.0; /* 2^40 */
 	double		s;
 
 	if (!PositiveFinite(rho_c) || !num || !den)
 		return -1;
 	s = 1.0 / (2.0 * rho_c);
-	if (!isfinite(s) || s > max_arg)
-		return -1;
-	for (int k = 20; k >= 0; k--)
-	{
-		double		x = ldexp(s, k);
-
-		if (ceil(x) + 1.0 <= max_arg)
-		{
-			*num = (uint64_t) ceil(x) + 1;
-			*den = (uint64_t) 1 << k;
-			return 0;
-		}
-	}
-	return -1;
+	return RoundUpVariance(s, num, den);
 }
 
 /*
@@ -1278,26 +1278,12 @@ MrfMarginalSquaredSensitivity(void)
 int
 MrfMstGaussianVariance(int64_t tables, double rho, uint64_t *num, uint64_t *den)
 {
-	const double max_arg = 1099511627776.0; /* 2^40 */
 	double		s;
 
 	if (tables < 1 || tables > ((int64_t) 1 << 40) || !PositiveFinite(rho) || !num || !den)
 		return -1;
 	s = (double) tables * MrfMarginalSquaredSensitivity() / (2.0 * rho);
-	if (!isfinite(s) || s > max_arg)
-		return -1;
-	for (int k = 20; k >= 0; k--)
-	{
-		double		x = ldexp(s, k);
-
-		if (ceil(x) + 1.0 <= max_arg)
-		{
-			*num = (uint64_t) ceil(x) + 1;
-			*den = (uint64_t) 1 << k;
-			return 0;
-		}
-	}
-	return -1;
+	return RoundUpVariance(s, num, den);
 }
 
 /* Sensitivity of MST's quality score ||x_ij - xhat_ij||_1 under replace-one: 2 (above). */

@@ -310,36 +310,6 @@ DeclaredIndex(MrfDeclaredDomain *dom, Datum value)
 	return hit ? dom->index[hit - dom->sorted] : -1;
 }
 
-/* Errors unless every declared domain names a column of the row type. */
-static void
-CheckDomainsNamed(MrfKaryReader *reader)
-{
-	JsonbIterator *it;
-	JsonbValue	key;
-	JsonbIteratorToken tok;
-
-	if (reader->domains == NULL)
-		return;
-	it = JsonbIteratorInit(&reader->domains->root);
-	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
-	{
-		char	   *name;
-		bool		found = false;
-
-		if (tok != WJB_KEY)
-			continue;
-		name = pnstrdup(key.val.string.val, key.val.string.len);
-		for (int i = 0; i < reader->tupdesc->natts; i++)
-			found |= !TupleDescAttr(reader->tupdesc, i)->attisdropped &&
-				strcmp(NameStr(TupleDescAttr(reader->tupdesc, i)->attname), name) == 0;
-		if (!found)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("%s: option domains names column \"%s\", which the rows do not have",
-							reader->learner, name)));
-	}
-}
-
 /* Raises the error for a value outside its column's declared domain (lenient: false). */
 static bool
 OutsideDeclared(const MrfKaryReader *reader, int column)
@@ -498,17 +468,22 @@ NullCode(MrfKaryReader *reader, int i, Oid base, int size)
 	return code;
 }
 
-/* Errors unless every column the per-column NULL policy names is a column of the rows. */
+/*
+ * Errors unless every key of an option's object (domains, or the per-column
+ * nulls policy) names a column of the rows; any_column, when given, is a key
+ * that stands for every column ("*").
+ */
 static void
-CheckNullsNamed(MrfKaryReader *reader)
+CheckColumnsNamed(const MrfKaryReader *reader, Jsonb *doc, const char *option,
+				  const char *any_column)
 {
 	JsonbIterator *it;
 	JsonbValue	key;
 	JsonbIteratorToken tok;
 
-	if (reader->null_columns == NULL)
+	if (doc == NULL)
 		return;
-	it = JsonbIteratorInit(&reader->null_columns->root);
+	it = JsonbIteratorInit(&doc->root);
 	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
 	{
 		char	   *name;
@@ -517,7 +492,7 @@ CheckNullsNamed(MrfKaryReader *reader)
 		if (tok != WJB_KEY)
 			continue;
 		name = pnstrdup(key.val.string.val, key.val.string.len);
-		if (strcmp(name, "*") == 0)
+		if (any_column != NULL && strcmp(name, any_column) == 0)
 			continue;
 		for (int i = 0; i < reader->tupdesc->natts; i++)
 			found |= !TupleDescAttr(reader->tupdesc, i)->attisdropped &&
@@ -525,8 +500,8 @@ CheckNullsNamed(MrfKaryReader *reader)
 		if (!found)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("%s: option nulls names column \"%s\", which the rows do not have",
-							reader->learner, name)));
+					 errmsg("%s: option %s names column \"%s\", which the rows do not have",
+							reader->learner, option, name)));
 	}
 }
 
@@ -616,8 +591,8 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		}
 		width++;
 	}
-	CheckDomainsNamed(reader);
-	CheckNullsNamed(reader);
+	CheckColumnsNamed(reader, reader->domains, "domains", NULL);
+	CheckColumnsNamed(reader, reader->null_columns, "nulls", "*");
 	if (reader->null_policy != NULL && !reader->null_category)
 	{
 		bool		used = false;
