@@ -26,17 +26,47 @@
 int			MrfTestSeed = -1;
 int			MrfMaxLearnerMemory = 1024 * 1024;	/* kB: 1 GB */
 bool		MrfProgress = false;
-int			MrfBlasThreads = 1;
+int			MrfLearnerThreads = 1;
+static int	MrfBlasThreadsAlias = 1;
+
+/*
+ * The learner's thread count from mrfdp.learner_threads and its old name
+ * mrfdp.blas_threads (kept as an alias): the new name wins unless it is at
+ * its default of 1, so a configuration written for the old name keeps its
+ * meaning and one that sets the new name is not overridden by the old.
+ * PostgreSQL has no aliases for extension settings; two settings and this
+ * rule give the same effect without either assign hook writing the other
+ * (which transaction-end rollback of either would undo).
+ */
+static int
+EffectiveThreads(int learner_threads, int blas_threads)
+{
+	return learner_threads != 1 ? learner_threads : blas_threads;
+}
+
+/* The thread count a learner starting now uses. */
+int
+MrfLearnerThreadCount(void)
+{
+	return EffectiveThreads(MrfLearnerThreads, MrfBlasThreadsAlias);
+}
 
 /*
  * The Frank-Wolfe solver plans its per-thread memory from its thread count,
- * so the count follows the setting at once (memory checks run before a
+ * so the count follows either setting at once (memory checks run before a
  * learner starts).  Setting a number starts no thread.
  */
 static void
 AssignLearnerThreads(int newval, void *extra)
 {
-	MrfFwSetThreads(newval);
+	MrfFwSetThreads(EffectiveThreads(newval, MrfBlasThreadsAlias));
+}
+
+/* mrfdp.blas_threads changed: the same count, through the rule above. */
+static void
+AssignBlasThreadsAlias(int newval, void *extra)
+{
+	MrfFwSetThreads(EffectiveThreads(MrfLearnerThreads, newval));
 }
 
 /* Defines the settings a learner run reads (called from _PG_init). */
@@ -72,13 +102,23 @@ MrfReleaseInit(void)
 	 * resource limit only a superuser sets; a value an unprivileged role set
 	 * before the library was loaded is dropped with a warning when it loads.
 	 */
-	DefineCustomIntVariable("mrfdp.blas_threads",
-							"OpenBLAS threads a learner may use in this backend.",
-							"Only superusers (or roles granted SET on it) can change this setting.",
-							&MrfBlasThreads,
+	DefineCustomIntVariable("mrfdp.learner_threads",
+							"Threads a learner may use in this backend (Frank-Wolfe row blocks and OpenBLAS).",
+							"Only superusers (or roles granted SET on it) can change this setting. "
+							"mrfdp.blas_threads is its old name: it applies while this setting is 1.",
+							&MrfLearnerThreads,
 							1, 1, MRF_FW_MAX_THREADS,
 							PGC_SUSET, 0,
 							NULL, AssignLearnerThreads, NULL);
+
+	DefineCustomIntVariable("mrfdp.blas_threads",
+							"Old name of mrfdp.learner_threads, kept as an alias.",
+							"Applies while mrfdp.learner_threads is 1 (its default); mrfdp.learner_threads wins otherwise. "
+							"Only superusers (or roles granted SET on it) can change this setting.",
+							&MrfBlasThreadsAlias,
+							1, 1, MRF_FW_MAX_THREADS,
+							PGC_SUSET, 0,
+							NULL, AssignBlasThreadsAlias, NULL);
 
 	DefineCustomBoolVariable("mrfdp.progress",
 							 "Report learner progress as NOTICE messages.",
@@ -232,8 +272,8 @@ MrfRunBegin(MrfRun *run, const char *learner)
 	 * The Frank-Wolfe learners run their own threads (MrfFwSetThreads, set
 	 * with the setting); BLAS threads serve the structure learners.
 	 */
-	MrfFwSetThreads(MrfBlasThreads);
-	openblas_set_num_threads(MrfBlasThreads);
+	MrfFwSetThreads(MrfLearnerThreadCount());
+	openblas_set_num_threads(MrfLearnerThreadCount());
 }
 
 /* Raises the error matching a core status. */

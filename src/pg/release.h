@@ -24,8 +24,11 @@ extern int	MrfMaxLearnerMemory;
 /* mrfdp.progress: emit NOTICEs while learning. */
 extern bool MrfProgress;
 
-/* mrfdp.blas_threads: OpenBLAS (and Frank-Wolfe) threads a learner may use in this backend. */
-extern int	MrfBlasThreads;
+/* mrfdp.learner_threads: Frank-Wolfe (and OpenBLAS) threads a learner may use in this backend. */
+extern int	MrfLearnerThreads;
+
+/* The thread count a learner starting now uses (mrfdp.learner_threads, or its alias mrfdp.blas_threads). */
+extern int	MrfLearnerThreadCount(void);
 
 /* Defines the settings above (called from _PG_init). */
 void		MrfReleaseInit(void);

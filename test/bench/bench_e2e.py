@@ -42,7 +42,7 @@ def main():
     cur.execute("SET mrfdp.test_seed = 1")
 
     def sql_run(threads):
-        cur.execute(f"SET mrfdp.blas_threads = {threads}")
+        cur.execute(f"SET mrfdp.learner_threads = {threads}")
         t0 = time.perf_counter()
         cur.execute(f"SELECT mrf_learn_ising_agg(x, mrf_options(rho => 1, iterations => {args.iterations})) FROM e2e")
         cur.fetchall()

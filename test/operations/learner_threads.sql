@@ -1,6 +1,6 @@
 -- server: session_preload
 -- Learner threads (issue 15): the Frank-Wolfe learners split rows across
--- mrfdp.blas_threads threads and add exact integer score sums, so under one
+-- mrfdp.learner_threads threads and add exact integer score sums, so under one
 -- test seed the model is bit-identical whatever the thread count or the
 -- order in which the rows arrive.
 BEGIN;
@@ -20,7 +20,7 @@ CREATE FUNCTION pg_temp.models(threads int) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
 	result jsonb;
 BEGIN
-	EXECUTE format('SET LOCAL mrfdp.blas_threads = %s', threads);
+	EXECUTE format('SET LOCAL mrfdp.learner_threads = %s', threads);
 	SELECT jsonb_build_object(
 		'ising', (SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 40)) FROM bin_rows)::jsonb - 'meta',
 		'ising_laplace', (SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 40, mechanism => 'laplace')) FROM bin_rows)::jsonb - 'meta',
@@ -52,7 +52,7 @@ SELECT isnt((SELECT pg_temp.models(2)), (SELECT m FROM by_threads WHERE t = 1),
 SET LOCAL mrfdp.test_seed = 15;
 
 -- row order: the same rows in reverse and in a scrambled order
-SET LOCAL mrfdp.blas_threads = 2;
+SET LOCAL mrfdp.learner_threads = 2;
 SELECT is((SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 40) ORDER BY g DESC) FROM bin_rows)::jsonb - 'meta',
           (SELECT m->'ising' FROM by_threads WHERE t = 1),
           'reversed rows give the same Ising model');
@@ -64,8 +64,8 @@ SELECT is((SELECT mrf_learn_pairwise_agg("row", mrf_options(k => 3, rho => 1, it
           'reversed rows give the same pairwise model');
 
 -- the setting stays a superuser's resource limit with its bounds
-SELECT throws_ok('SET mrfdp.blas_threads = 65', '22023', NULL, 'at most 64 learner threads');
-SELECT is((SELECT setting FROM pg_settings WHERE name = 'mrfdp.blas_threads'), '2',
+SELECT throws_ok('SET mrfdp.learner_threads = 65', '22023', NULL, 'at most 64 learner threads');
+SELECT is((SELECT setting FROM pg_settings WHERE name = 'mrfdp.learner_threads'), '2',
           'the setting reads back');
 
 SELECT * FROM finish();

@@ -1,5 +1,5 @@
 -- server: session_preload
--- Operations: parallel plans, GROUP BY, cancellation, progress, BLAS threads.
+-- Operations: parallel plans, GROUP BY, cancellation, progress, learner threads.
 BEGIN;
 SELECT plan(9);
 SET LOCAL mrfdp.test_seed = 5;
@@ -73,13 +73,13 @@ SELECT is((SELECT state FROM cancelled), '57014', 'statement_timeout cancels a l
 SELECT cmp_ok((SELECT seconds FROM cancelled), '<', 1.5::float8,
               'the cancel takes effect within a second of the 0.5 s timeout');
 
--- BLAS threads: two threads give the same model as one (exact integer scores)
-SET LOCAL mrfdp.blas_threads = 2;
+-- Learner threads: two threads give the same model as one (exact integer scores)
+SET LOCAL mrfdp.learner_threads = 2;
 CREATE TEMP TABLE two AS SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
-SET LOCAL mrfdp.blas_threads = 1;
+SET LOCAL mrfdp.learner_threads = 1;
 CREATE TEMP TABLE one AS SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 30)) AS m FROM ops_rows;
-SELECT ok((SELECT m::jsonb - 'meta' FROM two) = (SELECT m::jsonb - 'meta' FROM one), 'the model does not depend on the BLAS thread count');
-SELECT throws_ok('SET mrfdp.blas_threads = 0', '22023', NULL, 'blas_threads is bounded');
+SELECT ok((SELECT m::jsonb - 'meta' FROM two) = (SELECT m::jsonb - 'meta' FROM one), 'the model does not depend on the learner thread count');
+SELECT throws_ok('SET mrfdp.learner_threads = 0', '22023', NULL, 'learner_threads is bounded');
 
 SELECT * FROM finish();
 ROLLBACK;

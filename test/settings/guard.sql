@@ -1,9 +1,9 @@
 -- server: session_preload
--- The memory guard and the BLAS thread count protect the server from its
+-- The memory guard and the learner thread count protect the server from its
 -- users: only a superuser (or a role granted SET on the parameter) can
 -- change them, so an analyst cannot lift the guard or take every core.
 BEGIN;
-SELECT plan(10);
+SELECT plan(13);
 CREATE ROLE mrfdp_guc_analyst;
 
 SET LOCAL ROLE mrfdp_guc_analyst;
@@ -13,8 +13,10 @@ SELECT throws_ok($$SET mrfdp.max_learner_memory = '1MB'$$, '42501', NULL,
                  'nor change it at all');
 SELECT throws_ok($$SELECT set_config('mrfdp.max_learner_memory', '100GB', true)$$, '42501', NULL,
                  'nor through set_config()');
+SELECT throws_ok($$SET mrfdp.learner_threads = 64$$, '42501', NULL,
+                 'an analyst cannot raise mrfdp.learner_threads');
 SELECT throws_ok($$SET mrfdp.blas_threads = 64$$, '42501', NULL,
-                 'an analyst cannot raise mrfdp.blas_threads');
+                 'nor its old name mrfdp.blas_threads (an alias)');
 SELECT is(current_setting('mrfdp.max_learner_memory'), '1GB', 'the guard keeps its value');
 RESET ROLE;
 
@@ -30,10 +32,15 @@ SELECT lives_ok($$SET LOCAL mrfdp.max_learner_memory = '2GB'$$, 'a superuser set
 SELECT is(current_setting('mrfdp.max_learner_memory'), '2GB', 'to the value it chose');
 
 -- Delegation is explicit: GRANT SET ON PARAMETER.
-GRANT SET ON PARAMETER mrfdp.blas_threads TO mrfdp_guc_analyst;
+GRANT SET ON PARAMETER mrfdp.learner_threads TO mrfdp_guc_analyst;
 SET LOCAL ROLE mrfdp_guc_analyst;
-SELECT lives_ok($$SET LOCAL mrfdp.blas_threads = 2$$, 'a role granted SET on the parameter can set it');
-SELECT is(current_setting('mrfdp.blas_threads'), '2', 'and the value holds');
+SELECT lives_ok($$SET LOCAL mrfdp.learner_threads = 2$$, 'a role granted SET on the parameter can set it');
+SELECT is(current_setting('mrfdp.learner_threads'), '2', 'and the value holds');
+SELECT throws_ok($$SET mrfdp.blas_threads = 2$$, '42501', NULL,
+                 'the grant on the new name does not extend to the old one');
 RESET ROLE;
+-- the old name is described as the alias it is
+SELECT matches((SELECT short_desc FROM pg_settings WHERE name = 'mrfdp.blas_threads'),
+               'Old name of mrfdp.learner_threads', 'mrfdp.blas_threads says it is the old name');
 SELECT * FROM finish();
 ROLLBACK;
