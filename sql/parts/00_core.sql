@@ -87,6 +87,12 @@ CREATE FUNCTION mrf_synthesize_into(model mrf, table_name text, n int, seed bigi
 	RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY INVOKER
 AS $synthesize_into$
+-- No SET search_path: an unqualified table_name goes where the caller's
+-- CREATE TABLE would put it.  So nothing here may resolve through the
+-- caller's search_path: functions are pg_catalog's, named; no operator is
+-- used whose operands could match another schema's better (text || integer,
+-- jsonb ->> unknown would find an operator (text, integer) or (jsonb, jsonb)
+-- declared by whoever can create in a schema on that path).
 DECLARE
 	doc jsonb;
 	parts text[];
@@ -95,6 +101,8 @@ DECLARE
 	vars jsonb;
 	v jsonb;
 	typ regtype;
+	typmod int;
+	base record;
 	cols text := '';
 	inserted bigint;
 BEGIN
@@ -102,42 +110,77 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = '22004',
 			MESSAGE = 'mrf_synthesize_into needs a model, a table name and n';
 	END IF;
-	doc := model::jsonb;
-	IF doc->>'kind' = 'structure' THEN
+	doc := model::pg_catalog.jsonb;
+	IF pg_catalog.jsonb_extract_path_text(doc, 'kind') OPERATOR(pg_catalog.=) 'structure'::pg_catalog.text THEN
 		RAISE EXCEPTION USING ERRCODE = '42809',
 			MESSAGE = 'mrf_synthesize_into does not apply to models of kind structure',
 			HINT = 'A structure is a graph: it has no distribution to sample from.';
 	END IF;
 	-- the name as CREATE TABLE reads it: [schema.]table, each part quoted or not
 	parts := pg_catalog.parse_ident(table_name);
-	IF pg_catalog.cardinality(parts) > 2 THEN
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.>) 2 THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
 			MESSAGE = pg_catalog.format('mrf_synthesize_into takes a table name or schema.table, not %s', table_name);
 	END IF;
 	-- an unqualified name goes where CREATE TABLE would put it
-	nsp := CASE WHEN pg_catalog.cardinality(parts) = 2 THEN parts[1] ELSE pg_catalog.current_schema() END;
+	nsp := CASE WHEN pg_catalog.cardinality(parts) OPERATOR(pg_catalog.=) 2 THEN parts[1]
+				ELSE pg_catalog.current_schema() END;
 	IF nsp IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = '3F000', MESSAGE = 'no schema has been selected to create in';
 	END IF;
 	target := pg_catalog.format('%I.%I', nsp, parts[pg_catalog.cardinality(parts)]);
 	-- one column per variable: its name (x1, x2, ... without names), the
 	-- source column's type, else text for labelled values, else integer codes
-	vars := doc->'meta'->'variables';
-	FOR i IN 1 .. (doc->>'p')::int LOOP
-		v := CASE WHEN pg_catalog.jsonb_typeof(vars) = 'array' THEN vars->(i - 1) END;
-		IF v ? 'type' THEN
-			typ := pg_catalog.to_regtype(v->>'type');
+	vars := pg_catalog.jsonb_extract_path(doc, 'meta', 'variables');
+	FOR i IN 1 .. pg_catalog.jsonb_extract_path_text(doc, 'p')::pg_catalog.int4 LOOP
+		v := CASE WHEN pg_catalog.jsonb_typeof(vars) OPERATOR(pg_catalog.=) 'array'::pg_catalog.text
+				  THEN pg_catalog.jsonb_extract_path(vars, (i OPERATOR(pg_catalog.-) 1)::pg_catalog.text) END;
+		typ := NULL;
+		IF pg_catalog.jsonb_exists(v, 'type') THEN
+			typ := pg_catalog.to_regtype(pg_catalog.jsonb_extract_path_text(v, 'type'));
 			IF typ IS NULL THEN
 				RAISE EXCEPTION USING ERRCODE = '42704',
-					MESSAGE = pg_catalog.format('type %s of the model''s variable %s does not exist', v->>'type', i),
+					MESSAGE = pg_catalog.format('type %s of the model''s variable %s does not exist',
+												pg_catalog.jsonb_extract_path_text(v, 'type'), i),
 					HINT = 'Create the type, or create the table yourself and use mrf_synthesize(model, n, NULL::the_table).';
 			END IF;
+			typmod := coalesce(pg_catalog.jsonb_extract_path_text(v, 'typmod')::pg_catalog.int4, -1);
+			-- A domain's NOT NULL and CHECK constraints are its owner's code (a
+			-- CHECK may call any function) and the model text can name any
+			-- type: the column gets the domain's base type, so nothing a model
+			-- names runs with the caller's rights.
+			LOOP
+				SELECT t.typtype, t.typbasetype, t.typtypmod INTO base
+				FROM pg_catalog.pg_type t WHERE t.oid OPERATOR(pg_catalog.=) typ::pg_catalog.oid;
+				EXIT WHEN base.typtype OPERATOR(pg_catalog.<>) 'd'::pg_catalog."char";
+				typ := base.typbasetype;
+				typmod := base.typtypmod;
+			END LOOP;
+			-- and only the types the learners read (their input functions run no one's code)
+			IF base.typtype OPERATOR(pg_catalog.<>) 'e'::pg_catalog."char" AND NOT
+				typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY
+					(ARRAY['pg_catalog.bool', 'pg_catalog.text', 'pg_catalog.varchar', 'pg_catalog.bpchar',
+						   'pg_catalog.char', 'pg_catalog.int2', 'pg_catalog.int4',
+						   'pg_catalog.int8']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
+				RAISE EXCEPTION USING ERRCODE = '42804',
+					MESSAGE = pg_catalog.format('type %s of the model''s variable %s is not a type mrfdp learns from',
+												typ, i),
+					DETAIL = 'Models record booleans, enums, and text, character, "char" or integer columns.',
+					HINT = 'Create the table yourself and use mrf_synthesize(model, n, NULL::the_table).';
+			END IF;
+			IF NOT typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY
+					(ARRAY['pg_catalog.varchar', 'pg_catalog.bpchar']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
+				typmod := -1;
+			END IF;
 		END IF;
-		cols := cols || CASE WHEN i > 1 THEN ', ' ELSE '' END ||
-			pg_catalog.format('%I %s', coalesce(v->>'name', 'x' || i),
-							  CASE WHEN v ? 'type' THEN pg_catalog.format_type(typ, coalesce((v->>'typmod')::int, -1))
-								   WHEN pg_catalog.jsonb_typeof(v->'labels') = 'array' THEN 'text'
-								   ELSE 'integer' END);
+		cols := pg_catalog.concat(cols, CASE WHEN i OPERATOR(pg_catalog.>) 1 THEN ', ' END,
+			pg_catalog.format('%I %s',
+							  coalesce(pg_catalog.jsonb_extract_path_text(v, 'name'),
+												  pg_catalog.concat('x', i)),
+							  CASE WHEN typ IS NOT NULL THEN pg_catalog.format_type(typ, typmod)
+								   WHEN pg_catalog.jsonb_typeof(pg_catalog.jsonb_extract_path(v, 'labels'))
+										OPERATOR(pg_catalog.=) 'array'::pg_catalog.text THEN 'text'
+								   ELSE 'integer' END));
 	END LOOP;
 	EXECUTE pg_catalog.format('CREATE TABLE %s (%s)', target, cols);
 	EXECUTE pg_catalog.format('INSERT INTO %s SELECT * FROM @extschema@.mrf_synthesize($1, $2, NULL::%s, $3, $4, $5)',

@@ -13,6 +13,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
@@ -154,20 +155,23 @@ SynthValue(const MrfModel *model, const MrfNames *names, int j, int32 code, Oid 
 	Oid			base = getBaseType(typid);
 	bool		binary = model->kind == MRF_KIND_ISING || model->kind == MRF_KIND_TWISE;
 
-	*isnull = false;
+	/*
+	 * Every value, NULL included, goes through the column type's input
+	 * function: for a domain that is domain_in, which enforces its NOT NULL
+	 * and CHECK constraints (a value built here directly would bypass them
+	 * and land in a table of that domain unchecked).
+	 */
 	if (names->present && names->labels[j] != NULL)
 	{
 		/* a labelled value; a NULL label is the 'category' of missing values */
-		if (label == NULL)
-		{
-			*isnull = true;
-			return (Datum) 0;
-		}
+		*isnull = (label == NULL);
 		return InputFunctionCall(input, (char *) label, ioparam, typmod);
 	}
+	*isnull = false;
 	/* codes only: booleans from the coding, integers as the codes */
 	if (base == BOOLOID)
-		return BoolGetDatum(binary ? code > 0 : code != 0);
+		return InputFunctionCall(input, (char *) ((binary ? code > 0 : code != 0) ? "true" : "false"),
+								 ioparam, typmod);
 	return InputFunctionCall(input, psprintf("%d", code), ioparam, typmod);
 }
 
@@ -198,6 +202,7 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 	bool	   *nulls;
 	int			p;
 	int			width = 0;
+	MemoryContext rowcxt;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
 		ereport(ERROR,
@@ -270,8 +275,13 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 	nulls = palloc0(sizeof(bool) * desc->natts);
 	for (int c = 0; c < desc->natts; c++)
 		nulls[c] = true;
+	/* what one row's input functions allocate goes with it (the store keeps a copy) */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "mrfdp synthetic row",
+								   ALLOCSET_DEFAULT_SIZES);
 	for (int64 m = 0; m < n; m++)
 	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
 		for (int j = 0; j < p; j++)
 		{
 			int			c = column[j];
@@ -280,10 +290,13 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 								   TupleDescAttr(desc, c)->atttypid, &inputs[c], ioparams[c],
 								   TupleDescAttr(desc, c)->atttypmod, &nulls[c]);
 		}
+		MemoryContextSwitchTo(old);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextReset(rowcxt);
 		if ((m & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	MemoryContextDelete(rowcxt);
 	MrfRunEnd(&run);
 	return (Datum) 0;
 }
