@@ -717,6 +717,30 @@ BEGIN
 END
 $synthesize_into$;
 
+-- mrf_marginal_error (issue 12 item 3; sql/parts/68_marginal_error.sql).
+-- One row per set of variables: its size, its variables (1-based) and names,
+-- and its L1 error.
+CREATE FUNCTION mrf_marginal_errors(model mrf, relation regclass,
+									columns text[] DEFAULT NULL,
+									ways int[] DEFAULT '{1,2,3}',
+									OUT way int, OUT variables int[], OUT names text[],
+									OUT l1 float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- One row per size asked: the number of sets, their mean and largest L1
+-- error (the workload error of MST and AIM's papers is mean_l1 over the
+-- two- and three-way sets).
+CREATE FUNCTION mrf_marginal_error(model mrf, relation regclass,
+								   columns text[] DEFAULT NULL,
+								   ways int[] DEFAULT '{1,2,3}',
+								   OUT way int, OUT marginals int, OUT mean_l1 float8,
+								   OUT max_l1 float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -777,6 +801,8 @@ BEGIN
 	('function', 'mrf_learn_mst', 'Learns a tree-structured clique model of a whole table under rho-zCDP by MST (McKenna, Miklau, Sheldon 2021): discrete Gaussian one-way marginals, an exponential-mechanism spanning tree of pairs, their discrete Gaussian two-way marginals, mirror-descent estimation; rows may mix alphabets (booleans, enums, declared domains; nulls policy). Named form, rewritten into mrf_learn_mst_agg.'),
 	('function', 'mrf_learn_mst_agg', 'Aggregate form of mrf_learn_mst: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_mst_from', 'Learns an MST model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
+	('function', 'mrf_marginal_error', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): per size of set (ways, default 1, 2, 3), the mean and largest L1 error sum |P_model - N/n| (twice the total variation) of a clique model''s exact marginals of every set of that many variables against the relation''s rows.'),
+	('function', 'mrf_marginal_errors', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): the L1 error sum |P_model - N/n| of a clique model''s exact marginal of every set of one, two, three (ways) variables against the relation''s rows, one row per set.'),
 	-- support functions (schema mrfdp)
 	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),
 	('function', 'mrf_pairwise_accum', 'Aggregate support: plans the pairwise release at a group''s first row, then stores its rows as bytes.'),

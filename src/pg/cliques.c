@@ -855,3 +855,17 @@ mrf_marginals(PG_FUNCTION_ARGS)
 {
 	return MrfNamedRows(fcinfo, MarginalCodes, MRF_NAMED_TABLE);
 }
+
+/* A clique model's clique set (palloc'd) for readers outside this file. */
+MrfCliqueSet *
+MrfCliquesModelSet(const MrfModel *model)
+{
+	return CliquesSetOf(model, &MrfPallocEnv);
+}
+
+/* A clique model's log-potential tables, in the core's layout. */
+double *
+MrfCliquesModelTables(MrfModel *model)
+{
+	return CliquesTables(model);
+}

@@ -108,6 +108,14 @@ struct MrfCliqueSet;
 MrfModel   *MrfCliquesModelOf(const struct MrfCliqueSet *set, const double *logpot,
 							  uint16 flags, Jsonb *meta);
 
+/*
+ * A clique model's clique set (palloc'd, valid) and its log-potential
+ * tables (the core's layout), for readers of its marginals
+ * (mrf_marginal_error).
+ */
+struct MrfCliqueSet *MrfCliquesModelSet(const MrfModel *model);
+double	   *MrfCliquesModelTables(MrfModel *model);
+
 /* Each kind's model operations (model.c's table), defined with its learner. */
 extern const MrfKindOps MrfIsingOps;
 extern const MrfKindOps MrfPairwiseOps;

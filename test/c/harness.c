@@ -152,6 +152,7 @@ main(void)
 		{"structure", TestStructure},
 		{"twise", TestTwise},
 		{"mst", TestMst},
+		{"workload", TestWorkload},
 	};
 	size_t		i;
 

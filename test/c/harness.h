@@ -87,5 +87,6 @@ void		TestPairwise(void);
 void		TestStructure(void);
 void		TestTwise(void);
 void		TestMst(void);
+void		TestWorkload(void);
 
 #endif

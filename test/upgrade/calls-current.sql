@@ -136,3 +136,10 @@ SELECT (mrf_learn_cliques(r, cliques => '[[1, 2]]', epsilon => 1,
 						  domains => '{"c": ["x", "y", "z"]}', nulls => 'category')::jsonb -> 'alphabets')
 	= '[3, 4]'::jsonb AS cliques_domains_nulls
 FROM (SELECT g % 2 = 0 AS b, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
+-- issue 12 item 3: mrf_marginal_error and mrf_marginal_errors (not private:
+-- they read the relation as the caller), on the stored clique model of
+-- up_kary's array column
+SELECT count(*) = 3 AND bool_and(mean_l1 BETWEEN 0 AND 2) AS marginal_error
+FROM mrf_marginal_error((SELECT m FROM up_stored WHERE name = 'cliques'), 'up_kary', '{z}');
+SELECT count(*) = 3 AS marginal_errors
+FROM mrf_marginal_errors((SELECT m FROM up_stored WHERE name = 'cliques'), 'up_kary', '{z}', '{2}');

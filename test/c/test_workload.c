@@ -1,0 +1,229 @@
+/*
+ * test_workload.c - workload.c: exact marginals of every one-, two- and
+ * three-variable set of clique models (a tree of pairs, a loopy model that
+ * needs a triangulation, singletons only, mixed alphabets) against
+ * enumeration of every state; the counts against a tally; the L1 error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "bp.h"
+#include "cliques.h"
+#include "cliques_synth.h"
+#include "workload.h"
+
+/* The marginal of vars (ascending) by enumerating every state of the model. */
+static void
+EnumerateSubset(const MrfCliqueSet *set, const double *logpot, int size,
+				const int *vars, double *out)
+{
+	uint8_t		z[32];
+	int64_t		states = 1;
+	int64_t		cells = 1;
+	double		total = 0.0;
+	int64_t		s;
+	int			j;
+
+	for (j = 0; j < set->p; j++)
+		states *= set->card[j];
+	for (j = 0; j < size; j++)
+		cells *= set->card[vars[j]];
+	memset(out, 0, sizeof(double) * (size_t) cells);
+	memset(z, 0, sizeof(z));
+	for (s = 0; s < states; s++)
+	{
+		double		w = exp(MrfCliquesScore(set, logpot, z));
+		int64_t		idx = 0;
+
+		for (j = 0; j < size; j++)
+			idx = idx * set->card[vars[j]] + z[vars[j]];
+		out[idx] += w;
+		total += w;
+		MrfCliquesNextStateAlphabets(z, set->p, set->card);
+	}
+	for (s = 0; s < cells; s++)
+		out[s] /= total;
+}
+
+/*
+ * Every set of 1, 2 and 3 variables of the model: MrfSubsetMarginal with
+ * and without the clique marginals equals enumeration within 1e-10.
+ */
+static void
+CheckAllSubsets(const char *what, const MrfCliqueSet *set, const double *logpot)
+{
+	double	   *cmarg = malloc(sizeof(double) * (size_t) set->cells);
+	double		got[4096];
+	double		want[4096];
+	MrfBpOptions o;
+	int			vars[3];
+	int			checked = 0;
+	double		worst = 0.0;
+	int			failed = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.mode = MRF_INFER_EXACT;
+	CHECK(MrfCliquesMarginals(set, logpot, &o, &MrfMallocEnv, cmarg, NULL) == MRF_OK);
+	for (int size = 1; size <= 3; size++)
+		for (vars[0] = 0; vars[0] < set->p; vars[0]++)
+			for (vars[1] = size > 1 ? vars[0] + 1 : 0; vars[1] < (size > 1 ? set->p : 1); vars[1]++)
+				for (vars[2] = size > 2 ? vars[1] + 1 : 0; vars[2] < (size > 2 ? set->p : 1); vars[2]++)
+				{
+					int64_t		cells = MrfVarsCells(set->card, size, vars, 4096);
+
+					EnumerateSubset(set, logpot, size, vars, want);
+					for (int with = 0; with < 2; with++)
+					{
+						if (MrfSubsetMarginal(set, logpot, with ? cmarg : NULL, size, vars, NULL,
+											  &MrfMallocEnv, got) != MRF_OK)
+						{
+							failed++;
+							continue;
+						}
+						for (int64_t x = 0; x < cells; x++)
+							if (fabs(got[x] - want[x]) > worst)
+								worst = fabs(got[x] - want[x]);
+					}
+					checked++;
+				}
+	CHECK_MSG(failed == 0 && worst < 1e-10,
+			  "%s: %d sets, %d failed, largest difference %.3g", what, checked, failed, worst);
+	free(cmarg);
+}
+
+/* Builds a set with per-variable alphabets; flat cliques given by start/var. */
+static MrfCliqueSet *
+Build(int p, const int *card, int m, const int *start, const int *var)
+{
+	MrfCliqueSet *set = NULL;
+
+	CHECK(MrfCliqueSetBuildAlphabets(p, card, m, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
+	return set;
+}
+
+/* A model with random Dirichlet(1) log-potentials, doubled (stronger dependence). */
+static double *
+RandomModel(const MrfCliqueSet *set, MrfRng *rng)
+{
+	double	   *lp = malloc(sizeof(double) * (size_t) set->cells);
+
+	SynthPotentials(set, rng, lp);
+	for (int64_t x = 0; x < set->cells; x++)
+		lp[x] *= 2.0;
+	return lp;
+}
+
+void
+TestWorkload(void)
+{
+	MrfRng		rng;
+	int			card[7] = {2, 3, 4, 2, 5, 3, 2};
+
+	MrfRngInitSeeded(&rng, 1201);
+
+	/* a tree of pairs over mixed alphabets (an MST model's shape) */
+	{
+		int			start[] = {0, 2, 4, 6, 8, 10, 12};
+		int			var[] = {0, 1, 1, 2, 1, 3, 3, 4, 0, 5, 5, 6};
+		MrfCliqueSet *set = Build(7, card, 6, start, var);
+		double	   *lp = RandomModel(set, &rng);
+
+		CheckAllSubsets("tree of pairs", set, lp);
+		free(lp);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	/* a loopy model: a 5-cycle of pairs and a triple (triangulated) */
+	{
+		int			start[] = {0, 2, 4, 6, 8, 10, 13};
+		int			var[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 0, 4, 5, 6};
+		MrfCliqueSet *set = Build(7, card, 6, start, var);
+		double	   *lp = RandomModel(set, &rng);
+
+		CheckAllSubsets("cycle and a triple", set, lp);
+		free(lp);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	/* singletons only: the independent model, every set a product */
+	{
+		int			start[] = {0, 1, 2, 3, 4, 5, 6, 7};
+		int			var[] = {0, 1, 2, 3, 4, 5, 6};
+		MrfCliqueSet *set = Build(7, card, 7, start, var);
+		double	   *lp = RandomModel(set, &rng);
+
+		CheckAllSubsets("singletons", set, lp);
+		free(lp);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	/* a triangle and a tree-shaped tail: a triple inside a clique and across */
+	{
+		int			start[] = {0, 3, 5, 7, 9};
+		int			var[] = {0, 1, 2, 2, 3, 3, 4, 4, 5};
+		MrfCliqueSet *set = Build(6, card, 4, start, var);
+		double	   *lp = RandomModel(set, &rng);
+		double		out[64];
+		int			bad[] = {2, 1};
+		int			big[] = {0, 3, 5};
+		MrfBpOptions tiny;
+
+		CheckAllSubsets("triangle and tail", set, lp);
+		/* refused: unsorted or repeated variables, out of range */
+		CHECK(MrfSubsetMarginal(set, lp, NULL, 2, bad, NULL, &MrfMallocEnv, out) == MRF_EINVAL);
+		bad[0] = 1;
+		CHECK(MrfSubsetMarginal(set, lp, NULL, 2, bad, NULL, &MrfMallocEnv, out) == MRF_EINVAL);
+		bad[0] = 0;
+		bad[1] = 6;
+		CHECK(MrfSubsetMarginal(set, lp, NULL, 2, bad, NULL, &MrfMallocEnv, out) == MRF_EINVAL);
+		/* a junction tree above the cell limit is refused, not approximated */
+		memset(&tiny, 0, sizeof(tiny));
+		tiny.max_exact_cells = 10;
+		CHECK(MrfSubsetMarginal(set, lp, NULL, 3, big, &tiny, &MrfMallocEnv, out) == MRF_EINVAL);
+		free(lp);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+
+	/* counts against a tally, L1 of the exact frequencies is 0, of a shifted table 2 */
+	{
+		enum
+		{
+			N = 500
+		};
+		uint8_t		rows[N * 4];
+		int			c4[4] = {3, 2, 4, 2};
+		int			vars[] = {0, 2, 3};
+		int64_t		counts[24];
+		long		tally[24];
+		double		freq[24];
+		double		shifted[24];
+		int			ok = 1;
+
+		memset(counts, 0, sizeof(counts));
+		memset(tally, 0, sizeof(tally));
+		for (int r = 0; r < N; r++)
+		{
+			/* variable 0 never takes its last value: those cells stay empty */
+			for (int j = 0; j < 4; j++)
+				rows[r * 4 + j] = (uint8_t) MrfRngBelow(&rng, (uint64_t) (j == 0 ? 2 : c4[j]));
+			tally[(rows[r * 4] * 4 + rows[r * 4 + 2]) * 2 + rows[r * 4 + 3]]++;
+		}
+		CHECK(MrfSubsetCountAdd(rows, N, 4, c4, 3, vars, counts) == MRF_OK);
+		for (int x = 0; x < 24; x++)
+		{
+			ok &= counts[x] == tally[x];
+			freq[x] = (double) tally[x] / N;
+			shifted[x] = 0.0;
+		}
+		CHECK(ok);
+		CHECK_NEAR(MrfMarginalL1(freq, counts, N, 24), 0.0, 1e-12);
+		/* all mass on a cell the rows never hit: L1 = 2 exactly */
+		for (int x = 0; x < 24; x++)
+			if (tally[x] == 0)
+			{
+				shifted[x] = 1.0;
+				break;
+			}
+		CHECK_NEAR(MrfMarginalL1(shifted, counts, N, 24), 2.0, 1e-12);
+		rows[7] = 2;			/* variable 3 has 2 values */
+		CHECK(MrfSubsetCountAdd(rows, N, 4, c4, 3, vars, counts) == MRF_EINVAL);
+	}
+}
