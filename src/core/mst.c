@@ -745,12 +745,19 @@ Compress(int p, const int *card, const int *oneoff, const double *y1, double sig
 #define ALLOC_INTO(out, bytes) \
 	do { if (((out) = MrfAlloc(env, (bytes))) == NULL) { status = MRF_ENOMEM; goto done; } } while (0)
 
-/* See mst.h. */
-MrfStatus
-MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
-			const MrfMstOptions *opt, MrfRng *rng, const MrfEnv *env, int *edges,
-			double *logpot, MrfMstReport *rep)
+/*
+ * MST from the rows (rows != NULL: counted here) or from their one- and
+ * two-way tables (one_in, two_in: counted elsewhere, e.g. on Citus workers);
+ * every step after the counting reads only the tables, so both give the
+ * same model and draws.
+ */
+static MrfStatus
+MstLearn(const uint8_t *rows, const int64_t *one_in, const int64_t *two_in, int64_t n,
+		 int p, const int *card, const MrfMstOptions *opt, MrfRng *rng,
+		 const MrfEnv *env, int *edges, double *logpot, MrfMstReport *rep)
 {
+	const int64_t *one = NULL;
+	const int64_t *two = NULL;
 	MstScratch	s;
 	MrfStatus	status = MRF_OK;
 	int64_t		npairs = (int64_t) p * (p - 1) / 2;
@@ -789,8 +796,11 @@ MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 
 	one_cells = MrfMstOneWayCells(p, card);
 	two_cells = MrfMstTwoWayCells(p, card, NULL);
-	ALLOC_INTO(s.one, sizeof(int64_t) * one_cells);
-	ALLOC_INTO(s.two, sizeof(int64_t) * (two_cells + 1));
+	if (rows != NULL)
+	{
+		ALLOC_INTO(s.one, sizeof(int64_t) * one_cells);
+		ALLOC_INTO(s.two, sizeof(int64_t) * (two_cells + 1));
+	}
 	ALLOC_INTO(s.pairoff, sizeof(int64_t) * (npairs + 1));
 	ALLOC_INTO(s.cpairoff, sizeof(int64_t) * (npairs + 1));
 	ALLOC_INTO(s.y1, sizeof(double) * one_cells);
@@ -809,13 +819,23 @@ MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 		s.oneoff[i + 1] = s.oneoff[i] + card[i];
 	MrfMstTwoWayCells(p, card, s.pairoff);
 
-	/* 1. one scan: every one-way and two-way table */
-	status = MrfMstCount(rows, n, p, card, env, s.one, s.two);
-	if (status != MRF_OK)
-		goto done;
+	/* 1. one scan: every one-way and two-way table (or the caller's) */
+	if (rows != NULL)
+	{
+		status = MrfMstCount(rows, n, p, card, env, s.one, s.two);
+		if (status != MRF_OK)
+			goto done;
+		one = s.one;
+		two = s.two;
+	}
+	else
+	{
+		one = one_in;
+		two = two_in;
+	}
 
 	/* 2. measure every one-way marginal (rho_one_way) */
-	status = MrfMeasureGaussian(s.one, one_cells, num1, den1, rng, s.y1);
+	status = MrfMeasureGaussian(one, one_cells, num1, den1, rng, s.y1);
 	if (status != MRF_OK)
 		goto done;
 
@@ -852,7 +872,7 @@ MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 	for (int i = 0, e = 0; i < p; i++)
 		for (int j = i + 1; j < p; j++, e++)
 		{
-			const int64_t *t = s.two + s.pairoff[e];
+			const int64_t *t = two + s.pairoff[e];
 			int64_t    *ct = s.ctwo + s.cpairoff[e];
 			const int  *mi = s.map + s.oneoff[i];
 			const int  *mj = s.map + s.oneoff[j];
@@ -863,6 +883,7 @@ MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 		}
 	MrfFree(env, s.two);
 	s.two = NULL;
+	two = NULL;
 
 	/* 5. select a spanning tree (rho_select) */
 	status = MrfMstSelectTree(p, s.ccard, s.cpairoff, s.ctwo, (const double *const *) s.prob,
@@ -973,4 +994,26 @@ MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 done:
 	MstScratchFree(env, &s);
 	return status;
+}
+
+/* See mst.h. */
+MrfStatus
+MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+			const MrfMstOptions *opt, MrfRng *rng, const MrfEnv *env, int *edges,
+			double *logpot, MrfMstReport *rep)
+{
+	if (rows == NULL)
+		return MRF_EINVAL;
+	return MstLearn(rows, NULL, NULL, n, p, card, opt, rng, env, edges, logpot, rep);
+}
+
+/* See mst.h. */
+MrfStatus
+MrfMstLearnCounts(const int64_t *one, const int64_t *two, int64_t n, int p,
+				  const int *card, const MrfMstOptions *opt, MrfRng *rng,
+				  const MrfEnv *env, int *edges, double *logpot, MrfMstReport *rep)
+{
+	if (one == NULL || two == NULL)
+		return MRF_EINVAL;
+	return MstLearn(NULL, one, two, n, p, card, opt, rng, env, edges, logpot, rep);
 }

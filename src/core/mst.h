@@ -175,6 +175,17 @@ MrfStatus	MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 						const MrfEnv *env, int *edges, double *logpot,
 						MrfMstReport *rep);
 
+/*
+ * MrfMstLearn from the rows' tables instead of the rows: one
+ * (MrfMstOneWayCells) and two (MrfMstTwoWayCells), MrfMstCount's layout,
+ * the exact counts of n rows (summed over any split of the rows: Citus
+ * workers).  Same draws, same model as MrfMstLearn on those rows.
+ */
+MrfStatus	MrfMstLearnCounts(const int64_t *one, const int64_t *two, int64_t n, int p,
+							  const int *card, const MrfMstOptions *opt, MrfRng *rng,
+							  const MrfEnv *env, int *edges, double *logpot,
+							  MrfMstReport *rep);
+
 /* Cells of the log-potentials over edges (p - 1 pairs): sum card_i card_j. */
 int64_t		MrfMstTreeCells(int p, const int *card, const int *edges);
 

@@ -18,7 +18,7 @@
  * read a Citus table.
  *
  * A learner that reads only exact contingency tables (learners.h:
- * table_cells, count_rows; the clique learner) keeps counts instead: its
+ * table_cells, count_rows; the clique and MST learners) keeps counts instead: its
  * state counts the rows it is given into the tables its options fix (in
  * batches), travels as [magic, format, p, k, n, options, cells, counts],
  * and states combine by adding counts.  The coordinator then draws the noise
@@ -171,6 +171,8 @@ CountsStart(ShippedState *s)
 	if (s->rows->format != MRF_ROWS_BYTES)
 		elog(ERROR, "%s: tables are counted from byte rows only", learner->name);
 	s->ncells = learner->table_cells(s->rows->plan);
+	/* the tables and one batch's tables (count_rows), before allocating them */
+	MrfCheckMemory(learner->name, 2.0 * sizeof(int64) * (double) s->ncells);
 	s->counts = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * (s->ncells + 1));
 	memset(s->counts, 0, sizeof(int64) * (s->ncells + 1));
 	s->batch = CountsBatch(s->ncells, s->rows->row_bytes);

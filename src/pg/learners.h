@@ -77,8 +77,8 @@ typedef struct MrfLearner
 
 	/*
 	 * Optional, for learners that read only exact contingency tables of
-	 * variable sets their options fix (cliques; MST can declare its pair
-	 * tables the same way): the number of cells of all its tables, from
+	 * variable sets their options fix (cliques; MST, its one- and two-way
+	 * tables): the number of cells of all its tables, from
 	 * plan->p and plan->k; and the tables of n byte rows (values checked
 	 * below their alphabets) added into counts.  Such a learner's run must
 	 * also accept counts instead of rows (MrfRowsState.counts): Citus

@@ -88,6 +88,19 @@ MstOptions(MrfPlan *plan)
 }
 
 /*
+ * The bytes of the run's input: the rows, or their one- and two-way tables
+ * when the run gets tables counted where the rows are (Citus).
+ */
+static double
+MstInputBytes(const MrfPlan *plan, const int *card)
+{
+	if (plan->counts)
+		return (double) sizeof(int64) * (double) (MrfMstOneWayCells(plan->p, card) +
+												  MrfMstTwoWayCells(plan->p, card, NULL));
+	return (double) plan->n * plan->p;
+}
+
+/*
  * Plans an MST release: with p and the alphabets, what they refuse (one
  * variable, a budget whose noise leaves the sampler's range, tables too
  * large for a clique model); with n, the memory of the run.
@@ -137,7 +150,7 @@ MstPlan(MrfPlan *plan)
 	if (plan->n == 0)
 		return NULL;
 	plan->iterations = mo->estimate.iterations;
-	plan->memory = (double) plan->n * p + (double) MrfMstWorkspaceBytes(p, card) +
+	plan->memory = MstInputBytes(plan, card) + (double) MrfMstWorkspaceBytes(p, card) +
 		3.0 * (double) MrfMstMaxTreeCells(p, card) * sizeof(double);
 	return NULL;
 }
@@ -162,8 +175,21 @@ MstRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, p) != 0))
 		elog(ERROR, "%s: the rows' alphabets are not the plan's", plan->learner->name);
 	logpot = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (MrfMstMaxTreeCells(p, card) + 1));
-	MrfRunCheck(run, MrfMstLearn(MrfRowsBytes(rows), n, p, card, mo, &run->rng, &run->env,
-								 edges, logpot, &rep));
+	if (rows->counts != NULL)
+	{
+		/* tables counted where the rows are (Citus): the one-way tables, then the two-way */
+		int64		one = MrfMstOneWayCells(p, card);
+
+		if (rows->ncells != one + MrfMstTwoWayCells(p, card, NULL))
+			elog(ERROR, "%s: counts of %lld cells for tables of %lld", plan->learner->name,
+				 (long long) rows->ncells,
+				 (long long) (one + MrfMstTwoWayCells(p, card, NULL)));
+		MrfRunCheck(run, MrfMstLearnCounts(rows->counts, rows->counts + one, n, p, card, mo,
+										   &run->rng, &run->env, edges, logpot, &rep));
+	}
+	else
+		MrfRunCheck(run, MrfMstLearn(MrfRowsBytes(rows), n, p, card, mo, &run->rng, &run->env,
+									 edges, logpot, &rep));
 	for (int e = 0; e < p; e++)
 		start[e] = 2 * e;
 	MrfRunCheck(run, MrfCliqueSetBuildAlphabets(p, card, p - 1, start, edges,
@@ -192,8 +218,37 @@ MstRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 							 MrfMetaFinish(&meta));
 }
 
+/* See learners.h: the cells of every one-way and every two-way table. */
+static int64
+MstTableCells(const MrfPlan *plan)
+{
+	int		   *card = MstCard(plan->p, plan->k, plan->alphabets);
+	int64		cells = MrfMstOneWayCells(plan->p, card) + MrfMstTwoWayCells(plan->p, card, NULL);
+
+	pfree(card);
+	return cells;
+}
+
+/* See learners.h: adds the one- and two-way tables of n rows into counts. */
+static void
+MstCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
+{
+	int		   *card = MstCard(plan->p, plan->k, plan->alphabets);
+	int64		one = MrfMstOneWayCells(plan->p, card);
+	int64		cells = one + MrfMstTwoWayCells(plan->p, card, NULL);
+	int64	   *part = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * (cells + 1));
+
+	if (MrfMstCount(rows, n, plan->p, card, &MrfPallocEnv, part, part + one) != MRF_OK)
+		elog(ERROR, "%s: a row value outside its alphabet", plan->learner->name);
+	for (int64 x = 0; x < cells; x++)
+		counts[x] += part[x];
+	pfree(part);
+	pfree(card);
+}
+
 const MrfLearner MrfMstLearner = {
-	"mrf_learn_mst", MRF_ROWS_BYTES, NULL, MstOptions, MstPlan, MstRun, NULL
+	"mrf_learn_mst", MRF_ROWS_BYTES, NULL, MstOptions, MstPlan, MstRun, NULL,
+	MstTableCells, MstCountRows
 };
 
 PG_FUNCTION_INFO_V1(mrf_mst_accum);

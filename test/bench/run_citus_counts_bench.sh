@@ -6,7 +6,7 @@
 # worker_partial_agg over each shard, summed) and the seconds of the
 # distributed and the local learn (median of $REPS).  Run it with a build
 # whose clique state is packed rows and with one whose state is counts to
-# compare.  Usage: run_citus_counts_bench.sh [n] (default 1000000).
+# compare; also MST (its one- and two-way tables).  Usage: run_citus_counts_bench.sh [n] (default 1000000).
 # Honours MRFDP_DESTDIR like the tests.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,7 +47,16 @@ q "INSERT INTO k_dist SELECT i, (SELECT array_agg(abs(hashint8(i * 1000 + j)) % 
 q "CREATE TABLE k_local AS SELECT * FROM k_dist"
 echo "n = $n, p = 6, k = 3, 5 cliques (45 cells), 4 shards on 2 workers, median of $reps"
 echo "bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_command_on_shards('k_dist',
-	\$\$SELECT length(worker_partial_agg('mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
+	\$\$SELECT length(worker_partial_agg('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, $opts)::record)::text) FROM %s\$\$)")"
 measure "cliques naive distributed" "SELECT mrf_learn_cliques_agg(kr, $opts) FROM k_dist"
 measure "cliques naive local" "SELECT mrf_learn_cliques_agg(kr, $opts) FROM k_local"
+
+# MST (issue 13, item 2): its state is every one-way and two-way table
+# (6 x 3 + 15 x 9 = 153 cells), whatever n.
+mopts="mrf_options(rho => 1, k => 3)"
+echo "MST: bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_command_on_shards('k_dist',
+	\$\$SELECT length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+		ROW(kr, $mopts)::record)::text) FROM %s\$\$)") (packed rows as hex would be $((2 * n * 6)) plus headers)"
+measure "MST distributed" "SELECT mrf_learn_mst_agg(kr, $mopts) FROM k_dist"
+measure "MST local" "SELECT mrf_learn_mst_agg(kr, $mopts) FROM k_local"

@@ -457,6 +457,61 @@ TestCompression(void)
 	free(rows);
 }
 
+/*
+ * MST from tables counted elsewhere (Citus workers: the sum of two halves'
+ * tables) is MST from the rows, bit for bit, with the same draws; a value
+ * outside its alphabet is refused by the counting.
+ */
+static void
+TestLearnCounts(void)
+{
+	int			card[5] = {8, 2, 3, 2, 2};
+	int			par[5] = {-1, 0, 0, 1, 2};
+	int			p = 5;
+	int64_t		n = 5000;
+	int64_t		half = 1999;
+	uint8_t    *rows = malloc(n * p);
+	int64_t		one_cells = MrfMstOneWayCells(p, card);
+	int64_t		two_cells = MrfMstTwoWayCells(p, card, NULL);
+	int64_t    *one = malloc(sizeof(int64_t) * one_cells * 2);
+	int64_t    *two = malloc(sizeof(int64_t) * two_cells * 2);
+	MrfMstOptions opt;
+	MrfMstReport r1,
+				r2;
+	int			e1[8],
+				e2[8];
+	double	   *l1 = malloc(sizeof(double) * MrfMstMaxTreeCells(p, card));
+	double	   *l2 = malloc(sizeof(double) * MrfMstMaxTreeCells(p, card));
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 9);
+	SampleTree(p, card, par, 0.5, n, &rng, rows);
+	MrfMstDefaultOptions(&opt);
+	opt.rho = 0.5;
+	CHECK(MrfMstCount(rows, half, p, card, &MrfMallocEnv, one, two) == MRF_OK);
+	CHECK(MrfMstCount(rows + half * p, n - half, p, card, &MrfMallocEnv, one + one_cells,
+					  two + two_cells) == MRF_OK);
+	for (int64_t c = 0; c < one_cells; c++)
+		one[c] += one[one_cells + c];
+	for (int64_t c = 0; c < two_cells; c++)
+		two[c] += two[two_cells + c];
+	MrfRngInitSeeded(&rng, 31);
+	CHECK(MrfMstLearn(rows, n, p, card, &opt, &rng, &MrfMallocEnv, e1, l1, &r1) == MRF_OK);
+	MrfRngInitSeeded(&rng, 31);
+	CHECK(MrfMstLearnCounts(one, two, n, p, card, &opt, &rng, &MrfMallocEnv, e2, l2, &r2) == MRF_OK);
+	CHECK(memcmp(e1, e2, sizeof(e1)) == 0);
+	CHECK(memcmp(l1, l2, sizeof(double) * MrfMstTreeCells(p, card, e1)) == 0);
+	CHECK(r1.estimate.iterations == r2.estimate.iterations && r1.rare_values == r2.rare_values);
+	CHECK(MrfMstLearnCounts(NULL, two, n, p, card, &opt, &rng, &MrfMallocEnv, e2, l2, &r2) == MRF_EINVAL);
+	rows[3 * p + 1] = 2;
+	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, one, two) == MRF_EINVAL);
+	free(rows);
+	free(one);
+	free(two);
+	free(l1);
+	free(l2);
+}
+
 /* The estimator against a closed form: one variable, one measurement. */
 static void
 TestEstimateOneWay(void)
@@ -520,4 +575,5 @@ TestMst(void)
 	TestEstimateOneWay();
 	TestRecovery();
 	TestCompression();
+	TestLearnCounts();
 }

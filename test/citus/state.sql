@@ -84,7 +84,7 @@ INSERT INTO m13 SELECT 'mst dist', mrf_learn_mst(kr, rho => 0.125, k => 3) FROM 
 INSERT INTO m13 SELECT 'mst local', mrf_learn_mst(kr, rho => 0.125, k => 3) FROM s13_local;
 SELECT is((SELECT m::jsonb - 'meta' FROM m13 WHERE src = 'mst dist'),
 	(SELECT m::jsonb - 'meta' FROM m13 WHERE src = 'mst local'),
-	'MST from packed k-ary rows equals the local model');
+	'MST from k-ary rows (counted on the workers) equals the local model');
 INSERT INTO m13 SELECT 'twise dist', mrf_learn_twise(row, rho => 0.125, t => 2) FROM s13;
 INSERT INTO m13 SELECT 'twise local', mrf_learn_twise(row, rho => 0.125, t => 2) FROM s13_local;
 SELECT is((SELECT m::jsonb - 'meta' FROM m13 WHERE src = 'twise dist'),

@@ -1,0 +1,105 @@
+-- server: citus
+-- Issue 13, item 2 (MST): mrf_learn_mst's combinable state is the exact
+-- one-way and two-way tables of every variable (what MST reads from its
+-- rows), not its rows: each worker counts its shards' rows, the coordinator
+-- adds the counts, draws the noise and charges.  Integer sums: the model is
+-- bit for bit the local table's under mrfdp.test_seed.  What a worker sends
+-- does not grow with its rows.  A forged MST counts state is refused.
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
+SET client_min_messages = warning;
+
+SELECT plan(11);
+
+-- 5 ternary variables with dependence (a chain), 6,000 rows; 60,000 in the big table.
+CREATE TABLE mc13 (id int, g int, kr int[], br smallint[]);
+SELECT create_distributed_table('mc13', 'id');
+INSERT INTO mc13
+SELECT i, i % 3, ARRAY[a, (a + (i / 5) % 2) % 3, (a + (i / 7) % 2 + (i / 11) % 2) % 3, (i * 5) % 3, ((i * 13) / 11) % 3],
+	ARRAY[(a = 0)::int, ((i / 3) % 2 = 0)::int, (a = 0 AND i % 5 <> 0)::int, ((i * 7) % 3 = 0)::int]::smallint[]
+FROM (SELECT i, i % 3 AS a FROM generate_series(1, 6000) i) x;
+CREATE TABLE mc13_local AS SELECT * FROM mc13;
+CREATE TABLE mc13_big (id int, kr int[]);
+SELECT create_distributed_table('mc13_big', 'id');
+INSERT INTO mc13_big SELECT mc13_local.id + 6000 * x, kr FROM mc13_local, generate_series(0, 9) r(x);
+CREATE TABLE mc13_big_local AS SELECT * FROM mc13_big;
+SELECT mrfdp.protect('mc13', epsilon => 1000, delta => 1e-6);
+SET mrfdp.test_seed = 43;
+CREATE FUNCTION mc13_spent() RETURNS numeric LANGUAGE sql
+	AS $$SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = 'mc13'::regclass$$;
+CREATE TEMP TABLE mcm13 (src text, m mrf);
+
+-- Same model as one node: named and aggregate forms, binary rows, GROUP BY.
+INSERT INTO mcm13 SELECT 'named dist', mrf_learn_mst(kr, rho => 0.5, k => 3) FROM mc13;
+INSERT INTO mcm13 SELECT 'named local', mrf_learn_mst(kr, rho => 0.5, k => 3) FROM mc13_local;
+SELECT is((SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'named dist'),
+	(SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'named local'),
+	'MST from counts combined on the workers equals the local model');
+SELECT is((SELECT (m::jsonb -> 'meta' ->> 'rows')::bigint FROM mcm13 WHERE src = 'named dist'), 6000::bigint,
+	'the model counts every row once');
+INSERT INTO mcm13 SELECT 'agg dist', mrf_learn_mst_agg(br, mrf_options(rho => 0.25, k => 2, iterations => 200)) FROM mc13;
+INSERT INTO mcm13 SELECT 'agg local', mrf_learn_mst_agg(br, mrf_options(rho => 0.25, k => 2, iterations => 200)) FROM mc13_local;
+SELECT is((SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'agg dist'),
+	(SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'agg local'),
+	'binary smallint rows, aggregate form: the local model');
+INSERT INTO mcm13 SELECT 'group dist ' || g, mrf_learn_mst_agg(kr, mrf_options(rho => 0.125, k => 3)) FROM mc13 GROUP BY g;
+INSERT INTO mcm13 SELECT 'group local ' || g, mrf_learn_mst_agg(kr, mrf_options(rho => 0.125, k => 3)) FROM mc13_local GROUP BY g;
+SELECT is((SELECT array_agg(m::jsonb - 'meta' ORDER BY src) FROM mcm13 WHERE src LIKE 'group dist%'),
+	(SELECT array_agg(m::jsonb - 'meta' ORDER BY src) FROM mcm13 WHERE src LIKE 'group local%'),
+	'GROUP BY: one model per group, each the local one');
+SELECT is(mc13_spent(), 0.5 + 0.25 + 3 * 0.125, 'each distributed release was charged once');
+
+-- What a worker sends: the tables (15 one-way + 90 two-way cells), not the rows.
+SELECT ok(length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text)
+	< 2 * (28 + 100 + 8 + 8 * 105) + 10, 'the partial state of 6,000 rows is the size of its tables')
+	FROM mc13_local;
+SELECT is((SELECT length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text) FROM mc13_local),
+	(SELECT length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text)
+		FROM (SELECT * FROM mc13_local LIMIT 1) x),
+	'and does not grow with the rows');
+INSERT INTO mcm13 SELECT 'big dist', mrf_learn_mst(kr, rho => 0.5, k => 3) FROM mc13_big;
+INSERT INTO mcm13 SELECT 'big local', mrf_learn_mst(kr, rho => 0.5, k => 3) FROM mc13_big_local;
+SELECT is((SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'big dist'),
+	(SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'big local'),
+	'60,000 rows (several count batches per worker) give the one-node model');
+
+-- A forged MST counts state: [magic "MRFC", format (bytes), p, k, n,
+-- options length, options, cells, counts], little-endian.  p = 2, k = 3:
+-- 6 one-way and 9 two-way cells.
+CREATE FUNCTION mc13_le(x bigint, bytes int) RETURNS text LANGUAGE sql AS $$
+	SELECT string_agg(substr(h, 15 - 2 * i, 2), '' ORDER BY i) FROM (SELECT encode(int8send(x), 'hex') AS h) e,
+		generate_series(0, bytes - 1) i
+$$;
+CREATE FUNCTION mc13_state(n bigint, ncells bigint, counts bigint[]) RETURNS text LANGUAGE sql AS $$
+	SELECT '\x' || '4346524d' || mc13_le(2, 4) || mc13_le(2, 4) || mc13_le(3, 4) || mc13_le(n, 8)
+		|| mc13_le(length(o), 4) || encode(convert_to(o, 'UTF8'), 'hex') || mc13_le(ncells, 8)
+		|| coalesce((SELECT string_agg(mc13_le(c, 8), '' ORDER BY i) FROM unnest(counts) WITH ORDINALITY u(c, i)), '')
+	FROM (SELECT '{"k": 3, "rho": 1}'::text AS o) x
+$$;
+CREATE FUNCTION mc13_combine(state text) RETURNS mrf LANGUAGE sql AS $$
+	SELECT coord_combine_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure, state::cstring, NULL::mrf)
+$$;
+CREATE FUNCTION mc13_refusal(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	msg text;
+	detail text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
+	RETURN msg || ': ' || detail;
+END $$;
+SELECT is(mc13_refusal($$SELECT mc13_combine(mc13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]))$$),
+	'invalid mrfdp aggregate state: The state''s tables are not the ones its options give.',
+	'an MST counts state with the clique tables'' size (not one- and two-way) is refused');
+SELECT ok((SELECT mc13_combine(mc13_state(10, 15, ARRAY[5, 5, 0, 5, 5, 0, 5, 0, 0, 0, 5, 0, 0, 0, 0]))) IS NOT NULL,
+	'a well-formed MST counts state learns (it read no protected relation)');
+SELECT is(mc13_spent(), 0.5 + 0.25 + 3 * 0.125, 'the states charged nothing to the table');
+
+SELECT * FROM finish();
