@@ -33,6 +33,7 @@
  * of n terms and must resolve 1e-7.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -166,25 +167,144 @@ MrfLogregBatchBytes(int64_t n, int d, int ntasks)
 }
 
 /*
+ * exp(x) for the gradient weights from plain multiplies and adds, within
+ * 1 ulp of libm's on [-708, 708] (x is clamped there: the weights it feeds
+ * are then exact to far below a double's resolution of their sum).  libm's
+ * exp is a call per element, 15% of a block solve's time in a profile (p =
+ * 100); this form vectorises (four lanes below) and gives the same bits in
+ * every lane, every clone and on every CPU, since the build contracts no
+ * multiply-add (-ffp-contract=off): a block's result no longer depends on
+ * which exp libm dispatched to.  Cody-Waite reduction x = k ln2 + r, |r| <=
+ * ln2/2, a degree-13 Taylor polynomial (truncation below 1e-17 relative),
+ * and 2^k from the rounding constant's low bits.
+ */
+#define EXP_CLAMP 708.0
+#define EXP_LOG2E 1.4426950408889634
+#define EXP_LN2_HI 6.93147180369123816490e-01
+#define EXP_LN2_LO 1.90821492927058770002e-10
+#define EXP_SHIFTER 6755399441055744.0	/* 1.5 * 2^52: rounds to an integer in the low bits */
+
+/* The polynomial of the reduced argument; one form for scalars and lanes. */
+#define EXP_POLYNOMIAL(p, r) \
+	do { \
+		(p) = (r) * (1.0 / 6227020800.0) + 1.0 / 479001600.0; \
+		(p) = (p) * (r) + 1.0 / 39916800.0; \
+		(p) = (p) * (r) + 1.0 / 3628800.0; \
+		(p) = (p) * (r) + 1.0 / 362880.0; \
+		(p) = (p) * (r) + 1.0 / 40320.0; \
+		(p) = (p) * (r) + 1.0 / 5040.0; \
+		(p) = (p) * (r) + 1.0 / 720.0; \
+		(p) = (p) * (r) + 1.0 / 120.0; \
+		(p) = (p) * (r) + 1.0 / 24.0; \
+		(p) = (p) * (r) + 1.0 / 6.0; \
+		(p) = (p) * (r) + 0.5; \
+		(p) = (p) * (r) + 1.0; \
+		(p) = (p) * (r) + 1.0; \
+	} while (0)
+
+/* exp(x) of one double, bit for bit the lanes' ExpLanes. */
+static inline double
+ExpScalar(double x)
+{
+	double		v,
+				k,
+				r,
+				p,
+				scale;
+	int64_t		bits;
+
+	x = x < -EXP_CLAMP ? -EXP_CLAMP : x;
+	x = x > EXP_CLAMP ? EXP_CLAMP : x;
+	v = x * EXP_LOG2E + EXP_SHIFTER;
+	k = v - EXP_SHIFTER;
+	r = (x - k * EXP_LN2_HI) - k * EXP_LN2_LO;
+	EXP_POLYNOMIAL(p, r);
+	memcpy(&bits, &v, sizeof(bits));
+	bits = (int64_t) ((uint64_t) (bits + 1023) << 52);
+	memcpy(&scale, &bits, sizeof(scale));
+	return p * scale;
+}
+
+/* always inlined: the 32-byte vector ABI note (-Wpsabi) is moot */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef double ExpLanesD __attribute__((vector_size(32)));
+typedef int64_t ExpLanesI __attribute__((vector_size(32)));
+
+/* exp of four lanes (GCC vector extensions: AVX2 in that clone, SSE2 pairs otherwise). */
+static inline __attribute__((always_inline)) ExpLanesD
+ExpLanes(ExpLanesD x)
+{
+	const ExpLanesD lo = {-EXP_CLAMP, -EXP_CLAMP, -EXP_CLAMP, -EXP_CLAMP};
+	const ExpLanesD hi = {EXP_CLAMP, EXP_CLAMP, EXP_CLAMP, EXP_CLAMP};
+	ExpLanesI	mask;
+	ExpLanesD	v,
+				k,
+				r,
+				p;
+
+	mask = x < lo;
+	x = (ExpLanesD) (((ExpLanesI) x & ~mask) | ((ExpLanesI) lo & mask));
+	mask = x > hi;
+	x = (ExpLanesD) (((ExpLanesI) x & ~mask) | ((ExpLanesI) hi & mask));
+	v = x * EXP_LOG2E + EXP_SHIFTER;
+	k = v - EXP_SHIFTER;
+	r = (x - k * EXP_LN2_HI) - k * EXP_LN2_LO;
+	EXP_POLYNOMIAL(p, r);
+	return p * (ExpLanesD) ((ExpLanesI) ((ExpLanesI) v + 1023) << 52);
+}
+
+/*
  * Gradient weights -y sigmoid(-y a) inv_n of one task at margins a (or
  * a + beta (a - a_prev)); a row with y = 0 is outside the task and gets 0.
+ * Four rows at a time, the tail one by one with the same arithmetic.
  */
+__attribute__((target_clones("avx2", "default")))
 static void
 GradientWeights(const double *y, const double *a, const double *a_prev,
 				double beta, int64_t n, double inv_n, double *g)
 {
-	int64_t		m;
+	int64_t		m = 0;
 
-	if (beta == 0.0)
-		for (m = 0; m < n; m++)
-			g[m] = -y[m] * inv_n / (1.0 + exp(y[m] * a[m]));
-	else
-		for (m = 0; m < n; m++)
+	for (; m + 4 <= n; m += 4)
+	{
+		ExpLanesD	ym,
+					am,
+					pm;
+
+		memcpy(&ym, y + m, sizeof(ym));
+		memcpy(&am, a + m, sizeof(am));
+		if (beta != 0.0)
 		{
-			double		am = a[m] + beta * (a[m] - a_prev[m]);
-
-			g[m] = -y[m] * inv_n / (1.0 + exp(y[m] * am));
+			memcpy(&pm, a_prev + m, sizeof(pm));
+			am = am + beta * (am - pm);
 		}
+		am = -ym * inv_n / (1.0 + ExpLanes(ym * am));
+		memcpy(g + m, &am, sizeof(am));
+	}
+	for (; m < n; m++)
+	{
+		double		am = beta != 0.0 ? a[m] + beta * (a[m] - a_prev[m]) : a[m];
+
+		g[m] = -y[m] * inv_n / (1.0 + ExpScalar(y[m] * am));
+	}
+}
+
+/* The gradient weights' exp of four values, lanes (1) or scalars (0): for the unit tests. */
+void
+MrfLogregExp4(const double *x, int lanes, double *out)
+{
+	if (lanes)
+	{
+		ExpLanesD	v;
+
+		memcpy(&v, x, sizeof(v));
+		v = ExpLanes(v);
+		memcpy(out, &v, sizeof(v));
+	}
+	else
+		for (int i = 0; i < 4; i++)
+			out[i] = ExpScalar(x[i]);
 }
 
 /* Average logistic loss of one task at margins a over its rows (y != 0), stably. */

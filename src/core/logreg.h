@@ -40,4 +40,7 @@ MrfStatus	MrfLogregBatch(const double *x, int64_t n, int d, int ntasks,
 /* Bytes of working memory of MrfLogregBatch (beyond x, y, allowed and w). */
 size_t		MrfLogregBatchBytes(int64_t n, int d, int ntasks);
 
+/* The gradient weights' exp of four values, as lanes (1) or scalars (0); unit tests. */
+void		MrfLogregExp4(const double *x, int lanes, double *out);
+
 #endif

@@ -17,6 +17,7 @@
 #include "sample.h"
 #include "structure.h"
 #include "structure_ising.h"
+#include "logreg.h"
 #include "structure_pairwise.h"
 #include "structure_twise.h"
 #include "twise.h"
@@ -1581,6 +1582,46 @@ TestTwiseBlockLearner(void)
 	free(coef);
 }
 
+/*
+ * The block solver's own exp (logreg.c): lanes and scalars give the same
+ * bits, within 1 ulp of libm's on the clamp range, clamped outside it.
+ */
+static void
+TestSolverExp(void)
+{
+	double		worst = 0.0;
+	int			same = 1;
+	double		x[4],
+				lanes[4],
+				scalars[4];
+
+	for (double t = -707.9; t < 707.9; t += 0.01237)
+	{
+		for (int i = 0; i < 4; i++)
+			x[i] = t + 0.003 * i;
+		MrfLogregExp4(x, 1, lanes);
+		MrfLogregExp4(x, 0, scalars);
+		for (int i = 0; i < 4; i++)
+		{
+			double		e = exp(x[i]);
+			double		rel = fabs(lanes[i] - e) / e;
+
+			same &= memcmp(&lanes[i], &scalars[i], sizeof(double)) == 0;
+			worst = rel > worst ? rel : worst;
+		}
+	}
+	CHECK_MSG(same, "the lanes and the scalar exp differ");
+	CHECK_MSG(worst <= 2.3e-16, "exp is %.3g relative from libm's (over 1 ulp)", worst);
+	x[0] = -1000.0;
+	x[1] = 1000.0;
+	x[2] = 0.0;
+	x[3] = -0.0;
+	MrfLogregExp4(x, 1, lanes);
+	CHECK(lanes[0] > 0.0 && lanes[0] < 1e-306);
+	CHECK(isfinite(lanes[1]) && lanes[1] > 1e307);
+	CHECK(lanes[2] == 1.0 && lanes[3] == 1.0);
+}
+
 /* The structure tests. */
 void
 TestStructure(void)
@@ -1594,6 +1635,7 @@ TestStructure(void)
 	TestModeMechanism();
 	TestNeighbouringHistograms();
 	TestSolverAndRules();
+	TestSolverExp();
 	TestBlockLearner();
 	TestPluginAndPartition();
 	TestEndToEnd();
