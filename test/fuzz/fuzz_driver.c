@@ -374,6 +374,9 @@ static const char *const AccessorQueries[] = {
 	"SELECT count(*) FROM mrf_monomials($1)",
 	"SELECT count(*) FROM mrf_potentials($1)",
 	"SELECT count(*) FROM mrf_marginals($1)",
+	"SELECT count(*) FROM mrf_variables($1)",
+	"SELECT length(mrf_dot($1))",
+	"SELECT length(mrf_dot($1, 0.5))",
 	"SELECT $1::jsonb",
 	"SELECT count(*) FROM mrf_sample($1, 3, burn_in => 2, thin => 1, seed => 1)",
 };
