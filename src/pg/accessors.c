@@ -221,7 +221,9 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("n must be between 0 and %d", MRF_MAX_SAMPLES)));
-	if (!OidIsValid(rowtype) || !type_is_rowtype(rowtype) || getBaseType(rowtype) == RECORDOID)
+	/* a domain over a row type: the rows would be the base type's, unchecked (and no SRF row) */
+	if (!OidIsValid(rowtype) || !type_is_rowtype(rowtype) || getBaseType(rowtype) != rowtype ||
+		rowtype == RECORDOID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("mrf_synthesize needs a row type as its third argument"),

@@ -5,7 +5,7 @@
 -- rights, whatever the caller's search_path, and mrf_synthesize must not
 -- pass values around the constraints of the row type's domains.
 BEGIN;
-SELECT plan(13);
+SELECT plan(14);
 SET LOCAL client_min_messages = warning;
 
 -- a schema someone else can create in, holding their code
@@ -90,6 +90,14 @@ SELECT throws_ok($$SELECT * FROM mrf_synthesize('{"kind": "ising", "p": 2, "weig
 				 "meta": {"variables": [{"name": "a", "labels": ["x", "y"]}, {"name": "b", "labels": null}]}}'::mrf,
 				 200, NULL::sh_strict, seed => 1)$$,
 				 '23514', NULL, 'a coded false for a CHECK (VALUE) domain over boolean is refused, not returned');
+
+-- 5. a domain over a row type is refused cleanly (it failed with XX000 "return type must be a row type")
+CREATE TYPE sh_pair AS (a text, b boolean);
+CREATE DOMAIN sh_checked_pair AS sh_pair CHECK ((VALUE).b);
+SELECT throws_ok($$SELECT * FROM mrf_synthesize('{"kind": "ising", "p": 2, "weights": [[0, 0], [0, 0]], "fields": [0, 0],
+				 "meta": {"variables": [{"name": "a", "labels": ["x", "y"]}, {"name": "b", "labels": ["false", "true"]}]}}'::mrf,
+				 10, NULL::sh_checked_pair, seed => 1)$$,
+				 '42804', NULL, 'a domain over a row type is refused (42804)');
 
 SELECT * FROM finish();
 ROLLBACK;
