@@ -66,8 +66,10 @@ sanitize="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=unde
 cflags="-O1 -g -fno-omit-frame-pointer -fPIC -fno-strict-aliasing -fwrapv -Wno-unused-command-line-argument
 	-Wno-compound-token-split-by-macro -Wno-ignored-attributes $sanitize $wraps"
 openblas=$(pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+# as the Makefile links oneDNN when its header is there (the build then calls it)
+dnnl=$(test -f /usr/include/dnnl.h && echo "-ldnnl -lgomp" || true)
 makevars=(PG_CONFIG=$pgbin/pg_config CC=clang-14 with_llvm=no "CFLAGS=$(echo $cflags)"
-	"SHLIB_LINK=$openblas -lm $sanitize -shared-libasan -Wl,-Bsymbolic $rt/libclang_rt.fuzzer_no_main-x86_64.a -lstdc++")
+	"SHLIB_LINK=$openblas $dnnl -lpthread -lm $sanitize -shared-libasan -Wl,-Bsymbolic $rt/libclang_rt.fuzzer_no_main-x86_64.a -lstdc++")
 echo "== building the fuzz variant in $build"
 make -s -C "$build" "${makevars[@]}" -j2 >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; exit 1; }
 rm -rf "$dest"
@@ -171,6 +173,13 @@ for t in "${targets[@]}"; do
 			backend "$t" "$log.$part" mrf_fuzz "${common[@]}" -max_total_time="$left" \
 				-artifact_prefix="$work/artifacts/$t/" "$work/corpus/$t" "$seeds"
 			cat "$log.$part" >>"$log" && rm -f "$log.$part"
+			# no libFuzzer banner: the backend failed before fuzzing (say, mrfdp.so did not load)
+			if ! grep -q '^INFO: Seed: ' "$log"; then
+				echo "   the backend did not start libFuzzer; the end of its output:"
+				tail -n 20 "$log" | sed 's/^/     /'
+				status=1
+				break
+			fi
 			n=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n1)
 			runs=$((runs + ${n:-0}))
 			if tail -n 40 "$log" | grep -qE '^Done [0-9]+ runs'; then
