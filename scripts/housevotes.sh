@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/housevotes84.csv}
 ./scripts/install-deps.sh demo
-Rscript -e 'suppressMessages(library(mlbench)); data(HouseVotes84);
-	write.csv(HouseVotes84, commandArgs(TRUE)[1], row.names = FALSE, na = "")' "$out"
+# one line: R 4.2's Rscript ignores what follows a newline inside -e
+Rscript -e 'suppressMessages(library(mlbench)); data(HouseVotes84); write.csv(HouseVotes84, commandArgs(TRUE)[1], row.names = FALSE, na = "")' "$out"
 chmod 644 "$out"
 echo "wrote $out ($(($(wc -l < "$out") - 1)) rows)"
