@@ -12,11 +12,14 @@
 
 #include <stdint.h>
 
+/* Words the stream computes at once: eight ChaCha20 blocks. */
+#define MRF_RNG_BUFFER_WORDS 128
+
 typedef struct MrfRng
 {
 	uint32_t	key[8];
-	uint64_t	counter;		/* block counter */
-	uint32_t	block[16];		/* current output block */
+	uint64_t	counter;		/* next block counter */
+	uint32_t	block[MRF_RNG_BUFFER_WORDS];	/* current output blocks */
 	int			used;			/* 32-bit words of block consumed */
 	int			seeded;			/* nonzero: test seed, not private */
 } MrfRng;
@@ -44,6 +47,9 @@ void		MrfChaCha20Block(const uint32_t key[8], uint32_t counter,
 #define MRF_NOISE_INVALID INT64_MIN
 
 /* Uniform integer in [0, bound), bound > 0, without modulo bias. */
+/* The stream's MRF_RNG_BUFFER_WORDS words from block counter on (unit tests). */
+void		MrfRngStreamBlocks(const uint32_t key[8], uint64_t counter, uint32_t *out);
+
 uint64_t	MrfRngBelow(MrfRng *rng, uint64_t bound);
 
 /* Uniform in the open interval (0, 1): odd multiples of 2^-53, never 0 or 1. */

@@ -58,6 +58,52 @@ TestChaChaVector(void)
 	CHECK(out[0] != expect[0]);
 }
 
+/*
+ * The stream computes eight blocks at once in vector lanes: word for word the
+ * blocks MrfChaCha20Block gives one at a time, across the low counter word's
+ * wrap, and the generator's words are those blocks in order.
+ */
+static void
+TestChaChaLanes(void)
+{
+	static const uint64_t starts[3] = {0, 5, 0xfffffffcULL};
+	uint32_t	key[8];
+	uint32_t	lanes[MRF_RNG_BUFFER_WORDS];
+	uint32_t	one[16];
+	int			same = 1;
+	MrfRng		rng;
+
+	for (int i = 0; i < 8; i++)
+		key[i] = 0x9e3779b9u * (uint32_t) (i + 1);
+	for (int s = 0; s < 3; s++)
+	{
+		MrfRngStreamBlocks(key, starts[s], lanes);
+		for (int b = 0; b < MRF_RNG_BUFFER_WORDS / 16; b++)
+		{
+			uint64_t	c = starts[s] + (uint64_t) b;
+			uint32_t	nonce[3] = {(uint32_t) (c >> 32), 0, 0};
+
+			MrfChaCha20Block(key, (uint32_t) c, nonce, one);
+			same &= memcmp(one, lanes + 16 * b, sizeof(one)) == 0;
+		}
+	}
+	CHECK_MSG(same, "the lanes' blocks differ from RFC 8439's block function");
+
+	/* the generator hands out blocks 0, 1, 2, ... of its key, in order */
+	MrfRngInitSeeded(&rng, 7);
+	memcpy(key, rng.key, sizeof(key));
+	same = 1;
+	for (uint64_t c = 0; c < 20; c++)
+	{
+		uint32_t	nonce[3] = {0, 0, 0};
+
+		MrfChaCha20Block(key, (uint32_t) c, nonce, one);
+		for (int w = 0; w < 16; w += 2)
+			same &= MrfRngU64(&rng) == ((uint64_t) one[w + 1] << 32 | one[w]);
+	}
+	CHECK_MSG(same, "the generator's words are not its blocks in order");
+}
+
 /* Seeds reproduce, distinct seeds and splits diverge, the OS source works. */
 static void
 TestStreams(void)
@@ -345,6 +391,7 @@ void
 TestNoise(void)
 {
 	TestChaChaVector();
+	TestChaChaLanes();
 	TestStreams();
 	TestUniformGumbelLaplace();
 	TestBelow();
