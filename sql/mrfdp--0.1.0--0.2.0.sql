@@ -741,6 +741,34 @@ CREATE FUNCTION mrf_marginal_error(model mrf, relation regclass,
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
+-- Distributed Frank-Wolfe on Citus (issue 13 item 3; src/pg/citus_fw.c,
+-- docs/citus_fw.md): one Frank-Wolfe iteration's exact integer score sums of
+-- the Ising learner over a distributed table's shards.  Called only by
+-- mrf_learn_ising_from (as the table's owner); its final function refuses
+-- anywhere else.  One aggregate per sample type: Citus splits an aggregate
+-- only when the argument types match exactly.
+CREATE FUNCTION mrfdp.mrf_fw_scores_accum(bytea, anyelement, bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_fw_scores_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.mrf_fw_scores_combine(bytea, bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_fw_scores_combine' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION mrfdp.mrf_fw_scores_final(bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_fw_scores_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(smallint[], bytea) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(integer[], bytea) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit, bytea) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit varying, bytea) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -839,6 +867,11 @@ BEGIN
 	('function', 'mrf_learn_structure_citus_final', 'Aggregate support (Citus): learns, charges and releases the structure of a packed row state.'),
 	('function', 'mrf_learn_cliques_citus_final', 'Aggregate support (Citus): learns, charges and releases the clique model of a packed row state.'),
 	('function', 'mrf_learn_mst_citus_final', 'Aggregate support (Citus): learns, charges and releases the MST model of a packed row state.'),
+	-- distributed Frank-Wolfe (issue 13 item 3)
+	('function', 'mrf_fw_ising_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of the Ising learner over a distributed table''s shards; called only by mrf_learn_ising_from.'),
+	('function', 'mrf_fw_scores_accum', 'Aggregate support (distributed Frank-Wolfe): reads one sample as the protected path does and packs it.'),
+	('function', 'mrf_fw_scores_combine', 'Aggregate support (distributed Frank-Wolfe): adds two parts'' score sums; checks a state that arrives as text.'),
+	('function', 'mrf_fw_scores_final', 'Aggregate support (distributed Frank-Wolfe): the sums, to mrf_learn_ising_from only; refuses anywhere else.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

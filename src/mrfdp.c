@@ -31,4 +31,5 @@ _PG_init(void)
 	MrfProgressInit();
 	MrfLedgerInit();
 	MrfCitusInit();
+	MrfCitusFwInit();
 }

@@ -208,15 +208,13 @@ MrfFwWorkspaceBytes(int64_t n, int d, int q)
  * the label columns, and that every problem has a vertex.
  */
 static MrfStatus
-FwCheckShape(const MrfFwProblem *prob)
+FwCheckProblems(const MrfFwProblem *prob)
 {
 	int			k;
 
-	if (prob == NULL || prob->x == NULL || prob->ypos == NULL ||
-		prob->yneg == NULL || prob->allowed == NULL)
+	if (prob == NULL || prob->ypos == NULL || prob->yneg == NULL || prob->allowed == NULL)
 		return MRF_EINVAL;
-	if (prob->n < 1 || prob->n > INT_MAX || prob->d < 1 || prob->q < 1 ||
-		prob->xwords < MrfFwColumnWords(prob->n))
+	if (prob->n < 1 || prob->n > INT_MAX || prob->d < 1 || prob->q < 1)
 		return MRF_EINVAL;
 	if ((int64_t) prob->d * prob->q > INT_MAX)
 		return MRF_EINVAL;
@@ -236,6 +234,15 @@ FwCheckShape(const MrfFwProblem *prob)
 			return MRF_EINVAL;
 	}
 	return MRF_OK;
+}
+
+/* FwCheckProblems, and the design matrix is there. */
+static MrfStatus
+FwCheckShape(const MrfFwProblem *prob)
+{
+	if (prob == NULL || prob->x == NULL || prob->xwords < MrfFwColumnWords(prob->n))
+		return MRF_EINVAL;
+	return FwCheckProblems(prob);
 }
 
 /* Adds a thread's int32 sums into the shared totals and clears them. */
@@ -594,15 +601,16 @@ MrfFwScores(const MrfFwProblem *prob, const float *margins, int64_t ldm,
 }
 
 /*
- * Private selection for every problem: one noise draw per allowed candidate
+ * Private selection for every problem from the last pass's scores (sh) or
+ * from scores (S[j + k d], sh NULL): one noise draw per allowed candidate
  * (j, sign), in a fixed order, so the number of draws does not depend on the
  * data.  The exponential mechanism is Gumbel-max on c u(s); the Laplace one
  * is report-noisy-max with scale b (both from privacy.c).  Scores are exact
  * integers below 2^53, so their doubles are exact.
  */
 static void
-FwSelect(const MrfFwProblem *prob, FwWork *work, MrfRng *rng, double unit,
-		 double laplace_scale)
+FwSelect(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
+		 int *sel_j, int *sel_sign, MrfRng *rng, double unit, double laplace_scale)
 {
 	const int	d = prob->d;
 	int			k;
@@ -630,7 +638,8 @@ FwSelect(const MrfFwProblem *prob, FwWork *work, MrfRng *rng, double unit,
 					noise = MrfRngGumbel(rng);
 				else
 					noise = MrfRngLaplace(rng, laplace_scale);
-				v = sign * (double) FwScore(&work->sh, j, k) * unit + noise;
+				v = sign * (double) (sh != NULL ? FwScore(sh, j, k) :
+									 scores[(size_t) k * d + j]) * unit + noise;
 				if (v > best)
 				{
 					best = v;
@@ -639,8 +648,8 @@ FwSelect(const MrfFwProblem *prob, FwWork *work, MrfRng *rng, double unit,
 				}
 			}
 		}
-		work->sel_j[k] = best_j;
-		work->sel_sign[k] = best_sign;
+		sel_j[k] = best_j;
+		sel_sign[k] = best_sign;
 	}
 }
 
@@ -687,6 +696,20 @@ MrfFwCheckCalibration(double radius, double rho_problem, int iterations,
 
 	return FwCalibrate(radius, rho_problem, iterations, mechanism,
 					   &du, &eps0, &unit, &laplace_scale);
+}
+
+/* w <- (1 - mu) w + mu s, s the selected vertex of each problem. */
+static void
+FwStep(const MrfFwProblem *prob, double mu, const int *sel_j, const int *sel_sign, double *w)
+{
+	for (int k = 0; k < prob->q; k++)
+	{
+		double	   *wk = w + (size_t) k * prob->d;
+
+		for (int j = 0; j < prob->d; j++)
+			wk[j] *= 1.0 - mu;
+		wk[sel_j[k]] += mu * sel_sign[k] * prob->radius;
+	}
 }
 
 /* privacy.md 3: w_1 = 0, T-1 private steps with mu_t = 2/(t+2), output w_T. */
@@ -741,20 +764,161 @@ MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 		else
 			work.sh.pass.mode = FWK_INIT;
 		FwPass(&work.sh, work.threads, work.nthreads, (int64_t) (t - 1) * nblocks, total);
-		FwSelect(prob, &work, rng, unit, laplace_scale);
-
-		for (k = 0; k < prob->q; k++)
-		{
-			double	   *wk = w + (size_t) k * prob->d;
-			int			j;
-
-			for (j = 0; j < prob->d; j++)
-				wk[j] *= 1.0 - mu;
-			wk[work.sel_j[k]] += mu * work.sel_sign[k] * prob->radius;
-		}
+		FwSelect(prob, &work.sh, NULL, work.sel_j, work.sel_sign, rng, unit, laplace_scale);
+		FwStep(prob, mu, work.sel_j, work.sel_sign, w);
 		MrfPoll(env, (int64_t) t * nblocks, total);
 	}
 
 	FwWorkFree(&work, env);
 	return MRF_OK;
+}
+
+/*
+ * The pass settings of iteration t (1-based) as MrfFwSolve sets them: w_1 = 0
+ * at t = 1; else the step of iteration t-1 (selections sel_j, sel_sign)
+ * reaches the margins.
+ */
+static void
+FwPassOfIteration(FwWork *work, int t, const int *sel_j, const int *sel_sign)
+{
+	const MrfFwProblem *prob = work->sh.prob;
+
+	if (t > 1)
+	{
+		double		mu_prev = 2.0 / (t + 1);
+
+		for (int k = 0; k < prob->q; k++)
+		{
+			work->sel_j[k] = sel_j[k];
+			work->sel_sign[k] = sel_sign[k];
+			work->coef[k] = (float) (mu_prev * sel_sign[k] * prob->radius);
+		}
+		work->sh.pass.mode = FWK_UPDATE;
+		work->sh.pass.keep = (float) (1.0 - mu_prev);
+	}
+	else
+		work->sh.pass.mode = FWK_INIT;
+}
+
+/*
+ * The margin update of one pass without the product: the fused pass of each
+ * block on the calling thread (its G and column sums are discarded).
+ */
+static void
+FwMarginsOnly(FwWork *work)
+{
+	FwShared   *sh = &work->sh;
+	FwThread   *th = &work->threads[0];
+	const MrfFwProblem *prob = sh->prob;
+	int			R = sh->kinfo.block_rows;
+
+	for (int64_t b = 0; b < sh->nblocks; b++)
+	{
+		int64_t		start = b * R;
+		int			rows = (int) (prob->n - start < R ? prob->n - start : R);
+
+		sh->kinfo.unpack(prob->x, prob->xwords, start / 64, prob->d, (rows + 63) / 64,
+						 th->xb, R);
+		sh->kinfo.fused(&sh->pass, th->xb, R, FwBlockMargins(sh, b), sh->ldm, rows, th->g, R,
+						th->colsum);
+		if (b % 64 == 63)
+			MrfPoll(sh->env, 0, 0);
+	}
+	memset(th->colsum, 0, (size_t) prob->q * sizeof(int64_t));
+}
+
+/* See fw.h. */
+MrfStatus
+MrfFwPartScores(const MrfFwProblem *prob, int t, const int *sel_j, const int *sel_sign,
+				const MrfEnv *env, int64_t *scores)
+{
+	FwWork		work;
+	MrfStatus	st;
+
+	if (prob == NULL || scores == NULL || t < 1 || (t > 1 && (sel_j == NULL || sel_sign == NULL)))
+		return MRF_EINVAL;
+	if (prob->n == 0)
+	{
+		/* no rows: no contribution */
+		memset(scores, 0, (size_t) prob->d * prob->q * sizeof(int64_t));
+		return prob->d >= 1 && prob->q >= 1 ? MRF_OK : MRF_EINVAL;
+	}
+	st = FwCheckShape(prob);
+	if (st != MRF_OK)
+		return st;
+	for (int s = 0; s < (t - 1) * prob->q; s++)
+		if (sel_j[s] < 0 || sel_j[s] >= prob->d || (sel_sign[s] != 1 && sel_sign[s] != -1))
+			return MRF_EINVAL;
+	st = FwWorkAlloc(&work, prob, 1, env);
+	if (st != MRF_OK)
+		return st;
+	FwPassInit(&work, work.margins, 0, 1);
+	/* replay: the margins of iteration s from those of s-1, exactly as MrfFwSolve */
+	for (int s = 1; s < t; s++)
+	{
+		FwPassOfIteration(&work, s, s > 1 ? sel_j + (size_t) (s - 2) * prob->q : NULL,
+						  s > 1 ? sel_sign + (size_t) (s - 2) * prob->q : NULL);
+		FwMarginsOnly(&work);
+	}
+	FwPassOfIteration(&work, t, t > 1 ? sel_j + (size_t) (t - 2) * prob->q : NULL,
+					  t > 1 ? sel_sign + (size_t) (t - 2) * prob->q : NULL);
+	FwPass(&work.sh, work.threads, work.nthreads, 0, 0);
+	FwExactScores(&work, scores);
+	FwWorkFree(&work, env);
+	return MRF_OK;
+}
+
+/* See fw.h: MrfFwSolve's iterations with the score sums from scores_fn. */
+MrfStatus
+MrfFwSolveParts(const MrfFwProblem *prob, MrfFwScoresFn scores_fn, void *arg,
+				MrfRng *rng, const MrfEnv *env, double *w)
+{
+	MrfStatus	st;
+	double		du;
+	double		eps0;
+	double		unit;
+	double		laplace_scale = 0.0;
+	int			iters;
+	int		   *sel_j = NULL;
+	int		   *sel_sign = NULL;
+	int64_t    *scores = NULL;
+
+	st = FwCheckProblems(prob);
+	if (st != MRF_OK)
+		return st;
+	if (scores_fn == NULL || rng == NULL || w == NULL)
+		return MRF_EINVAL;
+	st = FwCalibrate(prob->radius, prob->rho_problem, prob->iterations, prob->mechanism,
+					 &du, &eps0, &unit, &laplace_scale);
+	if (st != MRF_OK)
+		return st;
+	iters = prob->iterations;
+	sel_j = MrfAlloc(env, MrfSizeMul((size_t) (iters - 1), (size_t) prob->q * sizeof(int)));
+	sel_sign = MrfAlloc(env, MrfSizeMul((size_t) (iters - 1), (size_t) prob->q * sizeof(int)));
+	scores = MrfAlloc(env, MrfSizeMul((size_t) prob->d * prob->q, sizeof(int64_t)));
+	if (sel_j == NULL || sel_sign == NULL || scores == NULL)
+	{
+		st = MRF_ENOMEM;
+		goto done;
+	}
+	memset(w, 0, (size_t) prob->d * prob->q * sizeof(double));
+	for (int t = 1; t < iters; t++)
+	{
+		double		mu = 2.0 / (t + 2);
+		int		   *sj = sel_j + (size_t) (t - 1) * prob->q;
+		int		   *ss = sel_sign + (size_t) (t - 1) * prob->q;
+
+		/* the selections of iterations 1 .. t-1 give iteration t's margins */
+		st = scores_fn(arg, t, sel_j, sel_sign, scores);
+		if (st != MRF_OK)
+			goto done;
+		FwSelect(prob, NULL, scores, sj, ss, rng, unit, laplace_scale);
+		FwStep(prob, mu, sj, ss, w);
+		MrfPoll(env, t, iters - 1);
+	}
+done:
+	MrfFree(env, sel_j);
+	MrfFree(env, sel_sign);
+	MrfFree(env, scores);
+	return st;
 }

@@ -134,4 +134,27 @@ int			MrfFwThreads(void);
 MrfStatus	MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 					   double *w);
 
+/*
+ * Distributed Frank-Wolfe (docs/citus_fw.md).  Iteration t's score sums S
+ * (S[j + k d], the exact integers MrfFwSolve selects from) are sums over
+ * rows of terms that depend on one row and the selections of iterations
+ * 1..t-1 only, so they can be computed on any partition of the rows and
+ * added: MrfFwPartScores gives one part's sums (prob->x and prob->n are the
+ * part's rows, n may be 0; sel_j, sel_sign hold (t-1) x q selections,
+ * iteration s's at (s-1) q), replaying the margins from w_1 = 0 with the
+ * same single-precision operations as MrfFwSolve (one margin pass per
+ * earlier iteration, one product).  MrfFwSolveParts runs MrfFwSolve's
+ * iterations on prob (prob->x unused, n the total rows) with the sums
+ * scores_fn returns for each t; with scores_fn adding MrfFwPartScores over
+ * the parts, w and the random draws are MrfFwSolve's bit for bit.  A
+ * status other than MRF_OK from scores_fn ends the solve with it.
+ */
+typedef MrfStatus (*MrfFwScoresFn) (void *arg, int t, const int *sel_j,
+									const int *sel_sign, int64_t *scores);
+
+MrfStatus	MrfFwPartScores(const MrfFwProblem *prob, int t, const int *sel_j,
+							const int *sel_sign, const MrfEnv *env, int64_t *scores);
+MrfStatus	MrfFwSolveParts(const MrfFwProblem *prob, MrfFwScoresFn scores_fn, void *arg,
+							MrfRng *rng, const MrfEnv *env, double *w);
+
 #endif

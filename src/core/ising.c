@@ -110,75 +110,66 @@ MrfIsingWorkspaceBytes(int p, int64_t n)
 	return total;
 }
 
-/*
- * Unpack, solve all p node regressions together, then read A and theta off
- * the weights (halved, see the file comment).  Symmetrising afterwards is
- * post-processing of the private weights and costs nothing.
- */
-MrfStatus
-MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
-			  const MrfIsingOptions *opt, MrfRng *rng,
-			  const MrfEnv *env, double *A, double *theta)
+/* The p node regressions' problem (x, n and the budget set by the caller). */
+typedef struct IsingProblem
 {
 	MrfFwProblem prob;
-	uint64_t   *x = NULL;
-	int		   *ypos = NULL;
-	int		   *yneg = NULL;
-	uint8_t    *allowed = NULL;
-	double	   *w = NULL;
-	MrfStatus	st;
+	int		   *ypos;
+	int		   *yneg;
+	uint8_t    *allowed;
+} IsingProblem;
+
+/* Frees what IsingProblemInit allocated. */
+static void
+IsingProblemFree(const MrfEnv *env, IsingProblem *ip)
+{
+	MrfFree(env, ip->allowed);
+	MrfFree(env, ip->yneg);
+	MrfFree(env, ip->ypos);
+}
+
+/*
+ * X = [z, 1] (d = p + 1 columns), y_i = z_i = 2 x_i - 1 (column i of X),
+ * problem i may not select coordinate i; radius 2 lambda.
+ */
+static MrfStatus
+IsingProblemInit(const MrfEnv *env, int p, double lambda, IsingProblem *ip)
+{
 	int			d = p + 1;
-	int64_t		xwords = MrfFwColumnWords(n);
-	int			iters;
+
+	memset(ip, 0, sizeof(*ip));
+	ip->ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
+	ip->yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
+	ip->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
+	if (ip->ypos == NULL || ip->yneg == NULL || ip->allowed == NULL)
+	{
+		IsingProblemFree(env, ip);
+		return MRF_ENOMEM;
+	}
+	for (int i = 0; i < p; i++)
+	{
+		ip->ypos[i] = i;
+		ip->yneg[i] = MRF_FW_COMPLEMENT;
+		for (int j = 0; j < d; j++)
+			ip->allowed[(size_t) i * d + j] = (uint8_t) (j != i);
+	}
+	ip->prob.d = d;
+	ip->prob.q = p;
+	ip->prob.x_signed = 1;
+	ip->prob.ypos = ip->ypos;
+	ip->prob.yneg = ip->yneg;
+	ip->prob.allowed = ip->allowed;
+	ip->prob.radius = 2.0 * lambda;
+	return MRF_OK;
+}
+
+/* A and theta off the weights w (halved, see the file comment), symmetrised if asked. */
+static void
+IsingFromWeights(const double *w, int p, int symmetrize, double *A, double *theta)
+{
+	int			d = p + 1;
 	int			i;
 	int			j;
-
-	if (bits == NULL || opt == NULL || rng == NULL || env == NULL ||
-		A == NULL || theta == NULL || MrfIsingValidate(opt, p, n) != NULL)
-		return MRF_EINVAL;
-	iters = MrfIsingIterations(opt, p, n);
-
-	/* every word of X is written by MrfBitsToColumnBits */
-	x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
-										 sizeof(uint64_t)));
-	ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
-	yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
-	allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
-	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
-	if (x == NULL || ypos == NULL || yneg == NULL || allowed == NULL || w == NULL)
-	{
-		st = MRF_ENOMEM;
-		goto done;
-	}
-
-	MrfBitsToColumnBits(bits, n, p, 1, xwords, x);
-	for (i = 0; i < p; i++)
-	{
-		/* y_i = z_i = 2 x_i - 1, column i of X */
-		ypos[i] = i;
-		yneg[i] = MRF_FW_COMPLEMENT;
-		for (j = 0; j < d; j++)
-			allowed[(size_t) i * d + j] = (uint8_t) (j != i);
-	}
-
-	memset(&prob, 0, sizeof(prob));
-	prob.n = n;
-	prob.d = d;
-	prob.q = p;
-	prob.x = x;
-	prob.xwords = xwords;
-	prob.x_signed = 1;
-	prob.ypos = ypos;
-	prob.yneg = yneg;
-	prob.allowed = allowed;
-	prob.radius = 2.0 * opt->lambda;
-	prob.iterations = iters;
-	prob.rho_problem = opt->rho / p;
-	prob.mechanism = opt->mechanism;
-
-	st = MrfFwSolve(&prob, rng, env, w);
-	if (st != MRF_OK)
-		goto done;
 
 	for (i = 0; i < p; i++)
 	{
@@ -188,7 +179,7 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 			A[(size_t) i * p + j] = j == i ? 0.0 : wi[j] / 2.0;
 		theta[i] = wi[p] / 2.0;
 	}
-	if (opt->symmetrize)
+	if (symmetrize)
 	{
 		for (i = 0; i < p; i++)
 			for (j = i + 1; j < p; j++)
@@ -199,12 +190,120 @@ MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 				A[(size_t) j * p + i] = avg;
 			}
 	}
+}
+
+/*
+ * Solve all p node regressions together, from the rows (bits != NULL) or
+ * from score sums computed elsewhere (scores_fn), then read A and theta off
+ * the weights.  Symmetrising afterwards is post-processing of the private
+ * weights and costs nothing.
+ */
+static MrfStatus
+IsingLearn(const uint64_t *bits, MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+		   const MrfIsingOptions *opt, MrfRng *rng,
+		   const MrfEnv *env, double *A, double *theta)
+{
+	IsingProblem ip;
+	uint64_t   *x = NULL;
+	double	   *w = NULL;
+	MrfStatus	st;
+	int			d = p + 1;
+	int64_t		xwords = MrfFwColumnWords(n);
+
+	if (opt == NULL || rng == NULL || env == NULL ||
+		A == NULL || theta == NULL || MrfIsingValidate(opt, p, n) != NULL)
+		return MRF_EINVAL;
+	st = IsingProblemInit(env, p, opt->lambda, &ip);
+	if (st != MRF_OK)
+		return st;
+	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
+	if (bits != NULL)
+		/* every word of X is written by MrfBitsToColumnBits */
+		x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
+											 sizeof(uint64_t)));
+	if (w == NULL || (bits != NULL && x == NULL))
+	{
+		st = MRF_ENOMEM;
+		goto done;
+	}
+	ip.prob.n = n;
+	ip.prob.iterations = MrfIsingIterations(opt, p, n);
+	ip.prob.rho_problem = opt->rho / p;
+	ip.prob.mechanism = opt->mechanism;
+	if (bits != NULL)
+	{
+		MrfBitsToColumnBits(bits, n, p, 1, xwords, x);
+		ip.prob.x = x;
+		ip.prob.xwords = xwords;
+		st = MrfFwSolve(&ip.prob, rng, env, w);
+	}
+	else
+		st = MrfFwSolveParts(&ip.prob, scores_fn, arg, rng, env, w);
+	if (st != MRF_OK)
+		goto done;
+	IsingFromWeights(w, p, opt->symmetrize, A, theta);
 
 done:
 	MrfFree(env, w);
-	MrfFree(env, allowed);
-	MrfFree(env, yneg);
-	MrfFree(env, ypos);
 	MrfFree(env, x);
+	IsingProblemFree(env, &ip);
+	return st;
+}
+
+/* See ising.h. */
+MrfStatus
+MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
+			  const MrfIsingOptions *opt, MrfRng *rng,
+			  const MrfEnv *env, double *A, double *theta)
+{
+	if (bits == NULL)
+		return MRF_EINVAL;
+	return IsingLearn(bits, NULL, NULL, n, p, opt, rng, env, A, theta);
+}
+
+/* See ising.h. */
+MrfStatus
+MrfIsingLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+				   const MrfIsingOptions *opt, MrfRng *rng,
+				   const MrfEnv *env, double *A, double *theta)
+{
+	if (scores_fn == NULL)
+		return MRF_EINVAL;
+	return IsingLearn(NULL, scores_fn, arg, n, p, opt, rng, env, A, theta);
+}
+
+/* See ising.h. */
+MrfStatus
+MrfIsingPartScores(const uint64_t *bits, int64_t n, int p, double lambda, int t,
+				   const int *sel_j, const int *sel_sign, const MrfEnv *env,
+				   int64_t *scores)
+{
+	IsingProblem ip;
+	uint64_t   *x = NULL;
+	int64_t		xwords = MrfFwColumnWords(n);
+	MrfStatus	st;
+
+	if (p < 2 || n < 0 || n > INT_MAX || (n > 0 && bits == NULL) || !isfinite(2.0 * lambda))
+		return MRF_EINVAL;
+	st = IsingProblemInit(env, p, lambda, &ip);
+	if (st != MRF_OK)
+		return st;
+	if (n > 0)
+	{
+		x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) (p + 1)),
+											 sizeof(uint64_t)));
+		if (x == NULL)
+		{
+			IsingProblemFree(env, &ip);
+			return MRF_ENOMEM;
+		}
+		MrfBitsToColumnBits(bits, n, p, 1, xwords, x);
+	}
+	ip.prob.n = n;
+	ip.prob.x = x;
+	ip.prob.xwords = xwords;
+	st = MrfFwPartScores(&ip.prob, t, sel_j, sel_sign, env, scores);
+	MrfFree(env, x);
+	IsingProblemFree(env, &ip);
 	return st;
 }

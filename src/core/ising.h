@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "env.h"
+#include "fw.h"
 #include "noise.h"
 #include "privacy.h"
 #include "problem.h"
@@ -56,5 +57,21 @@ double		MrfIsingWidth(const double *A, const double *theta, int p);
 MrfStatus	MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 						  const MrfIsingOptions *opt, MrfRng *rng,
 						  const MrfEnv *env, double *A, double *theta);
+
+/*
+ * Distributed learning (docs/citus_fw.md): MrfIsingLearn with the
+ * Frank-Wolfe score sums of each iteration from scores_fn (fw.h,
+ * MrfFwSolveParts) instead of rows; when scores_fn adds MrfIsingPartScores
+ * over a partition of the n rows, A and theta and the random draws are
+ * MrfIsingLearn's on those rows, bit for bit.  MrfIsingPartScores: one
+ * part's sums for iteration t (bits: its n rows, rows.h layout; n may be 0;
+ * sel_j, sel_sign: (t-1) x p selections; scores: (p + 1) x p).
+ */
+MrfStatus	MrfIsingLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+							   const MrfIsingOptions *opt, MrfRng *rng,
+							   const MrfEnv *env, double *A, double *theta);
+MrfStatus	MrfIsingPartScores(const uint64_t *bits, int64_t n, int p, double lambda, int t,
+							   const int *sel_j, const int *sel_sign, const MrfEnv *env,
+							   int64_t *scores);
 
 #endif

@@ -12,6 +12,7 @@
 #include "fmgr.h"
 #include "utils/jsonb.h"
 
+#include "core/fw.h"
 #include "pg/input.h"
 #include "pg/kary.h"
 
@@ -41,6 +42,12 @@ typedef struct MrfRowsState
 	/* Instead of rows (rows NULL): the learner's exact tables of n rows (learners.h) */
 	int64	   *counts;
 	int64		ncells;
+	/*
+	 * Instead of rows (distributed Frank-Wolfe, citus_fw.c): each iteration's
+	 * exact score sums over n rows, computed where the rows are (core/fw.h).
+	 */
+	MrfFwScoresFn fw_scores;
+	void	   *fw_arg;
 } MrfRowsState;
 
 /* Packed binary rows of a bits state (rows.h layout). */

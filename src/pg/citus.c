@@ -521,6 +521,37 @@ ReadsCitusTable(Query *query)
 	return found;
 }
 
+/* See citus.h: partition method 'h' in pg_dist_partition. */
+bool
+MrfCitusIsDistributed(Oid relid)
+{
+	Oid			partition;
+	bool		found = false;
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (!CitusInstalled())
+		return false;
+	partition = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	if (!OidIsValid(partition))
+		return false;
+	rel = table_open(partition, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+
+		found = DatumGetChar(heap_getattr(tup, 2, RelationGetDescr(rel), &isnull)) == 'h';
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
 /*
  * The SELECT of an INSERT ... SELECT (Citus plans it with its router
  * planner directly, not through planner()), or NULL.

@@ -7,6 +7,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 #include "nodes/plannodes.h"
@@ -32,5 +33,44 @@ List	   *MrfCitusLogicalRelations(const Oid *relids, int n);
  * table for its remote scan (the tables the scan reads follow it).
  */
 bool		MrfCitusRemoteScan(const PlannedStmt *stmt, const RangeTblEntry *rte);
+
+/*
+ * The type of a Citus sibling's sample argument: from the call's expression,
+ * or, when Citus's worker_partial_agg calls the transition, from its
+ * ROW(sample, options) argument (citus_state.c).
+ */
+Oid			MrfCitusSampleType(FunctionCallInfo fcinfo);
+
+/* Whether relid is a Citus hash-distributed table (its rows on the workers). */
+bool		MrfCitusIsDistributed(Oid relid);
+
+/* ---- distributed Frank-Wolfe (citus_fw.c; docs/citus_fw.md) ---- */
+
+/* mrfdp.distributed_frank_wolfe */
+typedef enum MrfDistributedFwMode
+{
+	MRF_DFW_AUTO,
+	MRF_DFW_ON,
+	MRF_DFW_OFF
+} MrfDistributedFwMode;
+extern int	MrfDistributedFw;
+
+/* Defines mrfdp.distributed_frank_wolfe. */
+void		MrfCitusFwInit(void);
+
+/*
+ * The step of iteration t (0: only count the rows) for p variables, radius
+ * 2 lambda and the selections of iterations 1 .. t-1 ((t-1) x p each).
+ */
+bytea	   *MrfFwStepCreate(int p, int t, double lambda, const int *sel_j, const int *sel_sign);
+
+/* Marks the driver's aggregate call (the final function refuses outside it). */
+void		MrfFwDriverCall(bool active);
+
+/*
+ * The result of the scores aggregate, checked to be of step (p, t): the
+ * rows, the substituted rows and (t >= 1) the (p + 1) p sums.
+ */
+void		MrfFwSumsRead(bytea *flat, int p, int t, int64 *n, int64 *substituted, int64 *sums);
 
 #endif							/* MRF_PG_CITUS_H */

@@ -45,6 +45,7 @@
 
 #include "core/rows.h"
 #include "pg/aggregates.h"
+#include "pg/citus.h"
 #include "pg/learners.h"
 #include "pg/plan.h"
 
@@ -388,8 +389,8 @@ ShippedFromDatum(Datum d, MemoryContext aggctx, const char *learner)
  * Citus's worker_partial_agg calls the transition, from its ROW(sample,
  * options) argument.
  */
-static Oid
-SampleType(FunctionCallInfo fcinfo)
+Oid
+MrfCitusSampleType(FunctionCallInfo fcinfo)
 {
 	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, 1);
 	Aggref	   *aggref;
@@ -520,7 +521,7 @@ mrf_citus_accum(PG_FUNCTION_ARGS)
 	}
 	state = s->rows;
 	if (state->plan == NULL)
-		ShippedPrepare(s, learner, SampleType(fcinfo));
+		ShippedPrepare(s, learner, MrfCitusSampleType(fcinfo));
 
 	if (state->p < 0)
 	{

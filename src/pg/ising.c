@@ -79,6 +79,17 @@ IsingPlan(MrfPlan *plan)
 		return NULL;			/* p alone refuses nothing the reader has not */
 	MRF_REFUSE_IF(MrfIsingRefusal(MrfIsingValidate(io, p, n), io, p, n, plan->learner->name));
 	plan->iterations = MrfIsingIterations(io, p, n);
+	if (plan->distributed)
+	{
+		/*
+		 * The rows stay on the workers (each checks its own); the coordinator
+		 * holds the selections, one iteration's sums (twice: the driver's and
+		 * the solver's) and the weights.
+		 */
+		plan->memory = (double) plan->iterations * p * 2 * sizeof(int) +
+			4.0 * (p + 1) * p * sizeof(int64) + (double) MrfIsingParamCount(p) * sizeof(double);
+		return NULL;
+	}
 	plan->memory = (double) MrfIsingWorkspaceBytes(p, n) +
 		(double) n * MrfBitWords(p) * sizeof(uint64) +
 		(double) MrfIsingParamCount(p) * sizeof(double);
@@ -99,12 +110,19 @@ IsingRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 	A = palloc0(sizeof(double) * p * p);
 	theta = palloc0(sizeof(double) * p);
-	MrfRunCheck(run, MrfIsingLearn(MrfRowsBits(rows), n, p, io, &run->rng, &run->env, A, theta));
+	if (rows->fw_scores != NULL)
+		/* distributed Frank-Wolfe: the same solver, its score sums from the shards */
+		MrfRunCheck(run, MrfIsingLearnParts(rows->fw_scores, rows->fw_arg, n, p, io, &run->rng,
+											&run->env, A, theta));
+	else
+		MrfRunCheck(run, MrfIsingLearn(MrfRowsBits(rows), n, p, io, &run->rng, &run->env, A, theta));
 
 	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-algorithm-2");
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s",
 					 MrfDoubleText(io->lambda), plan->iterations,
 					 MrfMechanismName(io->mechanism), io->symmetrize ? "true" : "false");
+	if (rows->fw_scores != NULL)
+		appendStringInfoString(&meta, ", \"distributed\": \"frank-wolfe score sums from the shards\"");
 	MrfMetaAppendWidth(&meta, MrfIsingWidth(A, theta, p), io->lambda);
 	model = MrfModelCreate(MRF_KIND_ISING, p, 2, 0, MrfIsingParamCount(p),
 						   (run->not_private ? MRF_FLAG_NOT_PRIVATE : 0) |

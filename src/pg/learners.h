@@ -47,6 +47,8 @@ typedef struct MrfPlan
 	const char *run_name;		/* the name the run reports (the learner's, or a delegate's) */
 	void	   *params;			/* the learner's typed options (its own struct) */
 	bool		counts;			/* the run gets its tables, not rows (table_cells below) */
+	bool		distributed;	/* the run gets Frank-Wolfe score sums from the workers
+								 * (MrfRowsState.fw_scores), not rows */
 } MrfPlan;
 
 /*

@@ -54,6 +54,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "parser/parse_func.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
@@ -266,30 +267,45 @@ RowAlias(Oid relid)
 	return alias;
 }
 
+/* What the body of an owner-rights call gets, and what it reports. */
+typedef struct OwnerCall
+{
+	Oid			relid;
+	const char *sql;
+	MemoryContext cxt;			/* where results go */
+	Oid			refused;		/* a fallible source the plan scans */
+	/* ReadRows: the rows */
+	Oid			typid;
+	MrfRowsState *state;
+	int			p;
+	int64		substituted;
+	/* ScoresCall: the step parameter and the aggregate's result */
+	bytea	   *step;
+	bytea	   *result;
+} OwnerCall;
+
+typedef ReadOutcome (*OwnerBody) (OwnerCall *call);
+
 /*
- * Reads the relation through a cursor as its owner, in a security-restricted
- * operation with a fixed search_path, inside a subtransaction; every row
- * goes through the lenient reader (no error can depend on the data) and
- * *substituted counts the rows it could not read.  The result's type is
- * checked to be typid before any value is read.  Errors raised while reading
- * are caught and withheld (READ_FAILED), except cancels, which carry no data
- * and propagate.
+ * Runs body as the relation's owner, in a security-restricted operation
+ * with a fixed search_path, inside a subtransaction, connected to SPI.
+ * Errors raised in it are caught and withheld (READ_FAILED), except
+ * cancels, which carry no data and propagate.
  */
 static ReadOutcome
-ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryContext cxt,
-			int p, int64 *substituted, Oid *refused)
+AsOwner(OwnerCall *call, OwnerBody body)
 {
-	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(call->relid));
 	Oid			owner;
 	ResourceOwner oldowner = CurrentResourceOwner;
+	MemoryContext cxt = call->cxt;
 	ReadOutcome outcome = READ_DONE;
 
 	if (!HeapTupleIsValid(reltup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
+		elog(ERROR, "cache lookup failed for relation %u", call->relid);
 	owner = ((Form_pg_class) GETSTRUCT(reltup))->relowner;
 	ReleaseSysCache(reltup);
-	*substituted = 0;
-	*refused = InvalidOid;
+	call->refused = InvalidOid;
 
 	/*
 	 * As plpgsql's exception blocks do.  The subtransaction's abort restores
@@ -302,8 +318,6 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 		Oid			save_user;
 		int			save_sec;
 		int			save_nestlevel;
-		Portal		portal;
-		MemoryContext batch_cxt;
 
 		GetUserIdAndSecContext(&save_user, &save_sec);
 		SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
@@ -319,52 +333,8 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 								 GUC_ACTION_SAVE, true, 0, false);
 
 		SPI_connect();
-		/* what reading one batch allocates (detoasted values) goes with it */
-		batch_cxt = AllocSetContextCreate(cxt, "mrfdp protected read", ALLOCSET_DEFAULT_SIZES);
-		portal = SPI_cursor_open_with_args(NULL, sql, 0, NULL, NULL, NULL, true, 0);
-		/* the type of what is read, before anything is read */
-		if (portal->tupDesc == NULL || portal->tupDesc->natts != 1 ||
-			TupleDescAttr(portal->tupDesc, 0)->atttypid != typid)
-			elog(ERROR, "the protected path's query returns another type than the relation's");
-		/* what the plan scans, before anything is read (see RefuseFallibleSources) */
-		*refused = FallibleSourceInPlan(portal, relid);
-		if (OidIsValid(*refused))
-			outcome = READ_REFUSED;
-		while (outcome == READ_DONE)
-		{
-			MemoryContext spi_cxt;
-
-			SPI_cursor_fetch(portal, true, FETCH_ROWS);
-			if (SPI_processed == 0)
-				break;
-			spi_cxt = MemoryContextSwitchTo(batch_cxt);
-			for (uint64 r = 0; r < SPI_processed; r++)
-			{
-				bool		isnull;
-				Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
-				void	   *slot = MrfRowsStateTryAppend(state, cxt);
-				bool		read;
-
-				if (slot == NULL)
-				{
-					outcome = READ_OUT_OF_MEMORY;
-					break;
-				}
-				if (state->format == MRF_ROWS_BITS)
-					read = MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(p));
-				else
-					read = MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
-				if (!read)
-					(*substituted)++;
-			}
-			MemoryContextSwitchTo(spi_cxt);
-			MemoryContextReset(batch_cxt);
-			SPI_freetuptable(SPI_tuptable);
-			CHECK_FOR_INTERRUPTS();
-		}
-		SPI_cursor_close(portal);
+		outcome = body(call);
 		SPI_finish();
-		MemoryContextDelete(batch_cxt);
 
 		AtEOXact_GUC(false, save_nestlevel);
 		SetUserIdAndSecContext(save_user, save_sec);
@@ -376,6 +346,7 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 	{
 		ErrorData  *edata;
 
+		MrfFwDriverCall(false);
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
@@ -401,6 +372,225 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 	}
 	PG_END_TRY();
 	return outcome;
+}
+
+/*
+ * AsOwner's body that reads the relation through a cursor: every row goes
+ * through the lenient reader (no error can depend on the data) and
+ * call->substituted counts the rows it could not read.  The result's type
+ * is checked to be typid before any value is read.
+ */
+static ReadOutcome
+ReadRows(OwnerCall *call)
+{
+	MrfRowsState *state = call->state;
+	MemoryContext cxt = call->cxt;
+	ReadOutcome outcome = READ_DONE;
+	Portal		portal;
+	MemoryContext batch_cxt;
+
+	/* what reading one batch allocates (detoasted values) goes with it */
+	batch_cxt = AllocSetContextCreate(cxt, "mrfdp protected read", ALLOCSET_DEFAULT_SIZES);
+	portal = SPI_cursor_open_with_args(NULL, call->sql, 0, NULL, NULL, NULL, true, 0);
+	/* the type of what is read, before anything is read */
+	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1 ||
+		TupleDescAttr(portal->tupDesc, 0)->atttypid != call->typid)
+		elog(ERROR, "the protected path's query returns another type than the relation's");
+	/* what the plan scans, before anything is read (see RefuseFallibleSources) */
+	call->refused = FallibleSourceInPlan(portal, call->relid);
+	if (OidIsValid(call->refused))
+		outcome = READ_REFUSED;
+	while (outcome == READ_DONE)
+	{
+		MemoryContext spi_cxt;
+
+		SPI_cursor_fetch(portal, true, FETCH_ROWS);
+		if (SPI_processed == 0)
+			break;
+		spi_cxt = MemoryContextSwitchTo(batch_cxt);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		isnull;
+			Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+			void	   *slot = MrfRowsStateTryAppend(state, cxt);
+			bool		read;
+
+			if (slot == NULL)
+			{
+				outcome = READ_OUT_OF_MEMORY;
+				break;
+			}
+			if (state->format == MRF_ROWS_BITS)
+				read = MrfBinaryReadRowLenient(&state->reader, value, isnull, slot, MrfBitWords(call->p));
+			else
+				read = MrfKaryReadRowLenient(&state->kreader, value, isnull, slot);
+			if (!read)
+				call->substituted++;
+		}
+		MemoryContextSwitchTo(spi_cxt);
+		MemoryContextReset(batch_cxt);
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	MemoryContextDelete(batch_cxt);
+	return outcome;
+}
+
+/*
+ * Reads the relation through a cursor as its owner (AsOwner, ReadRows);
+ * *substituted counts the rows the lenient reader could not read.
+ */
+static ReadOutcome
+ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryContext cxt,
+			int p, int64 *substituted, Oid *refused)
+{
+	OwnerCall	call;
+	ReadOutcome outcome;
+
+	memset(&call, 0, sizeof(call));
+	call.relid = relid;
+	call.sql = sql;
+	call.cxt = cxt;
+	call.typid = typid;
+	call.state = state;
+	call.p = p;
+	outcome = AsOwner(&call, ReadRows);
+	*substituted = call.substituted;
+	*refused = call.refused;
+	return outcome;
+}
+
+/*
+ * AsOwner's body of distributed Frank-Wolfe (citus_fw.c): one run of the
+ * scores aggregate over the distributed table with the step as its
+ * parameter; its result (one bytea) is copied to call->cxt.
+ */
+static ReadOutcome
+ScoresCall(OwnerCall *call)
+{
+	Oid			argtypes[1] = {BYTEAOID};
+	Datum		values[1] = {PointerGetDatum(call->step)};
+	Portal		portal;
+	bool		isnull;
+	Datum		result;
+
+	portal = SPI_cursor_open_with_args(NULL, call->sql, 1, argtypes, values, NULL, true, 0);
+	call->refused = FallibleSourceInPlan(portal, call->relid);
+	if (OidIsValid(call->refused))
+	{
+		SPI_cursor_close(portal);
+		return READ_REFUSED;
+	}
+	MrfFwDriverCall(true);
+	SPI_cursor_fetch(portal, true, 2);
+	MrfFwDriverCall(false);
+	if (SPI_processed != 1 || SPI_tuptable->tupdesc->natts != 1 ||
+		TupleDescAttr(SPI_tuptable->tupdesc, 0)->atttypid != BYTEAOID)
+		elog(ERROR, "the scores aggregate returned an unexpected result");
+	result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		elog(ERROR, "the scores aggregate returned NULL");
+	call->result = (bytea *) MemoryContextAlloc(call->cxt, VARSIZE_ANY(DatumGetPointer(result)));
+	memcpy(call->result, DatumGetPointer(result), VARSIZE_ANY(DatumGetPointer(result)));
+	SPI_cursor_close(portal);
+	return READ_DONE;
+}
+
+/* A distributed learn's driver state: the relation, the query, what the counting pass saw. */
+typedef struct FwDriver
+{
+	Oid			relid;
+	Oid			caller;
+	const char *sql;
+	int			p;
+	double		lambda;
+	int64		n;
+	int64		substituted;
+	MrfCharge  *total;
+} FwDriver;
+
+/*
+ * Raises the protected path's error for a read that failed after the
+ * charge (the charge is committed; the original error is withheld).
+ */
+static void
+pg_attribute_noreturn()
+ReadFailedAfterCharge(Oid relid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("relation %s could not be read as its owner", get_rel_name(relid)),
+			 errdetail("The original error is withheld because it may contain the relation's data. "
+					   "The release's privacy budget was charged."),
+			 errhint("The relation's owner can find the cause by reading the relation, e.g. with SELECT count(*).")));
+}
+
+/*
+ * One iteration's exact score sums over the shards (MrfFwScoresFn): the
+ * scores aggregate as the relation's owner.  The learn was charged before
+ * its first iteration; a failure here withholds its cause and fails, and so
+ * does a relation whose rows changed in number since they were counted
+ * (the model would not be that of one set of rows).
+ */
+static MrfStatus
+DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64_t *scores)
+{
+	FwDriver   *drv = arg;
+	OwnerCall	call;
+	int64		n;
+	int64		substituted;
+
+	memset(&call, 0, sizeof(call));
+	call.relid = drv->relid;
+	call.sql = drv->sql;
+	call.cxt = CurrentMemoryContext;
+	call.step = MrfFwStepCreate(drv->p, t, drv->lambda, sel_j, sel_sign);
+	if (AsOwner(&call, ScoresCall) != READ_DONE)
+		ReadFailedAfterCharge(drv->relid);
+	MrfFwSumsRead(call.result, drv->p, t, &n, &substituted, scores);
+	if (n != drv->n || substituted != drv->substituted)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("relation %s changed during a distributed learn", get_rel_name(drv->relid)),
+				 errdetail("Its number of rows (or of unreadable rows) differs between two Frank-Wolfe iterations. "
+						   "The release's privacy budget was charged."),
+				 errhint("Learn while no one writes to the relation, or in a REPEATABLE READ transaction.")));
+	pfree(call.step);
+	pfree(call.result);
+	return MRF_OK;
+}
+
+/*
+ * The scores aggregate for samples of typid
+ * (mrfdp.mrf_fw_ising_scores_agg), or InvalidOid when there is none.
+ */
+static Oid
+ScoresAggregate(Oid typid)
+{
+	Oid			argtypes[2] = {typid, BYTEAOID};
+
+	return LookupFuncName(list_make2(makeString("mrfdp"), makeString("mrf_fw_ising_scores_agg")),
+						  2, argtypes, true);
+}
+
+/*
+ * Whether the plan would learn in place on the coordinator (auto): only
+ * when the packed rows and solver fit mrfdp.max_learner_memory there.  A
+ * plan n refuses is left to the one-node path, which raises its refusal.
+ */
+static bool
+LocalPlanFits(const MrfPlan *plan, int64 n)
+{
+	MrfPlan		local = *plan;
+
+	local.n = n;
+	local.iterations = 0;
+	local.memory = 0;
+	local.distributed = false;
+	if (plan->learner->plan(&local) != NULL)
+		return true;
+	return MrfMemoryFits(local.memory);
 }
 
 /*
@@ -464,6 +654,49 @@ ModelWithMeta(MrfModel *model, const char *key, const char *value)
 	return copy;
 }
 
+/*
+ * The one-node protected path: reads the rows as the owner, then plans with
+ * n, charges and learns (NULL for an empty relation, nothing charged).
+ */
+static MrfModel *
+LearnInPlace(MrfPlan *plan, MrfRowsState *state, Oid relid, Oid caller, MrfCharge *total,
+			 const char *sql, Oid typid, MemoryContext cxt, int p, const char *fname,
+			 const char *learner, int64 *substituted)
+{
+	Oid			refused;
+	ReadOutcome outcome = ReadAsOwner(relid, sql, typid, state, cxt, p, substituted, &refused);
+
+	if (outcome == READ_REFUSED)
+		RefuseFallibleSource(refused, fname);	/* nothing was read: no charge */
+	if (outcome == READ_FAILED)
+	{
+		/*
+		 * Charge first, then say only that the read failed.  The ledger's
+		 * rows_read is -1: how far the read got is not released.
+		 */
+		total->rows = -1;
+		MrfChargeRelation(relid, caller, total);
+		ReadFailedAfterCharge(relid);
+	}
+	if (outcome == READ_OUT_OF_MEMORY)
+		MrfCheckMemory(learner, MrfRowsStateBytes(state, state->n + 1));
+
+	if (state->n == 0)
+		return NULL;			/* n is public: an empty relation releases nothing */
+
+	/*
+	 * Charge before learning.  The plan with n validates every limit left
+	 * (n is public) and checks the memory without touching the rows, so a
+	 * refused call charges nothing; the charge, planned from the options
+	 * before the read, is then committed, and only then does the learner run.
+	 */
+	MrfPlanRows(plan, state->n);
+	total->rows = state->n;
+	MrfChargeRelation(relid, caller, total);
+
+	return MrfPlanRun(plan, state);
+}
+
 PG_FUNCTION_INFO_V1(mrf_learn_from);
 /* mrf_learn_<kind>_from(relation, column_name, <options>): the protected path. */
 Datum
@@ -489,8 +722,12 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	MrfPlan		plan;
 	MrfRowFormat format;
 	ReadOutcome outcome;
-	Oid			refused;
 	int64		substituted;
+	char	   *alias;
+	const char *sample_expr;
+	char	   *from;
+	FwDriver	drv;
+	bool		distributed = false;
 	int64		noisy = 0;
 	double		noise_sd = 0;
 	bool		counted;
@@ -593,50 +830,74 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	 * Stream the column through a cursor as the relation's owner (see the
 	 * header).  The whole row is read through an alias no column can shadow.
 	 */
-	{
-		char	   *alias = RowAlias(relid);
-
-		sql = psprintf("SELECT %s FROM %s AS %s",
-					   column ? quote_identifier(column) : quote_identifier(alias),
-					   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-												  get_rel_name(relid)),
-					   quote_identifier(alias));
-	}
-	outcome = ReadAsOwner(relid, sql, typid, state, cxt, p, &substituted, &refused);
-	if (outcome == READ_REFUSED)
-		RefuseFallibleSource(refused, fname);	/* nothing was read: no charge */
-	if (outcome == READ_FAILED)
-	{
-		/*
-		 * Charge first, then say only that the read failed.  The ledger's
-		 * rows_read is -1: how far the read got is not released.
-		 */
-		total.rows = -1;
-		MrfChargeRelation(relid, caller, &total);
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("relation %s could not be read as its owner", get_rel_name(relid)),
-				 errdetail("The original error is withheld because it may contain the relation's data. "
-						   "The release's privacy budget was charged."),
-				 errhint("The relation's owner can find the cause by reading the relation, e.g. with SELECT count(*).")));
-	}
-	if (outcome == READ_OUT_OF_MEMORY)
-		MrfCheckMemory(learner, MrfRowsStateBytes(state, state->n + 1));
-
-	if (state->n == 0)
-		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
+	alias = RowAlias(relid);
+	sample_expr = column ? quote_identifier(column) : quote_identifier(alias);
+	from = psprintf("%s AS %s",
+					quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+											   get_rel_name(relid)),
+					quote_identifier(alias));
+	sql = psprintf("SELECT %s FROM %s", sample_expr, from);
 
 	/*
-	 * Charge before learning.  The plan with n validates every limit left
-	 * (n is public) and checks the memory without touching the rows, so a
-	 * refused call charges nothing; the charge, planned from the options
-	 * before the read, is then committed, and only then does the learner run.
+	 * Distributed Frank-Wolfe (citus_fw.c, docs/citus_fw.md): on a Citus
+	 * distributed table, the Ising learner can leave the rows where they are
+	 * and run each iteration's exact score sums as a distributed aggregate
+	 * (as the owner, like the read).  A first run counts the rows (n is
+	 * public); with auto, the shards are used only when the packed rows
+	 * would not fit mrfdp.max_learner_memory here.  Charged once, before the
+	 * first iteration, exactly as the one-node learn; the model is the
+	 * one-node model bit for bit.
 	 */
-	MrfPlanRows(&plan, state->n);
-	total.rows = state->n;
-	MrfChargeRelation(relid, caller, &total);
+	if (learner_desc == &MrfIsingLearner && format == MRF_ROWS_BITS &&
+		MrfDistributedFw != MRF_DFW_OFF && MrfCitusIsDistributed(relid) &&
+		OidIsValid(ScoresAggregate(typid)))
+	{
+		OwnerCall	call;
 
-	model = MrfPlanRun(&plan, state);
+		memset(&drv, 0, sizeof(drv));
+		drv.relid = relid;
+		drv.caller = caller;
+		drv.p = p;
+		drv.lambda = ((const MrfIsingOptions *) plan.params)->lambda;
+		drv.sql = psprintf("SELECT mrfdp.mrf_fw_ising_scores_agg(%s, $1) FROM %s", sample_expr, from);
+		memset(&call, 0, sizeof(call));
+		call.relid = relid;
+		call.sql = drv.sql;
+		call.cxt = cxt;
+		call.step = MrfFwStepCreate(p, 0, drv.lambda, NULL, NULL);
+		outcome = AsOwner(&call, ScoresCall);
+		if (outcome == READ_REFUSED)
+			RefuseFallibleSource(call.refused, fname);	/* nothing was read: no charge */
+		if (outcome == READ_FAILED)
+		{
+			total.rows = -1;
+			MrfChargeRelation(relid, caller, &total);
+			ReadFailedAfterCharge(relid);
+		}
+		MrfFwSumsRead(call.result, p, 0, &drv.n, &drv.substituted, NULL);
+		if (drv.n == 0)
+			PG_RETURN_NULL();	/* n is public: an empty relation releases nothing */
+		distributed = MrfDistributedFw == MRF_DFW_ON || !LocalPlanFits(&plan, drv.n);
+	}
+
+	if (distributed)
+	{
+		/* as below: plan with n, charge, then learn (score sums from the shards) */
+		plan.distributed = true;
+		state->n = drv.n;
+		substituted = drv.substituted;
+		MrfPlanRows(&plan, state->n);
+		total.rows = state->n;
+		MrfChargeRelation(relid, caller, &total);
+		state->fw_scores = DistributedScores;
+		state->fw_arg = &drv;
+		model = MrfPlanRun(&plan, state);
+	}
+	else
+		model = LearnInPlace(&plan, state, relid, caller, &total, sql, typid, cxt, p,
+							 fname, learner, &substituted);
+	if (model == NULL && state->n == 0)
+		PG_RETURN_NULL();		/* n is public: an empty relation releases nothing */
 
 	/* Only now, after the charge: the noisy count of substituted rows. */
 	initStringInfo(&count_meta);

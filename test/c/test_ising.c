@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "fw.h"
+#include "fwkernel.h"
 #include "ising.h"
 #include "rows.h"
 
@@ -262,10 +263,126 @@ TestIsingInterface(void)
 	free(bits);
 }
 
+/* The parts of TestIsingParts: row ranges of one packed table. */
+typedef struct IsingPartsArg
+{
+	const uint64_t *bits;
+	int			p;
+	double		lambda;
+	int			nparts;
+	const int64_t *cut;			/* nparts + 1 row offsets */
+	int			calls;
+	int			fail_at;		/* t whose call fails (0: none) */
+} IsingPartsArg;
+
+/* MrfFwScoresFn: adds MrfIsingPartScores over the parts, as Citus's combine does. */
+static MrfStatus
+IsingPartsScores(void *varg, int t, const int *sel_j, const int *sel_sign, int64_t *scores)
+{
+	IsingPartsArg *a = varg;
+	size_t		cells = (size_t) (a->p + 1) * a->p;
+	int64_t    *part = malloc(sizeof(int64_t) * cells);
+	int			words = MrfBitWords(a->p);
+
+	a->calls++;
+	if (t == a->fail_at)
+	{
+		free(part);
+		return MRF_ENOMEM;
+	}
+	memset(scores, 0, sizeof(int64_t) * cells);
+	/* the last part first: the order of the parts does not matter */
+	for (int i = a->nparts - 1; i >= 0; i--)
+	{
+		CHECK(MrfIsingPartScores(a->bits + a->cut[i] * words, a->cut[i + 1] - a->cut[i], a->p,
+								 a->lambda, t, sel_j, sel_sign, &MrfMallocEnv, part) == MRF_OK);
+		for (size_t c = 0; c < cells; c++)
+			scores[c] += part[c];
+	}
+	free(part);
+	return MRF_OK;
+}
+
+/*
+ * Distributed Frank-Wolfe (docs/citus_fw.md): the score sums of each
+ * iteration added over parts of the rows (unequal, one empty, cuts inside
+ * kernel blocks and words) give MrfIsingLearn's model bit for bit, for both
+ * mechanisms, every available kernel and two threads; a failing part ends
+ * the learn with its status.
+ */
+static void
+TestIsingParts(void)
+{
+	const int64_t n = 5000;
+	const int	p = 9;
+	const int64_t cut[5] = {0, 0, 1234, 1300, 5000};
+	uint64_t   *bits = malloc(sizeof(uint64_t) * n);
+	double		A1[81],
+				t1[9],
+				A2[81],
+				t2[9];
+	MrfIsingOptions opt;
+	MrfRng		rng;
+	int			compared = 0;
+
+	MrfRngInitSeeded(&rng, 300);
+	for (int64_t m = 0; m < n; m++)
+	{
+		uint64_t	r = MrfRngU64(&rng) & 511;
+
+		/* variables 0 and 1 agree in most rows: a signal to select */
+		bits[m] = (r & ~(uint64_t) 2) | (((r & 1) << 1) ^ ((uint64_t) (m % 7 == 0) << 1));
+	}
+	memset(&opt, 0, sizeof(opt));
+	opt.rho = 2.0;
+	opt.lambda = 1.0;
+	opt.iterations = 12;
+	for (int mech = 0; mech < 2; mech++)
+		for (int kernel = 0; kernel < MRF_FW_KERNEL_COUNT; kernel++)
+		{
+			IsingPartsArg a = {bits, p, 1.0, 4, cut, 0, 0};
+
+			if (!MrfFwKernelAvailable((MrfFwKernel) kernel))
+				continue;
+			MrfFwForceKernel((MrfFwKernel) kernel);
+			MrfFwSetThreads(kernel % 2 ? 2 : 1);
+			opt.mechanism = mech ? MRF_MECH_LAPLACE : MRF_MECH_EXPONENTIAL;
+			MrfRngInitSeeded(&rng, 41 + kernel);
+			CHECK(MrfIsingLearn(bits, n, p, &opt, &rng, &MrfMallocEnv, A1, t1) == MRF_OK);
+			MrfRngInitSeeded(&rng, 41 + kernel);
+			CHECK(MrfIsingLearnParts(IsingPartsScores, &a, n, p, &opt, &rng, &MrfMallocEnv,
+									 A2, t2) == MRF_OK);
+			CHECK(a.calls == opt.iterations - 1);
+			CHECK_MSG(memcmp(A1, A2, sizeof(A1)) == 0 && memcmp(t1, t2, sizeof(t1)) == 0,
+					  "kernel %d mechanism %d: the distributed model differs", kernel, mech);
+			compared++;
+		}
+	MrfFwForceKernel(MRF_FW_KERNEL_AUTO);
+	MrfFwSetThreads(1);
+	CHECK(compared >= 2);
+	/* a part that fails ends the learn with its status; the selection is checked */
+	{
+		IsingPartsArg a = {bits, p, 1.0, 4, cut, 0, 3};
+		int			bad_j[9] = {0},
+					sign[9] = {0};
+		int64_t		scores[90];
+
+		CHECK(MrfIsingLearnParts(IsingPartsScores, &a, n, p, &opt, &rng, &MrfMallocEnv,
+								 A2, t2) == MRF_ENOMEM);
+		CHECK(a.calls == 3);
+		CHECK(MrfIsingPartScores(bits, n, p, 1.0, 2, bad_j, sign, &MrfMallocEnv, scores) == MRF_EINVAL);
+		bad_j[0] = 10;
+		sign[0] = 1;
+		CHECK(MrfIsingPartScores(bits, n, p, 1.0, 2, bad_j, sign, &MrfMallocEnv, scores) == MRF_EINVAL);
+	}
+	free(bits);
+}
+
 /* The Ising tests. */
 void
 TestIsing(void)
 {
 	TestIsingInterface();
+	TestIsingParts();
 	TestChainAccuracy();
 }

@@ -130,6 +130,31 @@ BEGIN
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
+-- issue 13 item 3: the scores aggregate refuses outside mrf_learn_ising_from
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_fw_ising_scores_agg(x, '\x'::bytea) FROM (VALUES (ARRAY[true, false])) v(x);
+	RAISE EXCEPTION 'the scores aggregate ran outside its driver';
+EXCEPTION WHEN invalid_binary_representation THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_fw_scores_accum(NULL, ARRAY[true], NULL::bytea);
+	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_fw_scores_combine(NULL, NULL);
+	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_fw_scores_final(NULL);
+	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
 -- issue 11 item 1: the cliques named form with per-variable alphabets, a
 -- declared domain and a nulls policy (VALUES rows: no relation, no ledger row)
 SELECT (mrf_learn_cliques(r, cliques => '[[1, 2]]', epsilon => 1,

@@ -1,0 +1,458 @@
+/*
+ * citus_fw.c - distributed Frank-Wolfe on Citus (issue 13, item 3;
+ * docs/citus_fw.md): the exact integer score sums of one Frank-Wolfe
+ * iteration of the Ising learner as an aggregate Citus splits over the
+ * shards, mrfdp.mrf_fw_ising_scores_agg(sample, step).
+ *
+ * The driver (protected.c, mrf_learn_ising_from on a distributed table)
+ * runs the aggregate once to count the rows, charges, then once per
+ * iteration t with step = [p, t, lambda, the selections of iterations
+ * 1 .. t-1].  Each worker packs its shards' rows with the protected path's
+ * lenient reader (a row it cannot read becomes the fixed row, and is
+ * counted), and its partial state, when Citus ships it, is that part's
+ * score sums (MrfIsingPartScores: the margins replayed from w_1 = 0 with the
+ * selections, then one product): [magic "MRFU", p, t, n, substituted,
+ * (p + 1) p int64 sums].  States add.  Integer sums over any partition of
+ * the rows are the one-node sums, so the selections, the noise (drawn only
+ * on the coordinator, by the driver) and the model are the one-node
+ * learner's bit for bit, and so is the privacy proof.
+ *
+ * Workers release nothing: the final function returns the sums only inside
+ * the driver's call (a backend flag), and refuses anywhere else, so nobody
+ * reads exact sums through it; the driver charges once, before the first
+ * iteration, on the coordinator.  A flat state is checked before it is
+ * added (sizes, n and the substituted count, every sum within 127 n).
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/expandeddatum.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "core/fw.h"
+#include "core/ising.h"
+#include "core/rows.h"
+#include "pg/aggregates.h"
+#include "pg/citus.h"
+#include "pg/input.h"
+#include "pg/learners.h"
+#include "pg/release.h"
+
+#define STEP_MAGIC 0x4d524654	/* "MRFT": a step */
+#define SUMS_MAGIC 0x4d524655	/* "MRFU": score sums */
+#define STEP_HEADER (4 + 4 + 4 + 8)
+#define SUMS_HEADER (4 + 4 + 4 + 4 + 8 + 8)
+
+/* mrfdp.distributed_frank_wolfe */
+int			MrfDistributedFw = MRF_DFW_AUTO;
+
+static const struct config_enum_entry DistributedFwOptions[] = {
+	{"auto", MRF_DFW_AUTO, false},
+	{"on", MRF_DFW_ON, false},
+	{"off", MRF_DFW_OFF, false},
+	{NULL, 0, false}
+};
+
+/* Whether the driver's aggregate call is running in this backend. */
+static bool DriverActive = false;
+
+/* Defines mrfdp.distributed_frank_wolfe. */
+void
+MrfCitusFwInit(void)
+{
+	DefineCustomEnumVariable("mrfdp.distributed_frank_wolfe",
+							 "Whether mrf_learn_ising_from runs Frank-Wolfe over a distributed table's shards.",
+							 "With auto, a Citus distributed table is learned where its rows are (each iteration's exact score sums as a distributed aggregate) when its packed rows would not fit mrfdp.max_learner_memory on the coordinator; on always does so, off never. The model and the charge are the same either way.",
+							 &MrfDistributedFw, MRF_DFW_AUTO, DistributedFwOptions,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
+/* A step: what every worker needs for iteration t (palloc'd bytea). */
+bytea *
+MrfFwStepCreate(int p, int t, double lambda, const int *sel_j, const int *sel_sign)
+{
+	Size		sel = (Size) (t > 1 ? t - 1 : 0) * p * sizeof(int32);
+	bytea	   *step = palloc(VARHDRSZ + STEP_HEADER + 2 * sel);
+	char	   *out = VARDATA(step);
+	uint32		magic = STEP_MAGIC;
+	int32		p32 = p;
+	int32		t32 = t;
+
+	SET_VARSIZE(step, VARHDRSZ + STEP_HEADER + 2 * sel);
+	memcpy(out, &magic, 4);
+	memcpy(out + 4, &p32, 4);
+	memcpy(out + 8, &t32, 4);
+	memcpy(out + 12, &lambda, 8);
+	if (sel > 0)
+	{
+		memcpy(out + STEP_HEADER, sel_j, sel);
+		memcpy(out + STEP_HEADER + sel, sel_sign, sel);
+	}
+	return step;
+}
+
+/* A step read back, checked (a step is a query parameter anyone can pass). */
+typedef struct FwStep
+{
+	int			p;
+	int			t;
+	double		lambda;
+	int		   *sel_j;
+	int		   *sel_sign;
+} FwStep;
+
+/* Raises the error for a state or step this library did not write. */
+static void
+pg_attribute_noreturn()
+BadFwState(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("invalid mrfdp score state"),
+			 errdetail("%s", detail)));
+}
+
+/* Reads a step into st (its selections point into a copy in cxt). */
+static void
+StepRead(bytea *step, MemoryContext cxt, FwStep *st)
+{
+	const char *in = VARDATA_ANY(step);
+	Size		len = VARSIZE_ANY_EXHDR(step);
+	uint32		magic;
+	int32		p;
+	int32		t;
+	Size		sel;
+
+	if (len < STEP_HEADER)
+		BadFwState("The step is too short.");
+	memcpy(&magic, in, 4);
+	memcpy(&p, in + 4, 4);
+	memcpy(&t, in + 8, 4);
+	memcpy(&st->lambda, in + 12, 8);
+	if (magic != STEP_MAGIC || p < 2 || p > MRF_MAX_VARIABLES || t < 0 || t > 1000000 ||
+		!isfinite(2.0 * st->lambda) || !(st->lambda > 0))
+		BadFwState("The step's header is out of range.");
+	sel = (Size) (t > 1 ? t - 1 : 0) * p * sizeof(int32);
+	if (len != STEP_HEADER + 2 * sel)
+		BadFwState("The step's length does not match its iteration.");
+	st->p = p;
+	st->t = t;
+	st->sel_j = MemoryContextAlloc(cxt, sel + 1);
+	st->sel_sign = MemoryContextAlloc(cxt, sel + 1);
+	memcpy(st->sel_j, in + STEP_HEADER, sel);
+	memcpy(st->sel_sign, in + STEP_HEADER + sel, sel);
+	for (Size i = 0; i < sel / sizeof(int32); i++)
+		if (st->sel_j[i] < 0 || st->sel_j[i] > p || (st->sel_sign[i] != 1 && st->sel_sign[i] != -1))
+			BadFwState("A selection is out of range.");
+}
+
+/*
+ * The expanded state: a part's packed rows (until it is shipped), or its
+ * sums (once computed or read from a flat state).
+ */
+typedef struct FwState
+{
+	ExpandedObjectHeader hdr;
+	FwStep		step;
+	int64		n;
+	int64		substituted;
+	/* rows */
+	uint64	   *rows;
+	int64		capacity;
+	MrfBinaryReader reader;
+	/* sums: (p + 1) p, or NULL until computed */
+	int64	   *sums;
+} FwState;
+
+static Size FwFlatSize(ExpandedObjectHeader *eohptr);
+static void FwFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
+
+static const ExpandedObjectMethods FwMethods = {
+	FwFlatSize,
+	FwFlatten
+};
+
+/* Cells of the sums. */
+static Size
+SumCells(int p)
+{
+	return (Size) (p + 1) * p;
+}
+
+/* Computes a rows state's sums for its step (t >= 1); t = 0 has none. */
+static void
+FwComputeSums(FwState *s)
+{
+	int			p = s->step.p;
+
+	if (s->sums != NULL || s->step.t < 1)
+		return;
+	if (s->n > INT_MAX)
+		BadFwState("The part's row count is out of range.");
+	s->sums = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
+	if (MrfIsingPartScores(s->rows, s->n, p, s->step.lambda, s->step.t, s->step.sel_j,
+						   s->step.sel_sign, &MrfPallocEnv, s->sums) != MRF_OK)
+		elog(ERROR, "mrfdp: the score sums of a part could not be computed");
+	if (s->rows != NULL)
+		pfree(s->rows);
+	s->rows = NULL;
+}
+
+/* See FwMethods. */
+static Size
+FwFlatSize(ExpandedObjectHeader *eohptr)
+{
+	FwState    *s = (FwState *) eohptr;
+
+	return VARHDRSZ + SUMS_HEADER + (s->step.t >= 1 ? SumCells(s->step.p) * sizeof(int64) : 0);
+}
+
+/* See FwMethods: the part's sums, computed here when it leaves the backend. */
+static void
+FwFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	FwState    *s = (FwState *) eohptr;
+	char	   *out = (char *) result + VARHDRSZ;
+	uint32		magic = SUMS_MAGIC;
+	int32		p = s->step.p;
+	int32		t = s->step.t;
+	int32		pad = 0;
+
+	FwComputeSums(s);
+	SET_VARSIZE(result, allocated_size);
+	memcpy(out, &magic, 4);
+	memcpy(out + 4, &p, 4);
+	memcpy(out + 8, &t, 4);
+	memcpy(out + 12, &pad, 4);
+	memcpy(out + 16, &s->n, 8);
+	memcpy(out + 24, &s->substituted, 8);
+	if (t >= 1)
+		memcpy(out + SUMS_HEADER, s->sums, SumCells(p) * sizeof(int64));
+}
+
+/* A new state for step in a context of its own under aggctx. */
+static FwState *
+FwNew(MemoryContext aggctx)
+{
+	MemoryContext cxt = AllocSetContextCreate(aggctx, "mrfdp score state", ALLOCSET_DEFAULT_SIZES);
+	FwState    *s = MemoryContextAllocZero(cxt, sizeof(FwState));
+
+	EOH_init_header(&s->hdr, &FwMethods, cxt);
+	return s;
+}
+
+/* A sums state from its flat form, checked. */
+static FwState *
+FwFromFlat(bytea *flat, MemoryContext aggctx)
+{
+	const char *in = VARDATA_ANY(flat);
+	Size		len = VARSIZE_ANY_EXHDR(flat);
+	uint32		magic;
+	int32		p;
+	int32		t;
+	FwState    *s;
+
+	if (len < SUMS_HEADER)
+		BadFwState("The state is too short.");
+	memcpy(&magic, in, 4);
+	memcpy(&p, in + 4, 4);
+	memcpy(&t, in + 8, 4);
+	if (magic != SUMS_MAGIC || p < 2 || p > MRF_MAX_VARIABLES || t < 0)
+		BadFwState("The state's header is out of range.");
+	if (len != SUMS_HEADER + (t >= 1 ? SumCells(p) * sizeof(int64) : 0))
+		BadFwState("The state's length does not match its contents.");
+	s = FwNew(aggctx);
+	s->step.p = p;
+	s->step.t = t;
+	memcpy(&s->n, in + 16, 8);
+	memcpy(&s->substituted, in + 24, 8);
+	if (s->n < 0 || s->n > INT_MAX || s->substituted < 0 || s->substituted > s->n)
+		BadFwState("The state's row counts are out of range.");
+	if (t >= 1)
+	{
+		s->sums = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
+		memcpy(s->sums, in + SUMS_HEADER, SumCells(p) * sizeof(int64));
+		/* each row adds at most 127 to a sum in magnitude (fw.c) */
+		for (Size c = 0; c < SumCells(p); c++)
+			if (s->sums[c] > MRF_FW_QUANTUM * s->n || s->sums[c] < -MRF_FW_QUANTUM * s->n)
+				BadFwState("A score sum exceeds what its rows can add.");
+	}
+	return s;
+}
+
+/* The expanded state a datum holds: this backend's own, or one from a flat state. */
+static FwState *
+FwFromDatum(Datum d, MemoryContext aggctx)
+{
+	if (VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+	{
+		ExpandedObjectHeader *eoh = DatumGetEOHP(d);
+
+		if (eoh->eoh_methods == &FwMethods)
+			return (FwState *) eoh;
+	}
+	return FwFromFlat(DatumGetByteaPP(d), aggctx);
+}
+
+PG_FUNCTION_INFO_V1(mrf_fw_scores_accum);
+/*
+ * Transition: reads one sample as the protected path does (an unreadable
+ * sample, NULL included, becomes the fixed row and is counted) and packs
+ * it, under mrfdp.max_learner_memory for the part's rows and solver.
+ */
+Datum
+mrf_fw_scores_accum(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_fw_scores_accum");
+	FwState    *s;
+	int			words;
+
+	if (PG_ARGISNULL(2))
+		BadFwState("The step is NULL.");
+	if (PG_ARGISNULL(0))
+	{
+		MemoryContext old;
+
+		s = FwNew(aggctx);
+		StepRead(PG_GETARG_BYTEA_PP(2), s->hdr.eoh_context, &s->step);
+		old = MemoryContextSwitchTo(s->hdr.eoh_context);
+		MrfBinaryReaderInit(&s->reader, MrfCitusSampleType(fcinfo), s->hdr.eoh_context,
+							"mrf_learn_ising");
+		MrfBinaryReaderSetLenient(&s->reader, s->step.p);
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		s = FwFromDatum(PG_GETARG_DATUM(0), aggctx);
+		if (s->sums != NULL || s->reader.learner == NULL)
+			BadFwState("Rows cannot be added to a state of sums.");
+	}
+	words = MrfBitWords(s->step.p);
+	if (s->step.t == 0)
+	{
+		/* the counting step keeps no rows: one row of scratch */
+		if (s->rows == NULL)
+			s->rows = MemoryContextAlloc(s->hdr.eoh_context, words * sizeof(uint64));
+		if (!MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
+									 s->rows, words))
+			s->substituted++;
+		s->n++;
+		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	}
+	if (s->n == s->capacity)
+	{
+		int64		cap = Max(1024, 2 * s->capacity);
+		double		need = (double) cap * words * sizeof(uint64) +
+			(s->step.t >= 1 ? (double) MrfIsingWorkspaceBytes(s->step.p, cap) : 0.0);
+
+		MrfCheckMemory("mrf_learn_ising", need);
+		s->rows = s->rows == NULL ?
+			MemoryContextAllocHuge(s->hdr.eoh_context, (Size) cap * words * sizeof(uint64)) :
+			repalloc_huge(s->rows, (Size) cap * words * sizeof(uint64));
+		s->capacity = cap;
+	}
+	memset(s->rows + s->n * words, 0, words * sizeof(uint64));
+	if (!MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
+								 s->rows + s->n * words, words))
+		s->substituted++;
+	s->n++;
+	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+}
+
+/* Adds b into a (both sums of the same step). */
+static void
+FwAdd(FwState *a, FwState *b)
+{
+	if (a->step.p != b->step.p || a->step.t != b->step.t)
+		BadFwState("The states are of different steps.");
+	if (a->step.t >= 1)
+		for (Size c = 0; c < SumCells(a->step.p); c++)
+			a->sums[c] += b->sums[c];
+	a->n += b->n;
+	a->substituted += b->substituted;
+	if (a->n > INT_MAX)
+		BadFwState("The states' row counts are out of range.");
+}
+
+PG_FUNCTION_INFO_V1(mrf_fw_scores_combine);
+/* Combine: adds the parts' sums (a part still holding rows computes its sums first). */
+Datum
+mrf_fw_scores_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_fw_scores_combine");
+	FwState    *a;
+	FwState    *b;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		a = FwFromDatum(PG_GETARG_DATUM(0), aggctx);
+		PG_RETURN_DATUM(EOHPGetRWDatum(&a->hdr));
+	}
+	b = FwFromDatum(PG_GETARG_DATUM(1), aggctx);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_DATUM(EOHPGetRWDatum(&b->hdr));
+	a = FwFromDatum(PG_GETARG_DATUM(0), aggctx);
+	FwComputeSums(a);
+	FwComputeSums(b);
+	FwAdd(a, b);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&a->hdr));
+}
+
+PG_FUNCTION_INFO_V1(mrf_fw_scores_final);
+/*
+ * Final: the sums, as a flat state, only to the driver's call on the
+ * coordinator; anywhere else a refusal (exact statistics of the rows are
+ * not released).
+ */
+Datum
+mrf_fw_scores_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_fw_scores_final");
+	FwState    *s;
+	Size		size;
+	bytea	   *out;
+
+	if (!DriverActive)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("mrf_fw_ising_scores_agg is called only by mrf_learn_ising_from"),
+				 errdetail("Its result is exact statistics of the rows, which are released only with noise."),
+				 errhint("Call mrf_learn_ising_from on the distributed table.")));
+	MrfCitusRefuseOffCoordinator("mrf_learn_ising");
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	s = FwFromDatum(PG_GETARG_DATUM(0), aggctx);
+	size = FwFlatSize(&s->hdr);
+	out = palloc(size);
+	FwFlatten(&s->hdr, out, size);
+	PG_RETURN_BYTEA_P(out);
+}
+
+/* See citus.h. */
+void
+MrfFwDriverCall(bool active)
+{
+	DriverActive = active;
+}
+
+/* See citus.h. */
+void
+MrfFwSumsRead(bytea *flat, int p, int t, int64 *n, int64 *substituted, int64 *sums)
+{
+	FwState    *s = FwFromFlat(flat, CurrentMemoryContext);
+
+	if (s->step.p != p || s->step.t != t)
+		BadFwState("The sums are not of the step the driver sent.");
+	*n = s->n;
+	*substituted = s->substituted;
+	if (t >= 1)
+		memcpy(sums, s->sums, SumCells(p) * sizeof(int64));
+	MemoryContextDelete(s->hdr.eoh_context);
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Distributed Frank-Wolfe against the one-node learn (issue 13, item 3): on a
+# throwaway cluster (test/citus/run_citus_tests.sh: coordinator + two
+# workers on this machine, 4 shards), p binary variables and, for each n,
+# the seconds of mrf_learn_ising_from on the distributed table with
+# mrfdp.distributed_frank_wolfe = on (score sums on the shards) and off
+# (rows gathered to the coordinator, learned there), and on a local copy;
+# median of $REPS, T iterations.  The three servers share this machine's
+# cores, so the workers cannot add compute here: a poor proxy for a
+# cluster.  Usage: run_citus_fw_bench.sh [p] [T] [n ...]
+# (default 50 10 10000 100000 1000000).  Honours MRFDP_DESTDIR.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH=/usr/lib/postgresql/15/bin:$PATH
+p=${1:-50}
+T=${2:-10}
+shift 2 || true
+ns=("$@")
+[ ${#ns[@]} -gt 0 ] || ns=(10000 100000 1000000)
+reps=${REPS:-3}
+line=$(MRFDP_CITUS_KEEP=1 test/citus/run_citus_tests.sh | grep '^cluster kept') || {
+	echo "no cluster (Citus missing?)"; exit 1; }
+base=$(echo "$line" | sed -E 's/.*PGHOST=([^ ]+).*/\1/')
+port=$(echo "$line" | sed -E 's/.*coordinator ([0-9]+).*/\1/')
+stop() {
+	for d in coord w1 w2; do runuser -u postgres -- pg_ctl -D "$base/$d" -m fast stop >/dev/null 2>&1 || true; done
+	rm -rf "$base"
+}
+trap stop EXIT
+export PGHOST=$base PGPORT=$port PGUSER=postgres PGDATABASE=citus_tap
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
+t() {
+	psql -X -q -At -v ON_ERROR_STOP=1 <<SQL | tail -n1
+SET client_min_messages = warning;
+SET mrfdp.test_seed = 1;
+SET mrfdp.distributed_frank_wolfe = $1;
+CREATE TEMP TABLE _t0 AS SELECT clock_timestamp() AS t;
+SELECT mrf_learn_ising_from('$2', 'row', rho => 1, iterations => $T, variables => $p) IS NOT NULL;
+SELECT round(extract(epoch FROM clock_timestamp() - t)::numeric, 3) FROM _t0;
+SQL
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "p = $p, T = $T iterations, 4 shards on 2 workers (all on this machine), median of $reps, seconds"
+echo "n distributed_on distributed_off local_table"
+for n in "${ns[@]}"; do
+	q "DROP TABLE IF EXISTS fw_dist, fw_local"
+	q "CREATE TABLE fw_dist (id int, row boolean[])"
+	q "SELECT create_distributed_table('fw_dist', 'id')" >/dev/null
+	q "INSERT INTO fw_dist SELECT i, (SELECT array_agg(hashint8(i * 1000 + j) % 3 = 0 ORDER BY j) FROM generate_series(1, $p) j)
+		FROM generate_series(1, $n) i"
+	q "CREATE TABLE fw_local AS SELECT * FROM fw_dist"
+	q "SELECT mrfdp.protect('fw_dist', epsilon => 1e6, delta => 1e-6)" >/dev/null
+	q "SELECT mrfdp.protect('fw_local', epsilon => 1e6, delta => 1e-6)" >/dev/null
+	q "SELECT mrfdp.grant_learning('fw_dist', 'postgres')" >/dev/null
+	q "SELECT mrfdp.grant_learning('fw_local', 'postgres')" >/dev/null
+	on=$(for _ in $(seq "$reps"); do t on fw_dist; done | median)
+	off=$(for _ in $(seq "$reps"); do t off fw_dist; done | median)
+	loc=$(for _ in $(seq "$reps"); do t off fw_local; done | median)
+	echo "$n $on $off $loc"
+done
