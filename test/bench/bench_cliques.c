@@ -114,6 +114,8 @@ main(int argc, char **argv)
 			double		tc[MAX_REPS];
 			double		ratio[MAX_REPS];
 			double		iters[MAX_REPS];
+			double		chg[MAX_REPS];
+			long		ecap = 0;
 			int			conv = 0;
 			int			wins = 0;
 			int			m = 0;
@@ -145,6 +147,8 @@ main(int argc, char **argv)
 				tc[r] = t.sec_cgm;
 				ratio[r] = t.sec_cgm / (t.sec_naive > 1e-7 ? t.sec_naive : 1e-7);
 				iters[r] = t.rep_cgm.em_iterations;
+				chg[r] = t.rep_cgm.em_change;
+				ecap += t.rep_cgm.estep_capped;
 				conv += t.rep_cgm.converged;
 				wins += t.kl_cgm < t.kl_naive;
 				free(truth);
@@ -153,12 +157,12 @@ main(int argc, char **argv)
 			printf("graph=%s k=%d eps=%g n=%.0f reps=%d cliques=%.1f "
 				   "kl_naive_mean=%.4g kl_cgm_mean=%.4g kl_np_mean=%.4g "
 				   "kl_naive_median=%.4g kl_cgm_median=%.4g kl_np_median=%.4g "
-				   "cgm_wins=%d ms_naive=%.3g ms_cgm=%.3g ratio=%.3g em_iter=%.0f converged=%d\n",
+				   "cgm_wins=%d ms_naive=%.3g ms_cgm=%.3g ratio=%.3g em_iter=%.0f converged=%d em_change=%.3g estep_capped=%ld\n",
 				   graph == SYNTH_CHAIN ? "chain" : "er", k, eps[e], ns[j], reps,
 				   (double) m / reps, Mean(kn, reps), Mean(kc, reps), Mean(kp, reps),
 				   Median(kn, reps), Median(kc, reps), Median(kp, reps), wins,
 				   1e3 * Median(tn, reps), 1e3 * Median(tc, reps), Median(ratio, reps),
-				   Median(iters, reps), conv);
+				   Median(iters, reps), conv, Median(chg, reps), ecap);
 			fflush(stdout);
 		}
 	return 0;
