@@ -225,16 +225,18 @@ ExpScalar(double x)
 	return p * scale;
 }
 
-/* always inlined: the 32-byte vector ABI note (-Wpsabi) is moot */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
 typedef double ExpLanesD __attribute__((vector_size(32)));
 typedef int64_t ExpLanesI __attribute__((vector_size(32)));
 
-/* exp of four lanes (GCC vector extensions: AVX2 in that clone, SSE2 pairs otherwise). */
-static inline __attribute__((always_inline)) ExpLanesD
-ExpLanes(ExpLanesD x)
+/*
+ * exp of four lanes in place (GCC vector extensions: AVX2 in that clone,
+ * SSE2 pairs otherwise).  Through a pointer: a vector passed by value would
+ * change the ABI between clones (clang refuses it outright).
+ */
+static inline __attribute__((always_inline)) void
+ExpLanes(ExpLanesD *lanes)
 {
+	ExpLanesD	x = *lanes;
 	const ExpLanesD lo = {-EXP_CLAMP, -EXP_CLAMP, -EXP_CLAMP, -EXP_CLAMP};
 	const ExpLanesD hi = {EXP_CLAMP, EXP_CLAMP, EXP_CLAMP, EXP_CLAMP};
 	ExpLanesI	mask;
@@ -251,7 +253,7 @@ ExpLanes(ExpLanesD x)
 	k = v - EXP_SHIFTER;
 	r = (x - k * EXP_LN2_HI) - k * EXP_LN2_LO;
 	EXP_POLYNOMIAL(p, r);
-	return p * (ExpLanesD) ((ExpLanesI) ((ExpLanesI) v + 1023) << 52);
+	*lanes = p * (ExpLanesD) ((ExpLanesI) ((ExpLanesI) v + 1023) << 52);
 }
 
 /*
@@ -279,7 +281,9 @@ GradientWeights(const double *y, const double *a, const double *a_prev,
 			memcpy(&pm, a_prev + m, sizeof(pm));
 			am = am + beta * (am - pm);
 		}
-		am = -ym * inv_n / (1.0 + ExpLanes(ym * am));
+		am = ym * am;
+		ExpLanes(&am);
+		am = -ym * inv_n / (1.0 + am);
 		memcpy(g + m, &am, sizeof(am));
 	}
 	for (; m < n; m++)
@@ -299,7 +303,7 @@ MrfLogregExp4(const double *x, int lanes, double *out)
 		ExpLanesD	v;
 
 		memcpy(&v, x, sizeof(v));
-		v = ExpLanes(v);
+		ExpLanes(&v);
 		memcpy(out, &v, sizeof(v));
 	}
 	else
