@@ -27,8 +27,6 @@
 #define MST_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_K | \
 					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_NULLS)
 
-/* The estimator's mirror-descent steps when iterations is not given. */
-#define MST_DEFAULT_ITERATIONS 1000
 #define MST_MAX_ITERATIONS 100000
 
 /*
@@ -71,7 +69,8 @@ MstOptions(MrfPlan *plan)
 						 "invalid value for option \"rho\"",
 						 psprintf("%s splits rho in three; rho = %g cannot be split.", learner, mo->rho),
 						 NULL);
-	mo->estimate.iterations = MST_DEFAULT_ITERATIONS;
+	/* the defaults table's 1000 steps (options.c) unless given */
+	mo->estimate.iterations = (int) MrfOptionDefaultNumber(learner, "iterations");
 	if (opt->given & MRF_OPT_ITERATIONS)
 	{
 		if (opt->iterations < 1 || opt->iterations > MST_MAX_ITERATIONS)

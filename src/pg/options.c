@@ -107,6 +107,8 @@ static const struct
 	{"mrf_learn_cliques", "method", "\"cgm\""},
 	{"mrf_learn_cliques", "tolerance", "1e-5"},
 	{"mrf_learn_cliques", "em_iterations", "300"},
+	/* mirror-descent steps: README "How many estimation steps" (run_mst_iterations_study.sh) */
+	{"mrf_learn_mst", "iterations", "1000"},
 };
 
 /* Most cliques, and variables per clique, an options document may name. */
