@@ -1,10 +1,11 @@
--- mrf_marginal_error (issue 12 item 3): how far a clique model's one-, two-
--- and three-way marginals are from a relation's rows. NOT PRIVATE: it reads
--- the relation with the caller's rights (SECURITY INVOKER: SELECT on it is
--- needed, row security applies), charges nothing and says so in a NOTICE.
+-- mrf_marginal_error (issue 12 item 3): how far a model's one-, two- and
+-- three-way marginals are from a relation's rows (clique, Ising and pairwise
+-- models). NOT PRIVATE: it reads the relation with the caller's rights
+-- (SECURITY INVOKER: SELECT on it is needed, row security applies),
+-- charges nothing and says so in a NOTICE.
 -- The L1 error of a set S of variables is sum_x |P_model(x_S) - N(x_S) / n|
 -- over the cells of S's table (twice the total variation distance, 0..2);
--- the model's marginals are exact (a junction tree). columns: the relation's
+-- the model's marginals are exact (enumeration or junction trees). columns: the relation's
 -- columns of the model's variables (default: the names the model recorded;
 -- one array column for models learned from arrays); ways: the sizes of the
 -- sets, every set of each size.

@@ -156,6 +156,66 @@ MrfSubsetMarginal(const MrfCliqueSet *set, const double *logpot,
 	return AugmentedMarginal(set, logpot, size, vars, bp, env, out);
 }
 
+/* Every set's marginal from one pass over all states (log weights kept). */
+MrfStatus
+MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
+							int nsets, const int *sizes, const int *const *vars,
+							const int64_t *offset, int64_t max_states,
+							const MrfEnv *env, double *out)
+{
+	int64_t		states = MrfCliqueSetStates(set, max_states);
+	double	   *logw;
+	uint8_t    *z;
+	double		mx = -INFINITY;
+	double		total = 0.0;
+	int64_t		st;
+	int			s;
+
+	if (states < 0)
+		return MRF_EINVAL;
+	logw = MrfAlloc(env, sizeof(double) * (size_t) states);
+	z = MrfAlloc(env, (size_t) set->p);
+	if (logw == NULL || z == NULL)
+	{
+		MrfFree(env, logw);
+		MrfFree(env, z);
+		return MRF_ENOMEM;
+	}
+	/* the states in MrfCliquesNextStateAlphabets' order, from all zeros */
+	for (st = 0; st < states; st++)
+	{
+		logw[st] = MrfCliquesScore(set, logpot, z);
+		if (logw[st] > mx)
+			mx = logw[st];
+		MrfCliquesNextStateAlphabets(z, set->p, set->card);
+	}
+	memset(out, 0, sizeof(double) * (size_t) offset[nsets]);
+	memset(z, 0, (size_t) set->p);
+	for (st = 0; st < states; st++)
+	{
+		double		w = exp(logw[st] - mx);
+
+		total += w;
+		for (s = 0; s < nsets; s++)
+		{
+			int64_t		idx = 0;
+			int			j;
+
+			for (j = 0; j < sizes[s]; j++)
+				idx = idx * set->card[vars[s][j]] + z[vars[s][j]];
+			out[offset[s] + idx] += w;
+		}
+		MrfCliquesNextStateAlphabets(z, set->p, set->card);
+		if ((st & 4095) == 0)
+			MrfPoll(env, st, states);
+	}
+	for (st = 0; st < offset[nsets]; st++)
+		out[st] /= total;
+	MrfFree(env, logw);
+	MrfFree(env, z);
+	return MRF_OK;
+}
+
 /* counts[index of the row's values of vars] += 1 for each row. */
 MrfStatus
 MrfSubsetCountAdd(const uint8_t *rows, int64_t n, int p, const int *card,
@@ -190,4 +250,194 @@ MrfMarginalL1(const double *marg, const int64_t *counts, int64_t n, int64_t cell
 	for (x = 0; x < cells; x++)
 		l1 += fabs(marg[x] - (double) counts[x] / (double) n);
 	return l1;
+}
+
+/*
+ * Builds the set of p singletons followed by the pairs (i, j) for which
+ * pair(ctx, i, j) is true, each variable with card[i] values, and zeroed
+ * tables for it.
+ */
+static MrfStatus
+SingletonsAndPairs(int p, const int *card, int (*pair) (const void *ctx, int i, int j),
+				   const void *ctx, const MrfEnv *env, MrfCliqueSet **set,
+				   double **logpot)
+{
+	int			npairs = 0;
+	int		   *start;
+	int		   *var;
+	int			c;
+	int			i;
+	int			j;
+	MrfStatus	status;
+
+	for (i = 0; i < p; i++)
+		for (j = i + 1; j < p; j++)
+			npairs += pair(ctx, i, j);
+	start = MrfAlloc(env, sizeof(int) * ((size_t) p + npairs + 1));
+	var = MrfAlloc(env, sizeof(int) * ((size_t) p + 2 * (size_t) npairs));
+	if (start == NULL || var == NULL)
+	{
+		MrfFree(env, start);
+		MrfFree(env, var);
+		return MRF_ENOMEM;
+	}
+	for (c = 0; c < p; c++)
+	{
+		start[c] = c;
+		var[c] = c;
+	}
+	for (i = 0; i < p; i++)
+		for (j = i + 1; j < p; j++)
+			if (pair(ctx, i, j))
+			{
+				var[p + 2 * (c - p)] = i;
+				var[p + 2 * (c - p) + 1] = j;
+				start[c] = p + 2 * (c - p);
+				c++;
+			}
+	start[c] = p + 2 * npairs;
+	status = MrfCliqueSetBuildAlphabets(p, card, p + npairs, start, var, 0, env, set);
+	MrfFree(env, start);
+	MrfFree(env, var);
+	if (status != MRF_OK)
+		return status;
+	*logpot = MrfAlloc(env, sizeof(double) * (size_t) (*set)->cells);
+	return *logpot == NULL ? MRF_ENOMEM : MRF_OK;
+}
+
+typedef struct IsingCtx
+{
+	const double *A;
+	int			p;
+} IsingCtx;
+
+/* S_ij = (A_ij + A_ji) / 2. */
+static double
+IsingS(const IsingCtx *x, int i, int j)
+{
+	return 0.5 * (x->A[(size_t) i * x->p + j] + x->A[(size_t) j * x->p + i]);
+}
+
+/* Whether the Ising model couples i and j. */
+static int
+IsingPair(const void *ctx, int i, int j)
+{
+	return IsingS(ctx, i, j) != 0.0;
+}
+
+/* Singletons (-theta_i, theta_i), then S_ij z_i z_j per coupled pair. */
+MrfStatus
+MrfIsingAsCliques(const double *A, const double *theta, int p,
+				  const MrfEnv *env, MrfCliqueSet **set, double **logpot)
+{
+	IsingCtx	x = {A, p};
+	int		   *card = MrfAlloc(env, sizeof(int) * (size_t) (p > 0 ? p : 1));
+	MrfStatus	status;
+	int			c;
+
+	*set = NULL;
+	*logpot = NULL;
+	if (card == NULL)
+		return MRF_ENOMEM;
+	for (c = 0; c < p; c++)
+		card[c] = 2;
+	status = SingletonsAndPairs(p, card, IsingPair, &x, env, set, logpot);
+	MrfFree(env, card);
+	if (status != MRF_OK)
+		return status;
+	for (c = 0; c < (*set)->m; c++)
+	{
+		double	   *t = *logpot + (*set)->offset[c];
+
+		if (c < p)
+		{
+			t[0] = -theta[c];
+			t[1] = theta[c];
+		}
+		else
+		{
+			double		s = IsingS(&x, (*set)->var[(*set)->start[c]],
+								   (*set)->var[(*set)->start[c] + 1]);
+
+			/* codes (a, b), spins 2a - 1 and 2b - 1 */
+			t[0] = s;
+			t[1] = -s;
+			t[2] = -s;
+			t[3] = s;
+		}
+	}
+	return MRF_OK;
+}
+
+typedef struct PairwiseCtx
+{
+	const double *W;
+	int			p;
+	int			k;
+	const int  *card;
+} PairwiseCtx;
+
+/* (W_ij(a, b) + W_ji(b, a)) / 2 in pairwise.h's layout. */
+static double
+PairwiseWbar(const PairwiseCtx *x, int i, int j, int a, int b)
+{
+	size_t		p = (size_t) x->p;
+	size_t		k = (size_t) x->k;
+
+	return 0.5 * (x->W[((i * p + j) * k + a) * k + b] + x->W[((j * p + i) * k + b) * k + a]);
+}
+
+/* Whether block (i, j) has a nonzero cell within the alphabets. */
+static int
+PairwisePair(const void *ctx, int i, int j)
+{
+	const PairwiseCtx *x = ctx;
+	int			a;
+	int			b;
+
+	for (a = 0; a < x->card[i]; a++)
+		for (b = 0; b < x->card[j]; b++)
+			if (PairwiseWbar(x, i, j, a, b) != 0.0)
+				return 1;
+	return 0;
+}
+
+/* Singletons theta_i(a), then the symmetrised block of each coupled pair. */
+MrfStatus
+MrfPairwiseAsCliques(const double *W, const double *theta, int p, int k,
+					 const int *card, const MrfEnv *env, MrfCliqueSet **set,
+					 double **logpot)
+{
+	PairwiseCtx x = {W, p, k, card};
+	MrfStatus	status;
+	int			c;
+	int			a;
+	int			b;
+
+	*set = NULL;
+	*logpot = NULL;
+	for (c = 0; c < p; c++)
+		if (card[c] < 2 || card[c] > k)
+			return MRF_EINVAL;
+	status = SingletonsAndPairs(p, card, PairwisePair, &x, env, set, logpot);
+	if (status != MRF_OK)
+		return status;
+	for (c = 0; c < (*set)->m; c++)
+	{
+		double	   *t = *logpot + (*set)->offset[c];
+
+		if (c < p)
+			for (a = 0; a < card[c]; a++)
+				t[a] = theta[(size_t) c * k + a];
+		else
+		{
+			int			i = (*set)->var[(*set)->start[c]];
+			int			j = (*set)->var[(*set)->start[c] + 1];
+
+			for (a = 0; a < card[i]; a++)
+				for (b = 0; b < card[j]; b++)
+					t[a * card[j] + b] = PairwiseWbar(&x, i, j, a, b);
+		}
+	}
+	return MRF_OK;
 }

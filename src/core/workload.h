@@ -34,6 +34,19 @@ MrfStatus	MrfSubsetMarginal(const MrfCliqueSet *set, const double *logpot,
 							  double *out);
 
 /*
+ * Exact marginals of nsets sets at once by enumerating every state of the
+ * model (prod card[i], at most max_states, else MRF_EINVAL): set s has
+ * sizes[s] ascending variables vars[s] and its table at out + offset[s].
+ * One pass over the states: cheaper than a junction tree per set when the
+ * model is small and dense (an Ising model of 17 variables).
+ */
+MrfStatus	MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
+										int nsets, const int *sizes,
+										const int *const *vars, const int64_t *offset,
+										int64_t max_states, const MrfEnv *env,
+										double *out);
+
+/*
  * Adds the table of vars (ascending) over n rows (uint8_t, n x p,
  * row-major, z_i < card[i]) to counts; MRF_EINVAL if a value is out of
  * range (counts may then be partly updated).
@@ -41,6 +54,28 @@ MrfStatus	MrfSubsetMarginal(const MrfCliqueSet *set, const double *logpot,
 MrfStatus	MrfSubsetCountAdd(const uint8_t *rows, int64_t n, int p,
 							  const int *card, int size, const int *vars,
 							  int64_t *counts);
+
+/*
+ * The clique form of an Ising model P(z) proportional to exp(sum_i theta_i
+ * z_i + sum_{i<j} S_ij z_i z_j), S = (A + A^T) / 2 (A p x p row-major, as
+ * the sampler reads it), spins coded 0 for -1 and 1 for +1: a singleton
+ * clique per variable (-theta_i, theta_i), then a pair per nonzero S_ij
+ * (S_ij z_i z_j).  *set and *logpot are allocated from env.
+ */
+MrfStatus	MrfIsingAsCliques(const double *A, const double *theta, int p,
+							  const MrfEnv *env, MrfCliqueSet **set,
+							  double **logpot);
+
+/*
+ * The clique form of a pairwise k-ary model P(z) proportional to
+ * exp(sum_{i<j} W_ij(z_i, z_j) + sum_i theta_i(z_i)) (pairwise.h's layout,
+ * W read symmetrised as the sampler does, (W_ij(a, b) + W_ji(b, a)) / 2),
+ * variable i taking card[i] <= k values: a singleton per variable, then a
+ * pair per block with a nonzero cell.
+ */
+MrfStatus	MrfPairwiseAsCliques(const double *W, const double *theta, int p,
+								 int k, const int *card, const MrfEnv *env,
+								 MrfCliqueSet **set, double **logpot);
 
 /* sum_x |marg[x] - counts[x] / n| over cells cells (n > 0). */
 double		MrfMarginalL1(const double *marg, const int64_t *counts, int64_t n,

@@ -2,7 +2,9 @@
  * test_workload.c - workload.c: exact marginals of every one-, two- and
  * three-variable set of clique models (a tree of pairs, a loopy model that
  * needs a triangulation, singletons only, mixed alphabets) against
- * enumeration of every state; the counts against a tally; the L1 error.
+ * enumeration of every state; Ising and pairwise models in clique form
+ * against enumeration of their own distributions; the counts against a
+ * tally; the L1 error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,47 @@ CheckAllSubsets(const char *what, const MrfCliqueSet *set, const double *logpot)
 				}
 	CHECK_MSG(failed == 0 && worst < 1e-10,
 			  "%s: %d sets, %d failed, largest difference %.3g", what, checked, failed, worst);
+	/* the one-pass enumeration of every pair and triple gives the same tables */
+	{
+		int			sizes[64];
+		int			store[64][3];
+		const int  *vp[64];
+		int64_t		offset[65];
+		int			n = 0;
+		double	   *all;
+		double		worst2 = 0.0;
+
+		offset[0] = 0;
+		for (int a = 0; a < set->p; a++)
+			for (int b = a + 1; b < set->p; b++)
+				for (int c = b; c < set->p && n < 64; c++)
+				{
+					int			size = c == b ? 2 : 3;
+
+					store[n][0] = a;
+					store[n][1] = b;
+					store[n][2] = c;
+					sizes[n] = size;
+					vp[n] = store[n];
+					offset[n + 1] = offset[n] + MrfVarsCells(set->card, size, store[n], 4096);
+					n++;
+				}
+		all = malloc(sizeof(double) * (size_t) offset[n]);
+		CHECK(MrfSubsetMarginalsEnumerate(set, logpot, n, sizes, vp, offset, 1 << 20,
+										  &MrfMallocEnv, all) == MRF_OK);
+		for (int t = 0; t < n; t++)
+		{
+			EnumerateSubset(set, logpot, sizes[t], vp[t], want);
+			for (int64_t x = 0; x < offset[t + 1] - offset[t]; x++)
+				if (fabs(all[offset[t] + x] - want[x]) > worst2)
+					worst2 = fabs(all[offset[t] + x] - want[x]);
+		}
+		CHECK_MSG(worst2 < 1e-12, "%s, one-pass enumeration of %d sets: %.3g", what, n, worst2);
+		/* above the state limit: refused */
+		CHECK(MrfSubsetMarginalsEnumerate(set, logpot, n, sizes, vp, offset, 10,
+										  &MrfMallocEnv, all) == MRF_EINVAL);
+		free(all);
+	}
 	free(cmarg);
 }
 
@@ -114,6 +157,124 @@ RandomModel(const MrfCliqueSet *set, MrfRng *rng)
 	return lp;
 }
 
+/*
+ * The clique forms of an Ising and of a pairwise model: every one-, two-
+ * and three-variable marginal equals enumeration of the kinds' own
+ * distributions (as sample.h defines them: A and W read symmetrised).
+ */
+static void
+CheckKindsAsCliques(MrfRng *rng)
+{
+	enum
+	{
+		P = 5
+	};
+	double		A[P * P];
+	double		theta[P];
+	int			card[P] = {3, 2, 3, 3, 2};
+	double		W[P * P * 3 * 3];
+	double		th[P * 3];
+	MrfCliqueSet *set = NULL;
+	double	   *lp = NULL;
+
+	/* an asymmetric A with a zero pair (no clique) */
+	for (int i = 0; i < P * P; i++)
+		A[i] = MrfRngUniform(rng) * 2.0 - 1.0;
+	for (int i = 0; i < P; i++)
+	{
+		A[i * P + i] = 0.0;
+		theta[i] = MrfRngUniform(rng) - 0.5;
+	}
+	A[0 * P + 3] = 0.0;
+	A[3 * P + 0] = 0.0;
+	CHECK(MrfIsingAsCliques(A, theta, P, &MrfMallocEnv, &set, &lp) == MRF_OK);
+	CHECK_MSG(set->m == P + 9, "Ising: %d cliques, want %d singletons and 9 pairs", set->m, P);
+	{
+		/* enumeration of exp(theta z + sum_{i<j} S_ij z_i z_j) */
+		uint8_t		z[P];
+		double		want[8][8][8];
+		double		total = 0.0;
+		double		worst = 0.0;
+		int			vars[3] = {0, 2, 4};
+		double		got[8];
+
+		memset(want, 0, sizeof(want));
+		memset(z, 0, sizeof(z));
+		for (int s = 0; s < (1 << P); s++)
+		{
+			double		e = 0.0;
+
+			for (int i = 0; i < P; i++)
+			{
+				z[i] = (uint8_t) ((s >> i) & 1);
+				e += theta[i] * (2 * z[i] - 1);
+			}
+			for (int i = 0; i < P; i++)
+				for (int j = i + 1; j < P; j++)
+					e += 0.5 * (A[i * P + j] + A[j * P + i]) * (2 * z[i] - 1) * (2 * z[j] - 1);
+			want[z[0]][z[2]][z[4]] += exp(e);
+			total += exp(e);
+		}
+		CHECK(MrfSubsetMarginal(set, lp, NULL, 3, vars, NULL, &MrfMallocEnv, got) == MRF_OK);
+		for (int x = 0; x < 8; x++)
+		{
+			double		d = fabs(got[x] - want[x >> 2][(x >> 1) & 1][x & 1] / total);
+
+			if (d > worst)
+				worst = d;
+		}
+		CHECK_MSG(worst < 1e-12, "Ising (z1, z3, z5) against enumeration: %.3g", worst);
+	}
+	free(lp);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+
+	/* pairwise, k = 3, alphabets (3, 2, 3, 3, 2), asymmetric blocks */
+	for (int i = 0; i < P * P * 9; i++)
+		W[i] = MrfRngUniform(rng) * 2.0 - 1.0;
+	for (int i = 0; i < P * 3; i++)
+		th[i] = MrfRngUniform(rng) - 0.5;
+	for (int i = 0; i < P; i++)
+		for (int x = 0; x < 9; x++)
+			W[(i * P + i) * 9 + x] = 0.0;
+	CHECK(MrfPairwiseAsCliques(W, th, P, 3, card, &MrfMallocEnv, &set, &lp) == MRF_OK);
+	CHECK(set->m == P + 10);
+	{
+		uint8_t		z[P];
+		double		want[27];
+		double		total = 0.0;
+		double		worst = 0.0;
+		int			vars[3] = {0, 1, 3};
+		double		got[27];
+
+		memset(want, 0, sizeof(want));
+		memset(z, 0, sizeof(z));
+		for (int s = 0; s < 3 * 2 * 3 * 3 * 2; s++)
+		{
+			double		e = 0.0;
+
+			for (int i = 0; i < P; i++)
+				e += th[i * 3 + z[i]];
+			for (int i = 0; i < P; i++)
+				for (int j = i + 1; j < P; j++)
+					e += 0.5 * (W[((i * P + j) * 3 + z[i]) * 3 + z[j]] +
+								W[((j * P + i) * 3 + z[j]) * 3 + z[i]]);
+			want[(z[0] * 2 + z[1]) * 3 + z[3]] += exp(e);
+			total += exp(e);
+			MrfCliquesNextStateAlphabets(z, P, card);
+		}
+		CHECK(MrfSubsetMarginal(set, lp, NULL, 3, vars, NULL, &MrfMallocEnv, got) == MRF_OK);
+		for (int x = 0; x < 18; x++)
+			if (fabs(got[x] - want[x] / total) > worst)
+				worst = fabs(got[x] - want[x] / total);
+		CHECK_MSG(worst < 1e-12, "pairwise (z1, z2, z4) against enumeration: %.3g", worst);
+		CheckAllSubsets("pairwise as cliques", set, lp);
+	}
+	free(lp);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+	card[1] = 4;
+	CHECK(MrfPairwiseAsCliques(W, th, P, 3, card, &MrfMallocEnv, &set, &lp) == MRF_EINVAL);
+}
+
 void
 TestWorkload(void)
 {
@@ -121,6 +282,7 @@ TestWorkload(void)
 	int			card[7] = {2, 3, 4, 2, 5, 3, 2};
 
 	MrfRngInitSeeded(&rng, 1201);
+	CheckKindsAsCliques(&rng);
 
 	/* a tree of pairs over mixed alphabets (an MST model's shape) */
 	{

@@ -5,11 +5,12 @@
 -- labels, a boolean, a text column with a declared domain), MST at a huge
 -- rho has near-zero error and the independent model a large two-way error;
 -- a pair's error equals the one computed in SQL from mrf_marginals and a
--- GROUP BY; NULL-as-category models and integer-array models are read;
+-- GROUP BY; NULL-as-category models, integer-array models, Ising and
+-- pairwise models (through their clique form) are read;
 -- the function reads with the caller's rights (a role without SELECT is
 -- refused); every bad input fails with its SQLSTATE.
 BEGIN;
-SELECT plan(30);
+SELECT plan(36);
 SET LOCAL mrfdp.test_seed = 12;
 SELECT setseed(0.12);
 
@@ -88,6 +89,41 @@ SELECT is((SELECT array_agg(mean_l1 ORDER BY way)
 		  (SELECT array_agg(mean_l1 ORDER BY way) FROM me_err WHERE name = 'mst'),
 		  'columns are matched to the model''s variables by name');
 
+-- a model of 4^12 states (marginals by junction trees, not enumeration): a
+-- chain of 12 variables of 4 values, each copying the previous with
+-- probability 0.8; MST at rho 1e8 selects the chain, and the error of
+-- (x1, x2, x3), a set no clique holds, equals the one from
+-- P(x1, x2) P(x2, x3) / P(x2) computed from mrf_marginals
+CREATE FUNCTION pg_temp.me_chain(p int) RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE
+	a int[] := ARRAY[floor(random() * 4)::int];
+BEGIN
+	FOR i IN 2 .. p LOOP
+		a := a || CASE WHEN random() < 0.8 THEN a[i - 1] ELSE floor(random() * 4)::int END;
+	END LOOP;
+	RETURN a;
+END $$;
+CREATE TABLE me_chain AS SELECT pg_temp.me_chain(12) AS x FROM generate_series(1, 5000);
+CREATE TABLE me_chain_model AS SELECT mrf_learn_mst(x, rho => 1e8, k => 4) AS m FROM me_chain;
+SELECT is((SELECT (m::jsonb)->'cliques' @> '[[1, 2], [2, 3]]' FROM me_chain_model), true,
+		  'MST selects the chain''s first two pairs');
+SELECT ok((SELECT abs(e.l1 - h.l1) < 1e-9
+		   FROM mrf_marginal_errors((SELECT m FROM me_chain_model), 'me_chain', '{x}', '{3}') e,
+				(WITH mm AS (SELECT clique, assignment AS v, probability AS q
+							 FROM mrf_marginals((SELECT m FROM me_chain_model))),
+					  tri AS (SELECT a.v[1] AS x1, a.v[2] AS x2, b.v[2] AS x3,
+									 a.q * b.q / (SELECT sum(c.q) FROM mm c
+												  WHERE c.clique = '{1,2}' AND c.v[2] = a.v[2]) AS q
+							  FROM mm a JOIN mm b ON a.clique = '{1,2}' AND b.clique = '{2,3}' AND a.v[2] = b.v[1]),
+					  freq AS (SELECT x[1] AS x1, x[2] AS x2, x[3] AS x3, count(*)::float8 / 5000 AS f
+							   FROM me_chain GROUP BY 1, 2, 3)
+				 SELECT sum(abs(tri.q - coalesce(freq.f, 0))) AS l1
+				 FROM tri LEFT JOIN freq USING (x1, x2, x3)) h
+		   WHERE e.variables = '{1,2,3}'),
+		  'a triple across two cliques: the junction tree''s marginal, as the chain rule gives it');
+SELECT ok((SELECT mean_l1 < 0.1 FROM mrf_marginal_error((SELECT m FROM me_chain_model), 'me_chain', '{x}')
+		   WHERE way = 3), 'the chain''s three-way errors are small (5,000 rows, 64 cells a set)');
+
 -- NULL as a category: the model has a NULL-labelled value per variable
 CREATE TABLE me_nulls AS
 SELECT CASE WHEN random() < 0.2 THEN NULL ELSE colour END AS colour, size FROM me_rows;
@@ -139,8 +175,29 @@ INSERT INTO me_rows VALUES ('red', 's', true, 'w');
 SELECT throws_ok($$SELECT * FROM mrf_marginal_error((SELECT m FROM me_models WHERE name = 'mst'), 'me_rows')$$,
 				 '23514', NULL, 'a value that is not one of the model''s labels');
 DELETE FROM me_rows WHERE region = 'w';
-SELECT throws_ok($$SELECT * FROM mrf_marginal_error(mrf_ising(ARRAY[[0, .5], [.5, 0]]), 'me_rows', '{colour, flag}')$$,
-				 '0A000', NULL, 'models other than clique models are refused');
+SELECT throws_ok($$SELECT * FROM mrf_marginal_error((SELECT mrf_learn_twise(ARRAY[flag, colour = 'red'], rho => 1, t => 2)
+													 FROM me_rows), 'me_rows', '{flag, colour}')$$,
+				 '0A000', NULL, 't-wise models are refused');
+
+-- Ising and pairwise models through their clique form.  A hand-made Ising
+-- model, P(z) proportional to exp(0.3 z1 + 0.5 z1 z2), against 700 rows
+-- (true, true) and 300 (false, false): P(z1 = +1) = sigmoid(0.6), so the
+-- one-way error of x is 2 |sigmoid(0.6) - 0.7| (false is -1: reversed it
+-- would be 2 |sigmoid(-0.6) - 0.7|); the pair's model table is
+-- exp(0.3 a + 0.5 a b) / Z over a, b = -1, +1
+CREATE TABLE me_spins AS SELECT g <= 700 AS x, g <= 700 AS y FROM generate_series(1, 1000) g;
+SELECT ok((SELECT abs(l1 - 2 * abs(1 / (1 + exp(-0.6)) - 0.7)) < 1e-12
+		   FROM mrf_marginal_errors(mrf_ising(ARRAY[[0, .5], [.5, 0]], ARRAY[0.3, 0]), 'me_spins', '{x, y}',
+									'{1}') WHERE variables = '{1}'),
+		  'Ising: the one-way error of a hand-made model (spin -1 is false)');
+SELECT ok((SELECT abs(l1 - (abs(exp(0.8) / z - 0.7) + abs(exp(0.2) / z - 0.3) + exp(-0.2) / z + exp(-0.8) / z)) < 1e-12
+		   FROM mrf_marginal_errors(mrf_ising(ARRAY[[0, .5], [.5, 0]], ARRAY[0.3, 0]), 'me_spins', '{x, y}', '{2}'),
+				(SELECT exp(0.8) + exp(-0.8) + exp(0.2) + exp(-0.2) AS z) c),
+		  'Ising: the two-way error of a hand-made model');
+SELECT ok((SELECT mean_l1 < 0.3 FROM mrf_marginal_error(
+			   (SELECT mrf_learn_pairwise(r, rho => 100, lambda => 4, domains => '{"region": ["n", "s", "e"]}')
+				FROM (SELECT * FROM me_rows LIMIT 5000) r), 'me_rows') WHERE way = 2),
+		  'a pairwise model learned at rho 100 on 5,000 of the rows has a two-way error under 0.3 (the independent model''s is over 0.4)');
 SELECT is((SELECT count(*) FROM mrf_marginal_error(NULL, 'me_rows')), 0::bigint, 'a NULL model gives no rows');
 
 -- the caller's rights: a role without SELECT on the table is refused
