@@ -499,7 +499,8 @@ MrfEstimate(const MrfCliqueSet *set, const int *card, const MrfMeasurement *meas
 	MrfBpGetInfo(e.bp, &info);
 	rep->exact = info.exact;
 
-	memset(logpot, 0, sizeof(double) * cells);
+	if (!opt->warm_start)
+		memset(logpot, 0, sizeof(double) * cells);
 	status = Evaluate(&e, logpot, mu, grad, &loss);
 	if (status != MRF_OK)
 		goto done;

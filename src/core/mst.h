@@ -106,6 +106,7 @@ typedef struct MrfMeasurement
 typedef struct MrfEstimateOptions
 {
 	int			iterations;		/* mirror-descent steps (default 1000) */
+	int			warm_start;		/* start from the logpot passed in (AIM's rounds), not 0 */
 	MrfBpOptions bp;			/* inference engine (exact on a junction tree) */
 } MrfEstimateOptions;
 
@@ -127,7 +128,7 @@ typedef struct MrfEstimateReport
  * measurement's variables (Private-PGM's L2 loss, i.e. the Gaussian
  * likelihood).  Entropic mirror descent on the log-potentials with an
  * Armijo line search (McKenna, Sheldon, Miklau ICML 2019, Alg. 1), from the
- * uniform model.  card[i] (p entries) gives the alphabets; the set must use
+ * uniform model (or, with opt->warm_start, from the log-potentials in logpot).  card[i] (p entries) gives the alphabets; the set must use
  * the same (set->card when it has one).
  */
 MrfStatus	MrfEstimate(const MrfCliqueSet *set, const int *card,

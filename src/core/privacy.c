@@ -1317,3 +1317,146 @@ MrfMstSelectionScale(double rho_select, int rounds)
 	return MrfFwExponentialScale(MrfMstSelectionEpsilon(rho_select, rounds),
 								 MrfMstQualitySensitivity());
 }
+
+/*
+ * ---- AIM (McKenna, Mullins, Sheldon, Miklau 2022; privacy.md 13) ----
+ *
+ * AIM ([MMSM22] Alg. 2) runs, on the same rows, p one-way measurements and
+ * then rounds t = 1, 2, .. of two mechanisms each, every one chosen from
+ * the earlier ones' outputs (adaptive composition, [BS16] Lemma 2.3: the
+ * rhos add, and each round's rates may depend on earlier outputs):
+ *   S_t  an exponential-mechanism selection of a marginal r among the
+ *        candidates that pass the size filter, with quality
+ *        q_r = w_r (||x_r - xhat_r||_1 - sqrt(2/pi) sigma_t cells_r),
+ *        xhat_r the current estimate (a function of earlier outputs),
+ *        w_r > 0 public weights, at epsilon e_t: e_t^2/8 = rho_select(t);
+ *   M_t  the selected table plus N_Z(0, sigma_t^2): rho_measure(t).
+ * Replace-one sensitivities: a table moves by one -1 and one +1 (squared
+ * l2 <= 2, as MST); q_r moves by at most 2 w_r (triangle inequality), in
+ * either direction, so the selection uses sensitivity 2 max_r w_r over the
+ * round's candidates ([MMSM22] use w with add/remove neighbours).
+ * The running total `used` is kept as an upper bound of the exact sum
+ * (every addition rounded up); the last round spends a remainder rounded
+ * down, so the exact total never exceeds rho.
+ */
+
+/* See privacy.h: [MMSM22] Alg. 2's default T = 16 d. */
+int
+MrfAimRounds(int p)
+{
+	return p < 1 || p > (1 << 24) ? -1 : 16 * p;
+}
+
+/*
+ * [MMSM22] Alg. 2 line 2: sigma_0 = sqrt(T / (2 * 0.9 rho)) and
+ * e_0 = sqrt(8 * 0.1 rho / T) for add/remove; in rates, 0.9 rho / T for a
+ * measurement (1 / (2 sigma_0^2) there; here D2 / (2 sigma^2) with D2 = 2,
+ * so sigma_0^2 = T / (0.9 rho), MrfAimGaussianVariance) and 0.1 rho / T
+ * for a selection.  Each rate is rounded down (nextafter), so p one-way
+ * measurements plus any rounds at these rates cost at most what is added
+ * (MrfAimSpend).
+ */
+int
+MrfAimInitialRates(double rho, int rounds, double *rho_measure, double *rho_select)
+{
+	if (!PositiveFinite(rho) || rounds < 1 || !rho_measure || !rho_select)
+		return -1;
+	*rho_measure = nextafter(0.9 * rho / rounds, 0.0);
+	*rho_select = nextafter(0.1 * rho / rounds, 0.0);
+	if (!PositiveFinite(*rho_measure) || !PositiveFinite(*rho_select))
+		return -1;
+	return 0;
+}
+
+/* fl(used + cost) may be below the exact sum by half an ulp: one step up. */
+double
+MrfAimSpend(double used, double cost)
+{
+	return nextafter(used + cost, INFINITY);
+}
+
+/* [MMSM22] Alg. 2 line 7: rho - rho_used < 2 (1/(2 sigma^2) + e^2/8). */
+int
+MrfAimIsLastRound(double rho, double used, double rho_measure, double rho_select)
+{
+	return rho - used < 2.0 * (rho_measure + rho_select);
+}
+
+/*
+ * [MMSM22] Alg. 2 lines 8-9: sigma = sqrt(1 / (2 * 0.9 rem)), e =
+ * sqrt(8 * 0.1 rem): 0.9 rem and 0.1 rem.  rem = fl(rho - used) stepped
+ * down once is at most the exact rho - used (fl's error is below one ulp);
+ * rho_measure = fl(0.9 rem) stepped down lies in [rem/2, rem], so rem -
+ * rho_measure is exact (Sterbenz) and the two sum to rem exactly.
+ */
+int
+MrfAimLastRates(double rho, double used, double *rho_measure, double *rho_select)
+{
+	double		rem;
+
+	if (!PositiveFinite(rho) || !(used >= 0.0) || !rho_measure || !rho_select)
+		return -1;
+	rem = nextafter(rho - used, 0.0);
+	if (!PositiveFinite(rem))
+		return -1;
+	*rho_measure = nextafter(0.9 * rem, 0.0);
+	*rho_select = rem - *rho_measure;
+	if (!PositiveFinite(*rho_measure) || !PositiveFinite(*rho_select))
+		return -1;
+	return 0;
+}
+
+/*
+ * [MMSM22] Alg. 2 lines 17-18: sigma / 2, e x 2 when the new measurement
+ * moved the estimate of its marginal by at most sqrt(2/pi) sigma cells:
+ * 1/(2 sigma^2) and e^2/8 each grow fourfold (exact in binary).
+ */
+void
+MrfAimAnneal(double *rho_measure, double *rho_select)
+{
+	*rho_measure *= 4.0;
+	*rho_select *= 4.0;
+}
+
+/* One table at rho_measure: sigma^2 >= D2 / (2 rho_measure) = 1 / rho_measure (MST's rounding). */
+int
+MrfAimGaussianVariance(double rho_measure, uint64_t *num, uint64_t *den)
+{
+	return MrfMstGaussianVariance(1, rho_measure, num, den);
+}
+
+/* See the section comment: 2 max_r w_r. */
+double
+MrfAimQualitySensitivity(double max_weight)
+{
+	if (!PositiveFinite(max_weight))
+		return NAN;
+	return 2.0 * max_weight;
+}
+
+/*
+ * The exponential mechanism at e is e-DP with bounded range, hence
+ * e^2/8-zCDP ([CR21]; [DDR20]; privacy.md 3.2): e = sqrt(8 rho_select),
+ * stepped down so that e^2/8 <= rho_select despite sqrt's rounding.
+ */
+double
+MrfAimSelectionEpsilon(double rho_select)
+{
+	if (!PositiveFinite(rho_select))
+		return NAN;
+	return nextafter(sqrt(8.0 * rho_select), 0.0);
+}
+
+/*
+ * Gumbel-max with multiplier c = e / (2 Du), Du = 2 max w, draws r with
+ * probability proportional to exp(e q_r / (2 Du)) (privacy.md 3); c is
+ * stepped down so that its rounding never raises the effective e.
+ */
+double
+MrfAimSelectionScale(double rho_select, double max_weight)
+{
+	double		c = MrfFwExponentialScale(MrfAimSelectionEpsilon(rho_select),
+										  MrfAimQualitySensitivity(max_weight));
+
+	return isfinite(c) ? nextafter(c, 0.0) : NAN;
+}

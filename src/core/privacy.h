@@ -210,4 +210,50 @@ double		MrfMstSelectionEpsilon(double rho_select, int rounds);
 
 /* Multiplier c of the selection argmax(c q + Gumbel). */
 double		MrfMstSelectionScale(double rho_select, int rounds);
+
+/* ---- AIM (McKenna, Mullins, Sheldon, Miklau 2022; privacy.md 13) ---- */
+
+/* AIM's rounds T: 16 p ([MMSM22] Alg. 2, its default). */
+int			MrfAimRounds(int p);
+
+/*
+ * The first rates: each round (and each one-way measurement) spends
+ * rho_measure = 0.9 rho / T on its marginal and rho_select = 0.1 rho / T
+ * on its selection, both rounded down.  Returns 0, or -1 on invalid input.
+ */
+int			MrfAimInitialRates(double rho, int rounds, double *rho_measure,
+							   double *rho_select);
+
+/* used + cost rounded up: an upper bound on the exact running total. */
+double		MrfAimSpend(double used, double cost);
+
+/*
+ * Whether the next round at these rates would leave less than one more
+ * such round: AIM's test rho - used < 2 (rho_measure + rho_select).
+ */
+int			MrfAimIsLastRound(double rho, double used, double rho_measure,
+							  double rho_select);
+
+/*
+ * The last round's rates: the remainder rem <= rho - used (rounded down),
+ * 0.9 rem to the measurement and the rest to the selection, summing to rem
+ * exactly.  Returns 0, or -1 when nothing remains.
+ */
+int			MrfAimLastRates(double rho, double used, double *rho_measure,
+							double *rho_select);
+
+/* AIM's annealing: sigma / 2 and epsilon x 2, i.e. both rates x 4. */
+void		MrfAimAnneal(double *rho_measure, double *rho_select);
+
+/* Discrete Gaussian variance num/den >= 1 / rho_measure (one table). */
+int			MrfAimGaussianVariance(double rho_measure, uint64_t *num, uint64_t *den);
+
+/* Sensitivity of AIM's quality w (||x - xhat||_1 - bias) under replace-one: 2 w. */
+double		MrfAimQualitySensitivity(double max_weight);
+
+/* Epsilon of one selection worth rho_select: sqrt(8 rho_select), rounded down. */
+double		MrfAimSelectionEpsilon(double rho_select);
+
+/* Multiplier c of argmax(c q + Gumbel): e / (2 * 2 max_weight), rounded down. */
+double		MrfAimSelectionScale(double rho_select, double max_weight);
 #endif

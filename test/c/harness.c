@@ -153,6 +153,7 @@ main(void)
 		{"twise", TestTwise},
 		{"mst", TestMst},
 		{"workload", TestWorkload},
+		{"aim", TestAim},
 	};
 	size_t		i;
 

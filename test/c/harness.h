@@ -88,5 +88,6 @@ void		TestStructure(void);
 void		TestTwise(void);
 void		TestMst(void);
 void		TestWorkload(void);
+void		TestAim(void);
 
 #endif

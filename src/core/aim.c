@@ -1,0 +1,1089 @@
+/*
+ * aim.c - AIM (aim.h; privacy.md 13): candidates, the adaptive loop, the
+ * model-size filter, annealing and estimation.  Every noise scale and rate
+ * comes from privacy.c (MrfAim*); everything else reads the rows only
+ * through the measurements' outputs, except the exact candidate tables,
+ * which only the selection (its quality) and the measurements read.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "aim.h"
+#include "cliques.h"
+#include "privacy.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define MAXV MRF_AIM_MAX_MARGINAL_VARS
+
+/* sqrt(2 / pi) sigma: the expected |N(0, sigma^2)| of a cell ([MMSM22] Alg. 2). */
+#define EXPECTED_ABS_NOISE(sigma) (sqrt(2.0 / M_PI) * (sigma))
+
+/* A variable set, sorted. */
+typedef struct VarSet
+{
+	int			size;
+	int			vars[MAXV];
+} VarSet;
+
+/* A candidate marginal and its exact table. */
+typedef struct Cand
+{
+	VarSet		s;
+	int64_t		cells;
+	int64_t    *x;				/* exact counts (cells), NULL when not kept */
+	int			workload;		/* a marginal of the workload itself */
+} Cand;
+
+/* A measurement: y = x + N_Z(0, sigma2) over s. */
+typedef struct Meas
+{
+	VarSet		s;
+	double	   *y;
+	double		sigma2;
+} Meas;
+
+/* The learner's state. */
+typedef struct Aim
+{
+	const uint8_t *rows;
+	int64_t		n;
+	int			p;
+	const int  *card;
+	const MrfEnv *env;
+	int64_t		max_cand_cells;
+	Cand	   *cand;
+	int			ncand;
+	int			capcand;
+	int32_t    *hash;			/* open addressing over cand, -1 empty */
+	int			hashsize;
+	int64_t		cand_cells;
+	double	   *deg;			/* per variable: workload marginals holding it */
+	uint8_t    *strong;			/* default workload: p x p strong pairs */
+	int			defaults;		/* the default workload */
+	VarSet	   *cl;				/* the model's cliques (maximal) */
+	int			m;
+	int			capcl;
+	MrfCliqueSet *set;
+	double	   *logpot;
+	double	   *mu;				/* clique marginals of logpot (probabilities) */
+	Meas	   *meas;
+	int			nmeas;
+	int			capmeas;
+	int			triples;
+	int			triples_skipped;
+} Aim;
+
+/* See aim.h. */
+void
+MrfAimDefaultOptions(MrfAimOptions *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	MrfEstimateDefaultOptions(&opt->estimate);
+	opt->max_model_cells = (int64_t) 1 << 22;
+	opt->max_candidate_cells = (int64_t) 1 << 24;
+	opt->round_iterations = 100;
+}
+
+/* Sorts a small set in place (insertion sort). */
+static void
+SortSet(VarSet *s)
+{
+	for (int i = 1; i < s->size; i++)
+		for (int j = i; j > 0 && s->vars[j - 1] > s->vars[j]; j--)
+		{
+			int			t = s->vars[j];
+
+			s->vars[j] = s->vars[j - 1];
+			s->vars[j - 1] = t;
+		}
+}
+
+/* Whether sorted a is a subset of sorted b. */
+static int
+Subset(const VarSet *a, const VarSet *b)
+{
+	int			j = 0;
+
+	for (int i = 0; i < a->size; i++)
+	{
+		while (j < b->size && b->vars[j] < a->vars[i])
+			j++;
+		if (j == b->size || b->vars[j] != a->vars[i])
+			return 0;
+		j++;
+	}
+	return 1;
+}
+
+/* Whether two sets are equal. */
+static int
+SameSet(const VarSet *a, const VarSet *b)
+{
+	return a->size == b->size && memcmp(a->vars, b->vars, sizeof(int) * a->size) == 0;
+}
+
+/* Cells of a set's table, or -1 above limit. */
+static int64_t
+SetCells(const int *card, const VarSet *s, int64_t limit)
+{
+	return MrfVarsCells(card, s->size, s->vars, limit);
+}
+
+/* See aim.h. */
+int
+MrfAimWorkloadCheck(int p, int nworkload, const int *wstart, const int *wvar, int *why)
+{
+	*why = 0;
+	if (nworkload < 1 || nworkload > MRF_AIM_MAX_WORKLOAD)
+	{
+		*why = 1;
+		return 1;
+	}
+	for (int w = 0; w < nworkload; w++)
+	{
+		int			size = wstart[w + 1] - wstart[w];
+
+		if (size < 1 || size > MAXV)
+		{
+			*why = 1;
+			return w + 1;
+		}
+		for (int i = 0; i < size; i++)
+		{
+			int			v = wvar[wstart[w] + i];
+
+			if (v < 0 || v >= p)
+			{
+				*why = 2;
+				return w + 1;
+			}
+			for (int j = 0; j < i; j++)
+				if (wvar[wstart[w] + j] == v)
+				{
+					*why = 2;
+					return w + 1;
+				}
+		}
+	}
+	/* duplicates: quadratic, but workloads are small and checked once, in the plan */
+	for (int w = 0; w < nworkload; w++)
+	{
+		VarSet		sw;
+
+		sw.size = wstart[w + 1] - wstart[w];
+		memcpy(sw.vars, wvar + wstart[w], sizeof(int) * sw.size);
+		SortSet(&sw);
+		for (int u = 0; u < w; u++)
+		{
+			VarSet		su;
+
+			su.size = wstart[u + 1] - wstart[u];
+			if (su.size != sw.size)
+				continue;
+			memcpy(su.vars, wvar + wstart[u], sizeof(int) * su.size);
+			SortSet(&su);
+			if (SameSet(&su, &sw))
+			{
+				*why = 3;
+				return w + 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A hash of a variable set. */
+static uint64_t
+SetHash(const VarSet *s)
+{
+	uint64_t	h = 1469598103934665603ULL ^ (uint64_t) s->size;
+
+	for (int i = 0; i < s->size; i++)
+		h = (h ^ (uint64_t) (s->vars[i] + 1)) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+/* Index of candidate s, or -1. */
+static int
+CandFind(const Aim *a, const VarSet *s)
+{
+	uint64_t	h;
+
+	if (a->hashsize == 0)
+		return -1;
+	h = SetHash(s) & (uint64_t) (a->hashsize - 1);
+	while (a->hash[h] >= 0)
+	{
+		if (SameSet(&a->cand[a->hash[h]].s, s))
+			return a->hash[h];
+		h = (h + 1) & (uint64_t) (a->hashsize - 1);
+	}
+	return -1;
+}
+
+/* Inserts index c into the hash (no duplicate check). */
+static void
+HashPut(Aim *a, int c)
+{
+	uint64_t	h = SetHash(&a->cand[c].s) & (uint64_t) (a->hashsize - 1);
+
+	while (a->hash[h] >= 0)
+		h = (h + 1) & (uint64_t) (a->hashsize - 1);
+	a->hash[h] = c;
+}
+
+/* The exact table of s over the rows (row-major over sorted s). */
+static void
+CountTable(const Aim *a, const VarSet *s, int64_t *x, int64_t cells)
+{
+	int64_t		stride[MAXV];
+	int64_t		st = 1;
+
+	for (int i = s->size - 1; i >= 0; i--)
+	{
+		stride[i] = st;
+		st *= a->card[s->vars[i]];
+	}
+	memset(x, 0, sizeof(int64_t) * cells);
+	for (int64_t r = 0; r < a->n; r++)
+	{
+		const uint8_t *z = a->rows + r * a->p;
+		int64_t		idx = 0;
+
+		for (int i = 0; i < s->size; i++)
+			idx += stride[i] * z[s->vars[i]];
+		x[idx]++;
+	}
+}
+
+/*
+ * Adds candidate s (sorted) unless present; counts its table.  Returns its
+ * index, -1 when its table would pass the candidates' cap (*skipped), or
+ * -2 out of memory.
+ */
+static int
+CandAdd(Aim *a, const VarSet *s, int workload, int *skipped)
+{
+	int			c = CandFind(a, s);
+	int64_t		cells;
+
+	*skipped = 0;
+	if (c >= 0)
+	{
+		a->cand[c].workload |= workload;
+		return c;
+	}
+	cells = SetCells(a->card, s, a->max_cand_cells);
+	if (cells < 0 || a->cand_cells + cells > a->max_cand_cells)
+	{
+		*skipped = 1;
+		return -1;
+	}
+	if (a->ncand == a->capcand)
+	{
+		int			cap = a->capcand ? 2 * a->capcand : 256;
+		Cand	   *nc = MrfAlloc(a->env, sizeof(Cand) * cap);
+
+		if (nc == NULL)
+			return -2;
+		if (a->cand)
+			memcpy(nc, a->cand, sizeof(Cand) * a->ncand);
+		MrfFree(a->env, a->cand);
+		a->cand = nc;
+		a->capcand = cap;
+	}
+	if (2 * (a->ncand + 1) > a->hashsize)
+	{
+		int			hs = a->hashsize ? 2 * a->hashsize : 1024;
+
+		while (2 * (a->ncand + 1) > hs)
+			hs *= 2;
+		MrfFree(a->env, a->hash);
+		a->hash = MrfAllocUninit(a->env, sizeof(int32_t) * hs);
+		if (a->hash == NULL)
+			return -2;
+		a->hashsize = hs;
+		for (int h = 0; h < hs; h++)
+			a->hash[h] = -1;
+		for (int i = 0; i < a->ncand; i++)
+			HashPut(a, i);
+	}
+	c = a->ncand;
+	memset(&a->cand[c], 0, sizeof(Cand));
+	a->cand[c].s = *s;
+	a->cand[c].cells = cells;
+	a->cand[c].workload = workload;
+	a->cand[c].x = MrfAllocUninit(a->env, sizeof(int64_t) * cells);
+	if (a->cand[c].x == NULL)
+		return -2;
+	CountTable(a, s, a->cand[c].x, cells);
+	a->cand_cells += cells;
+	a->ncand++;
+	HashPut(a, c);
+	return c;
+}
+
+/*
+ * Adds workload marginal s and its downward closure (every non-empty
+ * subset) as candidates; the workload's degrees grow by s's variables.
+ * MRF_OK with *skipped = 1 when its tables would pass the cap (nothing
+ * added to the workload then; subsets already added stay candidates).
+ */
+static MrfStatus
+AddWorkload(Aim *a, const VarSet *s, int *skipped)
+{
+	int			full = (1 << s->size) - 1;
+
+	*skipped = 0;
+	/* the marginal itself first: the largest table, the one the cap refuses */
+	for (int mask = full; mask >= 1; mask--)
+	{
+		VarSet		sub;
+		int			sk;
+		int			c;
+
+		sub.size = 0;
+		for (int i = 0; i < s->size; i++)
+			if (mask & (1 << i))
+				sub.vars[sub.size++] = s->vars[i];
+		c = CandAdd(a, &sub, mask == full, &sk);
+		if (c == -2)
+			return MRF_ENOMEM;
+		if (sk)
+		{
+			*skipped = 1;
+			if (mask == full)
+				return MRF_OK;
+		}
+	}
+	for (int i = 0; i < s->size; i++)
+		a->deg[s->vars[i]] += 1.0;
+	return MRF_OK;
+}
+
+/* See aim.h. */
+int64_t
+MrfAimClosureCells(int p, const int *card, int nworkload, const int *wstart,
+				   const int *wvar, int64_t limit, int *ncandidates)
+{
+	int64_t		total = 0;
+	int			count = 0;
+
+	if (nworkload == 0)
+	{
+		/* one-ways and pairs */
+		for (int i = 0; i < p; i++)
+		{
+			total += card[i];
+			for (int j = i + 1; j < p; j++)
+				total += (int64_t) card[i] * card[j];
+			count += p - i;
+			if (total > limit)
+				return -1;
+		}
+		*ncandidates = count;
+		return total;
+	}
+	/* an upper bound: subsets shared by several marginals counted each time */
+	for (int w = 0; w < nworkload; w++)
+	{
+		int			size = wstart[w + 1] - wstart[w];
+
+		for (int mask = 1; mask < (1 << size); mask++)
+		{
+			int			vars[MAXV];
+			int			ns = 0;
+			int64_t		cells;
+
+			for (int i = 0; i < size; i++)
+				if (mask & (1 << i))
+					vars[ns++] = wvar[wstart[w] + i];
+			cells = MrfVarsCells(card, ns, vars, limit);
+			if (cells < 0 || total + cells > limit)
+				return -1;
+			total += cells;
+			count++;
+		}
+	}
+	*ncandidates = count;
+	return total;
+}
+
+/* See aim.h. */
+double
+MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
+{
+	int			kmax = 2;
+	double		rounds = opt->rounds > 0 ? opt->rounds : (double) MrfAimRounds(p);
+	double		largest;
+
+	for (int i = 0; i < p; i++)
+		kmax = card[i] > kmax ? card[i] : kmax;
+	/* a measured table is a candidate's: at most the largest candidate */
+	largest = fmin((double) opt->max_candidate_cells,
+				   (double) kmax * kmax * (opt->nworkload ? (double) kmax * kmax * kmax * kmax * kmax * kmax : kmax));
+
+	/*
+	 * The candidates' exact tables (int64) and their bookkeeping, the
+	 * measurements (T + p tables of doubles, each at most a candidate's),
+	 * and the model: its tables, marginals, a scoring copy and the
+	 * estimator (about 8 doubles a clique cell plus the junction tree's 4
+	 * tables a cluster cell, and an int32 map per measurement and cell).
+	 */
+	return (double) opt->max_candidate_cells * sizeof(int64_t) +
+		(rounds + p) * (largest * sizeof(double) + 256.0) +
+		(double) opt->max_model_cells * (16.0 * sizeof(double) + 8.0 * sizeof(int32_t)) +
+		(double) p * p + 65536.0 * (p + 1);
+}
+
+/* Builds the clique set of cliques cl[0..m-1] (no cell limit: filtered). */
+static MrfStatus
+BuildSet(const Aim *a, const VarSet *cl, int m, MrfCliqueSet **out)
+{
+	int		   *start = MrfAlloc(a->env, sizeof(int) * (m + 1));
+	int		   *var = MrfAlloc(a->env, sizeof(int) * (m * MAXV + 1));
+	MrfStatus	status;
+
+	if (!start || !var)
+	{
+		MrfFree(a->env, start);
+		MrfFree(a->env, var);
+		return MRF_ENOMEM;
+	}
+	start[0] = 0;
+	for (int c = 0; c < m; c++)
+	{
+		memcpy(var + start[c], cl[c].vars, sizeof(int) * cl[c].size);
+		start[c + 1] = start[c] + cl[c].size;
+	}
+	status = MrfCliqueSetBuildAlphabets(a->p, a->card, m, start, var,
+										MRF_CLIQUES_MAX_TABLE_CELLS, a->env, out);
+	MrfFree(a->env, start);
+	MrfFree(a->env, var);
+	return status;
+}
+
+/* The first clique of the current model holding s, or -1. */
+static int
+Holder(const VarSet *cl, int m, const VarSet *s)
+{
+	for (int c = 0; c < m; c++)
+		if (Subset(s, &cl[c]))
+			return c;
+	return -1;
+}
+
+/*
+ * The model with r added: the cliques not inside r, then r (ncl, *nm); its
+ * set and the log-potentials of the same distribution (each old clique's
+ * table added into the new clique holding it).
+ */
+static MrfStatus
+WithClique(const Aim *a, const VarSet *r, VarSet *ncl, int *nm,
+		   MrfCliqueSet **nset, double **nlogpot)
+{
+	MrfStatus	status;
+	int			m = 0;
+	int32_t    *map = NULL;
+	int64_t		largest = 1;
+
+	*nset = NULL;
+	*nlogpot = NULL;
+	for (int c = 0; c < a->m; c++)
+		if (!Subset(&a->cl[c], r))
+			ncl[m++] = a->cl[c];
+	ncl[m++] = *r;
+	*nm = m;
+	status = BuildSet(a, ncl, m, nset);
+	if (status != MRF_OK)
+		return status;
+	*nlogpot = MrfAlloc(a->env, sizeof(double) * ((*nset)->cells + 1));
+	for (int c = 0; c < m; c++)
+		largest = (*nset)->offset[c + 1] - (*nset)->offset[c] > largest ?
+			(*nset)->offset[c + 1] - (*nset)->offset[c] : largest;
+	map = MrfAlloc(a->env, sizeof(int32_t) * largest);
+	if (*nlogpot == NULL || map == NULL)
+	{
+		MrfFree(a->env, map);
+		return MRF_ENOMEM;
+	}
+	for (int c = 0; c < a->m; c++)
+	{
+		int			t = Holder(ncl, m, &a->cl[c]);
+		const double *src = a->logpot + a->set->offset[c];
+		double	   *dst = *nlogpot + (*nset)->offset[t];
+		int64_t		cells = (*nset)->offset[t + 1] - (*nset)->offset[t];
+
+		MrfSubsetIndexMap(a->card, ncl[t].size, ncl[t].vars, a->cl[c].size,
+						  a->cl[c].vars, map);
+		for (int64_t x = 0; x < cells; x++)
+			dst[x] += src[map[x]];
+	}
+	MrfFree(a->env, map);
+	return MRF_OK;
+}
+
+/* out (cells of s) = n times the marginal over s of clique table mu_c over sup. */
+static void
+MarginalOf(const Aim *a, const VarSet *sup, const double *mu_c, const VarSet *s,
+		   int32_t *map, double *out)
+{
+	int64_t		supcells = SetCells(a->card, sup, INT64_MAX);
+	int64_t		cells = SetCells(a->card, s, INT64_MAX);
+
+	MrfSubsetIndexMap(a->card, sup->size, sup->vars, s->size, s->vars, map);
+	memset(out, 0, sizeof(double) * cells);
+	for (int64_t x = 0; x < supcells; x++)
+		out[map[x]] += mu_c[x];
+	for (int64_t x = 0; x < cells; x++)
+		out[x] *= (double) a->n;
+}
+
+/* The bp options of every exact inference here: a junction tree within limit. */
+static MrfBpOptions
+ExactWithin(int64_t limit)
+{
+	MrfBpOptions bo;
+
+	memset(&bo, 0, sizeof(bo));
+	bo.mode = MRF_INFER_EXACT;
+	bo.max_exact_cells = limit > 0 ? limit : 1;
+	return bo;
+}
+
+/*
+ * Whether adding r keeps the model's junction tree within limit cells
+ * (*fits; *tree_cells its cells) and, if so, the current model's marginal
+ * of r, times n, into est (cells of r).
+ */
+static MrfStatus
+ScoreUncovered(Aim *a, const VarSet *r, int64_t limit, VarSet *ncl, int32_t *map,
+			   int *fits, int64_t *tree_cells, double *est)
+{
+	MrfCliqueSet *nset = NULL;
+	double	   *nlogpot = NULL;
+	double	   *marg = NULL;
+	MrfBp	   *bp = NULL;
+	MrfBpOptions bo = ExactWithin(limit);
+	MrfBpInfo	info;
+	MrfStatus	status;
+	int			nm;
+
+	*fits = 0;
+	status = WithClique(a, r, ncl, &nm, &nset, &nlogpot);
+	if (status != MRF_OK)
+		goto done;
+	status = MrfBpBuild(nset, &bo, a->env, &bp);
+	if (status == MRF_EINVAL)
+	{
+		/* no junction tree within limit: filtered out */
+		status = MRF_OK;
+		goto done;
+	}
+	if (status != MRF_OK)
+		goto done;
+	MrfBpGetInfo(bp, &info);
+	if (!info.exact || info.cluster_cells > limit)
+		goto done;
+	marg = MrfAlloc(a->env, sizeof(double) * (nset->cells + 1));
+	if (marg == NULL)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	status = MrfBpMarginals(bp, nlogpot, marg, NULL);
+	if (status != MRF_OK)
+		goto done;
+	MarginalOf(a, &ncl[nm - 1], marg + nset->offset[nm - 1], r, map, est);
+	*fits = 1;
+	*tree_cells = info.cluster_cells;
+done:
+	if (bp)
+		MrfBpFree(bp);
+	if (nset)
+		MrfCliqueSetFree(a->env, nset);
+	MrfFree(a->env, nlogpot);
+	MrfFree(a->env, marg);
+	return status;
+}
+
+/* mu = the clique marginals of the current model; *tree_cells its junction tree's. */
+static MrfStatus
+Infer(Aim *a, int64_t limit, int64_t *tree_cells)
+{
+	MrfBpOptions bo = ExactWithin(limit);
+	MrfBp	   *bp = NULL;
+	MrfBpInfo	info;
+	MrfStatus	status;
+
+	MrfFree(a->env, a->mu);
+	a->mu = MrfAlloc(a->env, sizeof(double) * (a->set->cells + 1));
+	if (a->mu == NULL)
+		return MRF_ENOMEM;
+	status = MrfBpBuild(a->set, &bo, a->env, &bp);
+	if (status != MRF_OK)
+		return status;
+	MrfBpGetInfo(bp, &info);
+	*tree_cells = info.cluster_cells;
+	status = MrfBpMarginals(bp, a->logpot, a->mu, NULL);
+	MrfBpFree(bp);
+	return status;
+}
+
+/* Runs the estimator over every measurement, warm-started from a->logpot. */
+static MrfStatus
+Estimate(Aim *a, int iterations, const MrfEstimateOptions *base, int64_t limit,
+		 MrfEstimateReport *rep)
+{
+	MrfMeasurement *ms = MrfAlloc(a->env, sizeof(MrfMeasurement) * (a->nmeas + 1));
+	MrfEstimateOptions eo = *base;
+	MrfEstimateReport local;
+	MrfStatus	status;
+
+	if (ms == NULL)
+		return MRF_ENOMEM;
+	for (int i = 0; i < a->nmeas; i++)
+	{
+		ms[i].clique = Holder(a->cl, a->m, &a->meas[i].s);
+		ms[i].size = a->meas[i].s.size;
+		memcpy(ms[i].vars, a->meas[i].s.vars, sizeof(int) * ms[i].size);
+		ms[i].y = a->meas[i].y;
+		ms[i].precision = NULL;
+		ms[i].sigma2 = a->meas[i].sigma2;
+	}
+	eo.iterations = iterations;
+	eo.warm_start = 1;
+	eo.bp = ExactWithin(limit);
+	status = MrfEstimate(a->set, a->card, ms, a->nmeas, a->n, &eo, a->env, a->logpot,
+						 rep ? rep : &local);
+	MrfFree(a->env, ms);
+	return status;
+}
+
+/* Measures candidate c at variance num/den into a new measurement. */
+static MrfStatus
+Measure(Aim *a, const Cand *c, uint64_t num, uint64_t den, MrfRng *rng)
+{
+	Meas	   *m;
+
+	if (a->nmeas == a->capmeas)
+		return MRF_EINVAL;
+	m = &a->meas[a->nmeas];
+	m->s = c->s;
+	m->sigma2 = (double) num / (double) den;
+	m->y = MrfAllocUninit(a->env, sizeof(double) * c->cells);
+	if (m->y == NULL)
+		return MRF_ENOMEM;
+	a->nmeas++;
+	return MrfMeasureGaussian(c->x, c->cells, num, den, rng, m->y);
+}
+
+/*
+ * Default workload: the pairs of r become strong; every triple holding a
+ * newly strong pair and another strong pair joins the workload (with its
+ * closure), while the candidates' tables fit their cap.
+ */
+static MrfStatus
+Strengthen(Aim *a, const VarSet *r)
+{
+	int			p = a->p;
+
+	for (int i = 0; i < r->size; i++)
+		for (int j = i + 1; j < r->size; j++)
+		{
+			int			u = r->vars[i];
+			int			v = r->vars[j];
+
+			if (a->strong[(size_t) u * p + v])
+				continue;
+			a->strong[(size_t) u * p + v] = a->strong[(size_t) v * p + u] = 1;
+			for (int l = 0; l < p; l++)
+			{
+				VarSet		t;
+				int			c;
+				int			skipped;
+				MrfStatus	status;
+
+				if (l == u || l == v ||
+					!(a->strong[(size_t) u * p + l] || a->strong[(size_t) v * p + l]))
+					continue;
+				t.size = 3;
+				t.vars[0] = u;
+				t.vars[1] = v;
+				t.vars[2] = l;
+				SortSet(&t);
+				c = CandFind(a, &t);
+				if (c >= 0 && a->cand[c].workload)
+					continue;
+				status = AddWorkload(a, &t, &skipped);
+				if (status != MRF_OK)
+					return status;
+				if (skipped)
+					a->triples_skipped++;
+				else
+					a->triples++;
+			}
+		}
+	return MRF_OK;
+}
+
+/* Frees everything a holds but the outputs. */
+static void
+AimFree(Aim *a)
+{
+	for (int c = 0; c < a->ncand; c++)
+		MrfFree(a->env, a->cand[c].x);
+	MrfFree(a->env, a->cand);
+	MrfFree(a->env, a->hash);
+	MrfFree(a->env, a->deg);
+	MrfFree(a->env, a->strong);
+	MrfFree(a->env, a->cl);
+	for (int i = 0; i < a->nmeas; i++)
+		MrfFree(a->env, a->meas[i].y);
+	MrfFree(a->env, a->meas);
+	MrfFree(a->env, a->mu);
+	if (a->set)
+		MrfCliqueSetFree(a->env, a->set);
+	MrfFree(a->env, a->logpot);
+}
+
+/* See aim.h. */
+MrfStatus
+MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+			const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
+			MrfCliqueSet **set_out, double **logpot_out, MrfAimReport *rep)
+{
+	Aim			a;
+	MrfStatus	status = MRF_OK;
+	int			rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
+	double		rho = opt->rho;
+	double		rho_measure;
+	double		rho_select;
+	double		used = 0.0;
+	uint64_t	num,
+				den;
+	double	   *score = NULL;
+	double	   *est = NULL;		/* per candidate: the estimate's table, cells */
+	int64_t    *estoff = NULL;
+	uint8_t    *eligible = NULL;
+	VarSet	   *ncl = NULL;
+	int32_t    *map = NULL;
+	int64_t		largest = 1;
+	int64_t		tree_cells = 0;
+	int			why;
+
+	memset(&a, 0, sizeof(a));
+	memset(rep, 0, sizeof(*rep));
+	*set_out = NULL;
+	*logpot_out = NULL;
+	if (p < 2 || n < 1 || rounds < 1 || opt->max_model_cells < 1 ||
+		opt->round_iterations < 0 ||
+		MrfAimInitialRates(rho, rounds, &rho_measure, &rho_select) != 0)
+		return MRF_EINVAL;
+	for (int i = 0; i < p; i++)
+		if (card[i] < 2 || card[i] > 256)
+			return MRF_EINVAL;
+	if (opt->nworkload > 0 &&
+		MrfAimWorkloadCheck(p, opt->nworkload, opt->wstart, opt->wvar, &why) != 0)
+		return MRF_EINVAL;
+
+	a.rows = rows;
+	a.n = n;
+	a.p = p;
+	a.card = card;
+	a.env = env;
+	a.max_cand_cells = opt->max_candidate_cells > 0 ? opt->max_candidate_cells : INT64_MAX;
+	a.defaults = opt->nworkload == 0;
+	a.capcl = p + rounds + 1;
+	a.capmeas = p + rounds + 1;
+	a.deg = MrfAlloc(env, sizeof(double) * p);
+	a.cl = MrfAlloc(env, sizeof(VarSet) * a.capcl);
+	a.meas = MrfAlloc(env, sizeof(Meas) * a.capmeas);
+	ncl = MrfAlloc(env, sizeof(VarSet) * a.capcl);
+	if (a.defaults)
+		a.strong = MrfAlloc(env, (size_t) p * p);
+	if (!a.deg || !a.cl || !a.meas || !ncl || (a.defaults && !a.strong))
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+
+	/* the candidates: every one-way, then the workload's closure */
+	for (int i = 0; i < p; i++)
+	{
+		VarSet		s = {1, {i}};
+		int			sk;
+
+		if (CandAdd(&a, &s, 0, &sk) < 0)
+		{
+			status = sk ? MRF_EINVAL : MRF_ENOMEM;
+			goto done;
+		}
+	}
+	if (a.defaults)
+	{
+		for (int i = 0; i < p; i++)
+			for (int j = i + 1; j < p; j++)
+			{
+				VarSet		s = {2, {i, j}};
+				int			sk;
+
+				status = AddWorkload(&a, &s, &sk);
+				if (status != MRF_OK)
+					goto done;
+				if (sk)
+				{
+					status = MRF_EINVAL;
+					goto done;
+				}
+			}
+	}
+	else
+		for (int w = 0; w < opt->nworkload; w++)
+		{
+			VarSet		s;
+			int			sk;
+
+			s.size = opt->wstart[w + 1] - opt->wstart[w];
+			memcpy(s.vars, opt->wvar + opt->wstart[w], sizeof(int) * s.size);
+			SortSet(&s);
+			status = AddWorkload(&a, &s, &sk);
+			if (status != MRF_OK)
+				goto done;
+			if (sk)
+			{
+				status = MRF_EINVAL;
+				goto done;
+			}
+		}
+
+	/* 1. the model starts from one clique a variable; measure every one-way */
+	rep->sigma2_first = NAN;
+	if (MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
+	{
+		status = MRF_EINVAL;
+		goto done;
+	}
+	for (int i = 0; i < p; i++)
+	{
+		a.cl[i].size = 1;
+		a.cl[i].vars[0] = i;
+		status = Measure(&a, &a.cand[i], num, den, rng);
+		if (status != MRF_OK)
+			goto done;
+		used = MrfAimSpend(used, rho_measure);
+	}
+	rep->rho_one_way = used;
+	a.m = p;
+	status = BuildSet(&a, a.cl, a.m, &a.set);
+	if (status != MRF_OK)
+		goto done;
+	a.logpot = MrfAlloc(env, sizeof(double) * (a.set->cells + 1));
+	if (a.logpot == NULL)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	status = Estimate(&a, opt->round_iterations, &opt->estimate, opt->max_model_cells, NULL);
+	if (status != MRF_OK)
+		goto done;
+	status = Infer(&a, opt->max_model_cells, &tree_cells);
+	if (status != MRF_OK)
+		goto done;
+
+	/* 2. the rounds */
+	for (int t = 0;; t++)
+	{
+		int			last = 0;
+		int64_t		limit;
+		double		sigma;
+		double		maxw = 0.0;
+		double		scale;
+		int			pick;
+		int			covered;
+		double		moved = 0.0;
+		int64_t		at = 0;
+
+		MrfPoll(env, t, rounds);
+		if (MrfAimIsLastRound(rho, used, rho_measure, rho_select) || t + 1 >= rounds + p)
+		{
+			if (MrfAimLastRates(rho, used, &rho_measure, &rho_select) != 0)
+				break;
+			last = 1;
+		}
+		/* the last round's parts sum to at most rho - used: the whole budget is spent */
+		used = last ? rho : MrfAimSpend(MrfAimSpend(used, rho_measure), rho_select);
+		if (MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
+		{
+			status = MRF_EINVAL;
+			goto done;
+		}
+		sigma = sqrt((double) num / (double) den);
+		limit = (int64_t) fmin((double) opt->max_model_cells,
+							   floor((double) opt->max_model_cells * fmin(1.0, used / rho)));
+
+		/* the estimate's tables of every candidate, and which fit */
+		MrfFree(env, score);
+		MrfFree(env, est);
+		MrfFree(env, estoff);
+		MrfFree(env, eligible);
+		MrfFree(env, map);
+		score = MrfAlloc(env, sizeof(double) * (a.ncand + 1));
+		estoff = MrfAlloc(env, sizeof(int64_t) * (a.ncand + 1));
+		eligible = MrfAlloc(env, a.ncand + 1);
+		largest = 1;
+		for (int c = 0; c < a.m; c++)
+			largest = a.set->offset[c + 1] - a.set->offset[c] > largest ?
+				a.set->offset[c + 1] - a.set->offset[c] : largest;
+		for (int c = 0; c < a.ncand; c++)
+		{
+			estoff[c] = at;
+			at += a.cand[c].cells;
+			largest = a.cand[c].cells > largest ? a.cand[c].cells : largest;
+		}
+		est = MrfAlloc(env, sizeof(double) * (at + 1));
+		map = MrfAlloc(env, sizeof(int32_t) * (largest + 1));
+		if (!score || !estoff || !eligible || !est || !map)
+		{
+			status = MRF_ENOMEM;
+			goto done;
+		}
+		for (int c = 0; c < a.ncand; c++)
+		{
+			const Cand *cd = &a.cand[c];
+			int			h = Holder(a.cl, a.m, &cd->s);
+			double		w = 0.0;
+
+			for (int i = 0; i < cd->s.size; i++)
+				w += a.deg[cd->s.vars[i]];
+			if (w <= 0.0)
+				continue;		/* no workload marginal meets it */
+			if (h >= 0)
+			{
+				MarginalOf(&a, &a.cl[h], a.mu + a.set->offset[h], &cd->s, map, est + estoff[c]);
+				eligible[c] = 1;
+			}
+			else
+			{
+				int			fits;
+				int64_t		tc;
+
+				/* uncovered: a larger table can exceed any junction tree's budget */
+				if (cd->cells > limit)
+					continue;
+				status = ScoreUncovered(&a, &cd->s, limit, ncl, map, &fits, &tc, est + estoff[c]);
+				if (status != MRF_OK)
+					goto done;
+				eligible[c] = fits;
+			}
+			if (!eligible[c])
+				continue;
+			{
+				double		l1 = 0.0;
+
+				for (int64_t x = 0; x < cd->cells; x++)
+					l1 += fabs((double) cd->x[x] - est[estoff[c] + x]);
+				score[c] = w * (l1 - EXPECTED_ABS_NOISE(sigma) * (double) cd->cells);
+			}
+			maxw = fmax(maxw, w);
+		}
+
+		/* 3. select (rho_select), then measure (rho_measure) */
+		scale = MrfAimSelectionScale(rho_select, maxw);
+		if (t == 0)
+			rep->epsilon_first = MrfAimSelectionEpsilon(rho_select);
+		rep->epsilon_last = MrfAimSelectionEpsilon(rho_select);
+		pick = MrfExponentialSelect(score, eligible, a.ncand, scale, rng);
+		if (pick < 0)
+		{
+			status = MRF_EINVAL;
+			goto done;
+		}
+		if (t == 0)
+			rep->sigma2_first = (double) num / (double) den;
+		rep->sigma2_last = (double) num / (double) den;
+		status = Measure(&a, &a.cand[pick], num, den, rng);
+		if (status != MRF_OK)
+			goto done;
+		rep->rounds++;
+		if (a.defaults && a.cand[pick].s.size >= 2)
+		{
+			status = Strengthen(&a, &a.cand[pick].s);
+			if (status != MRF_OK)
+				goto done;
+		}
+
+		/* 4. the model takes the pick as a clique, warm-started, and is re-estimated */
+		covered = Holder(a.cl, a.m, &a.cand[pick].s) >= 0;
+		if (!covered)
+		{
+			MrfCliqueSet *nset;
+			double	   *nlogpot;
+			int			nm;
+
+			status = WithClique(&a, &a.cand[pick].s, ncl, &nm, &nset, &nlogpot);
+			if (status != MRF_OK)
+				goto done;
+			MrfCliqueSetFree(env, a.set);
+			MrfFree(env, a.logpot);
+			a.set = nset;
+			a.logpot = nlogpot;
+			memcpy(a.cl, ncl, sizeof(VarSet) * nm);
+			a.m = nm;
+		}
+		status = Estimate(&a, last ? opt->estimate.iterations : opt->round_iterations,
+						  &opt->estimate, opt->max_model_cells, last ? &rep->estimate : NULL);
+		if (status != MRF_OK)
+			goto done;
+		status = Infer(&a, opt->max_model_cells, &tree_cells);
+		if (status != MRF_OK)
+			goto done;
+
+		/* 5. annealing: did the measurement move its marginal by less than its noise? */
+		{
+			const Cand *cd = &a.cand[pick];
+			int			h = Holder(a.cl, a.m, &cd->s);
+			double	   *w = MrfAlloc(env, sizeof(double) * (cd->cells + 1));
+
+			if (w == NULL)
+			{
+				status = MRF_ENOMEM;
+				goto done;
+			}
+			MarginalOf(&a, &a.cl[h], a.mu + a.set->offset[h], &cd->s, map, w);
+			for (int64_t x = 0; x < cd->cells; x++)
+				moved += fabs(w[x] - est[estoff[pick] + x]);
+			MrfFree(env, w);
+			if (!last && moved <= EXPECTED_ABS_NOISE(sigma) * (double) cd->cells)
+			{
+				MrfAimAnneal(&rho_measure, &rho_select);
+				rep->annealed++;
+			}
+		}
+		if (last)
+			break;
+	}
+
+	rep->rho_used = used;
+	rep->candidates = a.ncand;
+	rep->triples = a.triples;
+	rep->triples_skipped = a.triples_skipped;
+	rep->model_cells = a.set->cells;
+	rep->tree_cells = tree_cells;
+	*set_out = a.set;
+	*logpot_out = a.logpot;
+	a.set = NULL;
+	a.logpot = NULL;
+done:
+	AimFree(&a);
+	MrfFree(env, score);
+	MrfFree(env, est);
+	MrfFree(env, estoff);
+	MrfFree(env, eligible);
+	MrfFree(env, ncl);
+	MrfFree(env, map);
+	return status;
+}

@@ -1,0 +1,110 @@
+/*
+ * aim.h - AIM (McKenna, Mullins, Sheldon, Miklau, "AIM: An Adaptive and
+ * Iterative Mechanism for Differentially Private Synthetic Data", VLDB
+ * 2022, Alg. 2), built from MST's select-measure-estimate pieces (mst.h):
+ *
+ *   - candidates: the downward closure of a workload of marginals (variable
+ *     sets), each weighted by w_r = sum over workload marginals s of
+ *     |r & s|; the default workload is every pair plus the triples that
+ *     hold two "strong" pairs, a pair being strong once a selected marginal
+ *     contains it (so the triples come from the mechanism's own outputs);
+ *   - initialisation: every one-way marginal measured (discrete Gaussian);
+ *   - rounds: the exponential mechanism picks the candidate with the worst
+ *     weighted L1 error against the current estimate, less the expected
+ *     error of its measurement, among those whose addition keeps the
+ *     model's junction tree within a size that grows with the budget spent;
+ *     the pick is measured, the model re-estimated (warm-started mirror
+ *     descent, MrfEstimate); sigma halves and epsilon doubles when the
+ *     measurement moved the estimate less than its noise (annealing); the
+ *     last round spends exactly what remains;
+ *   - a final estimate with more steps.
+ *
+ * Rows are uint8_t, n x p, row-major, z_i < card[i] (2..256, public).
+ * Privacy: privacy.md 13; rates in privacy.c (MrfAim*).  Plain C.
+ */
+#ifndef MRF_AIM_H
+#define MRF_AIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bp.h"
+#include "env.h"
+#include "mst.h"
+#include "noise.h"
+
+/* Most variables of one workload marginal (a measurement's limit). */
+#define MRF_AIM_MAX_MARGINAL_VARS MRF_MEASURE_MAX_VARS
+
+/* Most marginals of a workload. */
+#define MRF_AIM_MAX_WORKLOAD 10000
+
+typedef struct MrfAimOptions
+{
+	double		rho;			/* the whole budget, zCDP */
+	int			rounds;			/* T; 0: MrfAimRounds(p) = 16 p */
+	int64_t		max_model_cells;	/* cap on the junction tree's cells */
+	int64_t		max_candidate_cells;	/* cap on the candidates' exact tables */
+	int			round_iterations;	/* estimator steps after each round */
+	MrfEstimateOptions estimate;	/* the final estimate (and its engine) */
+	/* the workload: nworkload marginals wvar[wstart[w] .. wstart[w+1]-1]; 0: default */
+	int			nworkload;
+	const int  *wstart;
+	const int  *wvar;
+} MrfAimOptions;
+
+void		MrfAimDefaultOptions(MrfAimOptions *opt);
+
+/* What a release did, for the model's metadata. */
+typedef struct MrfAimReport
+{
+	int			rounds;			/* selections made */
+	int			annealed;		/* rounds after which sigma halved */
+	int			candidates;		/* candidates at the end */
+	int			triples;		/* default workload: triples added */
+	int			triples_skipped;	/* default workload: over max_candidate_cells */
+	double		rho_one_way;	/* spent on the one-way marginals */
+	double		rho_used;		/* upper bound of the exact total spent */
+	double		sigma2_first;	/* discrete Gaussian variances, first and last */
+	double		sigma2_last;
+	double		epsilon_first;	/* selection epsilons, first and last round */
+	double		epsilon_last;
+	int64_t		model_cells;	/* cells of the released cliques' tables */
+	int64_t		tree_cells;		/* cells of their junction tree */
+	MrfEstimateReport estimate; /* the final estimate */
+} MrfAimReport;
+
+/*
+ * Checks a workload: 1..MRF_AIM_MAX_WORKLOAD marginals, each of 1..MRF_AIM_MAX_MARGINAL_VARS
+ * distinct variables in 0..p-1 (any order), no variable set twice.  0, or
+ * the 0-based index of the first bad marginal plus one, with *why set to
+ * 1 (size), 2 (a variable out of range or repeated), 3 (a duplicate of an
+ * earlier marginal).
+ */
+int			MrfAimWorkloadCheck(int p, int nworkload, const int *wstart,
+								const int *wvar, int *why);
+
+/*
+ * Candidates of a workload (the downward closure of its marginals; the
+ * default's pairs and one-ways when nworkload is 0) and the cells of their
+ * tables together, or -1 above limit.
+ */
+int64_t		MrfAimClosureCells(int p, const int *card, int nworkload,
+							   const int *wstart, const int *wvar, int64_t limit,
+							   int *ncandidates);
+
+/* Bytes MrfAimLearn allocates beyond the rows and its outputs, at most. */
+double		MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt);
+
+/*
+ * The whole rho-zCDP learner (p >= 2, n >= 1, each marginal of the workload
+ * sorted).  *set_out: the model's cliques (the maximal measured marginals,
+ * and a one-way clique for each variable no larger one holds), *logpot_out
+ * its log-potentials (set->cells), both allocated through env.
+ */
+MrfStatus	MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+						const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
+						MrfCliqueSet **set_out, double **logpot_out,
+						MrfAimReport *rep);
+
+#endif

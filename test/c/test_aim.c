@@ -1,0 +1,454 @@
+/*
+ * test_aim.c - AIM (aim.h): the estimator on cliques that are not a tree
+ * (a triangle, triangulated into one cluster) against enumeration, the
+ * budget arithmetic (never above rho, the last round takes the remainder),
+ * the workload checks, recovery of a model with a triangle dependency
+ * (workload error far below independent marginals) with the default and a
+ * given workload, and the selection's calibration by a black-box
+ * chi-square test.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aim.h"
+#include "cliques.h"
+#include "harness.h"
+#include "mst.h"
+#include "noise.h"
+#include "privacy.h"
+
+#define P_REJECT 1e-4
+
+/* Probabilities of every state of (set, logpot) by enumeration (prod card states). */
+static double *
+Enumerate(const MrfCliqueSet *set, const double *logpot, int64_t *nstates)
+{
+	int			p = set->p;
+	int64_t		states = 1;
+	double	   *prob;
+	uint8_t		z[16];
+	double		total = 0.0;
+
+	for (int i = 0; i < p; i++)
+		states *= set->card[i];
+	prob = malloc(sizeof(double) * states);
+	memset(z, 0, sizeof(z));
+	for (int64_t s = 0; s < states; s++)
+	{
+		double		e = 0.0;
+
+		for (int c = 0; c < set->m; c++)
+			e += logpot[set->offset[c] + MrfCliqueIndex(set, c, z)];
+		prob[s] = exp(e);
+		total += prob[s];
+		for (int i = p - 1; i >= 0; i--)
+		{
+			if (++z[i] < set->card[i])
+				break;
+			z[i] = 0;
+		}
+	}
+	for (int64_t s = 0; s < states; s++)
+		prob[s] /= total;
+	*nstates = states;
+	return prob;
+}
+
+/* The marginal over vars (sorted) of an enumerated distribution, row-major. */
+static void
+MarginalFromStates(int p, const int *card, const double *prob, int64_t states,
+				   int size, const int *vars, double *out)
+{
+	uint8_t		z[16];
+	int64_t		cells = 1;
+
+	for (int i = 0; i < size; i++)
+		cells *= card[vars[i]];
+	memset(out, 0, sizeof(double) * cells);
+	memset(z, 0, sizeof(z));
+	for (int64_t s = 0; s < states; s++)
+	{
+		int64_t		idx = 0;
+
+		for (int i = 0; i < size; i++)
+			idx = idx * card[vars[i]] + z[vars[i]];
+		out[idx] += prob[s];
+		for (int i = p - 1; i >= 0; i--)
+		{
+			if (++z[i] < card[i])
+				break;
+			z[i] = 0;
+		}
+	}
+}
+
+/* Draws n rows from an enumerated distribution. */
+static void
+SampleStates(int p, const int *card, const double *prob, int64_t states, int64_t n,
+			 MrfRng *rng, uint8_t *rows)
+{
+	for (int64_t r = 0; r < n; r++)
+	{
+		double		u = MrfRngUniform(rng);
+		int64_t		s = 0;
+		double		acc = prob[0];
+
+		while (acc < u && s + 1 < states)
+			acc += prob[++s];
+		for (int i = p - 1; i >= 0; i--)
+		{
+			rows[r * p + i] = (uint8_t) (s % card[i]);
+			s /= card[i];
+		}
+	}
+}
+
+/*
+ * The estimator on a triangle of pairs (not a junction tree: the engine
+ * triangulates it into one cluster): with the exact pair tables of a known
+ * model as measurements, the fitted model's pair marginals, by enumeration,
+ * reproduce them, and the engine's marginals equal enumeration's.
+ */
+static void
+TestTriangleEstimate(void)
+{
+	int			card[3] = {2, 3, 2};
+	int			start[4] = {0, 2, 4, 6};
+	int			var[6] = {0, 1, 1, 2, 0, 2};
+	MrfCliqueSet *set;
+	double	   *truth;
+	double	   *fit;
+	double	   *ptrue;
+	double	   *pfit;
+	double	   *marg;
+	double		y[3][6];
+	MrfMeasurement meas[3];
+	MrfEstimateOptions opt;
+	MrfEstimateReport rep;
+	MrfRng		rng;
+	int64_t		states;
+	double		worst = 0.0;
+
+	MrfRngInitSeeded(&rng, 5);
+	CHECK(MrfCliqueSetBuildAlphabets(3, card, 3, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
+	truth = calloc(set->cells, sizeof(double));
+	fit = calloc(set->cells, sizeof(double));
+	marg = calloc(set->cells, sizeof(double));
+	for (int64_t c = 0; c < set->cells; c++)
+		truth[c] = 2.0 * (MrfRngUniform(&rng) - 0.5);
+	ptrue = Enumerate(set, truth, &states);
+	memset(meas, 0, sizeof(meas));
+	for (int c = 0; c < 3; c++)
+	{
+		int			vars[2] = {set->var[set->start[c]], set->var[set->start[c] + 1]};
+		int			cells = card[vars[0]] * card[vars[1]];
+
+		MarginalFromStates(3, card, ptrue, states, 2, vars, y[c]);
+		for (int x = 0; x < cells; x++)
+			y[c][x] *= 1000.0;
+		meas[c].clique = c;
+		meas[c].size = 2;
+		meas[c].vars[0] = vars[0];
+		meas[c].vars[1] = vars[1];
+		meas[c].y = y[c];
+		meas[c].sigma2 = 1.0;
+	}
+	MrfEstimateDefaultOptions(&opt);
+	opt.iterations = 3000;
+	opt.bp.mode = MRF_INFER_EXACT;
+	CHECK(MrfEstimate(set, card, meas, 3, 1000, &opt, &MrfMallocEnv, fit, &rep) == MRF_OK);
+	CHECK_MSG(rep.exact == 1, "the triangle's inference is exact (a triangulated junction tree)");
+	pfit = Enumerate(set, fit, &states);
+	for (int c = 0; c < 3; c++)
+	{
+		int			vars[2] = {set->var[set->start[c]], set->var[set->start[c] + 1]};
+		double		m[6];
+
+		MarginalFromStates(3, card, pfit, states, 2, vars, m);
+		for (int x = 0; x < card[vars[0]] * card[vars[1]]; x++)
+			worst = fmax(worst, fabs(m[x] * 1000.0 - y[c][x]));
+	}
+	CHECK_MSG(worst < 0.5, "triangle fit: largest cell error %.4f of 1000", worst);
+	/* the engine's marginals (junction tree of the triangle) against enumeration */
+	CHECK(MrfCliquesMarginals(set, fit, &opt.bp, &MrfMallocEnv, marg, NULL) == MRF_OK);
+	worst = 0.0;
+	for (int c = 0; c < 3; c++)
+	{
+		int			vars[2] = {set->var[set->start[c]], set->var[set->start[c] + 1]};
+		double		m[6];
+
+		MarginalFromStates(3, card, pfit, states, 2, vars, m);
+		for (int x = 0; x < card[vars[0]] * card[vars[1]]; x++)
+			worst = fmax(worst, fabs(m[x] - marg[set->offset[c] + x]));
+	}
+	CHECK_MSG(worst < 1e-12, "junction tree marginals vs enumeration: %.3g", worst);
+	/* warm start: from the fit, no step is needed */
+	opt.warm_start = 1;
+	opt.iterations = 5;
+	CHECK(MrfEstimate(set, card, meas, 3, 1000, &opt, &MrfMallocEnv, fit, &rep) == MRF_OK);
+	CHECK_MSG(rep.loss_start < 1.0, "warm start begins at the previous fit (loss %.4f)", rep.loss_start);
+	free(ptrue);
+	free(pfit);
+	free(truth);
+	free(fit);
+	free(marg);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+}
+
+/* The rates: the last round's parts sum to the remainder, never past rho. */
+static void
+TestRates(void)
+{
+	double		m,
+				s;
+	uint64_t	num,
+				den;
+	MrfRng		rng;
+
+	CHECK(MrfAimRounds(10) == 160);
+	CHECK(MrfAimInitialRates(1.0, 160, &m, &s) == 0);
+	CHECK(m <= 0.9 / 160 && m > 0.9 / 160 * (1 - 1e-15));
+	CHECK(s <= 0.1 / 160 && s > 0.1 / 160 * (1 - 1e-15));
+	CHECK(MrfAimInitialRates(0.0, 160, &m, &s) != 0);
+	CHECK(MrfAimInitialRates(-1.0, 160, &m, &s) != 0);
+	CHECK(MrfAimInitialRates(NAN, 160, &m, &s) != 0);
+	CHECK(MrfAimGaussianVariance(m, &num, &den) == 0 && (double) num / den >= 1.0 / m);
+	/* random running totals: the last parts never exceed rho - used */
+	MrfRngInitSeeded(&rng, 17);
+	for (int trial = 0; trial < 100000; trial++)
+	{
+		double		rho = exp(10.0 * (MrfRngUniform(&rng) - 0.5));
+		double		used = rho * MrfRngUniform(&rng);
+		long double rem;
+
+		if (MrfAimLastRates(rho, used, &m, &s) != 0)
+			continue;
+		rem = (long double) rho - (long double) used;
+		if ((long double) m + (long double) s > rem || m < 0.89 * (double) rem)
+		{
+			CHECK_MSG(0, "last rates %.17g + %.17g > %.17Lg", m, s, rem);
+			break;
+		}
+	}
+	CHECK(MrfAimIsLastRound(1.0, 0.85, 0.04, 0.01) == 0);
+	CHECK(MrfAimIsLastRound(1.0, 0.95, 0.04, 0.01) == 1);
+	m = 0.25;
+	s = 0.5;
+	MrfAimAnneal(&m, &s);
+	CHECK(m == 1.0 && s == 2.0);
+	CHECK(MrfAimQualitySensitivity(3.0) == 6.0);
+	CHECK(MrfAimSelectionScale(0.5, 3.0) <= 2.0 / 12.0);
+	CHECK(MrfAimSelectionScale(0.5, 3.0) > 2.0 / 12.0 * (1 - 1e-15));
+}
+
+/* Workload checks. */
+static void
+TestWorkloadCheck(void)
+{
+	int			why;
+	int			start1[3] = {0, 2, 5};
+	int			var1[5] = {1, 0, 0, 1, 2};
+	int			var2[5] = {1, 0, 0, 1, 7};
+	int			var3[5] = {1, 1, 0, 1, 2};
+	int			start4[3] = {0, 2, 4};
+	int			var4[4] = {0, 1, 1, 0};
+	int			start5[2] = {0, 9};
+	int			var5[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+
+	CHECK(MrfAimWorkloadCheck(5, 2, start1, var1, &why) == 0);
+	CHECK(MrfAimWorkloadCheck(5, 2, start1, var2, &why) == 2 && why == 2);
+	CHECK(MrfAimWorkloadCheck(5, 2, start1, var3, &why) == 1 && why == 2);
+	CHECK(MrfAimWorkloadCheck(5, 2, start4, var4, &why) == 2 && why == 3);
+	CHECK(MrfAimWorkloadCheck(10, 1, start5, var5, &why) == 1 && why == 1);
+	CHECK(MrfAimWorkloadCheck(5, 0, start1, var1, &why) == 1 && why == 1);
+}
+
+/* The triangle model: 0-1-2 pairwise dependent, 3 depends on 0, 4 alone. */
+static const int TriCard[5] = {3, 3, 3, 2, 4};
+
+/* Builds the true model's set and potentials. */
+static MrfCliqueSet *
+TriangleModel(double **logpot)
+{
+	int			start[5] = {0, 2, 4, 6, 8};
+	int			var[8] = {0, 1, 1, 2, 0, 2, 0, 3};
+	MrfCliqueSet *set;
+
+	if (MrfCliqueSetBuildAlphabets(5, TriCard, 4, start, var, 0, &MrfMallocEnv, &set) != MRF_OK)
+		return NULL;
+	*logpot = calloc(set->cells + 1, sizeof(double));
+	for (int c = 0; c < 4; c++)
+	{
+		int			ki = TriCard[set->var[set->start[c]]];
+		int			kj = TriCard[set->var[set->start[c] + 1]];
+
+		for (int a = 0; a < ki; a++)
+			for (int b = 0; b < kj; b++)
+				(*logpot)[set->offset[c] + a * kj + b] = (a == b) ? 1.2 : (c == 1 && a + b == 2 ? 0.6 : 0.0);
+	}
+	return set;
+}
+
+/* Average L1 over every pair (and the triple 0,1,2) between two enumerated laws. */
+static void
+WorkloadError(const double *pa, const double *pb, int64_t states, double *pairs, double *triple)
+{
+	double		ma[64],
+				mb[64];
+	int			np = 0;
+	int			tv[3] = {0, 1, 2};
+
+	*pairs = 0.0;
+	for (int i = 0; i < 5; i++)
+		for (int j = i + 1; j < 5; j++)
+		{
+			int			v[2] = {i, j};
+			double		l1 = 0.0;
+
+			MarginalFromStates(5, TriCard, pa, states, 2, v, ma);
+			MarginalFromStates(5, TriCard, pb, states, 2, v, mb);
+			for (int x = 0; x < TriCard[i] * TriCard[j]; x++)
+				l1 += fabs(ma[x] - mb[x]);
+			*pairs += l1;
+			np++;
+		}
+	*pairs /= np;
+	MarginalFromStates(5, TriCard, pa, states, 3, tv, ma);
+	MarginalFromStates(5, TriCard, pb, states, 3, tv, mb);
+	*triple = 0.0;
+	for (int x = 0; x < 27; x++)
+		*triple += fabs(ma[x] - mb[x]);
+}
+
+/*
+ * Recovery: rows from the triangle model; AIM at rho = 10 recovers the
+ * pair and triple marginals far better than the product of the exact
+ * one-way marginals (the floor), and its budget sums to rho.
+ */
+static void
+TestRecovery(void)
+{
+	double	   *truth;
+	MrfCliqueSet *tset = TriangleModel(&truth);
+	int64_t		states;
+	double	   *ptrue;
+	double	   *pind;
+	int64_t		n = 20000;
+	uint8_t    *rows = malloc(n * 5);
+	MrfRng		rng;
+	MrfAimOptions opt;
+	MrfAimReport rep;
+	MrfCliqueSet *set = NULL;
+	double	   *logpot = NULL;
+	double		ind_pairs,
+				ind_triple,
+				aim_pairs,
+				aim_triple;
+
+	CHECK(tset != NULL);
+	ptrue = Enumerate(tset, truth, &states);
+	MrfRngInitSeeded(&rng, 23);
+	SampleStates(5, TriCard, ptrue, states, n, &rng, rows);
+
+	/* the floor: the product of the true one-way marginals */
+	pind = malloc(sizeof(double) * states);
+	{
+		double		one[5][4];
+		uint8_t		z[5] = {0};
+
+		for (int i = 0; i < 5; i++)
+			MarginalFromStates(5, TriCard, ptrue, states, 1, &i, one[i]);
+		for (int64_t s = 0; s < states; s++)
+		{
+			pind[s] = 1.0;
+			for (int i = 0; i < 5; i++)
+				pind[s] *= one[i][z[i]];
+			for (int i = 4; i >= 0; i--)
+			{
+				if (++z[i] < TriCard[i])
+					break;
+				z[i] = 0;
+			}
+		}
+	}
+	WorkloadError(ptrue, pind, states, &ind_pairs, &ind_triple);
+
+	MrfAimDefaultOptions(&opt);
+	opt.rho = 10.0;
+	CHECK(MrfAimLearn(rows, n, 5, TriCard, &opt, &rng, &MrfMallocEnv, &set, &logpot, &rep) == MRF_OK);
+	if (set != NULL)
+	{
+		double	   *paim = Enumerate(set, logpot, &states);
+
+		WorkloadError(ptrue, paim, states, &aim_pairs, &aim_triple);
+		printf("# aim default workload rho 10: rounds %d annealed %d candidates %d triples %d cliques %d; "
+			   "pair L1 %.4f (independent %.4f), triple L1 %.4f (independent %.4f), used %.17g\n",
+			   rep.rounds, rep.annealed, rep.candidates, rep.triples, set->m,
+			   aim_pairs, ind_pairs, aim_triple, ind_triple, rep.rho_used);
+		CHECK_MSG(aim_pairs < 0.25 * ind_pairs, "pairs: aim %.4f vs independent %.4f", aim_pairs, ind_pairs);
+		CHECK_MSG(aim_triple < 0.25 * ind_triple, "triple: aim %.4f vs independent %.4f", aim_triple, ind_triple);
+		CHECK_MSG(rep.rho_used <= 10.0 && rep.rho_used > 10.0 * (1 - 1e-12),
+				  "the whole budget and no more: %.17g", rep.rho_used);
+		CHECK(rep.rounds >= 3 && rep.rounds <= 16 * 5 + 5);
+		free(paim);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+		MrfFree(&MrfMallocEnv, logpot);
+	}
+
+	/* a given workload: the triple 0,1,2 and the pair 0,3 */
+	{
+		int			wstart[3] = {0, 3, 5};
+		int			wvar[5] = {2, 0, 1, 3, 0};
+		int			has_triple = 0;
+
+		MrfAimDefaultOptions(&opt);
+		opt.rho = 10.0;
+		opt.nworkload = 2;
+		opt.wstart = wstart;
+		opt.wvar = wvar;
+		CHECK(MrfAimLearn(rows, n, 5, TriCard, &opt, &rng, &MrfMallocEnv, &set, &logpot, &rep) == MRF_OK);
+		if (set != NULL)
+		{
+			double	   *paim = Enumerate(set, logpot, &states);
+
+			WorkloadError(ptrue, paim, states, &aim_pairs, &aim_triple);
+			for (int c = 0; c < set->m; c++)
+				has_triple |= set->start[c + 1] - set->start[c] == 3;
+			printf("# aim workload [[0,1,2],[0,3]] rho 10: rounds %d cliques %d; triple L1 %.4f (independent %.4f)\n",
+				   rep.rounds, set->m, aim_triple, ind_triple);
+			CHECK_MSG(aim_triple < 0.25 * ind_triple, "triple: aim %.4f vs independent %.4f", aim_triple, ind_triple);
+			CHECK(has_triple);
+			CHECK(rep.candidates == 5 + 3 + 1 + 1);
+			free(paim);
+			MrfCliqueSetFree(&MrfMallocEnv, set);
+			MrfFree(&MrfMallocEnv, logpot);
+		}
+	}
+	/* a tiny budget still spends exactly rho and returns a model */
+	MrfAimDefaultOptions(&opt);
+	opt.rho = 0.01;
+	CHECK(MrfAimLearn(rows, n, 5, TriCard, &opt, &rng, &MrfMallocEnv, &set, &logpot, &rep) == MRF_OK);
+	CHECK(rep.rho_used <= 0.01 && rep.rho_used > 0.01 * (1 - 1e-12));
+	if (set)
+	{
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+		MrfFree(&MrfMallocEnv, logpot);
+	}
+	free(rows);
+	free(ptrue);
+	free(pind);
+	free(truth);
+	MrfCliqueSetFree(&MrfMallocEnv, tset);
+}
+
+/* The test group. */
+void
+TestAim(void)
+{
+	TestTriangleEstimate();
+	TestRates();
+	TestWorkloadCheck();
+	TestRecovery();
+}
