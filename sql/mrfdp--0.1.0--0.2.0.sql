@@ -359,7 +359,8 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							tolerance float8 DEFAULT NULL,
 							em_iterations int DEFAULT NULL,
 							domains jsonb DEFAULT NULL,
-							nulls text DEFAULT NULL)
+							nulls text DEFAULT NULL,
+							workload jsonb DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION mrf_learn_pairwise(x anyelement,
@@ -603,6 +604,68 @@ CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit varying, jsonb) (
 	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
 	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
+-- mrf_learn_aim (issue 12 item 2; sql/parts/66_aim.sql; mrf_options gains
+-- workload above).
+-- AIM (McKenna, Mullins, Sheldon, Miklau 2022; privacy.md 13), rho-zCDP:
+-- every one-way marginal measured, then rounds that select a workload
+-- marginal by the exponential mechanism (worst weighted error, within a
+-- junction-tree size that grows with the budget spent), measure it and
+-- re-estimate, annealing the noise; a clique model is released. Byte-row
+-- aggregate, named form, protected path. On Citus tables the aggregate has
+-- no combinable sibling: Citus gathers the rows and the coordinator learns.
+
+-- Transition: plans at each group's first row (window aggregates too), then
+-- stores bytes.
+CREATE FUNCTION mrfdp.mrf_aim_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_aim_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
+	SFUNC = mrfdp.mrf_aim_accum,
+	STYPE = internal,
+	FINALFUNC = mrfdp.mrf_aim_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_aim_agg; see 10_ising.sql). workload:
+-- '[["a", "b"], ["a", "b", "c"]]' by column names (or 1-based numbers for
+-- arrays); default: every pair, plus the triples over pairs AIM selected.
+-- iterations: the final estimate's mirror-descent steps (default 1000);
+-- domains and nulls as for mrf_learn_pairwise.
+CREATE FUNCTION mrf_learn_aim(x anyelement,
+							  rho float8 DEFAULT NULL,
+							  epsilon float8 DEFAULT NULL,
+							  delta float8 DEFAULT NULL,
+							  workload jsonb DEFAULT NULL,
+							  k int DEFAULT NULL,
+							  iterations int DEFAULT NULL,
+							  domains jsonb DEFAULT NULL,
+							  nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
+								   rho float8 DEFAULT NULL,
+								   epsilon float8 DEFAULT NULL,
+								   delta float8 DEFAULT NULL,
+								   workload jsonb DEFAULT NULL,
+								   k int DEFAULT NULL,
+								   iterations int DEFAULT NULL,
+								   variables int DEFAULT NULL,
+								   domains jsonb DEFAULT NULL,
+								   nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
 -- mrf_synthesize_into (issue 11 item 4; sql/parts/00_core.sql).
 -- A new table holding n synthetic rows: created with the model's variable
 -- names and the source columns' types (as mrf_synthesize fills them), then
@@ -831,6 +894,9 @@ BEGIN
 	('function', 'mrf_learn_mst_from', 'Learns an MST model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	('function', 'mrf_marginal_error', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): per size of set (ways, default 1, 2, 3), the mean and largest L1 error sum |P_model - N/n| (twice the total variation) of a model''s exact marginals (clique, Ising and pairwise models) of every set of that many variables against the relation''s rows.'),
 	('function', 'mrf_marginal_errors', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): the L1 error sum |P_model - N/n| of a model''s exact marginal (clique, Ising and pairwise models) of every set of one, two, three (ways) variables against the relation''s rows, one row per set.'),
+	('function', 'mrf_learn_aim', 'Learns a clique model of a whole table under rho-zCDP by AIM (McKenna, Mullins, Sheldon, Miklau 2022): discrete Gaussian one-way marginals, then rounds that select the worst-approximated workload marginal by the exponential mechanism within a junction-tree size cap, measure it and re-estimate, with budget annealing; workload by column names. Named form, rewritten into mrf_learn_aim_agg.'),
+	('function', 'mrf_learn_aim_agg', 'Aggregate form of mrf_learn_aim: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_aim_from', 'Learns an AIM model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
 	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),
 	('function', 'mrf_pairwise_accum', 'Aggregate support: plans the pairwise release at a group''s first row, then stores its rows as bytes.'),
@@ -847,6 +913,8 @@ BEGIN
 	('function', 'mrf_cliques_final', 'Aggregate support: learns, charges and releases the clique model of a group.'),
 	('function', 'mrf_mst_final', 'Aggregate support: learns, charges and releases the MST model of a group.'),
 	('function', 'mrf_mst_accum', 'Aggregate support: plans the MST release at a group''s first row, then stores its rows as bytes.'),
+	('function', 'mrf_aim_final', 'Aggregate support: learns, charges and releases the AIM model of a group.'),
+	('function', 'mrf_aim_accum', 'Aggregate support: plans the AIM release at a group''s first row (its workload''s columns included), then stores its rows as bytes.'),
 	-- Citus (issue 13): aggregates with a state Citus combines, and their support
 	('function', 'mrf_learn_ising_citus_agg', 'mrf_learn_ising_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_pairwise_citus_agg', 'mrf_learn_pairwise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),

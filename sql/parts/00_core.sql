@@ -247,6 +247,7 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							tolerance float8 DEFAULT NULL,
 							em_iterations int DEFAULT NULL,
 							domains jsonb DEFAULT NULL,
-							nulls text DEFAULT NULL)
+							nulls text DEFAULT NULL,
+							workload jsonb DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

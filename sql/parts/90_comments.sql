@@ -66,6 +66,9 @@ BEGIN
 	('function', 'mrf_learn_mst_from', 'Learns an MST model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	('function', 'mrf_marginal_error', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): per size of set (ways, default 1, 2, 3), the mean and largest L1 error sum |P_model - N/n| (twice the total variation) of a model''s exact marginals (clique, Ising and pairwise models) of every set of that many variables against the relation''s rows.'),
 	('function', 'mrf_marginal_errors', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): the L1 error sum |P_model - N/n| of a model''s exact marginal (clique, Ising and pairwise models) of every set of one, two, three (ways) variables against the relation''s rows, one row per set.'),
+	('function', 'mrf_learn_aim', 'Learns a clique model of a whole table under rho-zCDP by AIM (McKenna, Mullins, Sheldon, Miklau 2022): discrete Gaussian one-way marginals, then rounds that select the worst-approximated workload marginal by the exponential mechanism within a junction-tree size cap, measure it and re-estimate, with budget annealing; workload by column names. Named form, rewritten into mrf_learn_aim_agg.'),
+	('function', 'mrf_learn_aim_agg', 'Aggregate form of mrf_learn_aim: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_aim_from', 'Learns an AIM model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
 	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),
 	('function', 'mrf_pairwise_accum', 'Aggregate support: plans the pairwise release at a group''s first row, then stores its rows as bytes.'),
@@ -82,6 +85,8 @@ BEGIN
 	('function', 'mrf_cliques_final', 'Aggregate support: learns, charges and releases the clique model of a group.'),
 	('function', 'mrf_mst_final', 'Aggregate support: learns, charges and releases the MST model of a group.'),
 	('function', 'mrf_mst_accum', 'Aggregate support: plans the MST release at a group''s first row, then stores its rows as bytes.'),
+	('function', 'mrf_aim_final', 'Aggregate support: learns, charges and releases the AIM model of a group.'),
+	('function', 'mrf_aim_accum', 'Aggregate support: plans the AIM release at a group''s first row (its workload''s columns included), then stores its rows as bytes.'),
 	-- Citus (issue 13): aggregates with a state Citus combines, and their support
 	('function', 'mrf_learn_ising_citus_agg', 'mrf_learn_ising_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_pairwise_citus_agg', 'mrf_learn_pairwise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),

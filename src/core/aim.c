@@ -439,6 +439,32 @@ MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
 		(double) p * p + 65536.0 * (p + 1);
 }
 
+/* See aim.h. */
+double
+MrfAimQuality(const int64_t *x, const double *est, int64_t cells, double weight,
+			  double sigma)
+{
+	double		l1 = 0.0;
+
+	for (int64_t c = 0; c < cells; c++)
+		l1 += fabs((double) x[c] - est[c]);
+	return weight * (l1 - EXPECTED_ABS_NOISE(sigma) * (double) cells);
+}
+
+/* See aim.h. */
+int
+MrfAimSelect(const double *quality, const double *weight, const uint8_t *eligible,
+			 int count, double rho_select, MrfRng *rng)
+{
+	double		maxw = 0.0;
+
+	for (int c = 0; c < count; c++)
+		if (!eligible || eligible[c])
+			maxw = fmax(maxw, weight[c]);
+	return MrfExponentialSelect(quality, eligible, count,
+								MrfAimSelectionScale(rho_select, maxw), rng);
+}
+
 /* Builds the clique set of cliques cl[0..m-1] (no cell limit: filtered). */
 static MrfStatus
 BuildSet(const Aim *a, const VarSet *cl, int m, MrfCliqueSet **out)
@@ -766,6 +792,7 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 	uint64_t	num,
 				den;
 	double	   *score = NULL;
+	double	   *weight = NULL;	/* per candidate: w_r */
 	double	   *est = NULL;		/* per candidate: the estimate's table, cells */
 	int64_t    *estoff = NULL;
 	uint8_t    *eligible = NULL;
@@ -900,8 +927,6 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 		int			last = 0;
 		int64_t		limit;
 		double		sigma;
-		double		maxw = 0.0;
-		double		scale;
 		int			pick;
 		int			covered;
 		double		moved = 0.0;
@@ -927,11 +952,13 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 
 		/* the estimate's tables of every candidate, and which fit */
 		MrfFree(env, score);
+		MrfFree(env, weight);
 		MrfFree(env, est);
 		MrfFree(env, estoff);
 		MrfFree(env, eligible);
 		MrfFree(env, map);
 		score = MrfAlloc(env, sizeof(double) * (a.ncand + 1));
+		weight = MrfAlloc(env, sizeof(double) * (a.ncand + 1));
 		estoff = MrfAlloc(env, sizeof(int64_t) * (a.ncand + 1));
 		eligible = MrfAlloc(env, a.ncand + 1);
 		largest = 1;
@@ -946,7 +973,7 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 		}
 		est = MrfAlloc(env, sizeof(double) * (at + 1));
 		map = MrfAlloc(env, sizeof(int32_t) * (largest + 1));
-		if (!score || !estoff || !eligible || !est || !map)
+		if (!score || !weight || !estoff || !eligible || !est || !map)
 		{
 			status = MRF_ENOMEM;
 			goto done;
@@ -981,22 +1008,15 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 			}
 			if (!eligible[c])
 				continue;
-			{
-				double		l1 = 0.0;
-
-				for (int64_t x = 0; x < cd->cells; x++)
-					l1 += fabs((double) cd->x[x] - est[estoff[c] + x]);
-				score[c] = w * (l1 - EXPECTED_ABS_NOISE(sigma) * (double) cd->cells);
-			}
-			maxw = fmax(maxw, w);
+			weight[c] = w;
+			score[c] = MrfAimQuality(cd->x, est + estoff[c], cd->cells, w, sigma);
 		}
 
 		/* 3. select (rho_select), then measure (rho_measure) */
-		scale = MrfAimSelectionScale(rho_select, maxw);
 		if (t == 0)
 			rep->epsilon_first = MrfAimSelectionEpsilon(rho_select);
 		rep->epsilon_last = MrfAimSelectionEpsilon(rho_select);
-		pick = MrfExponentialSelect(score, eligible, a.ncand, scale, rng);
+		pick = MrfAimSelect(score, weight, eligible, a.ncand, rho_select, rng);
 		if (pick < 0)
 		{
 			status = MRF_EINVAL;
@@ -1080,6 +1100,7 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 done:
 	AimFree(&a);
 	MrfFree(env, score);
+	MrfFree(env, weight);
 	MrfFree(env, est);
 	MrfFree(env, estoff);
 	MrfFree(env, eligible);

@@ -97,6 +97,24 @@ int64_t		MrfAimClosureCells(int p, const int *card, int nworkload,
 double		MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt);
 
 /*
+ * AIM's quality of a candidate ([MMSM22] Alg. 2 line 12): weight times the
+ * L1 distance between its exact table x and the estimate's table est (n
+ * times the model's marginal), less the expected L1 norm of its noise,
+ * sqrt(2/pi) sigma cells.
+ */
+double		MrfAimQuality(const int64_t *x, const double *est, int64_t cells,
+						  double weight, double sigma);
+
+/*
+ * One selection: the exponential mechanism at epsilon sqrt(8 rho_select)
+ * over the eligible candidates (eligible may be NULL: all), sensitivity 2
+ * max weight over them (MrfAimSelectionScale).  -1 if none is eligible.
+ */
+int			MrfAimSelect(const double *quality, const double *weight,
+						 const uint8_t *eligible, int count, double rho_select,
+						 MrfRng *rng);
+
+/*
  * The whole rho-zCDP learner (p >= 2, n >= 1, each marginal of the workload
  * sorted).  *set_out: the model's cliques (the maximal measured marginals,
  * and a one-way clique for each variable no larger one holds), *logpot_out

@@ -238,6 +238,7 @@ StatePlan(MrfRowsState *state, const MrfLearner *learner, MemoryContext cxt)
 		if (state->p > 0)
 		{
 			MrfPlanAlphabets(plan, state->alphabets);
+			plan->variables = state->variables;
 			MrfPlanShape(plan, state->p, state->k);
 		}
 		state->plan = plan;
@@ -354,6 +355,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 			MemoryContext old = MemoryContextSwitchTo(aggctx);
 
 			MrfPlanAlphabets(state->plan, state->alphabets);
+			state->plan->variables = state->variables;
 			MrfPlanShape(state->plan, state->p, state->k);
 			MemoryContextSwitchTo(old);
 		}

@@ -49,6 +49,8 @@ typedef struct MrfPlan
 	bool		counts;			/* the run gets its tables, not rows (table_cells below) */
 	bool		distributed;	/* the run gets Frank-Wolfe score sums from the workers
 								 * (MrfRowsState.fw_scores), not rows */
+	const char *variables;		/* the rows' names and labels (names.h's JSON array) when
+								 * the schema or the first row's type gives them, else NULL */
 } MrfPlan;
 
 /*
@@ -100,6 +102,7 @@ extern const MrfLearner MrfTwiseLearner;
 extern const MrfLearner MrfStructureLearner;
 extern const MrfLearner MrfCliquesLearner;
 extern const MrfLearner MrfMstLearner;
+extern const MrfLearner MrfAimLearner;
 
 /*
  * A clique model of a valid clique set with the log-potential tables logpot

@@ -34,6 +34,7 @@ typedef enum OptionType
 	OPT_BOOLEAN,
 	OPT_CLIQUES,				/* JSON array of arrays of variable numbers */
 	OPT_DOMAINS,				/* JSON object: column name -> array of values */
+	OPT_WORKLOAD,				/* JSON array of arrays of column names or numbers */
 	OPT_TEXT					/* a non-empty string */
 } OptionType;
 
@@ -72,6 +73,7 @@ static const OptionSpec OptionSpecs[] = {
 	{"em_iterations", MRF_OPT_EM_ITERATIONS, OPT_INTEGER, FIELD(em_iterations), 1, 100000},
 	{"domains", MRF_OPT_DOMAINS, OPT_DOMAINS, FIELD(domains)},
 	{"nulls", MRF_OPT_NULLS, OPT_TEXT, FIELD(nulls)},
+	{"workload", MRF_OPT_WORKLOAD, OPT_WORKLOAD, FIELD(workload)},
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)
@@ -310,6 +312,53 @@ StoreCliques(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 	}
 }
 
+/* Most marginals of a workload, and variables per marginal (core/aim.h's limits). */
+#define MRF_MAX_WORKLOAD 10000
+#define MRF_MAX_WORKLOAD_VARS 8
+
+/*
+ * Parses the workload option's shape: a JSON array of marginals, each an
+ * array of column names (strings) or 1-based variable numbers.  Names are
+ * resolved, and duplicates found, by the learner that knows the columns.
+ */
+static void
+StoreWorkload(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
+{
+	JsonbContainer *outer;
+	int			n;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		BadOption(spec->name, "The value must be an array of marginals, e.g. '[[\"a\", \"b\"], [\"a\", \"b\", \"c\"]]'.");
+	outer = v->val.binary.data;
+	n = JsonContainerSize(outer);
+	if (n < 1 || n > MRF_MAX_WORKLOAD)
+		BadOption(spec->name, psprintf("Give from 1 to %d marginals.", MRF_MAX_WORKLOAD));
+	for (int w = 0; w < n; w++)
+	{
+		JsonbValue *m = getIthJsonbValueFromContainer(outer, w);
+		int			size;
+
+		if (m == NULL || m->type != jbvBinary || !JsonContainerIsArray(m->val.binary.data))
+			BadOption(spec->name, "Each marginal must be an array of column names.");
+		size = JsonContainerSize(m->val.binary.data);
+		if (size < 1 || size > MRF_MAX_WORKLOAD_VARS)
+			BadOption(spec->name, psprintf("A marginal has from 1 to %d columns.", MRF_MAX_WORKLOAD_VARS));
+		for (int i = 0; i < size; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(m->val.binary.data, i);
+			double		d;
+
+			if (e != NULL && e->type == jbvString && e->val.string.len >= 1 &&
+				e->val.string.len < NAMEDATALEN)
+				continue;
+			d = (e && e->type == jbvNumeric) ? JsonNumber(spec, e) : -1;
+			if (d != floor(d) || d < 1 || d > INT_MAX)
+				BadOption(spec->name, "A marginal names columns (strings) or numbers them from 1.");
+		}
+	}
+	opt->workload = JsonbValueToJsonb(v);
+}
+
 /* Validates one option value and stores it. */
 static void
 StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
@@ -363,6 +412,9 @@ StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 			break;
 		case OPT_DOMAINS:
 			StoreDomains(spec, v, opt);
+			break;
+		case OPT_WORKLOAD:
+			StoreWorkload(spec, v, opt);
 			break;
 		case OPT_TEXT:
 			/* an options document may hold a per-column policy as an object, not its text */
@@ -493,6 +545,7 @@ CopyOption(const OptionSpec *spec, MrfOptions *dst, const MrfOptions *src)
 			break;
 		case OPT_CLIQUES:
 		case OPT_DOMAINS:
+		case OPT_WORKLOAD:
 		case OPT_TEXT:
 			elog(ERROR, "option \"%s\" cannot have a default", spec->name);
 	}
@@ -687,6 +740,7 @@ AppendValue(StringInfo buf, const OptionSpec *spec, Datum value)
 			break;
 		case OPT_CLIQUES:
 		case OPT_DOMAINS:
+		case OPT_WORKLOAD:
 			{
 				Jsonb	   *jb = DatumGetJsonbP(value);
 
@@ -746,6 +800,7 @@ OptionSqlType(const OptionSpec *spec)
 			return BOOLOID;
 		case OPT_CLIQUES:
 		case OPT_DOMAINS:
+		case OPT_WORKLOAD:
 			return JSONBOID;
 	}
 	return InvalidOid;

@@ -34,6 +34,7 @@
 #define MRF_OPT_EM_ITERATIONS	0x20000
 #define MRF_OPT_DOMAINS			0x40000
 #define MRF_OPT_NULLS			0x80000
+#define MRF_OPT_WORKLOAD		0x100000
 
 /* Longest text of a choice option ('exponential'). */
 #define MRF_OPT_CHOICE_LEN 16
@@ -63,6 +64,7 @@ typedef struct MrfOptions
 	int		  **clique_vars;
 	Jsonb	   *domains;		/* declared domains: {"column": [value, ...], ...} */
 	char	   *nulls;			/* 'error', 'category' or a declared value */
+	Jsonb	   *workload;		/* marginals: [[column name or 1-based number, ...], ...] */
 } MrfOptions;
 
 /* Parses and validates an options document (every value checked). */

@@ -18,6 +18,7 @@ static const MrfLearner *const Learners[] = {
 	&MrfStructureLearner,
 	&MrfCliquesLearner,
 	&MrfMstLearner,
+	&MrfAimLearner,
 };
 
 /* Raises what a learner's check refused, if anything. */

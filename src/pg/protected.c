@@ -824,6 +824,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	state->plan = &plan;
 	/* p and k are public here: what they refuse is refused before reading */
 	MrfPlanAlphabets(&plan, state->alphabets);
+	plan.variables = state->variables;
 	MrfPlanShape(&plan, state->p, state->k);
 
 	/*

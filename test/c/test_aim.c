@@ -443,10 +443,153 @@ TestRecovery(void)
 	MrfCliqueSetFree(&MrfMallocEnv, tset);
 }
 
+/* The 7 candidates of the workload [[0, 1, 2]] over alphabets (2, 3, 2). */
+#define CAL_CANDS 7
+static const int CalCard[3] = {2, 3, 2};
+
+/* Qualities of every candidate of rows against the uniform estimate. */
+static void
+CalQualities(const uint8_t *rows, int64_t n, double sigma, double *q, double *w)
+{
+	for (int mask = 1, c = 0; mask < 8; mask++, c++)
+	{
+		int64_t		x[12];
+		double		est[12];
+		int64_t		cells = 1;
+		int			size = 0;
+
+		memset(x, 0, sizeof(x));
+		for (int i = 0; i < 3; i++)
+			if (mask & (1 << i))
+			{
+				cells *= CalCard[i];
+				size++;
+			}
+		for (int64_t r = 0; r < n; r++)
+		{
+			int64_t		idx = 0;
+
+			for (int i = 0; i < 3; i++)
+				if (mask & (1 << i))
+					idx = idx * CalCard[i] + rows[r * 3 + i];
+			x[idx]++;
+		}
+		for (int64_t e = 0; e < cells; e++)
+			est[e] = (double) n / (double) cells;
+		/* w_r = |r & {0, 1, 2}| = |r| */
+		w[c] = size;
+		q[c] = MrfAimQuality(x, est, cells, w[c], sigma);
+	}
+}
+
+/* The law exp(c q) / Z over the candidates. */
+static void
+CalLaw(const double *q, double c, double *prob)
+{
+	double		z = 0.0;
+	double		top = -INFINITY;
+
+	for (int i = 0; i < CAL_CANDS; i++)
+		top = fmax(top, c * q[i]);
+	for (int i = 0; i < CAL_CANDS; i++)
+		z += prob[i] = exp(c * q[i] - top);
+	for (int i = 0; i < CAL_CANDS; i++)
+		prob[i] /= z;
+}
+
+/*
+ * Black box: MrfAimSelect on the qualities of fixed rows (the test computes
+ * them with MrfAimQuality against a uniform estimate); the exact law at
+ * AIM's calibration (e = sqrt(8 rho_select), sensitivity 2 max w under
+ * replace-one) against 60,000 draws by chi-square; the add/remove
+ * calibration (twice the multiplier) and half the multiplier are rejected.
+ * Privacy itself: for every row replaced by every other value, the exact
+ * laws of the two neighbouring tables differ by at most e in log ratio.
+ */
+static void
+TestSelectionCalibration(void)
+{
+	int64_t		n = 40;
+	uint8_t		rows[40 * 3];
+	double		q[CAL_CANDS],
+				w[CAL_CANDS],
+				prob[CAL_CANDS],
+				wrong[CAL_CANDS];
+	long		observed[CAL_CANDS];
+	double		rho_select = 0.02;
+	double		e = sqrt(8.0 * rho_select);
+	double		c = e / (2.0 * 2.0 * 3.0);
+	double		sigma = 1.0;
+	double		stat;
+	double		worst = 0.0;
+	long		runs = 60000;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 41);
+	for (int64_t r = 0; r < n; r++)
+	{
+		rows[r * 3] = (uint8_t) MrfRngBelow(&rng, 2);
+		rows[r * 3 + 1] = (uint8_t) (MrfRngUniform(&rng) < 0.7 ? rows[r * 3] : MrfRngBelow(&rng, 3));
+		rows[r * 3 + 2] = (uint8_t) MrfRngBelow(&rng, 2);
+	}
+	CalQualities(rows, n, sigma, q, w);
+	CalLaw(q, c, prob);
+	memset(observed, 0, sizeof(observed));
+	for (long t = 0; t < runs; t++)
+	{
+		int			pick = MrfAimSelect(q, w, NULL, CAL_CANDS, rho_select, &rng);
+
+		if (pick < 0 || pick >= CAL_CANDS)
+		{
+			CHECK_MSG(0, "selection out of range: %d", pick);
+			return;
+		}
+		observed[pick]++;
+	}
+	stat = ChiSquareStatistic(observed, prob, CAL_CANDS, runs);
+	printf("# aim selection (7 candidates, 60000 runs, e %.3f): law", e);
+	for (int i = 0; i < CAL_CANDS; i++)
+		printf(" %.4f", prob[i]);
+	printf("; chi2 %.2f (df %d)", stat, CAL_CANDS - 1);
+	CHECK_MSG(ChiSquareSurvival(stat, CAL_CANDS - 1) > P_REJECT, "chi2 %.2f", stat);
+	CalLaw(q, 2.0 * c, wrong);
+	stat = ChiSquareStatistic(observed, wrong, CAL_CANDS, runs);
+	printf("; add/remove law chi2 %.0f", stat);
+	CHECK_MSG(ChiSquareSurvival(stat, CAL_CANDS - 1) < 1e-12, "the add/remove calibration is not rejected");
+	CalLaw(q, 0.5 * c, wrong);
+	stat = ChiSquareStatistic(observed, wrong, CAL_CANDS, runs);
+	printf("; half multiplier chi2 %.0f\n", stat);
+	CHECK_MSG(ChiSquareSurvival(stat, CAL_CANDS - 1) < 1e-12, "half the multiplier is not rejected");
+
+	/* replace-one: every row, every other value; log-ratio of the exact laws <= e */
+	for (int64_t r = 0; r < n; r++)
+		for (int v = 0; v < 12; v++)
+		{
+			uint8_t		nb[40 * 3];
+			double		q2[CAL_CANDS],
+						w2[CAL_CANDS],
+						p2[CAL_CANDS];
+
+			memcpy(nb, rows, sizeof(rows));
+			nb[r * 3] = (uint8_t) (v / 6);
+			nb[r * 3 + 1] = (uint8_t) ((v / 2) % 3);
+			nb[r * 3 + 2] = (uint8_t) (v % 2);
+			CalQualities(nb, n, sigma, q2, w2);
+			CalLaw(q2, c, p2);
+			for (int i = 0; i < CAL_CANDS; i++)
+				worst = fmax(worst, fabs(log(p2[i]) - log(prob[i])));
+		}
+	printf("# aim selection: largest log-ratio over replace-one neighbours %.4f (e %.4f)\n", worst, e);
+	CHECK_MSG(worst <= e + 1e-12, "log ratio %.6f above e %.6f", worst, e);
+	/* the check can fail: at the add/remove multiplier the same neighbours pass e */
+	CHECK_MSG(2.0 * worst > e, "the neighbours' log ratio %.4f is too small to test e", 2.0 * worst);
+}
+
 /* The test group. */
 void
 TestAim(void)
 {
+	TestSelectionCalibration();
 	TestTriangleEstimate();
 	TestRates();
 	TestWorkloadCheck();

@@ -155,6 +155,19 @@ BEGIN
 	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
+-- issue 12 item 2: AIM in every form (VALUES rows: no relation, no ledger
+-- row), a workload by column names; mrf_options takes workload
+SELECT (mrf_learn_aim(r, rho => 1, workload => '[["c", "d"]]', domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')::jsonb ->> 'k')
+	= '3' AS aim_named_form
+FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
+SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 3, workload => '[[1, 2, 3]]')) IS NOT NULL AS aim_agg
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+DO $$
+BEGIN
+	PERFORM mrf_learn_aim_from('up_kary', 'z', rho => 1, k => 3, variables => 3);
+	RAISE EXCEPTION 'mrf_learn_aim_from learned from an unprotected relation';
+EXCEPTION WHEN insufficient_privilege THEN NULL;
+END$$;
 -- issue 11 item 1: the cliques named form with per-variable alphabets, a
 -- declared domain and a nulls policy (VALUES rows: no relation, no ledger row)
 SELECT (mrf_learn_cliques(r, cliques => '[[1, 2]]', epsilon => 1,

@@ -1,0 +1,59 @@
+-- AIM (McKenna, Mullins, Sheldon, Miklau 2022; privacy.md 13), rho-zCDP:
+-- every one-way marginal measured, then rounds that select a workload
+-- marginal by the exponential mechanism (worst weighted error, within a
+-- junction-tree size that grows with the budget spent), measure it and
+-- re-estimate, annealing the noise; a clique model is released. Byte-row
+-- aggregate, named form, protected path. On Citus tables the aggregate has
+-- no combinable sibling: Citus gathers the rows and the coordinator learns.
+
+-- Transition: plans at each group's first row (window aggregates too), then
+-- stores bytes.
+CREATE FUNCTION mrfdp.mrf_aim_accum(internal, anyelement, jsonb) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_aim_final(internal) RETURNS mrf
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
+	SFUNC = mrfdp.mrf_aim_accum,
+	STYPE = internal,
+	FINALFUNC = mrfdp.mrf_aim_final,
+	COMBINEFUNC = mrfdp.mrf_rows_combine,
+	SERIALFUNC = mrfdp.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	PARALLEL = SAFE
+);
+
+-- Named form (rewritten into mrf_learn_aim_agg; see 10_ising.sql). workload:
+-- '[["a", "b"], ["a", "b", "c"]]' by column names (or 1-based numbers for
+-- arrays); default: every pair, plus the triples over pairs AIM selected.
+-- iterations: the final estimate's mirror-descent steps (default 1000);
+-- domains and nulls as for mrf_learn_pairwise.
+CREATE FUNCTION mrf_learn_aim(x anyelement,
+							  rho float8 DEFAULT NULL,
+							  epsilon float8 DEFAULT NULL,
+							  delta float8 DEFAULT NULL,
+							  workload jsonb DEFAULT NULL,
+							  k int DEFAULT NULL,
+							  iterations int DEFAULT NULL,
+							  domains jsonb DEFAULT NULL,
+							  nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- The protected path (see 10_ising.sql).
+CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
+								   rho float8 DEFAULT NULL,
+								   epsilon float8 DEFAULT NULL,
+								   delta float8 DEFAULT NULL,
+								   workload jsonb DEFAULT NULL,
+								   k int DEFAULT NULL,
+								   iterations int DEFAULT NULL,
+								   variables int DEFAULT NULL,
+								   domains jsonb DEFAULT NULL,
+								   nulls text DEFAULT NULL)
+	RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_learn_from'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE
+	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;

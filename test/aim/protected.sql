@@ -1,0 +1,99 @@
+-- server: session_preload
+-- AIM on the protected path (issue 12 item 2): a role that may learn but
+-- not read gets a model; the charge, planned from the options alone (the
+-- whole rho: AIM's last round spends exactly what is left), is committed
+-- before the model is returned and survives ROLLBACK; refused calls (bad
+-- options, a workload naming an unknown column, a role without the grant, a
+-- budget too small) charge nothing.  Not wrapped in a transaction: charges
+-- are committed by a background worker, which sees only committed rows.
+SELECT plan(13);
+
+DO $$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
+		CREATE ROLE mrfdp_tap_analyst;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
+		CREATE ROLE mrfdp_tap_outsider;
+	END IF;
+END $$;
+DROP TABLE IF EXISTS prot_aim CASCADE;
+DROP TYPE IF EXISTS prot_aim_colour;
+SET mrfdp.test_seed = 6;
+CREATE TYPE prot_aim_colour AS ENUM ('red', 'green', 'blue');
+CREATE TABLE prot_aim AS
+SELECT (ARRAY['red', 'green', 'blue']::prot_aim_colour[])[1 + g % 3] AS colour,
+	   (ARRAY['red', 'green', 'blue']::prot_aim_colour[])[1 + (g / 2) % 3] AS other,
+	   (ARRAY['lo', 'hi', 'mid'])[1 + (g / 3) % 3] AS level
+FROM generate_series(1, 3000) g;
+-- a value outside the declared domain and a NULL: substituted, never an error
+INSERT INTO prot_aim VALUES ('red', 'red', 'top'), (NULL, 'blue', 'lo');
+GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
+SELECT mrfdp.protect('prot_aim', epsilon => 10, delta => 1e-6, rho_cap => 1.5);
+SELECT mrfdp.grant_learning('prot_aim', 'mrfdp_tap_analyst');
+
+SET ROLE mrfdp_tap_analyst;
+SELECT throws_ok('SELECT count(*) FROM prot_aim', '42501', NULL, 'the analyst cannot read the relation');
+RESET ROLE;
+SET ROLE mrfdp_tap_outsider;
+SELECT throws_ok($$SELECT mrf_learn_aim_from('prot_aim', NULL, rho => 0.5, domains => '{"level": ["lo", "hi", "mid"]}')$$,
+				 '42501', NULL, 'a role without the grant is refused');
+RESET ROLE;
+SET ROLE mrfdp_tap_analyst;
+SELECT throws_ok($$SELECT mrf_learn_aim_from('prot_aim', NULL, rho => 0.5, iterations => -3,
+											 domains => '{"level": ["lo", "hi", "mid"]}')$$, '22023', NULL,
+				 'bad options are refused before reading');
+SELECT throws_ok($$SELECT mrf_learn_aim_from('prot_aim', NULL, rho => 0.5, workload => '[["colour", "size"]]',
+											 domains => '{"level": ["lo", "hi", "mid"]}')$$, '42703', NULL,
+				 'a workload naming a column the relation does not have is refused from the schema');
+RESET ROLE;
+SELECT is((SELECT releases FROM mrfdp.budget WHERE relation = 'prot_aim'::regclass), 0::bigint,
+		  'refused calls charge nothing');
+
+-- a release inside a transaction that rolls back: the charge stays
+SET ROLE mrfdp_tap_analyst;
+BEGIN;
+CREATE TEMP TABLE released AS
+SELECT mrf_learn_aim_from('prot_aim', NULL, rho => 0.5, workload => '[["colour", "other"], ["other", "level"]]',
+						  domains => '{"level": ["lo", "hi", "mid"]}') AS m;
+SELECT is((SELECT mrf_info(m)->>'rows' FROM released), '3002',
+		  'the analyst learns an AIM model from every row (substituted rows included)');
+SELECT ok((SELECT (mrf_info(m)->'substituted_rows') IS NOT NULL AND mrf_info(m)->>'kind' = 'cliques'
+				  AND mrf_info(m)->>'algorithm' = 'mckenna2022-aim'
+				  AND (mrf_info(m)->'workload'->>'marginals')::int = 2 FROM released),
+		  'a clique model of the given workload, with the noisy count of substituted rows');
+ROLLBACK;
+RESET ROLE;
+SELECT ok((SELECT notion = 'zCDP' AND rho = 0.50390625 AND learner = 'mrf_learn_aim' AND protected
+				  AND rows_read = 3002 AND role = 'mrfdp_tap_analyst'::regrole
+		   FROM mrfdp.ledger WHERE relation = 'prot_aim'::regclass ORDER BY id DESC LIMIT 1),
+		  'the ledger charged rho 0.5 (1 + 1/128) to the analyst, the count of substituted rows included');
+SELECT ok((SELECT spent_zcdp_rho = 0.50390625 AND releases = 1
+		   FROM mrfdp.budget WHERE relation = 'prot_aim'::regclass),
+		  'the charge survived the ROLLBACK of the releasing transaction');
+
+-- the aggregate path charges the relation too (its owner reads it), exactly rho
+SELECT mrf_learn_aim(r, rho => 0.25, domains => '{"level": ["lo", "hi", "mid"]}') IS NOT NULL
+FROM (SELECT * FROM prot_aim WHERE colour IS NOT NULL AND level IN ('lo', 'hi', 'mid')) r;
+SELECT ok((SELECT spent_zcdp_rho = 0.75390625 AND releases = 2
+		   FROM mrfdp.budget WHERE relation = 'prot_aim'::regclass),
+		  'the aggregate path charged exactly 0.25 more');
+
+-- over the rho cap: refused, nothing charged
+SET ROLE mrfdp_tap_analyst;
+SELECT throws_ok($$SELECT mrf_learn_aim_from('prot_aim', NULL, rho => 1, domains => '{"level": ["lo", "hi", "mid"]}')$$,
+				 '42501', 'privacy budget of relation public.prot_aim cannot cover this release',
+				 'a release over the budget is refused');
+RESET ROLE;
+SELECT ok((SELECT spent_zcdp_rho = 0.75390625 AND releases = 2
+		   FROM mrfdp.budget WHERE relation = 'prot_aim'::regclass),
+		  'and charges nothing');
+SET ROLE mrfdp_tap_analyst;
+SELECT lives_ok($$SELECT mrf_learn_aim_from('prot_aim', NULL, rho => 0.5, domains => '{"level": ["lo", "hi", "mid"]}')$$,
+				'what is left of the budget still fits a smaller release');
+RESET ROLE;
+
+DROP TABLE prot_aim;
+DROP TYPE prot_aim_colour;
+RESET mrfdp.test_seed;
+SELECT * FROM finish();
