@@ -82,9 +82,9 @@ MrfAimDefaultOptions(MrfAimOptions *opt)
 {
 	memset(opt, 0, sizeof(*opt));
 	MrfEstimateDefaultOptions(&opt->estimate);
-	opt->max_model_cells = (int64_t) 1 << 22;
+	opt->max_model_cells = (int64_t) 1 << 16;
 	opt->max_candidate_cells = (int64_t) 1 << 24;
-	opt->round_iterations = 100;
+	opt->round_iterations = 25;
 }
 
 /* Sorts a small set in place (insertion sort). */

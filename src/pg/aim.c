@@ -32,8 +32,12 @@
 #define AIM_DEFAULT_ITERATIONS 1000
 #define AIM_MAX_ITERATIONS 100000
 
-/* The warm-started estimate after each round ([MMSM22] re-estimate every round). */
-#define AIM_ROUND_ITERATIONS 100
+/*
+ * The warm-started estimate after each round ([MMSM22] re-estimate every
+ * round, 1000 steps): 25 here, for time; the final estimate takes
+ * iterations (default 1000).
+ */
+#define AIM_ROUND_ITERATIONS 25
 
 /*
  * Most variables: every round triangulates the model plus each candidate
@@ -42,11 +46,12 @@
 #define AIM_MAX_VARIABLES 256
 
 /*
- * Most cells of the model's junction tree: a clique model's limit (as
- * MST's), and at most a quarter of mrfdp.max_learner_memory at the
- * estimator's bytes a cell.
+ * Most cells of the model's junction tree: 2^16 (time: every estimator
+ * step and every candidate's score runs inference on it; at p = 10, k = 4
+ * a learn took 19 s of CPU at this cap, see README), and at most a quarter
+ * of mrfdp.max_learner_memory at the estimator's bytes a cell.
  */
-#define AIM_MAX_MODEL_CELLS ((int64) 1 << 24)
+#define AIM_MAX_MODEL_CELLS ((int64) 1 << 16)
 #define AIM_BYTES_PER_MODEL_CELL 160.0
 
 /* The typed options of a plan. */
