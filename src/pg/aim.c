@@ -28,8 +28,6 @@
 #define AIM_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_K | \
 					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_NULLS | MRF_OPT_WORKLOAD)
 
-/* The final estimate's mirror-descent steps when iterations is not given (MST's). */
-#define AIM_DEFAULT_ITERATIONS 1000
 #define AIM_MAX_ITERATIONS 100000
 
 /*
@@ -98,7 +96,8 @@ AimOptions(MrfPlan *plan)
 						 "invalid value for option \"rho\"",
 						 psprintf("%s spreads rho over its rounds; rho = %g cannot be split.", learner, ap->rho),
 						 NULL);
-	ap->iterations = AIM_DEFAULT_ITERATIONS;
+	/* the final estimate's steps: the defaults table's 1000 (options.c) unless given */
+	ap->iterations = (int) MrfOptionDefaultNumber(learner, "iterations");
 	if (opt->given & MRF_OPT_ITERATIONS)
 	{
 		if (opt->iterations < 1 || opt->iterations > AIM_MAX_ITERATIONS)

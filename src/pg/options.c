@@ -111,6 +111,8 @@ static const struct
 	{"mrf_learn_cliques", "em_iterations", "300"},
 	/* mirror-descent steps: README "How many estimation steps" (run_mst_iterations_study.sh) */
 	{"mrf_learn_mst", "iterations", "1000"},
+	/* AIM's final estimate: MST's steps (the same estimator); README "AIM" */
+	{"mrf_learn_aim", "iterations", "1000"},
 };
 
 /* Most cliques, and variables per clique, an options document may name. */
@@ -564,7 +566,7 @@ DefaultsOf(const char *learner)
 	{
 		const char *learner;
 		MrfOptions	opt;
-	}			cache[8];
+	}			cache[16];		/* every learner and NULL, with room */
 	static int	ncached = 0;
 	MemoryContext old;
 	MrfOptions *opt;

@@ -4,7 +4,7 @@
 -- row (a sequence, which no rollback resets, counts the rows the aggregate
 -- was given); the defaults table is what the SQL forms' NULL defaults mean.
 BEGIN;
-SELECT plan(17);
+SELECT plan(18);
 SET LOCAL mrfdp.test_seed = 3;
 CREATE TEMP SEQUENCE seen;
 -- binary rows of 3 variables, and k-ary rows of 3 variables (k = 3)
@@ -66,6 +66,8 @@ SELECT is((SELECT value FROM mrf_option_defaults() WHERE option = 'method' AND l
 	'"cgm"'::jsonb, 'mrf_option_defaults: the clique learner''s method');
 SELECT is((SELECT value FROM mrf_option_defaults() WHERE option = 'iterations' AND learner = 'mrf_learn_mst'),
 	'1000'::jsonb, 'mrf_option_defaults: MST''s mirror-descent steps');
+SELECT is((SELECT value FROM mrf_option_defaults() WHERE option = 'iterations' AND learner = 'mrf_learn_aim'),
+	'1000'::jsonb, 'mrf_option_defaults: AIM''s mirror-descent steps');
 SELECT is((SELECT count(*) FROM (SELECT learner, option FROM mrf_option_defaults() GROUP BY 1, 2 HAVING count(*) > 1) d),
 	0::bigint, 'mrf_option_defaults: one line per learner and option');
 -- a model learned with the defaults left out is the one learned with them written out
