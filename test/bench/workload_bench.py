@@ -35,7 +35,8 @@ seeded random Bayesian network over p enum columns of 2..6 values: a
 random tree in which some nodes also take their parent's parent as a
 second parent (triangles); Dirichlet(alpha) conditional tables.
 
-Prints a Markdown table of medians and writes every figure as JSON.
+Prints a Markdown table of medians (and quartiles over 4 or more releases)
+and writes every figure as JSON.
 """
 import argparse
 import itertools
@@ -321,8 +322,13 @@ def markdown(result):
     lines = [f"| {result['table']} (n = {result['n']}, p = {result['p']}) | "
              + " | ".join(f"rho = {r:g}" for r in rhos) + " |",
              "|---|" + "---:|" * len(rhos)]
+    def cell(v):
+        if len(v) < 4:
+            return f"{statistics.median(v):.4f}"
+        q1, _, q3 = statistics.quantiles(v, n=4)
+        return f"{statistics.median(v):.4f} ({q1:.3f}-{q3:.3f})"
     for name, per in result["errors"].items():
-        lines.append(f"| {name} | " + " | ".join(f"{statistics.median(per[str(r)]):.4f}" for r in rhos) + " |")
+        lines.append(f"| {name} | " + " | ".join(cell(per[str(r)]) for r in rhos) + " |")
     return "\n".join(lines)
 
 
