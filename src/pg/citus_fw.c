@@ -9,9 +9,10 @@
  * iteration t with step = [p, t, lambda, the selections of iterations
  * 1 .. t-1].  Each worker packs its shards' rows with the protected path's
  * lenient reader (a row it cannot read becomes the fixed row, and is
- * counted), and its partial state, when Citus ships it, is that part's
- * score sums (MrfIsingPartScores: the margins replayed from w_1 = 0 with the
- * selections, then one product): [magic "MRFU", p, t, n, substituted,
+ * counted) in batches of a fixed size (its memory depends on p, not on
+ * how many rows its shards hold), and its partial state, when Citus ships
+ * it, is that part's score sums (MrfIsingPartScores per batch: the margins
+ * replayed from w_1 = 0 with the selections, then one product): [magic "MRFU", p, t, n, substituted,
  * (p + 1) p int64 sums].  States add.  Integer sums over any partition of
  * the rows are the one-node sums, so the selections, the noise (drawn only
  * on the coordinator, by the driver) and the model are the one-node
@@ -47,6 +48,16 @@
 #define SUMS_MAGIC 0x4d524655	/* "MRFU": score sums */
 #define STEP_HEADER (4 + 4 + 4 + 8)
 #define SUMS_HEADER (4 + 4 + 4 + 4 + 8 + 8)
+
+/*
+ * Rows a part packs before it adds their score sums and starts again.  A
+ * part's memory is then a function of p alone: a shard's size is a
+ * function of the data (the hash of each row's distribution column), so a
+ * worker that kept its shard's rows, and refused them above its memory
+ * limit, failed or not depending on the rows (after the charge).  Integer
+ * sums over any partition of the rows are the one-node sums.
+ */
+#define FW_BATCH_ROWS 8192
 
 /* mrfdp.distributed_frank_wolfe */
 int			MrfDistributedFw = MRF_DFW_AUTO;
@@ -161,10 +172,12 @@ typedef struct FwState
 	FwStep		step;
 	int64		n;
 	int64		substituted;
-	/* rows */
+	/* rows: the current batch of at most FW_BATCH_ROWS */
 	uint64	   *rows;
-	int64		capacity;
+	int64		batch;			/* rows in the batch */
 	MrfBinaryReader reader;
+	/* the sums of the batches added so far, or NULL */
+	int64	   *partial;
 	/* sums: (p + 1) p, or NULL until computed */
 	int64	   *sums;
 } FwState;
@@ -184,6 +197,27 @@ SumCells(int p)
 	return (Size) (p + 1) * p;
 }
 
+/* Adds the score sums of the rows of the current batch to the part's and empties it. */
+static void
+FwAddBatch(FwState *s)
+{
+	int			p = s->step.p;
+	int64	   *batch;
+
+	if (s->batch == 0)
+		return;
+	if (s->partial == NULL)
+		s->partial = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
+	batch = palloc(sizeof(int64) * SumCells(p));
+	if (MrfIsingPartScores(s->rows, s->batch, p, s->step.lambda, s->step.t, s->step.sel_j,
+						   s->step.sel_sign, &MrfPallocEnv, batch) != MRF_OK)
+		elog(ERROR, "mrfdp: the score sums of a part could not be computed");
+	for (Size c = 0; c < SumCells(p); c++)
+		s->partial[c] += batch[c];
+	pfree(batch);
+	s->batch = 0;
+}
+
 /* Computes a rows state's sums for its step (t >= 1); t = 0 has none. */
 static void
 FwComputeSums(FwState *s)
@@ -194,10 +228,10 @@ FwComputeSums(FwState *s)
 		return;
 	if (s->n > INT_MAX)
 		BadFwState("The part's row count is out of range.");
-	s->sums = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
-	if (MrfIsingPartScores(s->rows, s->n, p, s->step.lambda, s->step.t, s->step.sel_j,
-						   s->step.sel_sign, &MrfPallocEnv, s->sums) != MRF_OK)
-		elog(ERROR, "mrfdp: the score sums of a part could not be computed");
+	FwAddBatch(s);
+	s->sums = s->partial != NULL ? s->partial :
+		MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
+	s->partial = NULL;
 	if (s->rows != NULL)
 		pfree(s->rows);
 	s->rows = NULL;
@@ -303,7 +337,9 @@ PG_FUNCTION_INFO_V1(mrf_fw_scores_accum);
 /*
  * Transition: reads one sample as the protected path does (an unreadable
  * sample, NULL included, becomes the fixed row and is counted) and packs
- * it, under mrfdp.max_learner_memory for the part's rows and solver.
+ * it into the current batch; a full batch's score sums are added to the
+ * part's (FW_BATCH_ROWS: the memory checked against mrfdp.max_learner_memory
+ * is one batch's, whatever the shard's size).
  */
 Datum
 mrf_fw_scores_accum(PG_FUNCTION_ARGS)
@@ -344,22 +380,22 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 		s->n++;
 		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 	}
-	if (s->n == s->capacity)
+	if (s->rows == NULL)
 	{
-		int64		cap = Max(1024, 2 * s->capacity);
-		double		need = (double) cap * words * sizeof(uint64) +
-			(s->step.t >= 1 ? (double) MrfIsingWorkspaceBytes(s->step.p, cap) : 0.0);
-
-		MrfCheckMemory("mrf_learn_ising", need);
-		s->rows = s->rows == NULL ?
-			MemoryContextAllocHuge(s->hdr.eoh_context, (Size) cap * words * sizeof(uint64)) :
-			repalloc_huge(s->rows, (Size) cap * words * sizeof(uint64));
-		s->capacity = cap;
+		/* one batch: what a part needs is a function of p only (FW_BATCH_ROWS) */
+		MrfCheckMemory("mrf_learn_ising", (double) FW_BATCH_ROWS * words * sizeof(uint64) +
+					   (double) MrfIsingWorkspaceBytes(s->step.p, FW_BATCH_ROWS) +
+					   2.0 * sizeof(int64) * SumCells(s->step.p));
+		s->rows = MemoryContextAlloc(s->hdr.eoh_context,
+									 (Size) FW_BATCH_ROWS * words * sizeof(uint64));
 	}
-	memset(s->rows + s->n * words, 0, words * sizeof(uint64));
+	else if (s->batch == FW_BATCH_ROWS)
+		FwAddBatch(s);
+	memset(s->rows + s->batch * words, 0, words * sizeof(uint64));
 	if (!MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
-								 s->rows + s->n * words, words))
+								 s->rows + s->batch * words, words))
 		s->substituted++;
+	s->batch++;
 	s->n++;
 	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 }
