@@ -190,11 +190,13 @@ CREATE OR REPLACE FUNCTION mrf_learn_structure_from(relation regclass, column_na
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
--- issue 10: the plan gains the model's width (a new signature: DROP and CREATE)
+-- issue 10: the plan gains the model's width and the model (pairwise with
+-- k, t-wise with t): a new signature, DROP and CREATE
 DROP FUNCTION mrf_structure_rows_needed(int, float8, float8, float8, float8, int);
 CREATE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
 										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL,
-										  width float8 DEFAULT NULL)
+										  width float8 DEFAULT NULL, model text DEFAULT NULL,
+										  k int DEFAULT NULL, t int DEFAULT NULL)
 	RETURNS TABLE (block_count int, tau bigint, rows_per_block bigint, "rows" bigint)
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
@@ -885,7 +887,7 @@ BEGIN
 	('function', 'mrf_learn_structure', 'Learns the graph of a model: stable mode over disjoint blocks under (epsilon, delta)-DP, or method threshold under rho-zCDP; NULL when no graph clears the threshold (still charged). Named form, rewritten into mrf_learn_structure_agg.'),
 	('function', 'mrf_learn_structure_agg', 'Aggregate form of mrf_learn_structure: one structure per group, options from mrf_options().'),
 	('function', 'mrf_learn_structure_from', 'Learns a structure from a protected relation the caller may learn from but not read; charged before the result is returned.'),
-	('function', 'mrf_structure_rows_needed', 'Plans the stable mode from public values only: blocks, threshold tau, rows per block and rows in all for a given p, eta, epsilon, delta.'),
+	('function', 'mrf_structure_rows_needed', 'Plans the stable mode from public values only: blocks, threshold tau, rows per block and rows in all for a given p, eta, epsilon, delta, for model ising (default), pairwise (with k) or twise (with t); the rows per block are fitted to measured exact recovery.'),
 	('function', 'mrf_learn_cliques', 'Learns a model of given cliques under pure epsilon-DP from noisy clique tables (Bernstein et al. 2017: naive MLE or CGM-EM); rows may mix alphabets (booleans, enums, columns with declared domains; nulls policy). Named form, rewritten into mrf_learn_cliques_agg.'),
 	('function', 'mrf_learn_cliques_agg', 'Aggregate form of mrf_learn_cliques: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_cliques_from', 'Learns a clique model from a protected relation the caller may learn from but not read (per-variable alphabets, domains and nulls as the named form; values outside a domain are substituted row by row); charged before the model is returned.'),

@@ -71,13 +71,15 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 
 -- Planning for the stable mode (public arithmetic only): the blocks (given
 -- or the default for epsilon and delta), the threshold tau on the noisy
--- block counts, the rows per block for the Ising block learner at radius
--- 2 lambda (the learner's default when NULL) on a model of the given width
--- (lambda when given, else 2), sized for a 90% exact release (fitted to
--- the study of issue 10), and the rows of the whole table; NULL rows when
--- lambda is well below the width.
+-- block counts, the rows per block for the block learner of the model
+-- ('ising', the default; 'pairwise' with k; 'twise' with t) at lambda (the
+-- model's default when NULL) on a model of the given width (lambda when
+-- given, else 2), sized for a 90% exact release (fitted to the studies of
+-- issue 10), and the rows of the whole table; NULL rows when lambda is well
+-- below the width.
 CREATE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
 										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL,
-										  width float8 DEFAULT NULL)
+										  width float8 DEFAULT NULL, model text DEFAULT NULL,
+										  k int DEFAULT NULL, t int DEFAULT NULL)
 	RETURNS TABLE (block_count int, tau bigint, rows_per_block bigint, "rows" bigint)
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -45,6 +45,7 @@
 #include "core/structure.h"
 #include "core/structure_ising.h"
 #include "core/structure_pairwise.h"
+#include "core/structure_plan.h"
 #include "core/structure_twise.h"
 #include "core/twise.h"
 #include "pg/aggregates.h"
@@ -660,8 +661,13 @@ StructureReleasedNothing(const MrfPlan *plan)
 
 	m = StructureBlocks(sp);
 	per_block = MrfStructureBlockRows(plan->n, m, m - 1);
-	/* the planning estimate is the Ising learner's, for a model of width at most 2 */
-	needed = sp->pairwise || sp->twise ? -1 :
+	/* the planning estimate of the model's block learner, for a model of width at most 2 */
+	needed = sp->pairwise ?
+		MrfPairwiseBlockRowsNeeded(plan->p, plan->k, sp->eta, Min(sp->lambda, MRF_STRUCTURE_PLAN_WIDTH),
+								   sp->lambda) :
+		sp->twise ?
+		MrfTwiseBlockRowsNeeded(plan->p, sp->t, sp->eta, Min(sp->lambda, MRF_STRUCTURE_PLAN_WIDTH),
+								sp->lambda) :
 		MrfIsingBlockRowsNeededWidth(plan->p, sp->eta, Min(sp->lambda, MRF_STRUCTURE_PLAN_WIDTH),
 									 sp->lambda);
 	ereport(NOTICE,
@@ -934,9 +940,10 @@ BadPlanArgument(const char *name, const char *detail)
 PG_FUNCTION_INFO_V1(mrf_structure_rows_needed);
 /*
  * Planning for the stable mode (public arithmetic only): the blocks, the
- * threshold tau, the rows per block the Ising block learner needs to find
- * the exact graph in about 60% of blocks (the fraction the default block
- * count is designed for), and their product.
+ * threshold tau, the rows per block the model's block learner needs for a
+ * 90% exact release at the default block count (structure_ising.c's plan
+ * for model 'ising', structure_plan.c's for 'pairwise' and 'twise'), and
+ * their product.
  */
 Datum
 mrf_structure_rows_needed(PG_FUNCTION_ARGS)
@@ -949,6 +956,9 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 	double		lambda;
 	double		width;
 	int32		blocks = 0;
+	const char *model = "ising";
+	int32		k = 0;
+	int32		t = 0;
 	int			m;
 	int64		per_block;
 	Datum		values[4];
@@ -963,9 +973,20 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 	eta = PG_GETARG_FLOAT8(1);
 	epsilon = PG_GETARG_FLOAT8(2);
 	delta = PG_GETARG_FLOAT8(3);
-	/* NULL: the learner's default (options.c's defaults table) */
-	lambda = PG_ARGISNULL(4) ? MrfOptionDefaultNumber(StructureLearner, "lambda") :
-		PG_GETARG_FLOAT8(4);
+	/* model, k and t (absent from the SQL of earlier versions) */
+	if (PG_NARGS() > 7 && !PG_ARGISNULL(7))
+		model = text_to_cstring(PG_GETARG_TEXT_PP(7));
+	if (strcmp(model, "ising") != 0 && strcmp(model, "pairwise") != 0 && strcmp(model, "twise") != 0)
+		BadPlanArgument("model", "The value must be 'ising', 'pairwise' or 'twise'.");
+	if (PG_NARGS() > 8 && !PG_ARGISNULL(8))
+		k = PG_GETARG_INT32(8);
+	if (PG_NARGS() > 9 && !PG_ARGISNULL(9))
+		t = PG_GETARG_INT32(9);
+	/* NULL: the learner's default (options.c's defaults table), per model as mrf_learn_structure */
+	lambda = !PG_ARGISNULL(4) ? PG_GETARG_FLOAT8(4) :
+		strcmp(model, "pairwise") == 0 ? MrfOptionDefaultNumber("mrf_learn_pairwise", "lambda") :
+		strcmp(model, "twise") == 0 ? MrfOptionDefaultNumber("mrf_learn_twise", "lambda") :
+		MrfOptionDefaultNumber(StructureLearner, "lambda");
 	if (!PG_ARGISNULL(5))
 		blocks = PG_GETARG_INT32(5);
 	/* width: the model's, when known; else lambda when given, else the study's grids' */
@@ -987,14 +1008,27 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 		BadPlanArgument("epsilon", "The value must be a finite number greater than zero, and not so small that tau overflows.");
 	if (!PG_ARGISNULL(5) && (blocks < 1 || blocks > 10000000))
 		BadPlanArgument("blocks", "The value must be an integer from 1 to 10000000.");
+	if (strcmp(model, "pairwise") == 0 && (k < 2 || k > MRF_PAIRWISE_MAX_K))
+		BadPlanArgument("k", psprintf("Model 'pairwise' needs the alphabet size k, an integer from 2 to %d.",
+									  MRF_PAIRWISE_MAX_K));
+	if (strcmp(model, "pairwise") != 0 && k != 0)
+		BadPlanArgument("k", "Only model 'pairwise' takes k.");
+	if (strcmp(model, "twise") == 0 && (t < 2 || t > Min(p, MRF_TWISE_MAX_ORDER)))
+		BadPlanArgument("t", psprintf("Model 'twise' needs the order t, an integer from 2 to min(p, %d).",
+									  MRF_TWISE_MAX_ORDER));
+	if (strcmp(model, "twise") != 0 && t != 0)
+		BadPlanArgument("t", "Only model 'twise' takes t.");
 
 	m = blocks > 0 ? blocks : MrfStructureDefaultBlocks(epsilon, delta);
-	per_block = MrfIsingBlockRowsNeededWidth(p, eta, width, lambda);
+	per_block = strcmp(model, "pairwise") == 0 ? MrfPairwiseBlockRowsNeeded(p, k, eta, width, lambda) :
+		strcmp(model, "twise") == 0 ? MrfTwiseBlockRowsNeeded(p, t, eta, width, lambda) :
+		MrfIsingBlockRowsNeededWidth(p, eta, width, lambda);
 	if (per_block == -1 || (per_block > 0 && per_block > PG_INT64_MAX / m))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("the planned number of rows is too large to represent"),
-				 errdetail("The plan grows as e^(%g width) ln(2p) / eta^2.", MRF_ISING_PLAN_A)));
+				 errdetail("The plan grows as e^(A width) ln(2p) / eta^2 (A = %g for model 'ising').",
+						   MRF_ISING_PLAN_A)));
 
 	InitMaterializedSRF(fcinfo, 0);
 	values[0] = Int32GetDatum(m);
@@ -1002,14 +1036,18 @@ mrf_structure_rows_needed(PG_FUNCTION_ARGS)
 	if (per_block < 0)
 	{
 		/* lambda well below the width: the block learner is biased, no size is enough */
+		double		def = strcmp(model, "ising") == 0 ? MrfOptionDefaultNumber(StructureLearner, "lambda") :
+			MrfOptionDefaultNumber(strcmp(model, "pairwise") == 0 ? "mrf_learn_pairwise" : "mrf_learn_twise",
+								   "lambda");
+
 		nulls[2] = nulls[3] = true;
 		ereport(NOTICE,
 				(errmsg("no number of rows is enough when lambda is well below the model's width"),
-				 errdetail("The block learner's radius 2 lambda = %g cannot reach a model of width %g: its blocks agree on a biased graph or on none.",
-						   2.0 * lambda, width),
-				 errhint("Raise lambda to at least the width (the default, %g, covers widths up to %g).",
-						 MrfOptionDefaultNumber(StructureLearner, "lambda"),
-						 MrfOptionDefaultNumber(StructureLearner, "lambda"))));
+				 errdetail("The block learner's radius %g (lambda = %g) cannot reach a model of width %g: its blocks agree on a biased graph or on none.",
+						   MrfStructureBlockRadius(lambda, strcmp(model, "pairwise") == 0 ? k : 1),
+						   lambda, width),
+				 errhint("Raise lambda to at least the width (the default for model '%s', %g, covers widths up to %g).",
+						 model, def, def)));
 	}
 	else
 	{

@@ -22,6 +22,10 @@
  *                     the fraction of blocks of b rows that give exactly the
  *                     true graph, and the fraction that give some other
  *                     non-empty-disagreement graph, at several radii.
+ *   --study structure-plan  one pairwise or t-wise family (--model, --families,
+ *                     --p, --k, --scale, --lambdas, --bmin) at block sizes a
+ *                     factor sqrt 2 apart, for the rows-needed plans of
+ *                     structure_plan.c (run_structure_plan_study.sh).
  *
  * Every line of output is one fit, tab-separated, with a header line;
  * test/bench/defaults_table.py takes medians over the repeated releases and
@@ -335,6 +339,15 @@ IsingStudy(const char *family, const Cell *cells, int ncells, int reps, uint64_t
  * each block W_ij(a, b) uniform in +-s/k^0 with s chosen so the centred
  * blocks have max entry about 0.5; fields U[-0.1, 0.1]; then centred.
  */
+/* Couplings of the pairwise and t-wise families times this (--scale). */
+static double KaryScale = 1.0;
+
+/*
+ * Structure studies: stop a lambda's block sizes after this many sizes in a
+ * row with every block exact (0: never; --study structure-plan sets 2).
+ */
+static int	KaryStopAfter = 0;
+
 static void
 PairwiseFamily(const char *family, int p, int k, MrfRng *rng, double *W, double *theta)
 {
@@ -366,7 +379,7 @@ PairwiseFamily(const char *family, int p, int k, MrfRng *rng, double *W, double 
 		for (int a = 0; a < k; a++)
 			for (int b = 0; b < k; b++)
 			{
-				double		v = 0.6 * (2.0 * Uniform(rng) - 1.0);
+				double		v = KaryScale * 0.6 * (2.0 * Uniform(rng) - 1.0);
 
 				W[MrfPairwiseAt(p, k, i, j, a, b)] = v;
 				W[MrfPairwiseAt(p, k, j, i, b, a)] = v;
@@ -494,10 +507,12 @@ PairwiseStudy(const char *family, int p, int k, const int64_t *ns, int nn,
 
 /*
  * A true t-wise model (t = 3): a chain of triples {i, i+1, i+2} with
- * +-0.4, the chain's pairs at +-0.3, fields U[-0.1, 0.1].
+ * +-0.4, the chain's pairs at +-0.3, fields U[-0.1, 0.1]; family "random":
+ * p / 2 triples drawn at random at +-0.4, each with its first pair at
+ * +-0.3 (couplings times KaryScale).
  */
 static void
-TwiseFamily(int p, int t, MrfRng *rng, double *coef)
+TwiseFamilyOf(const char *family, int p, int t, MrfRng *rng, double *coef)
 {
 	int64_t		cc = MrfTwiseCoefCount(p, t);
 	int			vars[3];
@@ -505,19 +520,60 @@ TwiseFamily(int p, int t, MrfRng *rng, double *coef)
 	memset(coef, 0, sizeof(double) * cc);
 	for (int i = 0; i < p; i++)
 		coef[1 + i] = 0.2 * Uniform(rng) - 0.1;
+	if (strcmp(family, "random") == 0 && t >= 3)
+	{
+		for (int e = 0; e < p / 2; e++)
+		{
+			int			a = (int) MrfRngBelow(rng, (uint64_t) p);
+			int			b = (int) MrfRngBelow(rng, (uint64_t) p);
+			int			c = (int) MrfRngBelow(rng, (uint64_t) p);
+			int			x;
+
+			if (a == b || b == c || a == c)
+			{
+				e--;
+				continue;
+			}
+			/* sorted */
+			if (a > b)
+				x = a, a = b, b = x;
+			if (b > c)
+				x = b, b = c, c = x;
+			if (a > b)
+				x = a, a = b, b = x;
+			vars[0] = a;
+			vars[1] = b;
+			vars[2] = c;
+			if (coef[MrfSubsetIndex(p, vars, 3)] != 0.0)
+			{
+				e--;
+				continue;
+			}
+			coef[MrfSubsetIndex(p, vars, 3)] = KaryScale * 0.4 * Sign(rng);
+			coef[MrfSubsetIndex(p, vars, 2)] = KaryScale * 0.3 * Sign(rng);
+		}
+		return;
+	}
 	for (int i = 0; i + 1 < p; i++)
 	{
 		vars[0] = i;
 		vars[1] = i + 1;
-		coef[MrfSubsetIndex(p, vars, 2)] = 0.3 * Sign(rng);
+		coef[MrfSubsetIndex(p, vars, 2)] = KaryScale * 0.3 * Sign(rng);
 	}
 	for (int i = 0; i + 2 < p && t >= 3; i += 2)
 	{
 		vars[0] = i;
 		vars[1] = i + 1;
 		vars[2] = i + 2;
-		coef[MrfSubsetIndex(p, vars, 3)] = 0.4 * Sign(rng);
+		coef[MrfSubsetIndex(p, vars, 3)] = KaryScale * 0.4 * Sign(rng);
 	}
+}
+
+/* The chain of triples (the learner study's family). */
+static void
+TwiseFamily(int p, int t, MrfRng *rng, double *coef)
+{
+	TwiseFamilyOf("chain", p, t, rng, coef);
 }
 
 /* max_i sum over monomials I containing i of |c_I| (sizes 1..t). */
@@ -793,7 +849,7 @@ StructureStudyKary(const char *family, int p, int k, int t, const double *lams, 
 		int64_t		col = 0,
 					col2;
 
-		TwiseFamily(p, t, &rng, coef);
+		TwiseFamilyOf(family, p, t, &rng, coef);
 		width = TwiseWidth(coef, p, t);
 		for (int64_t q = 1 + p; q < cc; q++)
 			if (fabs(coef[q]) > 1e-12)
@@ -841,7 +897,7 @@ StructureStudyKary(const char *family, int p, int k, int t, const double *lams, 
 			Die("t-wise sampling failed");
 		rows = PackRows(z, nmax, p);
 		rowBytes = sizeof(uint64_t) * (size_t) MrfBitWords(p);
-		snprintf(name, sizeof(name), "twise-chain-t%d", t);
+		snprintf(name, sizeof(name), "twise-%s-t%d", family, t);
 		free(z);
 		free(coef);
 		free(kept);
@@ -849,7 +905,7 @@ StructureStudyKary(const char *family, int p, int k, int t, const double *lams, 
 	MrfStructureCanonicalize(&truth, &MrfMallocEnv);
 
 	for (int li = 0; li < nl; li++)
-		for (int bi = 0; bi < nb; bi++)
+		for (int bi = 0, allExact = 0; bi < nb && (KaryStopAfter == 0 || allExact < KaryStopAfter); bi++)
 		{
 			MrfPairwiseBlockOptions popt;
 			MrfTwiseBlockOptions topt;
@@ -896,6 +952,7 @@ StructureStudyKary(const char *family, int p, int k, int t, const double *lams, 
 				   name, p, eta, width, lams[li], (long long) bs[bi],
 				   blocks, (double) exact / blocks, (double) topWrong / blocks);
 			fflush(stdout);
+			allExact = exact == blocks ? allExact + 1 : 0;
 			for (int m = 0; m < blocks; m++)
 				MrfStructureFree(&got[m], &MrfMallocEnv);
 			free(got);
@@ -914,6 +971,12 @@ main(int argc, char **argv)
 	const char *only = NULL;	/* structure: a comma-separated list of families */
 	int			reps = 3;
 	uint64_t	seed = 1;
+	const char *planModel = "pairwise";	/* structure-plan: pairwise or twise */
+	int			planP = 8;
+	int			planK = 3;		/* pairwise: k; twise: t */
+	double		planLams[8] = {2, 4, 8};
+	double		planBmin = 250;
+	int			planNl = 3;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -927,10 +990,36 @@ main(int argc, char **argv)
 			only = argv[++i];
 		else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
 			seed = strtoull(argv[++i], NULL, 10);
+		else if (i + 1 < argc && strcmp(argv[i], "--lambdas") == 0)
+		{
+			char	   *end;
+			const char *q = argv[++i];
+
+			planNl = 0;
+			while (*q && planNl < 8)
+			{
+				planLams[planNl++] = strtod(q, &end);
+				q = *end == ',' ? end + 1 : end;
+				if (end == q && *q)
+					Die("bad --lambdas");
+			}
+		}
+		else if (i + 1 < argc && strcmp(argv[i], "--bmin") == 0)
+			planBmin = atof(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--scale") == 0)
+			KaryScale = atof(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--model") == 0)
+			planModel = argv[++i];
+		else if (i + 1 < argc && strcmp(argv[i], "--p") == 0)
+			planP = atoi(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--k") == 0)
+			planK = atoi(argv[++i]);
 		else
 		{
 			fprintf(stderr, "usage: bench_defaults [--study ising|pairwise|twise|structure|structure-kary] "
-					"[--grid tiny|full|large] [--reps 3] [--seed 1] [--families grid,grid3,random,chain]\n");
+					"[--grid tiny|full|large] [--reps 3] [--seed 1] [--families grid,grid3,random,chain]\n"
+					"       bench_defaults --study structure-plan --model pairwise|twise --families chain|random "
+					"--p 8 --k 3 (t for twise) [--lambdas 2,4,8] [--bmin 250] [--scale 1] [--seed 1]\n");
 			return 2;
 		}
 	}
@@ -1032,6 +1121,26 @@ main(int argc, char **argv)
 		StructureStudyKary("random", 8, 3, 0, lams, 2, bs, nb, blocks, seed);
 		StructureStudyKary("chain", 6, 4, 0, lams, 2, bs, nb, blocks, seed);
 		StructureStudyKary("chain", 10, 2, 3, lams, 2, bs, nb, blocks, seed);
+	}
+	else if (strcmp(study, "structure-plan") == 0)
+	{
+		/*
+		 * The rows-needed plan of pairwise and t-wise structures
+		 * (structure_plan.c): one family, finer block sizes (a factor
+		 * sqrt 2 from --bmin, 250, to 32,000), 20 blocks, --lambdas (2,4,8); a
+		 * lambda's sizes stop at the first size with every block exact.
+		 */
+		int64_t		bs[15];
+		int			nb = 0;
+
+		for (double b = planBmin; b < 33000 && nb < 15; b *= M_SQRT2)
+			bs[nb++] = (int64_t) llround(b);
+		KaryStopAfter = 1;
+		printf("study\tfamily\tp\teta\twidth\tlambda\tb\tblocks\texact\ttop_wrong\n");
+		StructureStudyKary(only ? only : "chain", planP,
+						   strcmp(planModel, "twise") == 0 ? 2 : planK,
+						   strcmp(planModel, "twise") == 0 ? planK : 0,
+						   planLams, planNl, bs, nb, 20, seed);
 	}
 	else
 		Die("unknown study");

@@ -148,19 +148,9 @@ def plan_rows(p, eta, width, lam):
 PLAN_C, PLAN_A, PLAN_B, PLAN_MIN_RATIO = 5.75, 0.95, 0.5, 0.6
 
 
-def fit_plan(table, meta):
-    """Least squares of log(measured block rows / (ln(2p) / eta^2)) on the
-    width and log min(lambda / width, 2): the C, A and B of the plan."""
-    X, Y = [], []
-    for key, pts in table.items():
-        p, eta, w = meta[key]
-        b = rows_for_release(pts)
-        if b is None or key[1] < w * PLAN_MIN_RATIO:
-            continue
-        X.append((1.0, w, math.log(min(key[1] / w, 2.0))))
-        Y.append(math.log(b / (math.log(2 * p) / eta ** 2)))
-    # normal equations, 3 x 3
-    n = 3
+def lstsq(X, Y):
+    """Least squares by the normal equations (Gauss-Jordan)."""
+    n = len(X[0])
     M = [[sum(x[i] * x[j] for x in X) for j in range(n)] for i in range(n)]
     v = [sum(x[i] * y for x, y in zip(X, Y)) for i in range(n)]
     for i in range(n):  # Gauss-Jordan
@@ -174,6 +164,21 @@ def fit_plan(table, meta):
                 for j in range(n):
                     M[r][j] -= f * M[i][j]
                 v[r] -= f * v[i]
+    return v
+
+
+def fit_plan(table, meta):
+    """Least squares of log(measured block rows / (ln(2p) / eta^2)) on the
+    width and log min(lambda / width, 2): the C, A and B of the plan."""
+    X, Y = [], []
+    for key, pts in table.items():
+        p, eta, w = meta[key]
+        b = rows_for_release(pts)
+        if b is None or key[1] < w * PLAN_MIN_RATIO:
+            continue
+        X.append((1.0, w, math.log(min(key[1] / w, 2.0))))
+        Y.append(math.log(b / (math.log(2 * p) / eta ** 2)))
+    v = lstsq(X, Y)
     return math.exp(v[0]), v[1], v[2]
 
 
@@ -201,6 +206,91 @@ def structure_plan(rows):
     return "\n".join(out), table, meta
 
 
+# structure_plan.c's constants (PAIRWISE_PLAN_*, TWISE_PLAN_*), from
+# fit_kary_plan(): C, A, B of C e^(A w) min(lambda / w, 2)^B ln(2 d) / eta^2.
+KARY_PLAN = {"pairwise": (32.7, 0.33, 0.0), "twise": (2.07, 0.47, 1.72)}
+
+
+def kary_features(model, p, k):
+    """The features d of one node regression: (p - 1) k one-hot indicators
+    (pairwise), the monomials of size 1 .. t - 1 of the other p - 1
+    variables (t-wise)."""
+    if model == "pairwise":
+        return (p - 1) * k
+    return sum(math.comb(p - 1, s) for s in range(1, k))
+
+
+def kary_key(r):
+    model, _, rest = r["family"].partition("-")
+    fam, _, kt = rest.rpartition("-")
+    return model, fam, int(r["p"]), int(kt[1:]), float(r["eta"]), float(r["width"]), float(r["lambda"])
+
+
+def kary_points(rows):
+    """(model, family, p, k|t, eta, width, lambda) -> (rows per block for
+    a 90% release or None, censored: the smallest size already reached it)."""
+    table = collections.defaultdict(list)
+    for r in rows:
+        table[kary_key(r)].append((int(r["b"]), float(r["exact"])))
+    out = {}
+    for key, pts in table.items():
+        b = rows_for_release(pts)
+        out[key] = (b, b is not None and b == min(x for x, _ in pts))
+    return out
+
+
+def fit_kary_plan(points):
+    """Least squares per model of log(b eta^2 / ln(2 d)) on the width and
+    (t-wise) log min(lambda / w, 2), over the uncensored points."""
+    fits = {}
+    for model in ("pairwise", "twise"):
+        X, Y = [], []
+        for (m, fam, p, k, eta, w, lam), (b, cens) in points.items():
+            if m != model or b is None or cens:
+                continue
+            x = [1.0, w]
+            if model == "twise":
+                x.append(math.log(min(lam / w, 2.0)))
+            X.append(x)
+            Y.append(math.log(b * eta ** 2 / math.log(2 * kary_features(m, p, k))))
+        if len(X) >= len(X[0]) if X else False:
+            v = lstsq(X, Y)
+            fits[model] = (math.exp(v[0]), v[1], v[2] if len(v) > 2 else 0.0)
+    return fits
+
+
+def kary_plan_rows(model, p, k, eta, w, lam, consts):
+    c, a, bexp = consts
+    return math.ceil(c * math.exp(a * w) * min(lam / w, 2.0) ** bexp
+                     * math.log(2 * kary_features(model, p, k)) / eta ** 2)
+
+
+def kary_plan_table(rows, consts):
+    points = kary_points(rows)
+    out = ["Pairwise and t-wise structures: block rows for a 90% exact release (epsilon 1, delta 1e-6: "
+           "94 blocks, tau 28) from the measured block fractions (20 blocks a size, sizes a factor "
+           "sqrt 2 apart), against `mrf_structure_rows_needed(model => ...)`.\n",
+           "| model | family | p | k or t | eta | width | lambda | measured rows | planned rows | planned / measured |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for key in sorted(points):
+        m, fam, p, k, eta, w, lam = key
+        b, cens = points[key]
+        plan = kary_plan_rows(m, p, k, eta, w, lam, consts[m]) if consts.get(m) and None not in consts[m] else None
+        if b is None:
+            meas = "not reached"
+        elif cens:
+            meas = f"at most {M * b:,.0f}"
+        else:
+            meas = f"{M * b:,.0f}"
+        ratio = ""
+        if plan and b:
+            ratio = f"{plan / b:.2f}" + (" (at least)" if cens else "")
+        pl = f"{M * plan:,}" if plan else ""
+        out.append(f"| {m} | {fam} | {p} | {k} | {eta:g} | {w:.2f} | {lam:g} | {meas} | {pl} | {ratio} |")
+    out.append("")
+    return "\n".join(out), points
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "defaults"
     for study in ("ising", "pairwise", "twise"):
@@ -220,6 +310,14 @@ def main():
         print(text)
         c, a, b = fit_plan(table, meta)
         print(f"(least squares on the points where both are defined: C = {c:.3g}, A = {a:.3g}, B = {b:.3g})\n")
+    path = os.path.join(d, "structure-plan.tsv")
+    if os.path.exists(path):
+        krows = read(path)
+        fits = fit_kary_plan(kary_points(krows))
+        text, _ = kary_plan_table(krows, KARY_PLAN if None not in KARY_PLAN["twise"] else fits)
+        print(text)
+        for m, (c, a, b) in sorted(fits.items()):
+            print(f"({m}: least squares on the points measured inside the grid: C = {c:.3g}, A = {a:.3g}, B = {b:.3g})\n")
 
 
 if __name__ == "__main__":

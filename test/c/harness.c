@@ -150,6 +150,7 @@ main(void)
 		{"cliques", TestCliques},
 		{"pairwise", TestPairwise},
 		{"structure", TestStructure},
+		{"structure_plan", TestStructurePlan},
 		{"twise", TestTwise},
 		{"mst", TestMst},
 		{"workload", TestWorkload},

@@ -85,6 +85,7 @@ void		TestSample(void);
 void		TestCliques(void);
 void		TestPairwise(void);
 void		TestStructure(void);
+void		TestStructurePlan(void);
 void		TestTwise(void);
 void		TestMst(void);
 void		TestWorkload(void);

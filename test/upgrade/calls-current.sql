@@ -103,6 +103,11 @@ DROP TABLE up_synthesized;
 -- issue 10: the plan for a model of a given width at the default lambda
 SELECT rows_per_block > 0 AS rows_needed_with_width
 FROM mrf_structure_rows_needed(20, eta => 0.5, epsilon => 1, delta => 1e-6, width => 2);
+-- and for pairwise and t-wise structures
+SELECT rows_per_block > 0 AS rows_needed_pairwise
+FROM mrf_structure_rows_needed(8, eta => 0.3, epsilon => 1, delta => 1e-6, model => 'pairwise', k => 3);
+SELECT rows_per_block > 0 AS rows_needed_twise
+FROM mrf_structure_rows_needed(10, eta => 0.3, epsilon => 1, delta => 1e-6, model => 'twise', t => 3);
 -- issue 12 item 1: MST in every form (VALUES rows: no relation, no ledger
 -- row); the protected form on a relation without a grant refuses before reading
 SELECT (mrf_learn_mst(r, rho => 1, domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')::jsonb ->> 'k')
