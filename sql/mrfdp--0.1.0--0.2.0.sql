@@ -614,7 +614,8 @@ CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit varying, jsonb) (
 -- junction-tree size that grows with the budget spent), measure it and
 -- re-estimate, annealing the noise; a clique model is released. Byte-row
 -- aggregate, named form, protected path. On Citus tables the aggregate has
--- no combinable sibling: Citus gathers the rows and the coordinator learns.
+-- no combinable sibling: Citus gathers the rows and the coordinator learns
+-- (test/citus/aim.sql).
 
 -- Transition: plans at each group's first row (window aggregates too), then
 -- stores bytes.
