@@ -6,7 +6,7 @@
 # (test/bench/workload_bench.py says what each row is).  With MRFDP_DESTDIR
 # set, runs against that staged install (scripts/pg_options.sh).
 #   test/bench/run_workload_bench.sh [RELEASES (3)] [OUT_DIR (/tmp/workload_bench)] [TABLES ("housevotes synthetic")]
-# README: 21 releases on housevotes, 5 on synthetic (two runs).
+# README: 21 releases on housevotes, 3 on synthetic (two runs).
 # Needs python3-numpy and python3-psycopg2 (scripts/install-deps.sh) and,
 # for HouseVotes84, R with mlbench (scripts/housevotes.sh installs it).
 set -euo pipefail

@@ -9,7 +9,7 @@ test seed), the learners run on the same table:
 
   MST              mrf_learn_mst(r, rho => rho)
   AIM              mrf_learn_aim(r, rho => rho) when the function exists
-                   (the slot: one line in METHODS)
+                   (its default workload; one line in methods())
   true cliques     mrf_learn_cliques(r, cliques => the generating model's
                    families, epsilon => sqrt(2 rho)): pure epsilon-DP is
                    epsilon^2/2-zCDP, so the same rho (synthetic table only)
