@@ -640,7 +640,9 @@ MrfPairwiseIterationsAlphabets(const MrfPairwiseOptions *opt, int p, int k,
 		return -1;
 	if (opt->iterations != 0)
 		return opt->iterations;
-	return MrfFwDefaultIterations(PairwiseRadius(opt, k), n, ProblemRho(opt, p, k, kv));
+	/* the same fraction of the paper's T as MrfPairwiseIterations (issue 10's study) */
+	return MrfFwIterations(PairwiseRadius(opt, k), n, ProblemRho(opt, p, k, kv),
+						   MRF_PAIRWISE_T_FRACTION);
 }
 
 /*

@@ -321,6 +321,15 @@ TestPairwiseInterface(void)
 	expectT = (int) ceil(0.25 * ceil(pow(6.0 * 500.0 * sqrt(1.0 / 9.0), 2.0 / 3.0)) - 1e-9);
 	CHECK_MSG(MrfPairwiseIterations(&opt, p, k, n) == expectT, "T = %d, expected %d",
 			  MrfPairwiseIterations(&opt, p, k, n), expectT);
+	/* per-variable alphabets take the same fraction (all k here: the same T) */
+	{
+		uint8_t		kv[3];
+
+		memset(kv, k, sizeof(kv));
+		CHECK_MSG(MrfPairwiseIterationsAlphabets(&opt, p, k, kv, n) == expectT,
+				  "T with alphabets = %d, expected %d",
+				  MrfPairwiseIterationsAlphabets(&opt, p, k, kv, n), expectT);
+	}
 	opt.iterations = 9;
 	CHECK(MrfPairwiseIterations(&opt, p, k, n) == 9);
 	opt.iterations = 0;
