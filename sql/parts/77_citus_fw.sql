@@ -2,26 +2,27 @@
 -- docs/citus_fw.md): one Frank-Wolfe iteration's exact integer score sums of
 -- the Ising learner over a distributed table's shards.  Called only by
 -- mrf_learn_ising_from (as the table's owner); its final function refuses
--- anywhere else.  One aggregate per sample type: Citus splits an aggregate
+-- anywhere else.  The third argument is the rows' tableoid (the shard, the
+-- workers' cache key).  One aggregate per sample type: Citus splits an aggregate
 -- only when the argument types match exactly.
-CREATE FUNCTION mrfdp.mrf_fw_scores_accum(bytea, anyelement, bytea) RETURNS bytea
+CREATE FUNCTION mrfdp.mrf_fw_scores_accum(bytea, anyelement, bytea, oid) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_fw_scores_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE FUNCTION mrfdp.mrf_fw_scores_combine(bytea, bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_fw_scores_combine' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE FUNCTION mrfdp.mrf_fw_scores_final(bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_fw_scores_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea) (
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(smallint[], bytea) (
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(smallint[], bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(integer[], bytea) (
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(integer[], bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit, bytea) (
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit, bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit varying, bytea) (
+CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit varying, bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);

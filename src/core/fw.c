@@ -827,45 +827,118 @@ FwMarginsOnly(FwWork *work)
 	memset(th->colsum, 0, (size_t) prob->q * sizeof(int64_t));
 }
 
+/* A part's solver state between iterations (fw.h). */
+struct MrfFwPart
+{
+	MrfFwProblem prob;			/* a copy: the work points at it */
+	FwWork		work;			/* margins at iteration t (n > 0) */
+	int			t;
+	const MrfEnv *env;
+};
+
+/* See fw.h. */
+MrfStatus
+MrfFwPartOpen(const MrfFwProblem *prob, const MrfEnv *env, MrfFwPart **out)
+{
+	MrfFwPart  *part;
+	MrfStatus	st;
+
+	*out = NULL;
+	if (prob == NULL || prob->d < 1 || prob->q < 1 || prob->n < 0)
+		return MRF_EINVAL;
+	if (prob->n > 0 && (st = FwCheckShape(prob)) != MRF_OK)
+		return st;
+	part = MrfAlloc(env, sizeof(MrfFwPart));
+	if (part == NULL)
+		return MRF_ENOMEM;
+	part->prob = *prob;
+	part->env = env;
+	part->t = 0;
+	if (prob->n > 0)
+	{
+		st = FwWorkAlloc(&part->work, &part->prob, 1, env);
+		if (st != MRF_OK)
+		{
+			MrfFree(env, part);
+			return st;
+		}
+		FwPassInit(&part->work, part->work.margins, 0, 1);
+	}
+	*out = part;
+	return MRF_OK;
+}
+
+/* See fw.h. */
+int
+MrfFwPartIteration(const MrfFwPart *part)
+{
+	return part->t;
+}
+
+/* See fw.h. */
+MrfStatus
+MrfFwPartAdvance(MrfFwPart *part, int t, const int *sel_j, const int *sel_sign,
+				 int64_t *scores)
+{
+	const MrfFwProblem *prob = &part->prob;
+
+	if (scores == NULL || t <= part->t || (t > 1 && (sel_j == NULL || sel_sign == NULL)))
+		return MRF_EINVAL;
+	for (int s = 0; s < (t - 1) * prob->q; s++)
+		if (sel_j[s] < 0 || sel_j[s] >= prob->d || (sel_sign[s] != 1 && sel_sign[s] != -1))
+			return MRF_EINVAL;
+	if (prob->n == 0)
+	{
+		/* no rows: no contribution */
+		memset(scores, 0, (size_t) prob->d * prob->q * sizeof(int64_t));
+		part->t = t;
+		return MRF_OK;
+	}
+	/* the margins of iteration s from those of s-1, exactly as MrfFwSolve */
+	for (int s = part->t + 1; s < t; s++)
+	{
+		FwPassOfIteration(&part->work, s, s > 1 ? sel_j + (size_t) (s - 2) * prob->q : NULL,
+						  s > 1 ? sel_sign + (size_t) (s - 2) * prob->q : NULL);
+		FwMarginsOnly(&part->work);
+	}
+	FwPassOfIteration(&part->work, t, t > 1 ? sel_j + (size_t) (t - 2) * prob->q : NULL,
+					  t > 1 ? sel_sign + (size_t) (t - 2) * prob->q : NULL);
+	FwPass(&part->work.sh, part->work.threads, part->work.nthreads, 0, 0);
+	FwExactScores(&part->work, scores);
+	part->t = t;
+	return MRF_OK;
+}
+
+/* See fw.h. */
+void
+MrfFwPartClose(MrfFwPart *part)
+{
+	const MrfEnv *env;
+
+	if (part == NULL)
+		return;
+	env = part->env;
+	if (part->prob.n > 0)
+		FwWorkFree(&part->work, env);
+	MrfFree(env, part);
+}
+
 /* See fw.h. */
 MrfStatus
 MrfFwPartScores(const MrfFwProblem *prob, int t, const int *sel_j, const int *sel_sign,
 				const MrfEnv *env, int64_t *scores)
 {
-	FwWork		work;
+	MrfFwPart  *part;
 	MrfStatus	st;
 
-	if (prob == NULL || scores == NULL || t < 1 || (t > 1 && (sel_j == NULL || sel_sign == NULL)))
+	if (t < 1)
 		return MRF_EINVAL;
-	if (prob->n == 0)
-	{
-		/* no rows: no contribution */
-		memset(scores, 0, (size_t) prob->d * prob->q * sizeof(int64_t));
-		return prob->d >= 1 && prob->q >= 1 ? MRF_OK : MRF_EINVAL;
-	}
-	st = FwCheckShape(prob);
+	st = MrfFwPartOpen(prob, env, &part);
 	if (st != MRF_OK)
 		return st;
-	for (int s = 0; s < (t - 1) * prob->q; s++)
-		if (sel_j[s] < 0 || sel_j[s] >= prob->d || (sel_sign[s] != 1 && sel_sign[s] != -1))
-			return MRF_EINVAL;
-	st = FwWorkAlloc(&work, prob, 1, env);
-	if (st != MRF_OK)
-		return st;
-	FwPassInit(&work, work.margins, 0, 1);
-	/* replay: the margins of iteration s from those of s-1, exactly as MrfFwSolve */
-	for (int s = 1; s < t; s++)
-	{
-		FwPassOfIteration(&work, s, s > 1 ? sel_j + (size_t) (s - 2) * prob->q : NULL,
-						  s > 1 ? sel_sign + (size_t) (s - 2) * prob->q : NULL);
-		FwMarginsOnly(&work);
-	}
-	FwPassOfIteration(&work, t, t > 1 ? sel_j + (size_t) (t - 2) * prob->q : NULL,
-					  t > 1 ? sel_sign + (size_t) (t - 2) * prob->q : NULL);
-	FwPass(&work.sh, work.threads, work.nthreads, 0, 0);
-	FwExactScores(&work, scores);
-	FwWorkFree(&work, env);
-	return MRF_OK;
+	st = MrfFwPartAdvance(part, t, sel_j, sel_sign, scores);
+	MrfFwPartClose(part);
+	return st;
 }
 
 /* See fw.h: MrfFwSolve's iterations with the score sums from scores_fn. */

@@ -154,6 +154,22 @@ typedef MrfStatus (*MrfFwScoresFn) (void *arg, int t, const int *sel_j,
 
 MrfStatus	MrfFwPartScores(const MrfFwProblem *prob, int t, const int *sel_j,
 							const int *sel_sign, const MrfEnv *env, int64_t *scores);
+
+/*
+ * A part that keeps its margins between iterations (a worker's cache):
+ * MrfFwPartAdvance gives the sums of iteration t > the part's iteration,
+ * replaying only the iterations it has not seen (none when it is at t-1),
+ * with MrfFwPartScores's result.  prob's arrays must outlive the part; all
+ * memory comes from env at MrfFwPartOpen.  MrfFwPartScores is Open,
+ * Advance, Close.
+ */
+typedef struct MrfFwPart MrfFwPart;
+
+MrfStatus	MrfFwPartOpen(const MrfFwProblem *prob, const MrfEnv *env, MrfFwPart **out);
+MrfStatus	MrfFwPartAdvance(MrfFwPart *part, int t, const int *sel_j, const int *sel_sign,
+							 int64_t *scores);
+int			MrfFwPartIteration(const MrfFwPart *part);
+void		MrfFwPartClose(MrfFwPart *part);
 MrfStatus	MrfFwSolveParts(const MrfFwProblem *prob, MrfFwScoresFn scores_fn, void *arg,
 							MrfRng *rng, const MrfEnv *env, double *w);
 

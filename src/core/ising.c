@@ -272,38 +272,106 @@ MrfIsingLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
 	return IsingLearn(NULL, scores_fn, arg, n, p, opt, rng, env, A, theta);
 }
 
+/* A part of the rows kept between iterations (ising.h). */
+struct MrfIsingPart
+{
+	IsingProblem ip;
+	uint64_t   *x;
+	MrfFwPart  *fw;
+	const MrfEnv *env;
+};
+
+/* See ising.h. */
+void
+MrfIsingPartClose(MrfIsingPart *part)
+{
+	const MrfEnv *env;
+
+	if (part == NULL)
+		return;
+	env = part->env;
+	MrfFwPartClose(part->fw);
+	MrfFree(env, part->x);
+	IsingProblemFree(env, &part->ip);
+	MrfFree(env, part);
+}
+
+/* See ising.h. */
+MrfStatus
+MrfIsingPartOpen(const uint64_t *bits, int64_t n, int p, double lambda, const MrfEnv *env,
+				 MrfIsingPart **out)
+{
+	MrfIsingPart *part;
+	int64_t		xwords = MrfFwColumnWords(n);
+	MrfStatus	st;
+
+	*out = NULL;
+	if (p < 2 || n < 0 || n > INT_MAX || (n > 0 && bits == NULL) || !isfinite(2.0 * lambda))
+		return MRF_EINVAL;
+	part = MrfAlloc(env, sizeof(MrfIsingPart));
+	if (part == NULL)
+		return MRF_ENOMEM;
+	part->env = env;
+	st = IsingProblemInit(env, p, lambda, &part->ip);
+	if (st != MRF_OK)
+	{
+		MrfFree(env, part);
+		return st;
+	}
+	if (n > 0)
+	{
+		part->x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) (p + 1)),
+												   sizeof(uint64_t)));
+		if (part->x == NULL)
+		{
+			MrfIsingPartClose(part);
+			return MRF_ENOMEM;
+		}
+		MrfBitsToColumnBits(bits, n, p, 1, xwords, part->x);
+	}
+	part->ip.prob.n = n;
+	part->ip.prob.x = part->x;
+	part->ip.prob.xwords = xwords;
+	st = MrfFwPartOpen(&part->ip.prob, env, &part->fw);
+	if (st != MRF_OK)
+	{
+		MrfIsingPartClose(part);
+		return st;
+	}
+	*out = part;
+	return MRF_OK;
+}
+
+/* See ising.h. */
+MrfStatus
+MrfIsingPartAdvance(MrfIsingPart *part, int t, const int *sel_j, const int *sel_sign,
+					int64_t *scores)
+{
+	return MrfFwPartAdvance(part->fw, t, sel_j, sel_sign, scores);
+}
+
+/* See ising.h. */
+int
+MrfIsingPartIteration(const MrfIsingPart *part)
+{
+	return MrfFwPartIteration(part->fw);
+}
+
 /* See ising.h. */
 MrfStatus
 MrfIsingPartScores(const uint64_t *bits, int64_t n, int p, double lambda, int t,
 				   const int *sel_j, const int *sel_sign, const MrfEnv *env,
 				   int64_t *scores)
 {
-	IsingProblem ip;
-	uint64_t   *x = NULL;
-	int64_t		xwords = MrfFwColumnWords(n);
+	MrfIsingPart *part;
 	MrfStatus	st;
 
-	if (p < 2 || n < 0 || n > INT_MAX || (n > 0 && bits == NULL) || !isfinite(2.0 * lambda))
+	if (t < 1)
 		return MRF_EINVAL;
-	st = IsingProblemInit(env, p, lambda, &ip);
+	st = MrfIsingPartOpen(bits, n, p, lambda, env, &part);
 	if (st != MRF_OK)
 		return st;
-	if (n > 0)
-	{
-		x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) (p + 1)),
-											 sizeof(uint64_t)));
-		if (x == NULL)
-		{
-			IsingProblemFree(env, &ip);
-			return MRF_ENOMEM;
-		}
-		MrfBitsToColumnBits(bits, n, p, 1, xwords, x);
-	}
-	ip.prob.n = n;
-	ip.prob.x = x;
-	ip.prob.xwords = xwords;
-	st = MrfFwPartScores(&ip.prob, t, sel_j, sel_sign, env, scores);
-	MrfFree(env, x);
-	IsingProblemFree(env, &ip);
+	st = MrfIsingPartAdvance(part, t, sel_j, sel_sign, scores);
+	MrfIsingPartClose(part);
 	return st;
 }

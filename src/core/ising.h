@@ -74,4 +74,18 @@ MrfStatus	MrfIsingPartScores(const uint64_t *bits, int64_t n, int p, double lamb
 							   const int *sel_j, const int *sel_sign, const MrfEnv *env,
 							   int64_t *scores);
 
+/*
+ * A part kept between iterations (a worker's cache; fw.h MrfFwPart): the
+ * rows are converted once, MrfIsingPartAdvance gives iteration t's sums
+ * (t above the part's iteration) as MrfIsingPartScores would.
+ */
+typedef struct MrfIsingPart MrfIsingPart;
+
+MrfStatus	MrfIsingPartOpen(const uint64_t *bits, int64_t n, int p, double lambda,
+							 const MrfEnv *env, MrfIsingPart **out);
+MrfStatus	MrfIsingPartAdvance(MrfIsingPart *part, int t, const int *sel_j,
+								const int *sel_sign, int64_t *scores);
+int			MrfIsingPartIteration(const MrfIsingPart *part);
+void		MrfIsingPartClose(MrfIsingPart *part);
+
 #endif

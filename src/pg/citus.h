@@ -59,10 +59,11 @@ extern int	MrfDistributedFw;
 void		MrfCitusFwInit(void);
 
 /*
- * The step of iteration t (0: only count the rows) for p variables, radius
+ * The step of release learn (a random id) at iteration t (0: only count the rows) for p variables, radius
  * 2 lambda and the selections of iterations 1 .. t-1 ((t-1) x p each).
  */
-bytea	   *MrfFwStepCreate(int p, int t, double lambda, const int *sel_j, const int *sel_sign);
+bytea	   *MrfFwStepCreate(uint64 learn, int p, int t, double lambda, const int *sel_j,
+							const int *sel_sign);
 
 /* Marks the driver's aggregate call (the final function refuses outside it). */
 void		MrfFwDriverCall(bool active);

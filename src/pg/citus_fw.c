@@ -13,7 +13,9 @@
  * how many rows its shards hold), and its partial state, when Citus ships
  * it, is that part's score sums (MrfIsingPartScores per batch: the margins
  * replayed from w_1 = 0 with the selections, then one product): [magic "MRFU", p, t, n, substituted,
- * (p + 1) p int64 sums].  States add.  Integer sums over any partition of
+ * (p + 1) p int64 sums].  A worker backend keeps the batches of the
+ * shards it served, best-effort (below), so that a later iteration only
+ * counts a kept shard's rows and moves its margins one step.  States add.  Integer sums over any partition of
  * the rows are the one-node sums, so the selections, the noise (drawn only
  * on the coordinator, by the driver) and the model are the one-node
  * learner's bit for bit, and so is the privacy proof.
@@ -28,12 +30,14 @@
 
 #include <math.h>
 
+#include "access/xact.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/expandeddatum.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "nodes/pg_list.h"
 
 #include "core/fw.h"
 #include "core/ising.h"
@@ -46,7 +50,7 @@
 
 #define STEP_MAGIC 0x4d524654	/* "MRFT": a step */
 #define SUMS_MAGIC 0x4d524655	/* "MRFU": score sums */
-#define STEP_HEADER (4 + 4 + 4 + 8)
+#define STEP_HEADER (4 + 4 + 4 + 8 + 8)
 #define SUMS_HEADER (4 + 4 + 4 + 4 + 8 + 8)
 
 /*
@@ -85,7 +89,7 @@ MrfCitusFwInit(void)
 
 /* A step: what every worker needs for iteration t (palloc'd bytea). */
 bytea *
-MrfFwStepCreate(int p, int t, double lambda, const int *sel_j, const int *sel_sign)
+MrfFwStepCreate(uint64 learn, int p, int t, double lambda, const int *sel_j, const int *sel_sign)
 {
 	Size		sel = (Size) (t > 1 ? t - 1 : 0) * p * sizeof(int32);
 	bytea	   *step = palloc(VARHDRSZ + STEP_HEADER + 2 * sel);
@@ -99,6 +103,7 @@ MrfFwStepCreate(int p, int t, double lambda, const int *sel_j, const int *sel_si
 	memcpy(out + 4, &p32, 4);
 	memcpy(out + 8, &t32, 4);
 	memcpy(out + 12, &lambda, 8);
+	memcpy(out + 20, &learn, 8);
 	if (sel > 0)
 	{
 		memcpy(out + STEP_HEADER, sel_j, sel);
@@ -110,6 +115,7 @@ MrfFwStepCreate(int p, int t, double lambda, const int *sel_j, const int *sel_si
 /* A step read back, checked (a step is a query parameter anyone can pass). */
 typedef struct FwStep
 {
+	uint64		learn;			/* the release's random id (the workers' cache key) */
 	int			p;
 	int			t;
 	double		lambda;
@@ -145,6 +151,7 @@ StepRead(bytea *step, MemoryContext cxt, FwStep *st)
 	memcpy(&p, in + 4, 4);
 	memcpy(&t, in + 8, 4);
 	memcpy(&st->lambda, in + 12, 8);
+	memcpy(&st->learn, in + 20, 8);
 	if (magic != STEP_MAGIC || p < 2 || p > MRF_MAX_VARIABLES || t < 0 || t > 1000000 ||
 		!isfinite(2.0 * st->lambda) || !(st->lambda > 0))
 		BadFwState("The step's header is out of range.");
@@ -163,6 +170,89 @@ StepRead(bytea *step, MemoryContext cxt, FwStep *st)
 }
 
 /*
+ * The workers' cache (docs/citus_fw.md section 3, "Cached"), best-effort:
+ * a backend keeps the shards it served in the current learn, batch by
+ * batch (each batch converted once, with its margins), while they fit its
+ * mrfdp.max_learner_memory together; a shard that does not fit is simply
+ * not kept (never an error: a shard's size depends on the data).  A later
+ * iteration that finds its shard kept whole reads no row (it still scans
+ * the shard, to check that its rows are as many) and moves each batch's
+ * margins one step.  One learn at a time per backend: a new learn id frees
+ * the previous learn's parts.  A miss (another backend, a parallel scan, a
+ * part whose update was interrupted) replays the margins from the rows,
+ * which gives the same sums.
+ */
+typedef struct CachedPart
+{
+	Oid			shard;			/* the relation the rows came from (tableoid) */
+	int64		n;
+	int64		substituted;
+	List	   *batches;		/* of MrfIsingPart, in the order of the rows */
+	bool		complete;		/* every row of the shard is in batches */
+	bool		busy;			/* an update started and did not finish (an error):
+								 * its margins may be half updated, never read again */
+} CachedPart;
+
+static MemoryContext CacheCxt = NULL;
+static uint64 CacheLearn = 0;
+static List *CacheParts = NIL;	/* of CachedPart, in CacheCxt */
+static double CacheBytes = 0;	/* planned bytes of every kept batch */
+
+/* The cache of learn (emptied when it held another learn's parts). */
+static void
+CacheUse(uint64 learn)
+{
+	if (CacheCxt != NULL && CacheLearn == learn)
+		return;
+	if (CacheCxt != NULL)
+		MemoryContextDelete(CacheCxt);
+	CacheCxt = AllocSetContextCreate(TopMemoryContext, "mrfdp Frank-Wolfe parts",
+									 ALLOCSET_DEFAULT_SIZES);
+	CacheLearn = learn;
+	CacheParts = NIL;
+	CacheBytes = 0;
+}
+
+/* The usable kept part of shard in learn, or NULL. */
+static CachedPart *
+CacheFind(uint64 learn, Oid shard)
+{
+	ListCell   *lc;
+
+	if (CacheCxt == NULL || CacheLearn != learn || !OidIsValid(shard))
+		return NULL;
+	foreach(lc, CacheParts)
+	{
+		CachedPart *c = lfirst(lc);
+
+		if (c->shard == shard && c->complete && !c->busy)
+			return c;
+	}
+	return NULL;
+}
+
+/* Forgets shard's kept part, if any (its memory returns with the learn's context). */
+static void
+CacheDrop(Oid shard)
+{
+	ListCell   *lc;
+
+	foreach(lc, CacheParts)
+	{
+		CachedPart *c = lfirst(lc);
+
+		if (c->shard == shard)
+		{
+			ListCell   *lb;
+
+			foreach(lb, c->batches)
+				MrfIsingPartClose(lfirst(lb));
+			CacheParts = foreach_delete_current(CacheParts, lc);
+		}
+	}
+}
+
+/*
  * The expanded state: a part's packed rows (until it is shipped), or its
  * sums (once computed or read from a flat state).
  */
@@ -170,6 +260,9 @@ typedef struct FwState
 {
 	ExpandedObjectHeader hdr;
 	FwStep		step;
+	Oid			shard;			/* tableoid of the rows, when given */
+	CachedPart *hit;			/* this shard kept whole from an earlier iteration */
+	CachedPart *keep;			/* this shard being kept, batch by batch, or NULL */
 	int64		n;
 	int64		substituted;
 	/* rows: the current batch of at most FW_BATCH_ROWS */
@@ -209,9 +302,32 @@ FwAddBatch(FwState *s)
 	if (s->partial == NULL)
 		s->partial = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
 	batch = palloc(sizeof(int64) * SumCells(p));
+	if (s->keep != NULL)
+	{
+		/* keep this batch too, if the kept batches still fit; else keep none of the shard */
+		double		bytes = (double) MrfIsingWorkspaceBytes(p, s->batch);
+
+		if (MrfMemoryFits(CacheBytes + bytes))
+		{
+			MemoryContext old = MemoryContextSwitchTo(CacheCxt);
+			MrfIsingPart *part;
+
+			if (MrfIsingPartOpen(s->rows, s->batch, p, s->step.lambda, &MrfPallocEnv, &part) != MRF_OK)
+				elog(ERROR, "mrfdp: a batch of a shard could not be kept");
+			s->keep->batches = lappend(s->keep->batches, part);
+			MemoryContextSwitchTo(old);
+			CacheBytes += bytes;
+			if (MrfIsingPartAdvance(part, s->step.t, s->step.sel_j, s->step.sel_sign, batch) != MRF_OK)
+				elog(ERROR, "mrfdp: the score sums of a part could not be computed");
+			goto add;
+		}
+		CacheDrop(s->shard);
+		s->keep = NULL;
+	}
 	if (MrfIsingPartScores(s->rows, s->batch, p, s->step.lambda, s->step.t, s->step.sel_j,
 						   s->step.sel_sign, &MrfPallocEnv, batch) != MRF_OK)
 		elog(ERROR, "mrfdp: the score sums of a part could not be computed");
+add:
 	for (Size c = 0; c < SumCells(p); c++)
 		s->partial[c] += batch[c];
 	pfree(batch);
@@ -228,7 +344,39 @@ FwComputeSums(FwState *s)
 		return;
 	if (s->n > INT_MAX)
 		BadFwState("The part's row count is out of range.");
+	if (s->hit != NULL)
+	{
+		/* the shard's rows as the first iteration read them, each batch one step on */
+		int64	   *batch = palloc(sizeof(int64) * SumCells(p));
+		ListCell   *lb;
+
+		if (s->hit->n != s->n)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("a shard changed during a distributed learn")));
+		s->substituted = s->hit->substituted;
+		s->sums = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
+		s->hit->busy = true;
+		foreach(lb, s->hit->batches)
+		{
+			if (MrfIsingPartAdvance(lfirst(lb), s->step.t, s->step.sel_j, s->step.sel_sign,
+									batch) != MRF_OK)
+				elog(ERROR, "mrfdp: the score sums of a kept part could not be computed");
+			for (Size c = 0; c < SumCells(p); c++)
+				s->sums[c] += batch[c];
+		}
+		s->hit->busy = false;
+		pfree(batch);
+		return;
+	}
 	FwAddBatch(s);
+	if (s->keep != NULL)
+	{
+		s->keep->n = s->n;
+		s->keep->substituted = s->substituted;
+		s->keep->complete = true;
+		s->keep->busy = false;
+	}
 	s->sums = s->partial != NULL ? s->partial :
 		MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
 	s->partial = NULL;
@@ -361,6 +509,33 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 							"mrf_learn_ising");
 		MrfBinaryReaderSetLenient(&s->reader, s->step.p);
 		MemoryContextSwitchTo(old);
+		if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
+			s->shard = PG_GETARG_OID(3);
+		/* a parallel scan's process sees part of the shard: nothing kept or read back */
+		if (s->step.t >= 1 && OidIsValid(s->shard) && !IsInParallelMode())
+		{
+			CachedPart *c = CacheFind(s->step.learn, s->shard);
+			ListCell   *lb;
+			bool		behind = c != NULL;
+
+			if (c != NULL)
+				foreach(lb, c->batches)
+					behind &= MrfIsingPartIteration(lfirst(lb)) < s->step.t;
+			if (behind)
+				s->hit = c;
+			else
+			{
+				/* keep this shard's batches as they are computed (best-effort) */
+				CacheUse(s->step.learn);
+				CacheDrop(s->shard);
+				old = MemoryContextSwitchTo(CacheCxt);
+				s->keep = palloc0(sizeof(CachedPart));
+				s->keep->shard = s->shard;
+				s->keep->busy = true;
+				CacheParts = lappend(CacheParts, s->keep);
+				MemoryContextSwitchTo(old);
+			}
+		}
 	}
 	else
 	{
@@ -369,6 +544,12 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 			BadFwState("Rows cannot be added to a state of sums.");
 	}
 	words = MrfBitWords(s->step.p);
+	if (s->hit != NULL)
+	{
+		/* the shard is kept whole: its rows are only counted */
+		s->n++;
+		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	}
 	if (s->step.t == 0)
 	{
 		/* the counting step keeps no rows: one row of scratch */

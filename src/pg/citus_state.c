@@ -402,7 +402,8 @@ MrfCitusSampleType(FunctionCallInfo fcinfo)
 	{
 		Expr	   *arg = ((TargetEntry *) lsecond(aggref->args))->expr;
 
-		if (IsA(arg, RowExpr) && list_length(((RowExpr *) arg)->args) == 2)
+		/* ROW(sample, options) or, for the scores aggregate, ROW(sample, step, tableoid) */
+		if (IsA(arg, RowExpr) && list_length(((RowExpr *) arg)->args) >= 2)
 			return exprType(linitial(((RowExpr *) arg)->args));
 	}
 	ereport(ERROR,

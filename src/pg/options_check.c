@@ -48,6 +48,20 @@ typedef struct OptionsWalk
 static bool ConstantOptions(Node *node, List *stack, Oid extension);
 
 /*
+ * Whether fnoid is distributed Frank-Wolfe's scores aggregate or one of its
+ * support functions (mrf_fw_*, citus_fw.c): it releases nothing (its final
+ * function returns the sums only to mrf_learn_ising_from's own call) and
+ * takes the rows' tableoid, a column, besides its step.
+ */
+static bool
+IsFwScores(Oid fnoid)
+{
+	char	   *name = get_func_name(fnoid);
+
+	return name != NULL && strncmp(name, "mrf_fw_", 7) == 0;
+}
+
+/*
  * Whether aggregate fnoid learns: one of mrfdp's (every mrfdp aggregate is a
  * learner), or any aggregate built on one of mrfdp's transition, combine or
  * final functions (a role can declare its own around them).
@@ -60,7 +74,7 @@ IsLearner(Oid fnoid, Oid extension)
 	bool		found = false;
 
 	if (getExtensionOfObject(ProcedureRelationId, fnoid) == extension)
-		return true;
+		return !IsFwScores(fnoid);
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(fnoid));
 	if (!HeapTupleIsValid(tup))
 		return false;
@@ -70,7 +84,8 @@ IsLearner(Oid fnoid, Oid extension)
 	ReleaseSysCache(tup);
 	for (int i = 0; i < lengthof(support) && !found; i++)
 		found = OidIsValid(support[i]) &&
-			getExtensionOfObject(ProcedureRelationId, support[i]) == extension;
+			getExtensionOfObject(ProcedureRelationId, support[i]) == extension &&
+			!IsFwScores(support[i]);
 	return found;
 }
 

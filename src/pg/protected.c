@@ -505,6 +505,7 @@ typedef struct FwDriver
 	const char *sql;
 	int			p;
 	double		lambda;
+	uint64		learn;			/* random: the workers' cache key */
 	int64		n;
 	int64		substituted;
 	MrfCharge  *total;
@@ -545,7 +546,7 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 	call.relid = drv->relid;
 	call.sql = drv->sql;
 	call.cxt = CurrentMemoryContext;
-	call.step = MrfFwStepCreate(drv->p, t, drv->lambda, sel_j, sel_sign);
+	call.step = MrfFwStepCreate(drv->learn, drv->p, t, drv->lambda, sel_j, sel_sign);
 	if (AsOwner(&call, ScoresCall) != READ_DONE)
 		ReadFailedAfterCharge(drv->relid);
 	MrfFwSumsRead(call.result, drv->p, t, &n, &substituted, scores);
@@ -568,10 +569,10 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 static Oid
 ScoresAggregate(Oid typid)
 {
-	Oid			argtypes[2] = {typid, BYTEAOID};
+	Oid			argtypes[3] = {typid, BYTEAOID, OIDOID};
 
 	return LookupFuncName(list_make2(makeString("mrfdp"), makeString("mrf_fw_ising_scores_agg")),
-						  2, argtypes, true);
+						  3, argtypes, true);
 }
 
 /*
@@ -860,12 +861,16 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		drv.caller = caller;
 		drv.p = p;
 		drv.lambda = ((const MrfIsingOptions *) plan.params)->lambda;
-		drv.sql = psprintf("SELECT mrfdp.mrf_fw_ising_scores_agg(%s, $1) FROM %s", sample_expr, from);
+		if (!pg_strong_random(&drv.learn, sizeof(drv.learn)))
+			elog(ERROR, "could not draw a random learn id");
+		/* tableoid names the shard on a worker: its cache key */
+		drv.sql = psprintf("SELECT mrfdp.mrf_fw_ising_scores_agg(%s, $1, %s.tableoid) FROM %s",
+						   sample_expr, quote_identifier(alias), from);
 		memset(&call, 0, sizeof(call));
 		call.relid = relid;
 		call.sql = drv.sql;
 		call.cxt = cxt;
-		call.step = MrfFwStepCreate(p, 0, drv.lambda, NULL, NULL);
+		call.step = MrfFwStepCreate(drv.learn, p, 0, drv.lambda, NULL, NULL);
 		outcome = AsOwner(&call, ScoresCall);
 		if (outcome == READ_REFUSED)
 			RefuseFallibleSource(call.refused, fname);	/* nothing was read: no charge */

@@ -273,6 +273,7 @@ typedef struct IsingPartsArg
 	const int64_t *cut;			/* nparts + 1 row offsets */
 	int			calls;
 	int			fail_at;		/* t whose call fails (0: none) */
+	MrfIsingPart **cache;		/* NULL, or kept parts (a worker's cache) */
 } IsingPartsArg;
 
 /* MrfFwScoresFn: adds MrfIsingPartScores over the parts, as Citus's combine does. */
@@ -294,8 +295,31 @@ IsingPartsScores(void *varg, int t, const int *sel_j, const int *sel_sign, int64
 	/* the last part first: the order of the parts does not matter */
 	for (int i = a->nparts - 1; i >= 0; i--)
 	{
-		CHECK(MrfIsingPartScores(a->bits + a->cut[i] * words, a->cut[i + 1] - a->cut[i], a->p,
-								 a->lambda, t, sel_j, sel_sign, &MrfMallocEnv, part) == MRF_OK);
+		const uint64_t *bits = a->bits + a->cut[i] * words;
+		int64_t		n = a->cut[i + 1] - a->cut[i];
+
+		/* cached: parts 0 and 3 kept throughout, part 2 dropped at t = 5 (a miss replays) */
+		if (a->cache != NULL && i != 1)
+		{
+			if (i == 2 && t == 5)
+			{
+				MrfIsingPartClose(a->cache[i]);
+				a->cache[i] = NULL;
+			}
+			else if (a->cache[i] == NULL)
+				CHECK(MrfIsingPartOpen(bits, n, a->p, a->lambda, &MrfMallocEnv, &a->cache[i]) == MRF_OK);
+			if (a->cache[i] != NULL)
+			{
+				CHECK(MrfIsingPartAdvance(a->cache[i], t, sel_j, sel_sign, part) == MRF_OK);
+				CHECK(MrfIsingPartIteration(a->cache[i]) == t);
+				CHECK(MrfIsingPartAdvance(a->cache[i], t, sel_j, sel_sign, part) == MRF_EINVAL);
+				for (size_t c = 0; c < cells; c++)
+					scores[c] += part[c];
+				continue;
+			}
+		}
+		CHECK(MrfIsingPartScores(bits, n, a->p, a->lambda, t, sel_j, sel_sign, &MrfMallocEnv,
+								 part) == MRF_OK);
 		for (size_t c = 0; c < cells; c++)
 			scores[c] += part[c];
 	}
@@ -340,7 +364,8 @@ TestIsingParts(void)
 	for (int mech = 0; mech < 2; mech++)
 		for (int kernel = 0; kernel < MRF_FW_KERNEL_COUNT; kernel++)
 		{
-			IsingPartsArg a = {bits, p, 1.0, 4, cut, 0, 0};
+			IsingPartsArg a = {bits, p, 1.0, 4, cut, 0, 0, NULL};
+			MrfIsingPart *cache[4] = {NULL, NULL, NULL, NULL};
 
 			if (!MrfFwKernelAvailable((MrfFwKernel) kernel))
 				continue;
@@ -355,6 +380,15 @@ TestIsingParts(void)
 			CHECK(a.calls == opt.iterations - 1);
 			CHECK_MSG(memcmp(A1, A2, sizeof(A1)) == 0 && memcmp(t1, t2, sizeof(t1)) == 0,
 					  "kernel %d mechanism %d: the distributed model differs", kernel, mech);
+			/* parts kept between iterations (one missed, one dropped midway): the same model */
+			a.cache = cache;
+			MrfRngInitSeeded(&rng, 41 + kernel);
+			CHECK(MrfIsingLearnParts(IsingPartsScores, &a, n, p, &opt, &rng, &MrfMallocEnv,
+									 A2, t2) == MRF_OK);
+			CHECK_MSG(memcmp(A1, A2, sizeof(A1)) == 0 && memcmp(t1, t2, sizeof(t1)) == 0,
+					  "kernel %d mechanism %d: the cached distributed model differs", kernel, mech);
+			for (int i = 0; i < 4; i++)
+				MrfIsingPartClose(cache[i]);
 			compared++;
 		}
 	MrfFwForceKernel(MRF_FW_KERNEL_AUTO);
@@ -362,7 +396,7 @@ TestIsingParts(void)
 	CHECK(compared >= 2);
 	/* a part that fails ends the learn with its status; the selection is checked */
 	{
-		IsingPartsArg a = {bits, p, 1.0, 4, cut, 0, 3};
+		IsingPartsArg a = {bits, p, 1.0, 4, cut, 0, 3, NULL};
 		int			bad_j[9] = {0},
 					sign[9] = {0};
 		int64_t		scores[90];

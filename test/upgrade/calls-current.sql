@@ -138,13 +138,13 @@ END$$;
 -- issue 13 item 3: the scores aggregate refuses outside mrf_learn_ising_from
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_fw_ising_scores_agg(x, '\x'::bytea) FROM (VALUES (ARRAY[true, false])) v(x);
+	PERFORM mrfdp.mrf_fw_ising_scores_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[true, false])) v(x);
 	RAISE EXCEPTION 'the scores aggregate ran outside its driver';
 EXCEPTION WHEN invalid_binary_representation THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_fw_scores_accum(NULL, ARRAY[true], NULL::bytea);
+	PERFORM mrfdp.mrf_fw_scores_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
 	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
