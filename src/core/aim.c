@@ -416,15 +416,39 @@ MrfAimClosureCells(int p, const int *card, int nworkload, const int *wstart,
 double
 MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
 {
-	int			kmax = 2;
 	double		rounds = opt->rounds > 0 ? opt->rounds : (double) MrfAimRounds(p);
-	double		largest;
+	double		largest = 1.0;
 
-	for (int i = 0; i < p; i++)
-		kmax = card[i] > kmax ? card[i] : kmax;
-	/* a measured table is a candidate's: at most the largest candidate */
-	largest = fmin((double) opt->max_candidate_cells,
-				   (double) kmax * kmax * (opt->nworkload ? (double) kmax * kmax * kmax * kmax * kmax * kmax : kmax));
+	/*
+	 * A measured table is a candidate's that fits the junction tree: at most
+	 * the largest workload marginal (default: the largest triple) and at
+	 * most max_model_cells.
+	 */
+	if (opt->nworkload > 0)
+		for (int w = 0; w < opt->nworkload; w++)
+		{
+			double		cells = 1.0;
+
+			for (int i = opt->wstart[w]; i < opt->wstart[w + 1]; i++)
+				cells *= card[opt->wvar[i]];
+			largest = fmax(largest, cells);
+		}
+	else
+	{
+		int			top[3] = {1, 1, 1};
+
+		for (int i = 0; i < p; i++)
+			for (int j = 0; j < 3; j++)
+				if (card[i] > top[j])
+				{
+					for (int l = 2; l > j; l--)
+						top[l] = top[l - 1];
+					top[j] = card[i];
+					break;
+				}
+		largest = (double) top[0] * top[1] * top[2];
+	}
+	largest = fmin(largest, (double) opt->max_model_cells);
 
 	/*
 	 * The candidates' exact tables (int64) and their bookkeeping, the

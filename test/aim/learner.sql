@@ -7,7 +7,7 @@
 -- workload and with a given one; the model records its accounting; the
 -- aggregate form and GROUP BY work; every bad input fails with its SQLSTATE.
 BEGIN;
-SELECT plan(27);
+SELECT plan(28);
 SET LOCAL mrfdp.test_seed = 31;
 
 CREATE TYPE aim_t AS ENUM ('x', 'y', 'z');
@@ -105,6 +105,11 @@ SELECT is((SELECT count(*) FROM (SELECT g, mrf_learn_aim_agg(x, mrf_options(rho 
 								 FROM (SELECT i % 2 AS g, ARRAY[i % 3, (i / 3) % 3, (i * 7) % 3] AS x
 									   FROM generate_series(1, 2000) i) s GROUP BY g) q WHERE m IS NOT NULL),
 		  2::bigint, 'the aggregate form learns one model per group');
+
+-- a given workload over 10-valued columns plans its memory from its own marginals
+SELECT ok((SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 10, workload => '[[1, 2], [2, 3]]')) IS NOT NULL
+		   FROM (SELECT ARRAY[i % 10, (i / 10) % 10, (i * 7) % 10] AS x FROM generate_series(1, 2000) i) s),
+		  'a workload over 10-valued columns fits the memory limit');
 
 -- bad inputs, each with its SQLSTATE
 SELECT throws_ok($$SELECT mrf_learn_aim(r) FROM aim_rows r$$, '22023', NULL, 'a budget is required');
