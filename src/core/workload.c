@@ -170,6 +170,8 @@ MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
 	double		total = 0.0;
 	int64_t		st;
 	int			s;
+	int64_t		step_cost = 1;
+	int64_t		work = 0;
 
 	if (states < 0)
 		return MRF_EINVAL;
@@ -188,9 +190,14 @@ MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
 		if (logw[st] > mx)
 			mx = logw[st];
 		MrfCliquesNextStateAlphabets(z, set->p, set->card);
+		if ((st & 4095) == 0)
+			MrfPoll(env, st, states);
 	}
 	memset(out, 0, sizeof(double) * (size_t) offset[nsets]);
 	memset(z, 0, (size_t) set->p);
+	/* a state costs a step per variable of every set: poll every 2^22 steps */
+	for (s = 0; s < nsets; s++)
+		step_cost += sizes[s];
 	for (st = 0; st < states; st++)
 	{
 		double		w = exp(logw[st] - mx);
@@ -206,8 +213,12 @@ MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
 			out[offset[s] + idx] += w;
 		}
 		MrfCliquesNextStateAlphabets(z, set->p, set->card);
-		if ((st & 4095) == 0)
+		work += step_cost;
+		if (work >= ((int64_t) 1 << 22))
+		{
 			MrfPoll(env, st, states);
+			work = 0;
+		}
 	}
 	for (st = 0; st < offset[nsets]; st++)
 		out[st] /= total;

@@ -15,6 +15,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -619,12 +621,25 @@ WorkloadRun(FunctionCallInfo fcinfo, MrfNames **names_out, double **l1, int64 *n
 	query = WorkloadQuery(relid, model, names, col, array);
 	wl = palloc0(sizeof(Workload));
 	WorkloadSets(wl, ways, nways, set);
-	WorkloadModelMarginals(wl, set, logpot, names);
 	ereport(NOTICE,
 			(errmsg("%s reads relation \"%s\" directly: its result is not differentially private and is not charged to any budget",
 					WorkloadFn, get_rel_name(relid)),
 			 errdetail("It compares the model with the rows themselves, with the caller's right to SELECT them.")));
+	/*
+	 * The rows first: a role that may not SELECT them is refused (42501)
+	 * before the model's marginals, which crafted model text can make cost
+	 * minutes of CPU.
+	 */
 	n = WorkloadCount(wl, model, names, query, col, array);
+	WorkloadModelMarginals(wl, set, logpot, names);
+	/* finite model text can still overflow (weights near 1e308): no NaN passes */
+	for (int64 c = 0; c < wl->offset[wl->nsets]; c++)
+		if (!isfinite(wl->marg[c]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("%s: the model's marginals are not finite numbers", WorkloadFn),
+					 errdetail("Its parameters are too large for exact inference in double precision."),
+					 errhint("Compare a model with parameters of moderate size.")));
 	if (n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
