@@ -65,6 +65,13 @@ void		MrfCitusFwInit(void);
 bytea	   *MrfFwStepCreate(uint64 learn, int p, int t, double lambda, const int *sel_j,
 							const int *sel_sign);
 
+/*
+ * Frees this backend's kept shards (the driver calls it when a distributed
+ * learn ends, however it ends: the coordinator's own shards were kept in
+ * the caller's backend).
+ */
+void		MrfFwCacheForget(void);
+
 /* Marks the driver's aggregate call (the final function refuses outside it). */
 void		MrfFwDriverCall(bool active);
 

@@ -213,6 +213,22 @@ CacheUse(uint64 learn)
 	CacheBytes = 0;
 }
 
+/*
+ * See citus.h.  The driver's own backend serves the coordinator's shards
+ * (Citus's local execution): what it kept there is the protected rows'
+ * converted form in the analyst's process, so it goes when the learn ends.
+ */
+void
+MrfFwCacheForget(void)
+{
+	if (CacheCxt != NULL)
+		MemoryContextDelete(CacheCxt);
+	CacheCxt = NULL;
+	CacheLearn = 0;
+	CacheParts = NIL;
+	CacheBytes = 0;
+}
+
 /* The usable kept part of shard in learn, or NULL. */
 static CachedPart *
 CacheFind(uint64 learn, Oid shard)

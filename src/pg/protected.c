@@ -897,7 +897,16 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		MrfChargeRelation(relid, caller, &total);
 		state->fw_scores = DistributedScores;
 		state->fw_arg = &drv;
-		model = MrfPlanRun(&plan, state);
+		PG_TRY();
+		{
+			model = MrfPlanRun(&plan, state);
+		}
+		PG_FINALLY();
+		{
+			/* shards of the coordinator's were kept in this (the caller's) backend */
+			MrfFwCacheForget();
+		}
+		PG_END_TRY();
 	}
 	else
 		model = LearnInPlace(&plan, state, relid, caller, &total, sql, typid, cxt, p,
