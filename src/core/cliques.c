@@ -83,6 +83,9 @@
  */
 #define CLIQUES_STALL_MAPS 40
 
+/* Log-likelihood (in units of one b) a CGM fit may lose per cell to naive MLE before it is replaced. */
+#define CLIQUES_FALLBACK_SLACK 10.0
+
 /* The problems MrfCliqueSetCheck and MrfCliqueSetCheckAlphabets return (problem.h). */
 const char	MrfCliquesBadP[] = "the number of variables must be at least 1";
 const char	MrfCliquesBadK[] = "every variable's alphabet size must be between 2 and 256";
@@ -1089,6 +1092,47 @@ FitCgm(FitState *fs, const int64_t *noisy, int64_t n, double b, double *logpot)
 		fs->rep->em_iterations = maps;
 		fs->rep->em_change = change;
 		fs->rep->converged = change < fs->opt.em_tolerance;
+	}
+
+	/*
+	 * A fit whose E-steps hit their cap can be stuck where it started.  At
+	 * very large epsilon (b far below one count) the map is so stiff that
+	 * the E-step never moves and EM "converges" in a few maps to whatever
+	 * its start was: a third of each value in the data came out as
+	 * 0.46/0.27/0.27 at epsilon 1e4 and 0.9999 on one value at 1e8, with
+	 * converged true.  Such a fit explains the noisy tables far worse than
+	 * the naive MLE: compare the Laplace log-likelihood of the noisy tables
+	 * at each fit's expected counts, sum |y - n mu| / b, and release the
+	 * naive MLE (reported as the fallback) when CGM's is worse by more than
+	 * CLIQUES_FALLBACK_SLACK per cell.  A working CGM fit moves away from
+	 * the noisy counts by a few b at most (the E-step's gradient is at most
+	 * 1/b a cell), so this never replaces one; both are post-processing of
+	 * the same noisy tables.
+	 */
+	if (status == MRF_OK && fs->estep_capped > 0)
+	{
+		double		cgm_loss = 0.0;
+		double		naive_loss = 0.0;
+		int			cgm_converged = fs->rep != NULL ? fs->rep->converged : 0;
+		int64_t		x;
+
+		status = Infer(fs, logpot, fs->marg, NULL);
+		for (x = 0; status == MRF_OK && x < cells; x++)
+			cgm_loss += fabs((double) noisy[x] - nn * fs->marg[x]) / b;
+		if (status == MRF_OK)
+			status = FitNaive(fs, noisy, n, b, t1);
+		if (status == MRF_OK)
+			status = Infer(fs, t1, fs->marg, NULL);
+		for (x = 0; status == MRF_OK && x < cells; x++)
+			naive_loss += fabs((double) noisy[x] - nn * fs->marg[x]) / b;
+		if (status == MRF_OK && cgm_loss > naive_loss + CLIQUES_FALLBACK_SLACK * (double) cells)
+		{
+			memcpy(logpot, t1, sizeof(double) * (size_t) cells);
+			if (fs->rep != NULL)
+				fs->rep->naive_fallback = 1;
+		}
+		if (fs->rep != NULL)
+			fs->rep->converged = fs->rep->naive_fallback ? 0 : cgm_converged;
 	}
 
 done:

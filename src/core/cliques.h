@@ -145,6 +145,7 @@ typedef struct MrfCliquesReport
 	int64_t		estep_sweeps;	/* CGM: NLBP sweeps over all E-steps */
 	int			estep_capped;	/* CGM: E-steps that hit their cap */
 	double		estep_residual; /* CGM: residual of the last E-step */
+	int			naive_fallback; /* CGM: the last E-step hit its cap, the naive MLE was released */
 	int64_t		fit_steps;		/* gradient steps of loopy-model MLEs */
 	int			fit_capped;		/* MLEs that hit their cap */
 	int64_t		bp_sweeps;		/* loopy BP sweeps over all inference calls */

@@ -478,9 +478,9 @@ CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 		appendStringInfoString(&meta, ", \"change\": ");
 		MrfJsonAppendDouble(&meta, rep.em_change);
 		appendStringInfo(&meta, ", \"tolerance\": %s, \"estep_sweeps\": " INT64_FORMAT
-						 ", \"estep_capped\": %d}",
+						 ", \"estep_capped\": %d, \"naive_fallback\": %s}",
 						 MrfDoubleText(co->em_tolerance), (int64) rep.estep_sweeps,
-						 rep.estep_capped);
+						 rep.estep_capped, rep.naive_fallback ? "true" : "false");
 	}
 	else
 		appendStringInfo(&meta, ", \"fit_converged\": %s", rep.converged ? "true" : "false");

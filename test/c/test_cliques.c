@@ -1210,6 +1210,59 @@ TestCgmLargeEpsilon(void)
 	CHECK_MSG(worst < 1.02, "CGM's KL %.4f of naive's at epsilon 100", worst);
 }
 
+/*
+ * At very large epsilon the E-step is too stiff to move: the fit must still
+ * release the data's marginals (the naive MLE, reported as the fallback),
+ * never the start EM was stuck at.  Tables a count or two from uniform
+ * (which the naive fit's pseudocount then misses by a fraction of a count,
+ * thousands of b): such a table through SQL released 0.46/0.27/0.27 at
+ * epsilon 1e4 and 0.9999 on one value at 1e8, with EM reporting
+ * convergence.
+ */
+static void
+TestCgmHugeEpsilon(void)
+{
+	static const double eps[3] = {1e4, 1e6, 1e8};
+	static const int start[3] = {0, 1, 2};
+	static const int var[2] = {0, 1};
+	static const int pair_start[2] = {0, 2};
+	double		worst = 0.0;
+	int			fallbacks = 0;
+
+	for (int shape = 0; shape < 2; shape++)
+	{
+		MrfCliqueSet *set = NULL;
+		int64_t		noisy[9];
+		double		fit[9];
+		double		marg[9];
+
+		/* singletons [[1], [2]] or the pair [[1, 2]], k = 3, n = 30,000 uniform rows */
+		CHECK(MrfCliqueSetBuild(2, 3, shape == 0 ? 2 : 1, shape == 0 ? start : pair_start,
+								var, 0, &MrfMallocEnv, &set) == MRF_OK);
+		for (int64_t x = 0; x < set->cells; x++)
+			noisy[x] = shape == 0 ? 10000 + (x % 3 == 1) - (x % 3 == 2) + 2000 * (x == 4) - 2000 * (x == 5)
+				: 3333 + 3 * (x == 0) + 500 * (x == 4) - 500 * (x == 8);
+		for (int e = 0; e < 3; e++)
+		{
+			MrfCliquesOptions opt;
+			MrfCliquesReport rep;
+
+			MrfCliquesDefaultOptions(&opt);
+			opt.epsilon = eps[e];
+			CHECK(MrfCliquesFit(noisy, 30000, set, &opt, &MrfMallocEnv, fit, &rep) == MRF_OK);
+			CHECK(MrfCliquesMarginals(set, fit, NULL, &MrfMallocEnv, marg, NULL) == MRF_OK);
+			fallbacks += rep.naive_fallback;
+			for (int64_t x = 0; x < set->cells; x++)
+				worst = fmax(worst, fabs(marg[x] - (double) noisy[x] / 30000.0));
+		}
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	printf("# cgm at epsilon 1e4..1e8: largest marginal error %.2g, %d of 6 fits fell back to naive\n",
+		   worst, fallbacks);
+	CHECK_MSG(worst < 1e-3, "CGM at huge epsilon is %.3g from the data's marginals", worst);
+	CHECK_MSG(fallbacks >= 1, "no fit fell back to naive MLE: the case is not exercised");
+}
+
 /* The "cliques" group. */
 void
 TestCliques(void)
@@ -1225,4 +1278,5 @@ TestCliques(void)
 	TestSyntheticStudy();
 	TestCgmSmallEpsilon();
 	TestCgmLargeEpsilon();
+	TestCgmHugeEpsilon();
 }
