@@ -307,8 +307,8 @@ WorkloadModelMarginals(Workload *wl, MrfCliqueSet *set, double *logpot, const Mr
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("out of memory in %s", WorkloadFn)));
-		if ((s & 63) == 0)
-			CHECK_FOR_INTERRUPTS();
+		/* every set: one outside the cliques calibrates a junction tree of up to 2^22 cells */
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 

@@ -8,7 +8,7 @@
 -- read, so any role (one without SELECT included) could hold a backend a
 -- minute past statement_timeout, and weights near 1e308 gave NaN errors.
 BEGIN;
-SELECT plan(9);
+SELECT plan(10);
 
 CREATE TABLE mer_rows (a boolean, b boolean, c boolean, d boolean, x boolean[]);
 INSERT INTO mer_rows
@@ -70,6 +70,33 @@ SET LOCAL statement_timeout = '1s';
 -- (once: BETWEEN would evaluate the call twice, the second without a timeout)
 SELECT ok(s BETWEEN 0 AND 10, 'statement_timeout (1 s) ends mrf_marginal_error on 2^18 states x 107,000 sets within 10 s (it took a minute)')
 FROM (SELECT mer_cancel_seconds() AS s OFFSET 0) x;
+RESET statement_timeout;
+RESET ROLE;
+-- two cliques of 20 and 21 binary variables: each triple across them
+-- calibrates a junction tree of 3 million cells (about 0.3 s); the first
+-- 64 triples hold 21 of them, and the interrupt was checked every 64 sets
+-- (a cancel after 1 s landed after 5.7 s)
+INSERT INTO mer_models
+SELECT 'two cliques', format('{"kind": "cliques", "p": 41, "k": 2, "cliques": [%s, %s], "log_potentials": [%s, %s]}',
+	(SELECT json_agg(i) FROM generate_series(1, 20) i), (SELECT json_agg(i) FROM generate_series(21, 41) i),
+	(SELECT json_agg(((i::bigint * 7919) % 1000) / 1000.0) FROM generate_series(0, 1048575) i),
+	(SELECT json_agg(((i::bigint * 104729) % 1000) / 1000.0) FROM generate_series(0, 2097151) i))::mrf;
+CREATE TABLE mer_wide AS SELECT array_fill(true, ARRAY[41]) AS x FROM generate_series(1, 10);
+GRANT SELECT ON mer_wide TO mer_reader;
+CREATE FUNCTION mer_cancel_seconds_jt() RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	PERFORM * FROM mrf_marginal_error((SELECT m FROM mer_models WHERE name = 'two cliques'), 'mer_wide', '{x}', '{3}');
+	RETURN -1;
+EXCEPTION WHEN query_canceled THEN
+	RETURN extract(epoch FROM clock_timestamp() - t0);
+END $$;
+GRANT EXECUTE ON FUNCTION mer_cancel_seconds_jt() TO mer_reader;
+SET ROLE mer_reader;
+SET LOCAL statement_timeout = '1s';
+SELECT ok(s BETWEEN 0 AND 3.5, 'statement_timeout (1 s) ends a run of junction trees within 3.5 s (it took 5.7 s)')
+FROM (SELECT mer_cancel_seconds_jt() AS s OFFSET 0) x;
 RESET statement_timeout;
 SELECT throws_ok($$SELECT * FROM mrf_marginal_error((SELECT m FROM mer_models WHERE name = 'huge'), 'mer_rows', '{a,b,c,d}')$$,
 	'22003', NULL, 'weights near 1e308: an error, not NaN');
