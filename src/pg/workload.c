@@ -609,6 +609,14 @@ WorkloadRun(FunctionCallInfo fcinfo, MrfNames **names_out, double **l1, int64 *n
 		return NULL;
 	model = PG_GETARG_MRF_P(0);
 	relid = PG_GETARG_OID(1);
+	/* one output column a variable: PostgreSQL's target-list limit */
+	if (model->p > MaxTupleAttributeNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s compares models of at most %d variables, and this model has %d",
+						WorkloadFn, MaxTupleAttributeNumber, model->p),
+				 errdetail("It reads every variable of the model as one column of one query, and a query returns at most %d columns.",
+						   MaxTupleAttributeNumber)));
 	set = WorkloadCliqueForm(model, &logpot);
 	if (get_rel_name(relid) == NULL)
 		ereport(ERROR,

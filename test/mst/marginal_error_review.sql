@@ -8,7 +8,7 @@
 -- read, so any role (one without SELECT included) could hold a backend a
 -- minute past statement_timeout, and weights near 1e308 gave NaN errors.
 BEGIN;
-SELECT plan(10);
+SELECT plan(11);
 
 CREATE TABLE mer_rows (a boolean, b boolean, c boolean, d boolean, x boolean[]);
 INSERT INTO mer_rows
@@ -106,6 +106,13 @@ SELECT ok((SELECT bool_and(l1 BETWEEN 0 AND 2) AND count(*) = 14
 		   FROM mrf_marginal_errors((SELECT m FROM mer_models WHERE name = 'small'), 'mer_rows', '{a,b,c,d}')),
 	'an ordinary model still gives 14 finite errors in [0, 2]');
 RESET ROLE;
+
+-- a model of more variables than a query has columns: a clear 54000, not the
+-- target-list error with the whole generated query as its CONTEXT
+SELECT throws_ok($$SELECT * FROM mrf_marginal_error(mrf_ising(array_fill(0::float8, ARRAY[1700, 1700]),
+                                                              array_fill(0::float8, ARRAY[1700])), 'mer_rows')$$,
+	'54000', 'mrf_marginal_error compares models of at most 1664 variables, and this model has 1700',
+	'a model of 1700 variables is refused with its limit');
 
 SELECT * FROM finish();
 ROLLBACK;
