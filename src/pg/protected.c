@@ -931,7 +931,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 						noisy, state->n, get_rel_name(relid)),
 				 errdetail("The count is noisy (standard deviation %.1f; it is part of the release: \"substituted_rows\" in the model's metadata) and exceeds 1%% of the rows.",
 						   noise_sd),
-				 errhint("Check variables => (every row must have exactly that many values), NULLs, and values outside the alphabet (-1/+1 or booleans; 0 .. k - 1 for k-ary learners).")));
+				 errhint("Check variables => (every row must have exactly that many values), NULLs, and values outside the alphabet (-1/+1 or booleans; 0 .. k - 1 for k-ary learners; for rows of columns, an enum's labels or the values option domains declares).")));
 	if (model == NULL)
 	{
 		/* "Nothing" is a release too: charged above, explained only now. */
