@@ -31,13 +31,6 @@
 #define AIM_MAX_ITERATIONS 100000
 
 /*
- * The warm-started estimate after each round ([MMSM22] re-estimate every
- * round, 1000 steps): 25 here, for time; the final estimate takes
- * iterations (default 1000).
- */
-#define AIM_ROUND_ITERATIONS 25
-
-/*
  * Most variables: every round triangulates the model plus each candidate
  * (min-fill, p^3 a candidate), and the default workload holds every pair.
  */
@@ -330,7 +323,8 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	ao.rho = ap->rho;
 	ao.max_model_cells = ap->max_model_cells;
 	ao.max_candidate_cells = ap->max_candidate_cells;
-	ao.round_iterations = Min(AIM_ROUND_ITERATIONS, ap->iterations);
+	/* the core's default steps after each round (README, "AIM's defaults"), at most iterations */
+	ao.round_iterations = Min(ao.round_iterations, ap->iterations);
 	ao.estimate.iterations = ap->iterations;
 	ao.nworkload = ap->nworkload;
 	ao.wstart = ap->wstart;
