@@ -1323,8 +1323,12 @@ MrfMstSelectionScale(double rho_select, int rounds)
  *
  * AIM ([MMSM22] Alg. 2) runs, on the same rows, p one-way measurements and
  * then rounds t = 1, 2, .. of two mechanisms each, every one chosen from
- * the earlier ones' outputs (adaptive composition, [BS16] Lemma 2.3: the
- * rhos add, and each round's rates may depend on earlier outputs):
+ * the earlier ones' outputs.  [BS16] Lemma 2.3 composes mechanisms whose
+ * rhos are fixed in advance; here the rates after annealing, the size
+ * filter and the number of rounds depend on earlier outputs, so the step
+ * that makes the rhos add is the Renyi filter of [FZ21] Thm. 3.1 (at every
+ * order alpha, the running sum of alpha rho_i is kept below alpha rho, the
+ * stopping rule MrfAimIsLastRound / MrfAimLastRates enforce; privacy.md 13):
  *   S_t  an exponential-mechanism selection of a marginal r among the
  *        candidates that pass the size filter, with quality
  *        q_r = w_r (||x_r - xhat_r||_1 - sqrt(2/pi) sigma_t cells_r),
