@@ -15,6 +15,11 @@
  *           Privacy Loss Composition for Data Analytics", ALT 2021.
  *   [DDR20] Dong, Durfee, Rogers, "Optimal Differential Privacy Composition
  *           for Exponential Mechanisms", ICML 2020.
+ *   [FZ21]  Feldman, Zrnic, "Individual Privacy Accounting via a Renyi
+ *           Filter", NeurIPS 2021.
+ *   [MMSM22] McKenna, Mullins, Sheldon, Miklau, "AIM: An Adaptive and
+ *           Iterative Mechanism for Differentially Private Synthetic Data",
+ *           VLDB 2022.
  *   [Z20]   Zhang, Kamath, Kulkarni, Wu, "Privately Learning Markov Random
  *           Fields", ICML 2020, Algorithm 1.
  *
