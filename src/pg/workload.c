@@ -46,6 +46,9 @@
  */
 #define WORKLOAD_ENUM_STATES ((int64) 1 << 18)
 
+/* What palloc adds to each small chunk (its header), counted in the memory plan. */
+#define WORKLOAD_CHUNK_HEADER 16
+
 /* Rows fetched from the relation per batch. */
 #define WORKLOAD_BATCH 10000
 
@@ -130,6 +133,7 @@ static void
 WorkloadSets(Workload *wl, const int *ways, int nways, const MrfCliqueSet *set)
 {
 	double		nsets = 0;
+	double		book;
 	int			s = 0;
 	int64		cells = 0;
 
@@ -141,6 +145,17 @@ WorkloadSets(Workload *wl, const int *ways, int nways, const MrfCliqueSet *set)
 				 errmsg("%s: the ways asked make %.0f marginals, more than 10,000,000", WorkloadFn,
 						nsets),
 				 errhint("Ask for fewer ways (ways => '{1,2,3}' is the usual workload).")));
+	/*
+	 * The sets' bookkeeping is planned before it is allocated: at 1e7 sets it
+	 * alone is several hundred MB (a way, an offset, a pointer, an L1 error
+	 * and a palloc'd variable list with its chunk header per set).
+	 */
+	book = 0;
+	for (int i = 0; i < nways; i++)
+		book += Binomial(set->p, ways[i]) *
+			(double) (sizeof(int) + sizeof(int *) + sizeof(int64) + sizeof(double) +
+					  WORKLOAD_CHUNK_HEADER + MAXALIGN(sizeof(int) * ways[i]));
+	MrfCheckMemory(WorkloadFn, book);
 	wl->nsets = (int) nsets;
 	wl->way = palloc(sizeof(int) * (wl->nsets + 1));
 	wl->vars = palloc(sizeof(int *) * (wl->nsets + 1));
@@ -180,7 +195,7 @@ WorkloadSets(Workload *wl, const int *ways, int nways, const MrfCliqueSet *set)
 	}
 	wl->offset[s] = cells;
 	/* the model's marginals and the rows' counts, a double and an int64 a cell */
-	MrfCheckMemory(WorkloadFn, 16.0 * (double) cells);
+	MrfCheckMemory(WorkloadFn, book + 16.0 * (double) cells);
 	wl->marg = palloc_extended(sizeof(double) * (cells + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	wl->counts = palloc_extended(sizeof(int64) * (cells + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }

@@ -8,7 +8,7 @@
 -- read, so any role (one without SELECT included) could hold a backend a
 -- minute past statement_timeout, and weights near 1e308 gave NaN errors.
 BEGIN;
-SELECT plan(11);
+SELECT plan(12);
 
 CREATE TABLE mer_rows (a boolean, b boolean, c boolean, d boolean, x boolean[]);
 INSERT INTO mer_rows
@@ -113,6 +113,18 @@ SELECT throws_ok($$SELECT * FROM mrf_marginal_error(mrf_ising(array_fill(0::floa
                                                               array_fill(0::float8, ARRAY[1700])), 'mer_rows')$$,
 	'54000', 'mrf_marginal_error compares models of at most 1664 variables, and this model has 1700',
 	'a model of 1700 variables is refused with its limit');
+
+-- the sets' bookkeeping counts against mrfdp.max_learner_memory, planned
+-- before it is allocated: 1,279,200 pairs of 1600 variables hold about 63 MB
+-- of it next to their 78 MB of tables (the check used to see only the tables,
+-- 78 MB, and let this call allocate the rest unplanned)
+CREATE TABLE mer_wider AS SELECT array_fill(i % 2 = 0, ARRAY[1600]) AS x FROM generate_series(1, 20) i;
+SET LOCAL mrfdp.max_learner_memory = '100MB';
+SELECT throws_ok($$SELECT * FROM mrf_marginal_error(mrf_ising(array_fill(0::float8, ARRAY[1600, 1600]),
+                                                              array_fill(0::float8, ARRAY[1600])), 'mer_wider', '{x}', '{2}')$$,
+	'54000', 'mrf_marginal_error would need 142 MB of working memory',
+	'the sets'' bookkeeping is planned with their tables against the memory limit');
+RESET mrfdp.max_learner_memory;
 
 SELECT * FROM finish();
 ROLLBACK;
