@@ -28,10 +28,11 @@ typedef enum MrfFwKernel
 	MRF_FW_KERNEL_SGEMM = 1,	/* portable: float sgemm on exact integers */
 	MRF_FW_KERNEL_AVX2 = 2,		/* hand-written AVX2 int8 kernel */
 	MRF_FW_KERNEL_VNNI = 3,		/* hand-written AVX-512 VNNI int8 kernel */
-	MRF_FW_KERNEL_DNNL = 4		/* oneDNN dnnl_gemm_u8s8s32 */
+	MRF_FW_KERNEL_DNNL = 4,		/* oneDNN dnnl_gemm_u8s8s32 */
+	MRF_FW_KERNEL_AMX = 5		/* hand-written AMX int8 tile kernel */
 } MrfFwKernel;
 
-#define MRF_FW_KERNEL_COUNT 5
+#define MRF_FW_KERNEL_COUNT 6
 
 /*
  * The design matrix is stored as bits: column j holds x_mj in bit m % 64 of

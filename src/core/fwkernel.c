@@ -29,7 +29,10 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FWK_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #ifdef MRF_HAVE_DNNL
@@ -694,6 +697,150 @@ FwkGemmVnni(const void *xv, int64_t ldx, int64_t start, int d, int rows4,
 }
 
 /*
+ * AMX.  TDPBUSD multiplies a tile of u8 (16 rows of C by 64 rows of X: the
+ * block's bytes as they are, xb[j * ldx + r]) by a tile of s8 (16 groups of
+ * 4 rows by 16 problems: G's interleaved layout as it is) and adds groups
+ * of four products into int32 lanes without saturation, as vpdpbusd does:
+ * exact under the same bounds.  The tile registers hold 2 x 2 tiles of C
+ * over all of a block's rows; whole 16 x 16 tiles only, so the rows of C
+ * beyond the last multiple of 16 and the block's rows beyond the last
+ * multiple of 64 go to the VNNI kernel (every AMX CPU has AVX-512 VNNI).
+ */
+#define FWK_AMX __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8")))
+
+/* Linux: XFEATURE_XTILEDATA and the arch_prctl that requests it. */
+#define FWK_XFEATURE_XTILEDATA 18
+#define FWK_ARCH_REQ_XCOMP_PERM 0x1023
+
+/* The tile configuration: palette 1, every tile 16 rows of 64 bytes. */
+typedef struct FwkTileConfig
+{
+	uint8_t		palette;
+	uint8_t		start_row;
+	uint8_t		reserved[14];
+	uint16_t	colsb[16];
+	uint8_t		rows[16];
+} FwkTileConfig;
+
+/* The compiler does not know the tile instructions touch memory. */
+#define FWK_MEMORY_BARRIER() __asm__ volatile("" ::: "memory")
+
+/*
+ * One pass of 2 x 2 C tiles (C rows j0.., problems k0..) over rows
+ * [0, rows64): tiles 0-3 hold C, 4-5 X, 6-7 G.  J and K say which of the
+ * second row / column of tiles exist (1 or 2).
+ */
+FWK_AMX
+static inline __attribute__((always_inline)) void
+FwkAmxTiles(const uint8_t *x, int64_t ldx, int j0, const int J, int rows64,
+			const int8_t *g, int qpad, int k0, const int K, int32_t *c)
+{
+	int32_t    *c00 = c + (size_t) j0 * qpad + k0;
+	int32_t    *c10 = c00 + (size_t) 16 * qpad;
+	const int64_t cstride = (int64_t) qpad * 4;
+	const int64_t gstride = (int64_t) qpad * 4;
+	const uint8_t *x0 = x + (size_t) j0 * ldx;
+	const uint8_t *x1 = x0 + (size_t) 16 * ldx;
+	int			r;
+
+	_tile_loadd(0, c00, cstride);
+	if (K == 2)
+		_tile_loadd(1, c00 + 16, cstride);
+	if (J == 2)
+	{
+		_tile_loadd(2, c10, cstride);
+		if (K == 2)
+			_tile_loadd(3, c10 + 16, cstride);
+	}
+	for (r = 0; r < rows64; r += 64)
+	{
+		const int8_t *gr = g + ((size_t) (r >> 2) * (size_t) qpad + (size_t) k0) * 4;
+
+		_tile_loadd(4, x0 + r, ldx);
+		_tile_loadd(6, gr, gstride);
+		_tile_dpbusd(0, 4, 6);
+		if (K == 2)
+		{
+			_tile_loadd(7, gr + 64, gstride);
+			_tile_dpbusd(1, 4, 7);
+		}
+		if (J == 2)
+		{
+			_tile_loadd(5, x1 + r, ldx);
+			_tile_dpbusd(2, 5, 6);
+			if (K == 2)
+				_tile_dpbusd(3, 5, 7);
+		}
+	}
+	_tile_stored(0, c00, cstride);
+	if (K == 2)
+		_tile_stored(1, c00 + 16, cstride);
+	if (J == 2)
+	{
+		_tile_stored(2, c10, cstride);
+		if (K == 2)
+			_tile_stored(3, c10 + 16, cstride);
+	}
+}
+
+/* The AMX product: whole tiles by AMX, the edges by the VNNI kernel. */
+FWK_AMX
+static void
+FwkGemmAmx(const void *xv, int64_t ldx, int64_t start, int d, int rows4,
+		   const int8_t *g, int ldg, int q, int qpad, int32_t *c, void *scratch)
+{
+	const uint8_t *x = (const uint8_t *) xv + start;
+	int			d16 = d & ~15;
+	int			rows64 = rows4 & ~63;
+	FwkTileConfig cfg;
+	int			t;
+	int			j0;
+	int			k0;
+
+	if (d16 > 0 && rows64 > 0)
+	{
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.palette = 1;
+		for (t = 0; t < 8; t++)
+		{
+			cfg.colsb[t] = 64;
+			cfg.rows[t] = 16;
+		}
+		_tile_loadconfig(&cfg);
+		FWK_MEMORY_BARRIER();
+		for (j0 = 0; j0 < d16; j0 += 32)
+		{
+			int			J = d16 - j0 >= 32 ? 2 : 1;
+
+			for (k0 = 0; k0 < qpad; k0 += 32)
+			{
+				int			K = qpad - k0 >= 32 ? 2 : 1;
+
+				if (J == 2 && K == 2)
+					FwkAmxTiles(x, ldx, j0, 2, rows64, g, qpad, k0, 2, c);
+				else if (J == 2)
+					FwkAmxTiles(x, ldx, j0, 2, rows64, g, qpad, k0, 1, c);
+				else if (K == 2)
+					FwkAmxTiles(x, ldx, j0, 1, rows64, g, qpad, k0, 2, c);
+				else
+					FwkAmxTiles(x, ldx, j0, 1, rows64, g, qpad, k0, 1, c);
+			}
+		}
+		/* the tile state is large: give it back before the thread moves on */
+		_tile_release();
+		FWK_MEMORY_BARRIER();
+	}
+	/* the rows of C beyond d16, over the AMX rows */
+	if (d16 < d && rows64 > 0)
+		FwkGemmVnni(x + (size_t) d16 * ldx, ldx, 0, d - d16, rows64, g, ldg, q, qpad,
+					c + (size_t) d16 * qpad, scratch);
+	/* every row of C, over the block's rows beyond rows64 */
+	if (rows64 < rows4)
+		FwkGemmVnni(x, ldx, rows64, d, rows4 - rows64,
+					g + (size_t) (rows64 >> 2) * (size_t) qpad * 4, ldg, q, qpad, c, scratch);
+}
+
+/*
  * One AVX2 tile: J rows of C against 16 problems.  vpmaddubsw adds two
  * products u8 {0, 1} x s8 into int16 (at most 254 in magnitude: no
  * saturation), vpmaddwd adds pairs of those into int32: exact.
@@ -886,6 +1033,65 @@ FwkHasVnni(void)
 #endif
 }
 
+#ifdef FWK_X86
+/*
+ * Whether this thread may use the AMX tile data: asks Linux once per thread
+ * (arch_prctl ARCH_REQ_XCOMP_PERM; the grant is the process's, asking again
+ * is harmless), then checks that XCR0 enables the tile state (bits 17, 18).
+ * Without the grant the first tile instruction would raise SIGILL.
+ */
+static int
+FwkAmxPermitted(void)
+{
+	static __thread int state;	/* 0 unknown, 1 yes, -1 no */
+	uint32_t	xlo;
+	uint32_t	xhi;
+
+	if (state != 0)
+		return state > 0;
+	state = -1;
+#ifdef __linux__
+	if (syscall(SYS_arch_prctl, FWK_ARCH_REQ_XCOMP_PERM, FWK_XFEATURE_XTILEDATA) != 0)
+		return 0;
+	__asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+	(void) xhi;
+	if ((xlo & (3u << 17)) != (3u << 17))
+		return 0;
+	state = 1;
+#else
+	(void) xlo;
+	(void) xhi;
+#endif
+	return state > 0;
+}
+#endif
+
+/*
+ * AMX-TILE and AMX-INT8 (CPUID.(7,0):EDX bits 24, 25), with OSXSAVE, the
+ * VNNI kernel the edges use, and the OS's permission in this thread.
+ */
+static int
+FwkHasAmx(void)
+{
+#ifdef FWK_X86
+	unsigned int a;
+	unsigned int b;
+	unsigned int c;
+	unsigned int d;
+
+	if (!FwkHasVnni())
+		return 0;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
+		return 0;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) ||
+		(d & (3u << 24)) != (3u << 24))
+		return 0;
+	return FwkAmxPermitted();
+#else
+	return 0;
+#endif
+}
+
 /* Whether this CPU and build can run a kernel. */
 int
 MrfFwKernelAvailable(MrfFwKernel kernel)
@@ -899,6 +1105,8 @@ MrfFwKernelAvailable(MrfFwKernel kernel)
 			return FwkHasAvx2();
 		case MRF_FW_KERNEL_VNNI:
 			return FwkHasVnni();
+		case MRF_FW_KERNEL_AMX:
+			return FwkHasAmx();
 		case MRF_FW_KERNEL_DNNL:
 #ifdef MRF_HAVE_DNNL
 			return FwkHasAvx2();
@@ -913,6 +1121,8 @@ MrfFwKernelAvailable(MrfFwKernel kernel)
 MrfFwKernel
 MrfFwAutoKernel(void)
 {
+	if (FwkHasAmx())
+		return MRF_FW_KERNEL_AMX;
 	if (FwkHasVnni())
 		return MRF_FW_KERNEL_VNNI;
 	if (FwkHasAvx2())
@@ -934,6 +1144,8 @@ MrfFwKernelName(MrfFwKernel kernel)
 			return "avx2";
 		case MRF_FW_KERNEL_VNNI:
 			return "avx512-vnni";
+		case MRF_FW_KERNEL_AMX:
+			return "amx";
 		case MRF_FW_KERNEL_DNNL:
 			return "onednn";
 	}
@@ -985,6 +1197,14 @@ FwkResolve(MrfFwKernel want, FwkKernelInfo *info)
 		case MRF_FW_KERNEL_VNNI:
 			info->fused = FwkFusedAvx512;
 			info->gemm = FwkGemmVnni;
+			info->unpack = FwkUnpackAvx512;
+			info->interleaved = 1;
+			info->block_rows = 512;
+			info->qalign = 16;
+			return 1;
+		case MRF_FW_KERNEL_AMX:
+			info->fused = FwkFusedAvx512;
+			info->gemm = FwkGemmAmx;
 			info->unpack = FwkUnpackAvx512;
 			info->interleaved = 1;
 			info->block_rows = 512;
@@ -1044,6 +1264,11 @@ FwkScratchBytes(const FwkKernelInfo *info, int d, int q)
 void
 FwkThreadInit(const FwkKernelInfo *info)
 {
+#ifdef FWK_X86
+	/* the grant is the process's; a thread asks before its first tile */
+	if (info->kind == MRF_FW_KERNEL_AMX)
+		(void) FwkAmxPermitted();
+#endif
 #ifdef MRF_HAVE_DNNL
 	if (info->kind == MRF_FW_KERNEL_DNNL)
 		omp_set_num_threads(1);

@@ -219,7 +219,7 @@ Usage(void)
 			"                  [--data in.npy [--true-model model.npy]]\n"
 			"                  [--out data.npy] [--out-model model.npy]\n"
 			"                  [--threads 1] [--learner-threads 1]\n"
-			"                  [--kernel sgemm|avx2|avx512-vnni|onednn]\n"
+			"                  [--kernel sgemm|avx2|avx512-vnni|amx|onednn]\n"
 			"                  [--reps 10] [--skip-floor] [--skip-learn]\n");
 	exit(2);
 }

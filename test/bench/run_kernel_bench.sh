@@ -51,7 +51,7 @@ median() {
 
 kernels=$("$here/bench_core" --p 2 --n 64 --skip-floor --skip-learn 2>/dev/null | awk -F': ' '$1 == "kernel" { print $2 }')
 all_kernels=""
-for k in sgemm avx2 avx512-vnni onednn; do
+for k in sgemm avx2 avx512-vnni amx onednn; do
 	if "$here/bench_core" --p 2 --n 64 --skip-floor --skip-learn --kernel "$k" >/dev/null 2>&1; then
 		all_kernels="$all_kernels $k"
 	fi

@@ -3,6 +3,7 @@
  * calibrated mechanisms (chi-square, with negative controls), exactness of the
  * quantised scores, optimisation on a logistic model, memory and polling.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -822,11 +823,59 @@ TestSolveInvalid(void)
 	CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w) == MRF_EINVAL);
 }
 
+/*
+ * The kernel choice against the CPU flags Linux reports (an independent
+ * source: /proc/cpuinfo lists amx_tile and amx_int8 only when the CPU has
+ * them and the kernel supports their state): AUTO picks AMX exactly when it
+ * is there, and a CPU without AMX keeps the choice it had before AMX.
+ */
+static void
+TestKernelChoice(void)
+{
+	FILE	   *f = fopen("/proc/cpuinfo", "r");
+	char		line[8192];
+	int			flags_seen = 0;
+	int			amx = 0;
+	int			vnni = 0;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "flags", 5) == 0)
+		{
+			flags_seen = 1;
+			amx = strstr(line, " amx_tile") != NULL && strstr(line, " amx_int8") != NULL;
+			vnni = strstr(line, " avx512_vnni") != NULL;
+			break;
+		}
+	if (f != NULL)
+		fclose(f);
+	CHECK(MrfFwKernelAvailable(MrfFwAutoKernel()));
+	CHECK(MrfFwAutoKernel() != MRF_FW_KERNEL_AUTO);
+#if defined(__x86_64__) && defined(__linux__)
+	CHECK(flags_seen);
+	printf("# cpu flags: amx %d, avx512_vnni %d; auto kernel %s\n", amx, vnni,
+		   MrfFwKernelName(MrfFwAutoKernel()));
+	CHECK_MSG(MrfFwKernelAvailable(MRF_FW_KERNEL_AMX) == (amx && vnni),
+			  "amx available %d, cpu flags amx %d vnni %d",
+			  MrfFwKernelAvailable(MRF_FW_KERNEL_AMX), amx, vnni);
+	CHECK(MrfFwKernelAvailable(MRF_FW_KERNEL_VNNI) == vnni);
+	CHECK(MrfFwAutoKernel() == (amx && vnni ? MRF_FW_KERNEL_AMX :
+								vnni ? MRF_FW_KERNEL_VNNI :
+								MrfFwKernelAvailable(MRF_FW_KERNEL_AVX2) ? MRF_FW_KERNEL_AVX2 :
+								MRF_FW_KERNEL_SGEMM));
+#else
+	(void) flags_seen;
+	(void) amx;
+	(void) vnni;
+	CHECK(!MrfFwKernelAvailable(MRF_FW_KERNEL_AMX));
+#endif
+}
+
 /* The Frank-Wolfe tests. */
 void
 TestFw(void)
 {
 	TestQuantizedWeight();
+	TestKernelChoice();
 	TestScoreExactness();
 	TestExponentialSelection();
 	TestLaplaceSelection();
