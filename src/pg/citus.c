@@ -306,8 +306,9 @@ HideGroupingColumn(SortGroupClause *sgc, Query *query, Oid keyfn)
 	if (!IsA(tle->expr, Var))
 		return;
 	hidden.var = (Var *) tle->expr;
+	/* the identity keeps the column's collation: grouping text hashes with it */
 	hidden.wrapped = (Expr *) makeFuncExpr(keyfn, hidden.var->vartype, list_make1(hidden.var),
-										   InvalidOid, hidden.var->varcollid,
+										   hidden.var->varcollid, hidden.var->varcollid,
 										   COERCE_EXPLICIT_CALL);
 	tle->expr = hidden.wrapped;
 
@@ -521,22 +522,25 @@ ReadsCitusTable(Query *query)
 	return found;
 }
 
-/* See citus.h: partition method 'h' in pg_dist_partition. */
-bool
-MrfCitusIsDistributed(Oid relid)
+/*
+ * relid's partition method in pg_dist_partition ('h' hash-distributed, 'n'
+ * reference or Citus local, ...), or '\0' when it is not a Citus table.
+ */
+static char
+PartitionMethod(Oid relid)
 {
 	Oid			partition;
-	bool		found = false;
+	char		method = '\0';
 	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
 	HeapTuple	tup;
 
 	if (!CitusInstalled())
-		return false;
+		return '\0';
 	partition = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
 	if (!OidIsValid(partition))
-		return false;
+		return '\0';
 	rel = table_open(partition, AccessShareLock);
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
 	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
@@ -545,11 +549,25 @@ MrfCitusIsDistributed(Oid relid)
 	{
 		bool		isnull;
 
-		found = DatumGetChar(heap_getattr(tup, 2, RelationGetDescr(rel), &isnull)) == 'h';
+		method = DatumGetChar(heap_getattr(tup, 2, RelationGetDescr(rel), &isnull));
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
-	return found;
+	return method;
+}
+
+/* See citus.h: any entry of pg_dist_partition. */
+bool
+MrfCitusIsCitusTable(Oid relid)
+{
+	return PartitionMethod(relid) != '\0';
+}
+
+/* See citus.h: partition method 'h' in pg_dist_partition. */
+bool
+MrfCitusIsDistributed(Oid relid)
+{
+	return PartitionMethod(relid) == 'h';
 }
 
 /*

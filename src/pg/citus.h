@@ -41,6 +41,12 @@ bool		MrfCitusRemoteScan(const PlannedStmt *stmt, const RangeTblEntry *rte);
  */
 Oid			MrfCitusSampleType(FunctionCallInfo fcinfo);
 
+/*
+ * Whether relid is a Citus table of any kind (distributed, reference or
+ * Citus local: its rows live in shards).
+ */
+bool		MrfCitusIsCitusTable(Oid relid);
+
 /* Whether relid is a Citus hash-distributed table (its rows on the workers). */
 bool		MrfCitusIsDistributed(Oid relid);
 

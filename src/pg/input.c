@@ -163,6 +163,16 @@ MrfRowTypeLoad(Oid typid, int32 typmod, MemoryContext mcxt, TupleDesc *tupdesc,
 
 	old = MemoryContextSwitchTo(mcxt);
 	*tupdesc = CreateTupleDescCopy(desc);
+
+	/*
+	 * An anonymous row that travelled as text (Citus gathers rows so) comes
+	 * back with nameless columns; ROW()'s own names are f1, f2, ..., which
+	 * options (domains, nulls, workload) and the model's names then use as
+	 * on one node.  No column of a named type is nameless.
+	 */
+	for (int i = 0; i < (*tupdesc)->natts; i++)
+		if (NameStr(TupleDescAttr(*tupdesc, i)->attname)[0] == '\0')
+			snprintf(NameStr(TupleDescAttr(*tupdesc, i)->attname), NAMEDATALEN, "f%d", i + 1);
 	*values = palloc(sizeof(Datum) * desc->natts);
 	*nulls = palloc(sizeof(bool) * desc->natts);
 	MemoryContextSwitchTo(old);

@@ -62,6 +62,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "core/noise.h"
 #include "core/privacy.h"
@@ -265,6 +266,40 @@ RowAlias(Oid relid)
 	for (int i = 1; get_attnum(relid, alias) != InvalidAttrNumber; i++)
 		alias = psprintf("mrfdp_row_%d", i);
 	return alias;
+}
+
+/*
+ * The whole row of a Citus table, built from its columns as a value of the
+ * table's own row type: a shard Citus reads on this node (a reference
+ * table's replica, a Citus local table, the coordinator's shards) yields
+ * rows of the shard's row type, another type, which the lenient reader
+ * would count as unreadable (every row substituted).
+ */
+static char *
+CitusWholeRow(Oid relid, const char *alias)
+{
+	StringInfoData buf;
+	TupleDesc	desc = lookup_rowtype_tupdesc(get_rel_type_id(relid), -1);
+	bool		first = true;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "ROW(");
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		/* dropped columns: the cast to the row type fills them with NULL */
+		if (att->attisdropped)
+			continue;
+		appendStringInfo(&buf, "%s%s.%s", first ? "" : ", ", quote_identifier(alias),
+						 quote_identifier(NameStr(att->attname)));
+		first = false;
+	}
+	ReleaseTupleDesc(desc);
+	appendStringInfo(&buf, ")::%s",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+												get_rel_name(relid)));
+	return buf.data;
 }
 
 /* What the body of an owner-rights call gets, and what it reports. */
@@ -833,7 +868,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	 * header).  The whole row is read through an alias no column can shadow.
 	 */
 	alias = RowAlias(relid);
-	sample_expr = column ? quote_identifier(column) : quote_identifier(alias);
+	sample_expr = column ? quote_identifier(column) :
+		MrfCitusIsCitusTable(relid) ? CitusWholeRow(relid, alias) : quote_identifier(alias);
 	from = psprintf("%s AS %s",
 					quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 											   get_rel_name(relid)),
