@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "fw.h"
 #include "fwkernel.h"
@@ -837,6 +838,9 @@ TestKernelChoice(void)
 	int			flags_seen = 0;
 	int			amx = 0;
 	int			vnni = 0;
+	struct utsname un;
+	int			major = 0;
+	int			minor = 0;
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
 		if (strncmp(line, "flags", 5) == 0)
@@ -854,6 +858,10 @@ TestKernelChoice(void)
 	CHECK(flags_seen);
 	printf("# cpu flags: amx %d, avx512_vnni %d; auto kernel %s\n", amx, vnni,
 		   MrfFwKernelName(MrfFwAutoKernel()));
+	/* Linux grants the tile state from 5.16 on (arch_prctl ARCH_REQ_XCOMP_PERM) */
+	if (uname(&un) == 0 && sscanf(un.release, "%d.%d", &major, &minor) == 2 &&
+		major * 100 + minor < 516)
+		amx = 0;
 	CHECK_MSG(MrfFwKernelAvailable(MRF_FW_KERNEL_AMX) == (amx && vnni),
 			  "amx available %d, cpu flags amx %d vnni %d",
 			  MrfFwKernelAvailable(MRF_FW_KERNEL_AMX), amx, vnni);
@@ -863,6 +871,9 @@ TestKernelChoice(void)
 								MrfFwKernelAvailable(MRF_FW_KERNEL_AVX2) ? MRF_FW_KERNEL_AVX2 :
 								MRF_FW_KERNEL_SGEMM));
 #else
+	(void) un;
+	(void) major;
+	(void) minor;
 	(void) flags_seen;
 	(void) amx;
 	(void) vnni;
