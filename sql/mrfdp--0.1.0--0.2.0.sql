@@ -835,6 +835,15 @@ CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit, bytea, oid) (
 CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit varying, bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+-- The same for k-ary rows (mrf_learn_pairwise_from, and mrf_learn_structure_from
+-- with method 'threshold' on a pairwise model): integer arrays only (rows of
+-- columns and enum arrays are gathered).
+CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(integer[], bytea, oid) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
 
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
@@ -940,10 +949,11 @@ BEGIN
 	('function', 'mrf_learn_cliques_citus_final', 'Aggregate support (Citus): learns, charges and releases the clique model of a packed row state.'),
 	('function', 'mrf_learn_mst_citus_final', 'Aggregate support (Citus): learns, charges and releases the MST model of a packed row state.'),
 	-- distributed Frank-Wolfe (issue 13 item 3)
-	('function', 'mrf_fw_ising_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of the Ising learner over a distributed table''s shards; called only by mrf_learn_ising_from.'),
+	('function', 'mrf_fw_ising_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of a binary learner (Ising, t-wise, structure''s threshold method) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),
+	('function', 'mrf_fw_kary_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of the pairwise k-ary learner (or structure''s threshold method on a pairwise model) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),
 	('function', 'mrf_fw_scores_accum', 'Aggregate support (distributed Frank-Wolfe): reads one sample as the protected path does and packs it.'),
 	('function', 'mrf_fw_scores_combine', 'Aggregate support (distributed Frank-Wolfe): adds two parts'' score sums; checks a state that arrives as text.'),
-	('function', 'mrf_fw_scores_final', 'Aggregate support (distributed Frank-Wolfe): the sums, to mrf_learn_ising_from only; refuses anywhere else.'),
+	('function', 'mrf_fw_scores_final', 'Aggregate support (distributed Frank-Wolfe): the sums, to the mrf_learn_*_from functions only; refuses anywhere else.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

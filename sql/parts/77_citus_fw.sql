@@ -1,8 +1,8 @@
 -- Distributed Frank-Wolfe on Citus (issue 13 item 3; src/pg/citus_fw.c,
 -- docs/citus_fw.md): one Frank-Wolfe iteration's exact integer score sums of
--- the Ising learner over a distributed table's shards.  Called only by
--- mrf_learn_ising_from (as the table's owner); its final function refuses
--- anywhere else.  The third argument is the rows' tableoid (the shard, the
+-- a binary learner (Ising, t-wise, structure's threshold method) over a
+-- distributed table's shards.  Called only by the mrf_learn_*_from functions
+-- (as the table's owner); its final function refuses anywhere else.  The third argument is the rows' tableoid (the shard, the
 -- workers' cache key).  One aggregate per sample type: Citus splits an aggregate
 -- only when the argument types match exactly.
 CREATE FUNCTION mrfdp.mrf_fw_scores_accum(bytea, anyelement, bytea, oid) RETURNS bytea
@@ -24,5 +24,14 @@ CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit, bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
 CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit varying, bytea, oid) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+-- The same for k-ary rows (mrf_learn_pairwise_from, and mrf_learn_structure_from
+-- with method 'threshold' on a pairwise model): integer arrays only (rows of
+-- columns and enum arrays are gathered).
+CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid) (
+	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(integer[], bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fw.h"
+#include "fwdesign.h"
 #include "ising.h"
 #include "rows.h"
 #include "sizes.h"
@@ -110,57 +111,65 @@ MrfIsingWorkspaceBytes(int p, int64_t n)
 	return total;
 }
 
-/* The p node regressions' problem (x, n and the budget set by the caller). */
-typedef struct IsingProblem
-{
-	MrfFwProblem prob;
-	int		   *ypos;
-	int		   *yneg;
-	uint8_t    *allowed;
-} IsingProblem;
-
-/* Frees what IsingProblemInit allocated. */
+/* The Ising design's sizes: d = p + 1 coordinates, p problems. */
 static void
-IsingProblemFree(const MrfEnv *env, IsingProblem *ip)
+IsingDesignSizes(const MrfFwDesign *design, int64_t *d, int64_t *q)
 {
-	MrfFree(env, ip->allowed);
-	MrfFree(env, ip->yneg);
-	MrfFree(env, ip->ypos);
+	if (design->p < 2 || design->p > INT_MAX - 1)
+		return;
+	*d = (int64_t) design->p + 1;
+	*q = design->p;
+}
+
+/* Packed rows (rows.h). */
+static size_t
+IsingDesignRowBytes(const MrfFwDesign *design)
+{
+	return (size_t) MrfBitWords(design->p) * sizeof(uint64_t);
 }
 
 /*
  * X = [z, 1] (d = p + 1 columns), y_i = z_i = 2 x_i - 1 (column i of X),
- * problem i may not select coordinate i; radius 2 lambda.
+ * problem i may not select coordinate i; radius 2 lambda (the caller's).
  */
-static MrfStatus
-IsingProblemInit(const MrfEnv *env, int p, double lambda, IsingProblem *ip)
+static void
+IsingDesignShape(const MrfFwDesign *design, MrfFwShape *shape)
 {
+	int			p = design->p;
 	int			d = p + 1;
 
-	memset(ip, 0, sizeof(*ip));
-	ip->ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
-	ip->yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
-	ip->allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
-	if (ip->ypos == NULL || ip->yneg == NULL || ip->allowed == NULL)
-	{
-		IsingProblemFree(env, ip);
-		return MRF_ENOMEM;
-	}
 	for (int i = 0; i < p; i++)
 	{
-		ip->ypos[i] = i;
-		ip->yneg[i] = MRF_FW_COMPLEMENT;
+		shape->ypos[i] = i;
+		shape->yneg[i] = MRF_FW_COMPLEMENT;
 		for (int j = 0; j < d; j++)
-			ip->allowed[(size_t) i * d + j] = (uint8_t) (j != i);
+			shape->allowed[(size_t) i * d + j] = (uint8_t) (j != i);
 	}
-	ip->prob.d = d;
-	ip->prob.q = p;
-	ip->prob.x_signed = 1;
-	ip->prob.ypos = ip->ypos;
-	ip->prob.yneg = ip->yneg;
-	ip->prob.allowed = ip->allowed;
-	ip->prob.radius = 2.0 * lambda;
+	shape->prob.x_signed = 1;
+}
+
+/* X's columns: the p variables' bits and a column of ones. */
+static MrfStatus
+IsingDesignColumns(const MrfFwDesign *design, const void *rows, int64_t n, int64_t xwords,
+				   uint64_t *x)
+{
+	MrfBitsToColumnBits(rows, n, design->p, 1, xwords, x);
 	return MRF_OK;
+}
+
+const MrfFwDesignOps MrfIsingFwDesign = {
+	IsingDesignSizes, IsingDesignRowBytes, IsingDesignShape, IsingDesignColumns
+};
+
+/* See ising.h. */
+void
+MrfIsingFwDesignOf(int p, double lambda, MrfFwDesign *design)
+{
+	memset(design, 0, sizeof(*design));
+	design->kind = MRF_FW_DESIGN_ISING;
+	design->p = p;
+	design->k = 2;
+	design->radius = 2.0 * lambda;
 }
 
 /* A and theta off the weights w (halved, see the file comment), symmetrised if asked. */
@@ -203,50 +212,37 @@ IsingLearn(const uint64_t *bits, MrfFwScoresFn scores_fn, void *arg, int64_t n, 
 		   const MrfIsingOptions *opt, MrfRng *rng,
 		   const MrfEnv *env, double *A, double *theta)
 {
-	IsingProblem ip;
-	uint64_t   *x = NULL;
+	MrfFwDesign design;
+	MrfFwShape	shape;
 	double	   *w = NULL;
 	MrfStatus	st;
 	int			d = p + 1;
-	int64_t		xwords = MrfFwColumnWords(n);
 
 	if (opt == NULL || rng == NULL || env == NULL ||
 		A == NULL || theta == NULL || MrfIsingValidate(opt, p, n) != NULL)
 		return MRF_EINVAL;
-	st = IsingProblemInit(env, p, opt->lambda, &ip);
+	MrfIsingFwDesignOf(p, opt->lambda, &design);
+	st = MrfFwShapeInit(&design, env, &shape);
 	if (st != MRF_OK)
 		return st;
 	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
-	if (bits != NULL)
-		/* every word of X is written by MrfBitsToColumnBits */
-		x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
-											 sizeof(uint64_t)));
-	if (w == NULL || (bits != NULL && x == NULL))
+	if (w == NULL)
 	{
 		st = MRF_ENOMEM;
 		goto done;
 	}
-	ip.prob.n = n;
-	ip.prob.iterations = MrfIsingIterations(opt, p, n);
-	ip.prob.rho_problem = opt->rho / p;
-	ip.prob.mechanism = opt->mechanism;
-	if (bits != NULL)
-	{
-		MrfBitsToColumnBits(bits, n, p, 1, xwords, x);
-		ip.prob.x = x;
-		ip.prob.xwords = xwords;
-		st = MrfFwSolve(&ip.prob, rng, env, w);
-	}
-	else
-		st = MrfFwSolveParts(&ip.prob, scores_fn, arg, rng, env, w);
+	shape.prob.n = n;
+	shape.prob.iterations = MrfIsingIterations(opt, p, n);
+	shape.prob.rho_problem = opt->rho / p;
+	shape.prob.mechanism = opt->mechanism;
+	st = MrfFwDesignSolve(&design, &shape.prob, bits, scores_fn, arg, rng, env, w);
 	if (st != MRF_OK)
 		goto done;
 	IsingFromWeights(w, p, opt->symmetrize, A, theta);
 
 done:
 	MrfFree(env, w);
-	MrfFree(env, x);
-	IsingProblemFree(env, &ip);
+	MrfFwShapeFree(env, &shape);
 	return st;
 }
 
@@ -270,108 +266,4 @@ MrfIsingLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
 	if (scores_fn == NULL)
 		return MRF_EINVAL;
 	return IsingLearn(NULL, scores_fn, arg, n, p, opt, rng, env, A, theta);
-}
-
-/* A part of the rows kept between iterations (ising.h). */
-struct MrfIsingPart
-{
-	IsingProblem ip;
-	uint64_t   *x;
-	MrfFwPart  *fw;
-	const MrfEnv *env;
-};
-
-/* See ising.h. */
-void
-MrfIsingPartClose(MrfIsingPart *part)
-{
-	const MrfEnv *env;
-
-	if (part == NULL)
-		return;
-	env = part->env;
-	MrfFwPartClose(part->fw);
-	MrfFree(env, part->x);
-	IsingProblemFree(env, &part->ip);
-	MrfFree(env, part);
-}
-
-/* See ising.h. */
-MrfStatus
-MrfIsingPartOpen(const uint64_t *bits, int64_t n, int p, double lambda, const MrfEnv *env,
-				 MrfIsingPart **out)
-{
-	MrfIsingPart *part;
-	int64_t		xwords = MrfFwColumnWords(n);
-	MrfStatus	st;
-
-	*out = NULL;
-	if (p < 2 || n < 0 || n > INT_MAX || (n > 0 && bits == NULL) || !isfinite(2.0 * lambda))
-		return MRF_EINVAL;
-	part = MrfAlloc(env, sizeof(MrfIsingPart));
-	if (part == NULL)
-		return MRF_ENOMEM;
-	part->env = env;
-	st = IsingProblemInit(env, p, lambda, &part->ip);
-	if (st != MRF_OK)
-	{
-		MrfFree(env, part);
-		return st;
-	}
-	if (n > 0)
-	{
-		part->x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) (p + 1)),
-												   sizeof(uint64_t)));
-		if (part->x == NULL)
-		{
-			MrfIsingPartClose(part);
-			return MRF_ENOMEM;
-		}
-		MrfBitsToColumnBits(bits, n, p, 1, xwords, part->x);
-	}
-	part->ip.prob.n = n;
-	part->ip.prob.x = part->x;
-	part->ip.prob.xwords = xwords;
-	st = MrfFwPartOpen(&part->ip.prob, env, &part->fw);
-	if (st != MRF_OK)
-	{
-		MrfIsingPartClose(part);
-		return st;
-	}
-	*out = part;
-	return MRF_OK;
-}
-
-/* See ising.h. */
-MrfStatus
-MrfIsingPartAdvance(MrfIsingPart *part, int t, const int *sel_j, const int *sel_sign,
-					int64_t *scores)
-{
-	return MrfFwPartAdvance(part->fw, t, sel_j, sel_sign, scores);
-}
-
-/* See ising.h. */
-int
-MrfIsingPartIteration(const MrfIsingPart *part)
-{
-	return MrfFwPartIteration(part->fw);
-}
-
-/* See ising.h. */
-MrfStatus
-MrfIsingPartScores(const uint64_t *bits, int64_t n, int p, double lambda, int t,
-				   const int *sel_j, const int *sel_sign, const MrfEnv *env,
-				   int64_t *scores)
-{
-	MrfIsingPart *part;
-	MrfStatus	st;
-
-	if (t < 1)
-		return MRF_EINVAL;
-	st = MrfIsingPartOpen(bits, n, p, lambda, env, &part);
-	if (st != MRF_OK)
-		return st;
-	st = MrfIsingPartAdvance(part, t, sel_j, sel_sign, scores);
-	MrfIsingPartClose(part);
-	return st;
 }

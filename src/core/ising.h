@@ -61,31 +61,17 @@ MrfStatus	MrfIsingLearn(const uint64_t *bits, int64_t n, int p,
 /*
  * Distributed learning (docs/citus_fw.md): MrfIsingLearn with the
  * Frank-Wolfe score sums of each iteration from scores_fn (fw.h,
- * MrfFwSolveParts) instead of rows; when scores_fn adds MrfIsingPartScores
- * over a partition of the n rows, A and theta and the random draws are
- * MrfIsingLearn's on those rows, bit for bit.  MrfIsingPartScores: one
- * part's sums for iteration t (bits: its n rows, rows.h layout; n may be 0;
- * sel_j, sel_sign: (t-1) x p selections; scores: (p + 1) x p).
+ * MrfFwSolveParts) instead of rows; when scores_fn adds the parts' sums
+ * (fwdesign.h, MrfFwDesignPartScores of MrfIsingFwDesignOf's design) over a
+ * partition of the n rows, A and theta and the random draws are
+ * MrfIsingLearn's on those rows, bit for bit.
  */
 MrfStatus	MrfIsingLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
 							   const MrfIsingOptions *opt, MrfRng *rng,
 							   const MrfEnv *env, double *A, double *theta);
-MrfStatus	MrfIsingPartScores(const uint64_t *bits, int64_t n, int p, double lambda, int t,
-							   const int *sel_j, const int *sel_sign, const MrfEnv *env,
-							   int64_t *scores);
 
-/*
- * A part kept between iterations (a worker's cache; fw.h MrfFwPart): the
- * rows are converted once, MrfIsingPartAdvance gives iteration t's sums
- * (t above the part's iteration) as MrfIsingPartScores would.
- */
-typedef struct MrfIsingPart MrfIsingPart;
-
-MrfStatus	MrfIsingPartOpen(const uint64_t *bits, int64_t n, int p, double lambda,
-							 const MrfEnv *env, MrfIsingPart **out);
-MrfStatus	MrfIsingPartAdvance(MrfIsingPart *part, int t, const int *sel_j,
-								const int *sel_sign, int64_t *scores);
-int			MrfIsingPartIteration(const MrfIsingPart *part);
-void		MrfIsingPartClose(MrfIsingPart *part);
+/* The design (fwdesign.h) of the learner's problem for p variables and lambda. */
+struct MrfFwDesign;
+void		MrfIsingFwDesignOf(int p, double lambda, struct MrfFwDesign *design);
 
 #endif

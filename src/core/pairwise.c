@@ -52,6 +52,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fwdesign.h"
 #include "pairwise.h"
 #include "sizes.h"
 
@@ -232,81 +233,180 @@ AllocSetup(MrfPairwiseSetup *setup, const MrfEnv *env, int p, int k,
 	return MRF_OK;
 }
 
-/*
- * Builds X, the labels and the mask (see the file comment).  The allocator
- * returns zeroed memory, so only the nonzero entries are written.  Values
- * are checked before anything else, and the error says nothing about which.
- */
-MrfStatus
-MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
-				   const MrfPairwiseOptions *opt, const MrfEnv *env,
-				   MrfPairwiseSetup *setup)
+/* Variable i's alphabet: kv[i], or k when every variable has k values. */
+static inline int
+AlphabetOf(const uint8_t *kv, int k, int i)
 {
-	int			d;
-	int			q;
-	int			iters;
-	int			bad = 0;
-	int64_t		xwords = MrfFwColumnWords(n);
-	int64_t		m;
-	int			i;
+	return kv != NULL ? kv[i] : k;
+}
 
-	if (setup == NULL)
-		return MRF_EINVAL;
-	memset(setup, 0, sizeof(*setup));
-	if (z == NULL || env == NULL ||
-		MrfPairwiseValidate(opt, p, k, n) != NULL)
-		return MRF_EINVAL;
-	iters = MrfPairwiseIterations(opt, p, k, n);
-	if (iters < 2 || !isfinite(MrfPairwiseProblemRho(opt->rho, p, k)))
-		return MRF_EINVAL;
-	for (m = 0; m < n * p; m++)
-		bad |= z[m] >= k;
-	if (bad)
-		return MRF_EINVAL;
+/*
+ * The labels and the mask of every regression (see the file comment), in
+ * the per-variable layout (pairwise.h; with kv NULL it is the layout of
+ * ProblemIndex): regression (i, u, v) has y = +1 where z_i = u, -1 where
+ * z_i = v, and may not select variable i's own columns.  allowed is zeroed.
+ */
+static void
+PairwiseShapeFill(int p, int k, const uint8_t *kv, int d, int *ypos, int *yneg,
+				  uint8_t *allowed)
+{
+	int			col = 0;
+	int			prob = 0;
 
-	d = (int) MrfPairwiseCoordinateCount(p, k);
-	q = (int) MrfPairwiseProblemCount(p, k);
-	if (AllocSetup(setup, env, p, k, xwords, d, q) != MRF_OK)
-		return MRF_ENOMEM;
-
-	for (i = 0; i < p; i++)
+	for (int i = 0; i < p; i++)
 	{
-		int			u;
-		int			v;
+		int			ki = AlphabetOf(kv, k, i);
 
-		/* cancel stays responsive on big inputs; the solver reports progress */
-		MrfPoll(env, 0, 0);
-		for (m = 0; m < n; m++)
-			setup->x[((size_t) i * k + z[(size_t) m * p + i]) * (size_t) xwords + m / 64] |=
-				(uint64_t) 1 << (m % 64);
-		/* regression (i, u, v): y = +1 where z_i = u, -1 where z_i = v */
-		for (u = 0; u < k; u++)
-			for (v = 0; v < k; v++)
+		for (int u = 0; u < ki; u++)
+			for (int v = 0; v < ki; v++)
 				if (v != u)
 				{
-					setup->ypos[ProblemIndex(k, i, u, v)] = i * k + u;
-					setup->yneg[ProblemIndex(k, i, u, v)] = i * k + v;
+					ypos[prob + u * (ki - 1) + (v < u ? v : v - 1)] = col + u;
+					yneg[prob + u * (ki - 1) + (v < u ? v : v - 1)] = col + v;
 				}
-	}
-	memset(setup->x + (size_t) p * k * (size_t) xwords, 0xff, (size_t) xwords * sizeof(uint64_t));
-
-	for (i = 0; i < p; i++)
-	{
-		int			c;
-
-		for (c = i * k * (k - 1); c < (i + 1) * k * (k - 1); c++)
+		for (int c = prob; c < prob + ki * (ki - 1); c++)
 		{
-			uint8_t    *al = setup->allowed + (size_t) c * d;
-			int			j;
+			uint8_t    *al = allowed + (size_t) c * d;
 
-			for (j = 0; j < d; j++)
-				al[j] = (uint8_t) (j / k != i);
+			for (int j = 0; j < d; j++)
+				al[j] = (uint8_t) (j < col || j >= col + ki);
 		}
+		col += ki;
+		prob += ki * (ki - 1);
 	}
+}
+
+/*
+ * The one-hot columns of n rows and the column of ones into x (zeroed);
+ * MRF_EINVAL for a value outside its variable's alphabet, checked before
+ * anything is written (the error says nothing about which).  env, when
+ * not NULL, is polled once per variable.
+ */
+static MrfStatus
+PairwiseColumnsFill(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
+					int64_t xwords, const MrfEnv *env, uint64_t *x)
+{
+	int			bad = 0;
+	size_t		col = 0;
+
+	for (int64_t m = 0; m < n; m++)
+		for (int i = 0; i < p; i++)
+			bad |= z[(size_t) m * p + i] >= AlphabetOf(kv, k, i);
+	if (bad)
+		return MRF_EINVAL;
+	for (int i = 0; i < p; i++)
+	{
+		/* cancel stays responsive on big inputs; the solver reports progress */
+		if (env != NULL)
+			MrfPoll(env, 0, 0);
+		for (int64_t m = 0; m < n; m++)
+			x[(col + z[(size_t) m * p + i]) * (size_t) xwords + m / 64] |=
+				(uint64_t) 1 << (m % 64);
+		col += AlphabetOf(kv, k, i);
+	}
+	memset(x + col * (size_t) xwords, 0xff, (size_t) xwords * sizeof(uint64_t));
+	return MRF_OK;
+}
+
+/* The pairwise design's sizes (kv checked). */
+static void
+PairwiseDesignSizes(const MrfFwDesign *design, int64_t *d, int64_t *q)
+{
+	if (design->p < 2)
+		return;
+	*d = MrfPairwiseCoordinateCountAlphabets(design->p, design->k, design->kv);
+	*q = MrfPairwiseProblemCountAlphabets(design->p, design->k, design->kv);
+}
+
+/* Byte rows: one value per variable. */
+static size_t
+PairwiseDesignRowBytes(const MrfFwDesign *design)
+{
+	return (size_t) design->p;
+}
+
+/* See PairwiseShapeFill. */
+static void
+PairwiseDesignShape(const MrfFwDesign *design, MrfFwShape *shape)
+{
+	int64_t		d = -1;
+	int64_t		q = -1;
+
+	PairwiseDesignSizes(design, &d, &q);
+	PairwiseShapeFill(design->p, design->k, design->kv, (int) d, shape->ypos, shape->yneg,
+					  shape->allowed);
+	shape->prob.x_signed = 0;
+}
+
+/* See PairwiseColumnsFill. */
+static MrfStatus
+PairwiseDesignColumns(const MrfFwDesign *design, const void *rows, int64_t n, int64_t xwords,
+					  uint64_t *x)
+{
+	return PairwiseColumnsFill(rows, n, design->p, design->k, design->kv, xwords, NULL, x);
+}
+
+const MrfFwDesignOps MrfPairwiseFwDesign = {
+	PairwiseDesignSizes, PairwiseDesignRowBytes, PairwiseDesignShape, PairwiseDesignColumns
+};
+
+/* See pairwise.h. */
+void
+MrfPairwiseFwDesignOf(int p, int k, const uint8_t *kv, double lambda, MrfFwDesign *design)
+{
+	MrfPairwiseOptions o;
+
+	memset(design, 0, sizeof(*design));
+	memset(&o, 0, sizeof(o));
+	o.lambda = lambda;
+	design->kind = MRF_FW_DESIGN_PAIRWISE;
+	design->p = p;
+	design->k = k;
+	design->kv = kv;
+	design->radius = PairwiseRadius(&o, k);
+}
+
+/* The per-regression budget of a problem with these alphabets. */
+static double
+ProblemRho(const MrfPairwiseOptions *opt, int p, int k, const uint8_t *kv);
+
+/*
+ * Builds the setup over the per-variable layout (kv NULL: every variable
+ * has k values): the one-hot X of the rows, the labels and the mask
+ * (PairwiseShapeFill, PairwiseColumnsFill, which the distributed parts use
+ * too), the radius, budget and T.  MRF_EINVAL for a value outside its
+ * variable's alphabet (the error says nothing about which).
+ */
+static MrfStatus
+Prepare(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
+		const MrfPairwiseOptions *opt, const MrfEnv *env, MrfPairwiseSetup *setup)
+{
+	int64_t		d64 = MrfPairwiseCoordinateCountAlphabets(p, k, kv);
+	int64_t		q64 = MrfPairwiseProblemCountAlphabets(p, k, kv);
+	int			iters;
+	int64_t		xwords = MrfFwColumnWords(n);
+	MrfStatus	st;
+
+	memset(setup, 0, sizeof(*setup));
+	if (z == NULL || env == NULL || d64 < 0 || q64 < 0 ||
+		MrfPairwiseValidate(opt, p, k, n) != NULL)
+		return MRF_EINVAL;
+	iters = MrfPairwiseIterationsAlphabets(opt, p, k, kv, n);
+	if (iters < 2 || !isfinite(ProblemRho(opt, p, k, kv)))
+		return MRF_EINVAL;
+	if (AllocSetup(setup, env, p, k, xwords, (int) d64, (int) q64) != MRF_OK)
+		return MRF_ENOMEM;
+	st = PairwiseColumnsFill(z, n, p, k, kv, xwords, env, setup->x);
+	if (st != MRF_OK)
+	{
+		MrfPairwiseReleaseSetup(setup, env);
+		return st;
+	}
+	PairwiseShapeFill(p, k, kv, (int) d64, setup->ypos, setup->yneg, setup->allowed);
 
 	setup->fw.n = n;
-	setup->fw.d = d;
-	setup->fw.q = q;
+	setup->fw.d = (int) d64;
+	setup->fw.q = (int) q64;
 	setup->fw.x = setup->x;
 	setup->fw.xwords = xwords;
 	setup->fw.x_signed = 0;
@@ -315,9 +415,20 @@ MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
 	setup->fw.allowed = setup->allowed;
 	setup->fw.radius = PairwiseRadius(opt, k);
 	setup->fw.iterations = iters;
-	setup->fw.rho_problem = MrfPairwiseProblemRho(opt->rho, p, k);
+	setup->fw.rho_problem = ProblemRho(opt, p, k, kv);
 	setup->fw.mechanism = opt->mechanism;
 	return MRF_OK;
+}
+
+/* Builds X, the labels and the mask of one alphabet k (see Prepare). */
+MrfStatus
+MrfPairwisePrepare(const uint8_t *z, int64_t n, int p, int k,
+				   const MrfPairwiseOptions *opt, const MrfEnv *env,
+				   MrfPairwiseSetup *setup)
+{
+	if (setup == NULL)
+		return MRF_EINVAL;
+	return Prepare(z, n, p, k, NULL, opt, env, setup);
 }
 
 /* Subtracts the column means of a k x k block (row-major, row stride k). */
@@ -691,82 +802,6 @@ LayoutProblem(const AlphabetLayout *lay, const uint8_t *kv, int i, int u, int v)
 	return lay->prob[i] + u * (kv[i] - 1) + (v < u ? v : v - 1);
 }
 
-/*
- * Builds the batched problem with per-variable alphabets: as
- * MrfPairwisePrepare, over the layout above.  MRF_EINVAL for a value
- * outside its variable's alphabet (the error says nothing about which).
- */
-static MrfStatus
-PrepareAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8_t *kv,
-				 const MrfPairwiseOptions *opt, const MrfEnv *env,
-				 const AlphabetLayout *lay, MrfPairwiseSetup *setup)
-{
-	int64_t		d64 = MrfPairwiseCoordinateCountAlphabets(p, k, kv);
-	int64_t		q64 = MrfPairwiseProblemCountAlphabets(p, k, kv);
-	int			d;
-	int			q;
-	int			iters;
-	int			bad = 0;
-	int64_t		xwords = MrfFwColumnWords(n);
-
-	memset(setup, 0, sizeof(*setup));
-	if (z == NULL || env == NULL || d64 < 0 || q64 < 0 ||
-		MrfPairwiseValidate(opt, p, k, n) != NULL)
-		return MRF_EINVAL;
-	iters = MrfPairwiseIterationsAlphabets(opt, p, k, kv, n);
-	if (iters < 2 || !isfinite(ProblemRho(opt, p, k, kv)))
-		return MRF_EINVAL;
-	for (int64_t m = 0; m < n; m++)
-		for (int i = 0; i < p; i++)
-			bad |= z[(size_t) m * p + i] >= kv[i];
-	if (bad)
-		return MRF_EINVAL;
-
-	d = (int) d64;
-	q = (int) q64;
-	if (AllocSetup(setup, env, p, k, xwords, d, q) != MRF_OK)
-		return MRF_ENOMEM;
-	for (int i = 0; i < p; i++)
-	{
-		MrfPoll(env, 0, 0);
-		for (int64_t m = 0; m < n; m++)
-			setup->x[((size_t) lay->col[i] + z[(size_t) m * p + i]) * (size_t) xwords + m / 64] |=
-				(uint64_t) 1 << (m % 64);
-		/* regression (i, u, v): y = +1 where z_i = u, -1 where z_i = v */
-		for (int u = 0; u < kv[i]; u++)
-			for (int v = 0; v < kv[i]; v++)
-				if (v != u)
-				{
-					setup->ypos[LayoutProblem(lay, kv, i, u, v)] = lay->col[i] + u;
-					setup->yneg[LayoutProblem(lay, kv, i, u, v)] = lay->col[i] + v;
-				}
-	}
-	memset(setup->x + (size_t) lay->col[p] * (size_t) xwords, 0xff, (size_t) xwords * sizeof(uint64_t));
-	for (int i = 0; i < p; i++)
-		for (int c = lay->prob[i]; c < lay->prob[i + 1]; c++)
-		{
-			uint8_t    *al = setup->allowed + (size_t) c * d;
-
-			for (int j = 0; j < d; j++)
-				al[j] = (uint8_t) (j < lay->col[i] || j >= lay->col[i + 1]);
-		}
-
-	setup->fw.n = n;
-	setup->fw.d = d;
-	setup->fw.q = q;
-	setup->fw.x = setup->x;
-	setup->fw.xwords = xwords;
-	setup->fw.x_signed = 0;
-	setup->fw.ypos = setup->ypos;
-	setup->fw.yneg = setup->yneg;
-	setup->fw.allowed = setup->allowed;
-	setup->fw.radius = PairwiseRadius(opt, k);
-	setup->fw.iterations = iters;
-	setup->fw.rho_problem = ProblemRho(opt, p, k, kv);
-	setup->fw.mechanism = opt->mechanism;
-	return MRF_OK;
-}
-
 /* Recovery over the per-variable layout (see the comment above). */
 static void
 RecoverAlphabets(const double *w, int p, int k, const uint8_t *kv,
@@ -879,7 +914,7 @@ MrfPairwiseLearnAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8
 		return MRF_EINVAL;
 	st = LayoutBuild(kv, p, env, &lay);
 	if (st == MRF_OK)
-		st = PrepareAlphabets(z, n, p, k, kv, opt, env, &lay, &setup);
+		st = Prepare(z, n, p, k, kv, opt, env, &setup);
 	if (st != MRF_OK)
 	{
 		LayoutFree(env, &lay);
@@ -896,5 +931,49 @@ MrfPairwiseLearnAlphabets(const uint8_t *z, int64_t n, int p, int k, const uint8
 	MrfFree(env, w);
 	MrfPairwiseReleaseSetup(&setup, env);
 	LayoutFree(env, &lay);
+	return st;
+}
+
+/*
+ * See pairwise.h: the problem of Prepare without its rows (the shape of
+ * MrfPairwiseFwDesignOf's design), solved with the parts' score sums, then
+ * the recovery of MrfPairwiseLearnAlphabets.
+ */
+MrfStatus
+MrfPairwiseLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p, int k,
+					  const uint8_t *kv, const MrfPairwiseOptions *opt, MrfRng *rng,
+					  const MrfEnv *env, double *W, double *theta)
+{
+	MrfFwDesign design;
+	MrfFwShape	shape;
+	double	   *w;
+	int			iters;
+	MrfStatus	st;
+
+	if (scores_fn == NULL || rng == NULL || W == NULL || theta == NULL || env == NULL ||
+		opt == NULL || p < 2 || k < 2 || k > MRF_PAIRWISE_MAX_K ||
+		(kv != NULL && !AlphabetsValid(kv, p, k)) || MrfPairwiseValidate(opt, p, k, n) != NULL)
+		return MRF_EINVAL;
+	iters = MrfPairwiseIterationsAlphabets(opt, p, k, kv, n);
+	if (iters < 2 || !isfinite(ProblemRho(opt, p, k, kv)))
+		return MRF_EINVAL;
+	MrfPairwiseFwDesignOf(p, k, kv, opt->lambda, &design);
+	st = MrfFwShapeInit(&design, env, &shape);
+	if (st != MRF_OK)
+		return st;
+	shape.prob.n = n;
+	shape.prob.iterations = iters;
+	shape.prob.rho_problem = ProblemRho(opt, p, k, kv);
+	shape.prob.mechanism = opt->mechanism;
+	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) shape.prob.d, (size_t) shape.prob.q),
+								 sizeof(double)));
+	if (w == NULL)
+		st = MRF_ENOMEM;
+	else
+		st = MrfFwDesignSolve(&design, &shape.prob, NULL, scores_fn, arg, rng, env, w);
+	if (st == MRF_OK)
+		st = MrfPairwiseRecoverAlphabets(w, p, k, kv, opt->symmetrize, env, W, theta);
+	MrfFree(env, w);
+	MrfFwShapeFree(env, &shape);
 	return st;
 }

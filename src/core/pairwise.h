@@ -167,4 +167,21 @@ MrfStatus	MrfPairwiseCentre(double *W, double *theta, int p, int k);
  */
 double		MrfPairwiseWidth(const double *W, const double *theta, int p, int k);
 
+/*
+ * Distributed learning (docs/citus_fw.md): MrfPairwiseLearnAlphabets with
+ * the Frank-Wolfe score sums of each iteration from scores_fn (fw.h,
+ * MrfFwSolveParts) instead of rows; when scores_fn adds the parts' sums
+ * (fwdesign.h, MrfFwDesignPartScores of MrfPairwiseFwDesignOf's design) over
+ * a partition of the n rows, W, theta and the random draws are
+ * MrfPairwiseLearnAlphabets's on those rows, bit for bit.
+ */
+MrfStatus	MrfPairwiseLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p, int k,
+								  const uint8_t *kv, const MrfPairwiseOptions *opt, MrfRng *rng,
+								  const MrfEnv *env, double *W, double *theta);
+
+/* The design (fwdesign.h) of the learner's problem (kv: NULL or p alphabets, kept by reference). */
+struct MrfFwDesign;
+void		MrfPairwiseFwDesignOf(int p, int k, const uint8_t *kv, double lambda,
+								  struct MrfFwDesign *design);
+
 #endif

@@ -318,11 +318,11 @@ MrfStructurePlanRowsIsing(int p, double eta, double lambda, double epsilon,
  * unsymmetrised so that the rule sees both directions (with symmetrize on,
  * every rule reduces to AVERAGE).
  */
-MrfStatus
-MrfStructureThresholdIsing(const uint64_t *bits, int64_t n, int p,
-						   const MrfIsingOptions *opt, double eta,
-						   MrfEdgeRule rule, MrfRng *rng, const MrfEnv *env,
-						   MrfStructure *out)
+static MrfStatus
+StructureThreshold(const uint64_t *bits, MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+				   const MrfIsingOptions *opt, double eta,
+				   MrfEdgeRule rule, MrfRng *rng, const MrfEnv *env,
+				   MrfStructure *out)
 {
 	MrfIsingOptions o;
 	double	   *A = NULL;
@@ -342,7 +342,10 @@ MrfStructureThresholdIsing(const uint64_t *bits, int64_t n, int p,
 		st = MRF_ENOMEM;
 		goto done;
 	}
-	st = MrfIsingLearn(bits, n, p, &o, rng, env, A, theta);
+	if (bits != NULL)
+		st = MrfIsingLearn(bits, n, p, &o, rng, env, A, theta);
+	else
+		st = MrfIsingLearnParts(scores_fn, arg, n, p, &o, rng, env, A, theta);
 	if (st == MRF_OK)
 		st = MrfIsingEdgesFromWeights(A, p, eta, rule, env, out);
 
@@ -350,4 +353,28 @@ done:
 	MrfFree(env, theta);
 	MrfFree(env, A);
 	return st;
+}
+
+/* See structure_ising.h. */
+MrfStatus
+MrfStructureThresholdIsing(const uint64_t *bits, int64_t n, int p,
+						   const MrfIsingOptions *opt, double eta,
+						   MrfEdgeRule rule, MrfRng *rng, const MrfEnv *env,
+						   MrfStructure *out)
+{
+	if (bits == NULL)
+		return MRF_EINVAL;
+	return StructureThreshold(bits, NULL, NULL, n, p, opt, eta, rule, rng, env, out);
+}
+
+/* See structure_ising.h. */
+MrfStatus
+MrfStructureThresholdIsingParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+								const MrfIsingOptions *opt, double eta,
+								MrfEdgeRule rule, MrfRng *rng, const MrfEnv *env,
+								MrfStructure *out)
+{
+	if (scores_fn == NULL)
+		return MRF_EINVAL;
+	return StructureThreshold(NULL, scores_fn, arg, n, p, opt, eta, rule, rng, env, out);
 }

@@ -113,4 +113,15 @@ MrfStatus	MrfStructureThresholdIsing(const uint64_t *bits, int64_t n, int p,
 									   MrfEdgeRule rule, MrfRng *rng,
 									   const MrfEnv *env, MrfStructure *out);
 
+/*
+ * The same from the Frank-Wolfe score sums of each iteration (distributed
+ * learning, ising.h MrfIsingLearnParts): with the parts' sums of a
+ * partition of the n rows, the structure and the random draws are
+ * MrfStructureThresholdIsing's on those rows, bit for bit.
+ */
+MrfStatus	MrfStructureThresholdIsingParts(MrfFwScoresFn scores_fn, void *arg, int64_t n,
+											int p, const MrfIsingOptions *opt, double eta,
+											MrfEdgeRule rule, MrfRng *rng,
+											const MrfEnv *env, MrfStructure *out);
+
 #endif

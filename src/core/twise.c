@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "fw.h"
+#include "fwdesign.h"
 #include "rows.h"
 #include "sizes.h"
 #include "twise.h"
@@ -1063,36 +1064,96 @@ TwiseQueryRelease(const uint64_t *bits, int64_t n2, int p,
 	return st;
 }
 
-/*
- * Algorithm 4 (objective l1) or 5 (linf).  Order of work and memory: the
- * query phase of Algorithm 5 first (its scratch is freed before the design
- * is built), then the design over the regression rows, the p regressions
- * together, and the assignment of the coefficients.
- */
-MrfStatus
-MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
-			  const MrfTwiseOptions *opt, MrfRng *rng, const MrfEnv *env,
-			  double *coef)
+/* The t-wise design's sizes: the sets of size 0..t-1 (coordinates), p problems. */
+static void
+TwiseDesignSizes(const MrfFwDesign *design, int64_t *d, int64_t *q)
 {
-	MrfFwProblem prob;
-	uint64_t   *x = NULL;
-	int		   *ypos = NULL;
-	int		   *yneg = NULL;
-	uint8_t    *allowed = NULL;
+	int64_t		features;
+
+	if (design->p < 2 || design->order < 2 || design->order > design->p ||
+		design->order > MRF_TWISE_MAX_ORDER)
+		return;
+	features = MrfTwiseFeatureCount(design->p, design->order);
+	if (features < 1 || features > MrfTwiseMaxFeatures(design->p))
+		return;
+	*d = features;
+	*q = design->p;
+}
+
+/* Packed rows (rows.h). */
+static size_t
+TwiseDesignRowBytes(const MrfFwDesign *design)
+{
+	return (size_t) MrfBitWords(design->p) * sizeof(uint64_t);
+}
+
+/* Node i's label is column 1 + i of X (z_i); it may not select a set containing i. */
+static void
+TwiseDesignShape(const MrfFwDesign *design, MrfFwShape *shape)
+{
+	for (int i = 0; i < design->p; i++)
+	{
+		shape->ypos[i] = 1 + i;
+		shape->yneg[i] = MRF_FW_COMPLEMENT;
+	}
+	TwiseAllowed(design->p, design->order, MrfTwiseFeatureCount(design->p, design->order),
+				 shape->allowed);
+	shape->prob.x_signed = 1;
+}
+
+/* See TwiseDesign. */
+static MrfStatus
+TwiseDesignColumns(const MrfFwDesign *design, const void *rows, int64_t n, int64_t xwords,
+				   uint64_t *x)
+{
+	TwiseDesign(rows, n, design->p, design->order, xwords, x);
+	return MRF_OK;
+}
+
+const MrfFwDesignOps MrfTwiseFwDesign = {
+	TwiseDesignSizes, TwiseDesignRowBytes, TwiseDesignShape, TwiseDesignColumns
+};
+
+/* See twise.h. */
+void
+MrfTwiseFwDesignOf(int p, int t, double lambda, MrfFwDesign *design)
+{
+	memset(design, 0, sizeof(*design));
+	design->kind = MRF_FW_DESIGN_TWISE;
+	design->p = p;
+	design->k = 2;
+	design->order = t;
+	design->radius = 2.0 * lambda;
+}
+
+/*
+ * Algorithm 4 (objective l1) or 5 (linf), from the rows (bits) or, for l1,
+ * from score sums computed elsewhere (scores_fn).  Order of work and
+ * memory: the query phase of Algorithm 5 first (its scratch is freed
+ * before the design is built), then the design over the regression rows
+ * (fwdesign.h: the parts build the same), the p regressions together, and
+ * the assignment of the coefficients.
+ */
+static MrfStatus
+TwiseLearn(const uint64_t *bits, MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+		   const MrfTwiseOptions *opt, MrfRng *rng, const MrfEnv *env, double *coef)
+{
+	MrfFwDesign design;
+	MrfFwShape	shape;
 	double	   *w = NULL;
 	double	   *qhat = NULL;
-	int64_t		xwords;
-	int			i;
 	MrfStatus	st = MRF_OK;
 	int64_t		d;
 	int64_t		n1;
 	int64_t		n2;
 	int			linf;
 
-	if (bits == NULL || rng == NULL || env == NULL || coef == NULL ||
-		MrfTwiseValidate(opt, p, n) != NULL)
+	if (rng == NULL || env == NULL || coef == NULL || MrfTwiseValidate(opt, p, n) != NULL)
 		return MRF_EINVAL;
 	linf = opt->objective == MRF_TWISE_LINF;
+	/* Algorithm 5's split is by position: only the rows can say which are the last n2 */
+	if (bits == NULL && linf)
+		return MRF_EINVAL;
 	d = MrfTwiseFeatureCount(p, opt->t);
 	n2 = MrfTwiseQueryRows(opt, n);
 	n1 = n - n2;
@@ -1105,47 +1166,31 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 		st = TwiseQueryRelease(bits + (size_t) n1 * MrfBitWords(p), n2, p, opt,
 							   MrfTwisePmwRounds(opt, p, n), rng, env, qhat);
 		if (st != MRF_OK)
-			goto done;
+		{
+			MrfFree(env, qhat);
+			return st;
+		}
 	}
 
-	xwords = MrfFwColumnWords(n1);
-	/* every word of X is written by TwiseDesign */
-	x = MrfAllocUninit(env, MrfSizeMul(MrfSizeMul((size_t) xwords, (size_t) d),
-										 sizeof(uint64_t)));
-	ypos = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
-	yneg = MrfAlloc(env, MrfSizeMul((size_t) p, sizeof(int)));
-	allowed = MrfAlloc(env, MrfSizeMul((size_t) d, (size_t) p));
+	MrfTwiseFwDesignOf(p, opt->t, opt->lambda, &design);
+	st = MrfFwShapeInit(&design, env, &shape);
+	if (st != MRF_OK)
+	{
+		MrfFree(env, qhat);
+		return st;
+	}
 	w = MrfAlloc(env, MrfSizeMul(MrfSizeMul((size_t) d, (size_t) p), sizeof(double)));
-	if (x == NULL || ypos == NULL || yneg == NULL || allowed == NULL || w == NULL)
+	if (w == NULL)
 	{
 		st = MRF_ENOMEM;
 		goto done;
 	}
-	TwiseDesign(bits, n1, p, opt->t, xwords, x);
-	for (i = 0; i < p; i++)
-	{
-		/* column 1 + i of X is z_i, the label of node i */
-		ypos[i] = 1 + i;
-		yneg[i] = MRF_FW_COMPLEMENT;
-	}
-	TwiseAllowed(p, opt->t, d, allowed);
-
-	memset(&prob, 0, sizeof(prob));
-	prob.n = n1;
-	prob.d = (int) d;
-	prob.q = p;
-	prob.x = x;
-	prob.xwords = xwords;
-	prob.x_signed = 1;
-	prob.ypos = ypos;
-	prob.yneg = yneg;
-	prob.allowed = allowed;
-	prob.radius = 2.0 * opt->lambda;
-	prob.iterations = MrfTwiseIterations(opt, p, n);
-	prob.rho_problem = MrfTwiseNodeRho(opt->rho, p, linf);
-	prob.mechanism = opt->mechanism;
-
-	st = MrfFwSolve(&prob, rng, env, w);
+	shape.prob.n = n1;
+	shape.prob.iterations = MrfTwiseIterations(opt, p, n);
+	shape.prob.rho_problem = MrfTwiseNodeRho(opt->rho, p, linf);
+	shape.prob.mechanism = opt->mechanism;
+	/* the regression rows are the first n1 */
+	st = MrfFwDesignSolve(&design, &shape.prob, bits, scores_fn, arg, rng, env, w);
 	if (st != MRF_OK)
 		goto done;
 
@@ -1157,10 +1202,28 @@ MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 
 done:
 	MrfFree(env, w);
-	MrfFree(env, allowed);
-	MrfFree(env, yneg);
-	MrfFree(env, ypos);
-	MrfFree(env, x);
+	MrfFwShapeFree(env, &shape);
 	MrfFree(env, qhat);
 	return st;
+}
+
+/* See twise.h. */
+MrfStatus
+MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
+			  const MrfTwiseOptions *opt, MrfRng *rng, const MrfEnv *env,
+			  double *coef)
+{
+	if (bits == NULL)
+		return MRF_EINVAL;
+	return TwiseLearn(bits, NULL, NULL, n, p, opt, rng, env, coef);
+}
+
+/* See twise.h. */
+MrfStatus
+MrfTwiseLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+				   const MrfTwiseOptions *opt, MrfRng *rng, const MrfEnv *env, double *coef)
+{
+	if (scores_fn == NULL)
+		return MRF_EINVAL;
+	return TwiseLearn(NULL, scores_fn, arg, n, p, opt, rng, env, coef);
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "env.h"
+#include "fw.h"
 #include "noise.h"
 #include "privacy.h"
 #include "problem.h"
@@ -152,6 +153,23 @@ double		MrfTwiseWidth(const double *coef, int p, int t, const MrfEnv *env);
 MrfStatus	MrfTwiseLearn(const uint64_t *bits, int64_t n, int p,
 						  const MrfTwiseOptions *opt, MrfRng *rng,
 						  const MrfEnv *env, double *coef);
+
+/*
+ * Distributed learning (docs/citus_fw.md), objective l1 only (Algorithm
+ * 5's query rows are the last n2 in order, which only the rows can tell;
+ * MRF_EINVAL for linf): MrfTwiseLearn with the Frank-Wolfe score sums of
+ * each iteration from scores_fn (fw.h, MrfFwSolveParts); when scores_fn
+ * adds the parts' sums (fwdesign.h, MrfFwDesignPartScores of
+ * MrfTwiseFwDesignOf's design) over a partition of the n rows, coef and the
+ * random draws are MrfTwiseLearn's on those rows, bit for bit.
+ */
+MrfStatus	MrfTwiseLearnParts(MrfFwScoresFn scores_fn, void *arg, int64_t n, int p,
+							   const MrfTwiseOptions *opt, MrfRng *rng, const MrfEnv *env,
+							   double *coef);
+
+/* The design (fwdesign.h) of the node regressions for p variables, order t and lambda. */
+struct MrfFwDesign;
+void		MrfTwiseFwDesignOf(int p, int t, double lambda, struct MrfFwDesign *design);
 
 /* ---- the parity-query release of Algorithm 5, exposed for tests ---- */
 

@@ -65,11 +65,13 @@ extern int	MrfDistributedFw;
 void		MrfCitusFwInit(void);
 
 /*
- * The step of release learn (a random id) at iteration t (0: only count the rows) for p variables, radius
- * 2 lambda and the selections of iterations 1 .. t-1 ((t-1) x p each).
+ * The step of release learn (a random id) at iteration t (0: only count the
+ * rows) of a learner's problem (core/fwdesign.h) and the selections of
+ * iterations 1 .. t-1 ((t-1) x q each).
  */
-bytea	   *MrfFwStepCreate(uint64 learn, int p, int t, double lambda, const int *sel_j,
-							const int *sel_sign);
+struct MrfFwDesign;
+bytea	   *MrfFwStepCreate(uint64 learn, const struct MrfFwDesign *design, int t,
+							const int *sel_j, const int *sel_sign);
 
 /*
  * Frees this backend's kept shards (the driver calls it when a distributed
@@ -82,9 +84,11 @@ void		MrfFwCacheForget(void);
 void		MrfFwDriverCall(bool active);
 
 /*
- * The result of the scores aggregate, checked to be of step (p, t): the
- * rows, the substituted rows and (t >= 1) the (p + 1) p sums.
+ * The result of the scores aggregate, checked to be of a step of d
+ * coordinates, q problems and iteration t: the rows, the substituted rows
+ * and (t >= 1) the d q sums.
  */
-void		MrfFwSumsRead(bytea *flat, int p, int t, int64 *n, int64 *substituted, int64 *sums);
+void		MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted,
+						  int64 *sums);
 
 #endif							/* MRF_PG_CITUS_H */

@@ -1,19 +1,23 @@
 /*
  * citus_fw.c - distributed Frank-Wolfe on Citus (issue 13, item 3;
  * docs/citus_fw.md): the exact integer score sums of one Frank-Wolfe
- * iteration of the Ising learner as an aggregate Citus splits over the
- * shards, mrfdp.mrf_fw_ising_scores_agg(sample, step).
+ * iteration of any Frank-Wolfe learner's problem (core/fwdesign.h: Ising,
+ * pairwise k-ary, t-wise) as an aggregate Citus splits over the shards,
+ * mrfdp.mrf_fw_ising_scores_agg (binary rows) or mrf_fw_kary_scores_agg
+ * (k-ary rows) (sample, step, tableoid).
  *
- * The driver (protected.c, mrf_learn_ising_from on a distributed table)
- * runs the aggregate once to count the rows, charges, then once per
- * iteration t with step = [p, t, lambda, the selections of iterations
- * 1 .. t-1].  Each worker packs its shards' rows with the protected path's
- * lenient reader (a row it cannot read becomes the fixed row, and is
- * counted) in batches of a fixed size (its memory depends on p, not on
- * how many rows its shards hold), and its partial state, when Citus ships
- * it, is that part's score sums (MrfIsingPartScores per batch: the margins
- * replayed from w_1 = 0 with the selections, then one product): [magic "MRFU", p, t, n, substituted,
- * (p + 1) p int64 sums].  A worker backend keeps the batches of the
+ * The driver (protected.c, the mrf_learn_*_from functions of the learners
+ * with an fw_design, on a distributed table) runs the aggregate once to
+ * count the rows, charges, then once per iteration t with step = [the
+ * design (kind, p, k, t-wise order, radius, per-variable alphabets), t,
+ * the selections of iterations 1 .. t-1].  Each worker reads its shards'
+ * rows with the protected path's lenient reader of the design's rows (a
+ * row it cannot read becomes the fixed row, and is counted) in batches of
+ * a fixed size (its memory depends on the design, not on how many rows its
+ * shards hold), and its partial state, when Citus ships it, is that part's
+ * score sums (MrfFwDesignPartScores per batch: the design's X of the
+ * batch, the margins replayed from w_1 = 0 with the selections, then one
+ * product): [magic "MRFU", d, q, t, n, substituted, d q int64 sums].  A worker backend keeps the batches of the
  * shards it served, best-effort (below), so that a later iteration only
  * counts a kept shard's rows and moves its margins one step.  States add.  Integer sums over any partition of
  * the rows are the one-node sums, so the selections, the noise (drawn only
@@ -40,6 +44,7 @@
 #include "nodes/pg_list.h"
 
 #include "core/fw.h"
+#include "core/fwdesign.h"
 #include "core/ising.h"
 #include "core/rows.h"
 #include "pg/aggregates.h"
@@ -50,7 +55,7 @@
 
 #define STEP_MAGIC 0x4d524654	/* "MRFT": a step */
 #define SUMS_MAGIC 0x4d524655	/* "MRFU": score sums */
-#define STEP_HEADER (4 + 4 + 4 + 8 + 8)
+#define STEP_HEADER 48
 #define SUMS_HEADER (4 + 4 + 4 + 4 + 8 + 8)
 
 /*
@@ -81,33 +86,46 @@ void
 MrfCitusFwInit(void)
 {
 	DefineCustomEnumVariable("mrfdp.distributed_frank_wolfe",
-							 "Whether mrf_learn_ising_from runs Frank-Wolfe over a distributed table's shards.",
-							 "With auto, a Citus distributed table is learned where its rows are (each iteration's exact score sums as a distributed aggregate) when its packed rows would not fit mrfdp.max_learner_memory on the coordinator; on always does so, off never. The model and the charge are the same either way.",
+							 "Whether the Frank-Wolfe learners' mrf_learn_*_from functions run over a distributed table's shards.",
+							 "Ising, pairwise, t-wise (objective l1) and structure's threshold method. With auto, a Citus distributed table is learned where its rows are (each iteration's exact score sums as a distributed aggregate) when its rows would not fit mrfdp.max_learner_memory on the coordinator; on always does so, off never. The model and the charge are the same either way.",
 							 &MrfDistributedFw, MRF_DFW_AUTO, DistributedFwOptions,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 }
 
-/* A step: what every worker needs for iteration t (palloc'd bytea). */
+/*
+ * A step: what every worker needs for iteration t (palloc'd bytea): [magic
+ * "MRFT", kind, p, k, order, t, radius, learn, has_kv, pad, kv (p bytes
+ * when has_kv), sel_j and sel_sign ((t-1) q int32 each)].
+ */
 bytea *
-MrfFwStepCreate(uint64 learn, int p, int t, double lambda, const int *sel_j, const int *sel_sign)
+MrfFwStepCreate(uint64 learn, const MrfFwDesign *design, int t, const int *sel_j,
+				const int *sel_sign)
 {
-	Size		sel = (Size) (t > 1 ? t - 1 : 0) * p * sizeof(int32);
-	bytea	   *step = palloc(VARHDRSZ + STEP_HEADER + 2 * sel);
-	char	   *out = VARDATA(step);
-	uint32		magic = STEP_MAGIC;
-	int32		p32 = p;
-	int32		t32 = t;
+	int			d;
+	int			q;
+	Size		sel;
+	Size		kvlen = design->kv != NULL ? design->p : 0;
+	bytea	   *step;
+	char	   *out;
+	int32		head[6] = {STEP_MAGIC, design->kind, design->p, design->k, design->order, t};
+	int32		has_kv[2] = {design->kv != NULL, 0};
 
-	SET_VARSIZE(step, VARHDRSZ + STEP_HEADER + 2 * sel);
-	memcpy(out, &magic, 4);
-	memcpy(out + 4, &p32, 4);
-	memcpy(out + 8, &t32, 4);
-	memcpy(out + 12, &lambda, 8);
-	memcpy(out + 20, &learn, 8);
+	if (MrfFwDesignSizes(design, &d, &q) != MRF_OK)
+		elog(ERROR, "mrfdp: invalid Frank-Wolfe design");
+	sel = (Size) (t > 1 ? t - 1 : 0) * q * sizeof(int32);
+	step = palloc(VARHDRSZ + STEP_HEADER + kvlen + 2 * sel);
+	out = VARDATA(step);
+	SET_VARSIZE(step, VARHDRSZ + STEP_HEADER + kvlen + 2 * sel);
+	memcpy(out, head, 24);
+	memcpy(out + 24, &design->radius, 8);
+	memcpy(out + 32, &learn, 8);
+	memcpy(out + 40, has_kv, 8);
+	if (kvlen > 0)
+		memcpy(out + STEP_HEADER, design->kv, kvlen);
 	if (sel > 0)
 	{
-		memcpy(out + STEP_HEADER, sel_j, sel);
-		memcpy(out + STEP_HEADER + sel, sel_sign, sel);
+		memcpy(out + STEP_HEADER + kvlen, sel_j, sel);
+		memcpy(out + STEP_HEADER + kvlen + sel, sel_sign, sel);
 	}
 	return step;
 }
@@ -116,9 +134,10 @@ MrfFwStepCreate(uint64 learn, int p, int t, double lambda, const int *sel_j, con
 typedef struct FwStep
 {
 	uint64		learn;			/* the release's random id (the workers' cache key) */
-	int			p;
+	MrfFwDesign design;			/* its kv, if any, in the state's context */
+	int			d;
+	int			q;
 	int			t;
-	double		lambda;
 	int		   *sel_j;
 	int		   *sel_sign;
 } FwStep;
@@ -134,39 +153,70 @@ BadFwState(const char *detail)
 			 errdetail("%s", detail)));
 }
 
-/* Reads a step into st (its selections point into a copy in cxt). */
+/* Reads a step into st (its alphabets and selections point into copies in cxt). */
 static void
 StepRead(bytea *step, MemoryContext cxt, FwStep *st)
 {
 	const char *in = VARDATA_ANY(step);
 	Size		len = VARSIZE_ANY_EXHDR(step);
-	uint32		magic;
-	int32		p;
-	int32		t;
+	int32		head[6];
+	int32		has_kv[2];
+	Size		kvlen;
 	Size		sel;
 
 	if (len < STEP_HEADER)
 		BadFwState("The step is too short.");
-	memcpy(&magic, in, 4);
-	memcpy(&p, in + 4, 4);
-	memcpy(&t, in + 8, 4);
-	memcpy(&st->lambda, in + 12, 8);
-	memcpy(&st->learn, in + 20, 8);
-	if (magic != STEP_MAGIC || p < 2 || p > MRF_MAX_VARIABLES || t < 0 || t > 1000000 ||
-		!isfinite(2.0 * st->lambda) || !(st->lambda > 0))
+	memcpy(head, in, 24);
+	memset(&st->design, 0, sizeof(st->design));
+	memcpy(&st->design.radius, in + 24, 8);
+	memcpy(&st->learn, in + 32, 8);
+	memcpy(has_kv, in + 40, 8);
+	if (head[0] != (int32) STEP_MAGIC || head[2] < 2 || head[2] > MRF_MAX_VARIABLES ||
+		head[5] < 0 || head[5] > 1000000 || (has_kv[0] != 0 && has_kv[0] != 1) ||
+		(has_kv[0] && head[1] != MRF_FW_DESIGN_PAIRWISE))
 		BadFwState("The step's header is out of range.");
-	sel = (Size) (t > 1 ? t - 1 : 0) * p * sizeof(int32);
-	if (len != STEP_HEADER + 2 * sel)
+	st->design.kind = (MrfFwDesignKind) head[1];
+	st->design.p = head[2];
+	st->design.k = head[3];
+	st->design.order = head[4];
+	st->t = head[5];
+	kvlen = has_kv[0] ? st->design.p : 0;
+	if (len < STEP_HEADER + kvlen)
+		BadFwState("The step is too short.");
+	if (kvlen > 0)
+	{
+		uint8	   *kv = MemoryContextAlloc(cxt, kvlen);
+
+		memcpy(kv, in + STEP_HEADER, kvlen);
+		st->design.kv = kv;
+	}
+	if (MrfFwDesignSizes(&st->design, &st->d, &st->q) != MRF_OK)
+		BadFwState("The step's design is out of range.");
+	sel = (Size) (st->t > 1 ? st->t - 1 : 0) * st->q * sizeof(int32);
+	if (len != STEP_HEADER + kvlen + 2 * sel)
 		BadFwState("The step's length does not match its iteration.");
-	st->p = p;
-	st->t = t;
 	st->sel_j = MemoryContextAlloc(cxt, sel + 1);
 	st->sel_sign = MemoryContextAlloc(cxt, sel + 1);
-	memcpy(st->sel_j, in + STEP_HEADER, sel);
-	memcpy(st->sel_sign, in + STEP_HEADER + sel, sel);
+	memcpy(st->sel_j, in + STEP_HEADER + kvlen, sel);
+	memcpy(st->sel_sign, in + STEP_HEADER + kvlen + sel, sel);
 	for (Size i = 0; i < sel / sizeof(int32); i++)
-		if (st->sel_j[i] < 0 || st->sel_j[i] > p || (st->sel_sign[i] != 1 && st->sel_sign[i] != -1))
+		if (st->sel_j[i] < 0 || st->sel_j[i] >= st->d || (st->sel_sign[i] != 1 && st->sel_sign[i] != -1))
 			BadFwState("A selection is out of range.");
+}
+
+/* The learner whose rows a design reads (messages of the readers and memory checks). */
+static const char *
+DesignLearner(const MrfFwDesign *design)
+{
+	switch (design->kind)
+	{
+		case MRF_FW_DESIGN_PAIRWISE:
+			return "mrf_learn_pairwise";
+		case MRF_FW_DESIGN_TWISE:
+			return "mrf_learn_twise";
+		default:
+			return "mrf_learn_ising";
+	}
 }
 
 /*
@@ -187,7 +237,7 @@ typedef struct CachedPart
 	Oid			shard;			/* the relation the rows came from (tableoid) */
 	int64		n;
 	int64		substituted;
-	List	   *batches;		/* of MrfIsingPart, in the order of the rows */
+	List	   *batches;		/* of MrfFwDesignPart, in the order of the rows */
 	bool		complete;		/* every row of the shard is in batches */
 	bool		busy;			/* an update started and did not finish (an error):
 								 * its margins may be half updated, never read again */
@@ -262,7 +312,7 @@ CacheDrop(Oid shard)
 			ListCell   *lb;
 
 			foreach(lb, c->batches)
-				MrfIsingPartClose(lfirst(lb));
+				MrfFwDesignPartClose(lfirst(lb));
 			CacheParts = foreach_delete_current(CacheParts, lc);
 		}
 	}
@@ -281,10 +331,13 @@ typedef struct FwState
 	CachedPart *keep;			/* this shard being kept, batch by batch, or NULL */
 	int64		n;
 	int64		substituted;
-	/* rows: the current batch of at most FW_BATCH_ROWS */
-	uint64	   *rows;
+	/* rows: the current batch of at most FW_BATCH_ROWS, row_bytes each */
+	uint8	   *rows;
+	Size		row_bytes;
 	int64		batch;			/* rows in the batch */
-	MrfBinaryReader reader;
+	bool		reading;		/* a transition's state (readers set up) */
+	MrfBinaryReader reader;		/* binary designs */
+	MrfKaryReader kreader;		/* the pairwise design */
 	/* the sums of the batches added so far, or NULL */
 	int64	   *partial;
 	/* sums: (p + 1) p, or NULL until computed */
@@ -299,52 +352,51 @@ static const ExpandedObjectMethods FwMethods = {
 	FwFlatten
 };
 
-/* Cells of the sums. */
+/* Cells of the sums: d x q. */
 static Size
-SumCells(int p)
+SumCells(const FwStep *step)
 {
-	return (Size) (p + 1) * p;
+	return (Size) step->d * step->q;
 }
 
 /* Adds the score sums of the rows of the current batch to the part's and empties it. */
 static void
 FwAddBatch(FwState *s)
 {
-	int			p = s->step.p;
 	int64	   *batch;
 
 	if (s->batch == 0)
 		return;
 	if (s->partial == NULL)
-		s->partial = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
-	batch = palloc(sizeof(int64) * SumCells(p));
+		s->partial = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(&s->step));
+	batch = palloc(sizeof(int64) * SumCells(&s->step));
 	if (s->keep != NULL)
 	{
 		/* keep this batch too, if the kept batches still fit; else keep none of the shard */
-		double		bytes = (double) MrfIsingWorkspaceBytes(p, s->batch);
+		double		bytes = (double) MrfFwDesignPartBytes(&s->step.design, s->batch);
 
 		if (MrfMemoryFits(CacheBytes + bytes))
 		{
 			MemoryContext old = MemoryContextSwitchTo(CacheCxt);
-			MrfIsingPart *part;
+			MrfFwDesignPart *part;
 
-			if (MrfIsingPartOpen(s->rows, s->batch, p, s->step.lambda, &MrfPallocEnv, &part) != MRF_OK)
+			if (MrfFwDesignPartOpen(&s->step.design, s->rows, s->batch, &MrfPallocEnv, &part) != MRF_OK)
 				elog(ERROR, "mrfdp: a batch of a shard could not be kept");
 			s->keep->batches = lappend(s->keep->batches, part);
 			MemoryContextSwitchTo(old);
 			CacheBytes += bytes;
-			if (MrfIsingPartAdvance(part, s->step.t, s->step.sel_j, s->step.sel_sign, batch) != MRF_OK)
+			if (MrfFwDesignPartAdvance(part, s->step.t, s->step.sel_j, s->step.sel_sign, batch) != MRF_OK)
 				elog(ERROR, "mrfdp: the score sums of a part could not be computed");
 			goto add;
 		}
 		CacheDrop(s->shard);
 		s->keep = NULL;
 	}
-	if (MrfIsingPartScores(s->rows, s->batch, p, s->step.lambda, s->step.t, s->step.sel_j,
-						   s->step.sel_sign, &MrfPallocEnv, batch) != MRF_OK)
+	if (MrfFwDesignPartScores(&s->step.design, s->rows, s->batch, s->step.t, s->step.sel_j,
+							  s->step.sel_sign, &MrfPallocEnv, batch) != MRF_OK)
 		elog(ERROR, "mrfdp: the score sums of a part could not be computed");
 add:
-	for (Size c = 0; c < SumCells(p); c++)
+	for (Size c = 0; c < SumCells(&s->step); c++)
 		s->partial[c] += batch[c];
 	pfree(batch);
 	s->batch = 0;
@@ -354,8 +406,6 @@ add:
 static void
 FwComputeSums(FwState *s)
 {
-	int			p = s->step.p;
-
 	if (s->sums != NULL || s->step.t < 1)
 		return;
 	if (s->n > INT_MAX)
@@ -363,7 +413,7 @@ FwComputeSums(FwState *s)
 	if (s->hit != NULL)
 	{
 		/* the shard's rows as the first iteration read them, each batch one step on */
-		int64	   *batch = palloc(sizeof(int64) * SumCells(p));
+		int64	   *batch = palloc(sizeof(int64) * SumCells(&s->step));
 		ListCell   *lb;
 
 		if (s->hit->n != s->n)
@@ -371,14 +421,14 @@ FwComputeSums(FwState *s)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("a shard changed during a distributed learn")));
 		s->substituted = s->hit->substituted;
-		s->sums = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
+		s->sums = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(&s->step));
 		s->hit->busy = true;
 		foreach(lb, s->hit->batches)
 		{
-			if (MrfIsingPartAdvance(lfirst(lb), s->step.t, s->step.sel_j, s->step.sel_sign,
+			if (MrfFwDesignPartAdvance(lfirst(lb), s->step.t, s->step.sel_j, s->step.sel_sign,
 									batch) != MRF_OK)
 				elog(ERROR, "mrfdp: the score sums of a kept part could not be computed");
-			for (Size c = 0; c < SumCells(p); c++)
+			for (Size c = 0; c < SumCells(&s->step); c++)
 				s->sums[c] += batch[c];
 		}
 		s->hit->busy = false;
@@ -394,7 +444,7 @@ FwComputeSums(FwState *s)
 		s->keep->busy = false;
 	}
 	s->sums = s->partial != NULL ? s->partial :
-		MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
+		MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(&s->step));
 	s->partial = NULL;
 	if (s->rows != NULL)
 		pfree(s->rows);
@@ -407,7 +457,7 @@ FwFlatSize(ExpandedObjectHeader *eohptr)
 {
 	FwState    *s = (FwState *) eohptr;
 
-	return VARHDRSZ + SUMS_HEADER + (s->step.t >= 1 ? SumCells(s->step.p) * sizeof(int64) : 0);
+	return VARHDRSZ + SUMS_HEADER + (s->step.t >= 1 ? SumCells(&s->step) * sizeof(int64) : 0);
 }
 
 /* See FwMethods: the part's sums, computed here when it leaves the backend. */
@@ -416,21 +466,15 @@ FwFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
 	FwState    *s = (FwState *) eohptr;
 	char	   *out = (char *) result + VARHDRSZ;
-	uint32		magic = SUMS_MAGIC;
-	int32		p = s->step.p;
-	int32		t = s->step.t;
-	int32		pad = 0;
+	int32		head[4] = {SUMS_MAGIC, s->step.d, s->step.q, s->step.t};
 
 	FwComputeSums(s);
 	SET_VARSIZE(result, allocated_size);
-	memcpy(out, &magic, 4);
-	memcpy(out + 4, &p, 4);
-	memcpy(out + 8, &t, 4);
-	memcpy(out + 12, &pad, 4);
+	memcpy(out, head, 16);
 	memcpy(out + 16, &s->n, 8);
 	memcpy(out + 24, &s->substituted, 8);
-	if (t >= 1)
-		memcpy(out + SUMS_HEADER, s->sums, SumCells(p) * sizeof(int64));
+	if (s->step.t >= 1)
+		memcpy(out + SUMS_HEADER, s->sums, SumCells(&s->step) * sizeof(int64));
 }
 
 /* A new state for step in a context of its own under aggctx. */
@@ -450,33 +494,34 @@ FwFromFlat(bytea *flat, MemoryContext aggctx)
 {
 	const char *in = VARDATA_ANY(flat);
 	Size		len = VARSIZE_ANY_EXHDR(flat);
-	uint32		magic;
-	int32		p;
-	int32		t;
+	int32		head[4];
+	FwStep		step;
 	FwState    *s;
 
 	if (len < SUMS_HEADER)
 		BadFwState("The state is too short.");
-	memcpy(&magic, in, 4);
-	memcpy(&p, in + 4, 4);
-	memcpy(&t, in + 8, 4);
-	if (magic != SUMS_MAGIC || p < 2 || p > MRF_MAX_VARIABLES || t < 0)
+	memcpy(head, in, 16);
+	memset(&step, 0, sizeof(step));
+	step.d = head[1];
+	step.q = head[2];
+	step.t = head[3];
+	if (head[0] != (int32) SUMS_MAGIC || step.d < 1 || step.q < 1 || step.d > INT_MAX / step.q ||
+		step.t < 0)
 		BadFwState("The state's header is out of range.");
-	if (len != SUMS_HEADER + (t >= 1 ? SumCells(p) * sizeof(int64) : 0))
+	if (len != SUMS_HEADER + (step.t >= 1 ? SumCells(&step) * sizeof(int64) : 0))
 		BadFwState("The state's length does not match its contents.");
 	s = FwNew(aggctx);
-	s->step.p = p;
-	s->step.t = t;
+	s->step = step;
 	memcpy(&s->n, in + 16, 8);
 	memcpy(&s->substituted, in + 24, 8);
 	if (s->n < 0 || s->n > INT_MAX || s->substituted < 0 || s->substituted > s->n)
 		BadFwState("The state's row counts are out of range.");
-	if (t >= 1)
+	if (step.t >= 1)
 	{
-		s->sums = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * SumCells(p));
-		memcpy(s->sums, in + SUMS_HEADER, SumCells(p) * sizeof(int64));
+		s->sums = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * SumCells(&s->step));
+		memcpy(s->sums, in + SUMS_HEADER, SumCells(&s->step) * sizeof(int64));
 		/* each row adds at most 127 to a sum in magnitude (fw.c) */
-		for (Size c = 0; c < SumCells(p); c++)
+		for (Size c = 0; c < SumCells(&s->step); c++)
 			if (s->sums[c] > MRF_FW_QUANTUM * s->n || s->sums[c] < -MRF_FW_QUANTUM * s->n)
 				BadFwState("A score sum exceeds what its rows can add.");
 	}
@@ -510,7 +555,8 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_fw_scores_accum");
 	FwState    *s;
-	int			words;
+	uint8	   *slot;
+	bool		read;
 
 	if (PG_ARGISNULL(2))
 		BadFwState("The step is NULL.");
@@ -521,9 +567,21 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 		s = FwNew(aggctx);
 		StepRead(PG_GETARG_BYTEA_PP(2), s->hdr.eoh_context, &s->step);
 		old = MemoryContextSwitchTo(s->hdr.eoh_context);
-		MrfBinaryReaderInit(&s->reader, MrfCitusSampleType(fcinfo), s->hdr.eoh_context,
-							"mrf_learn_ising");
-		MrfBinaryReaderSetLenient(&s->reader, s->step.p);
+		/* the protected path's lenient readers, as the one-node read (protected.c) */
+		if (s->step.design.kind == MRF_FW_DESIGN_PAIRWISE)
+		{
+			MrfKaryReaderInit(&s->kreader, MrfCitusSampleType(fcinfo), s->step.design.k,
+							  s->hdr.eoh_context, DesignLearner(&s->step.design));
+			MrfKaryReaderSetLenient(&s->kreader, s->step.design.p);
+		}
+		else
+		{
+			MrfBinaryReaderInit(&s->reader, MrfCitusSampleType(fcinfo), s->hdr.eoh_context,
+								DesignLearner(&s->step.design));
+			MrfBinaryReaderSetLenient(&s->reader, s->step.design.p);
+		}
+		s->reading = true;
+		s->row_bytes = MrfFwDesignRowBytes(&s->step.design);
 		MemoryContextSwitchTo(old);
 		if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
 			s->shard = PG_GETARG_OID(3);
@@ -536,7 +594,7 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 
 			if (c != NULL)
 				foreach(lb, c->batches)
-					behind &= MrfIsingPartIteration(lfirst(lb)) < s->step.t;
+					behind &= MrfFwDesignPartIteration(lfirst(lb)) < s->step.t;
 			if (behind)
 				s->hit = c;
 			else
@@ -556,10 +614,9 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 	else
 	{
 		s = FwFromDatum(PG_GETARG_DATUM(0), aggctx);
-		if (s->sums != NULL || s->reader.learner == NULL)
+		if (s->sums != NULL || !s->reading)
 			BadFwState("Rows cannot be added to a state of sums.");
 	}
-	words = MrfBitWords(s->step.p);
 	if (s->hit != NULL)
 	{
 		/* the shard is kept whole: its rows are only counted */
@@ -570,29 +627,35 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 	{
 		/* the counting step keeps no rows: one row of scratch */
 		if (s->rows == NULL)
-			s->rows = MemoryContextAlloc(s->hdr.eoh_context, words * sizeof(uint64));
-		if (!MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
-									 s->rows, words))
-			s->substituted++;
-		s->n++;
-		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+			s->rows = MemoryContextAlloc(s->hdr.eoh_context, s->row_bytes);
+		slot = s->rows;
 	}
-	if (s->rows == NULL)
+	else
 	{
-		/* one batch: what a part needs is a function of p only (FW_BATCH_ROWS) */
-		MrfCheckMemory("mrf_learn_ising", (double) FW_BATCH_ROWS * words * sizeof(uint64) +
-					   (double) MrfIsingWorkspaceBytes(s->step.p, FW_BATCH_ROWS) +
-					   2.0 * sizeof(int64) * SumCells(s->step.p));
-		s->rows = MemoryContextAlloc(s->hdr.eoh_context,
-									 (Size) FW_BATCH_ROWS * words * sizeof(uint64));
+		if (s->rows == NULL)
+		{
+			/* one batch: what a part needs is a function of the design only (FW_BATCH_ROWS) */
+			MrfCheckMemory(DesignLearner(&s->step.design),
+						   (double) FW_BATCH_ROWS * s->row_bytes +
+						   (double) MrfFwDesignPartBytes(&s->step.design, FW_BATCH_ROWS) +
+						   2.0 * sizeof(int64) * SumCells(&s->step));
+			s->rows = MemoryContextAllocHuge(s->hdr.eoh_context,
+											 (Size) FW_BATCH_ROWS * s->row_bytes);
+		}
+		else if (s->batch == FW_BATCH_ROWS)
+			FwAddBatch(s);
+		slot = s->rows + s->batch * s->row_bytes;
 	}
-	else if (s->batch == FW_BATCH_ROWS)
-		FwAddBatch(s);
-	memset(s->rows + s->batch * words, 0, words * sizeof(uint64));
-	if (!MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
-								 s->rows + s->batch * words, words))
+	memset(slot, 0, s->row_bytes);
+	if (s->step.design.kind == MRF_FW_DESIGN_PAIRWISE)
+		read = MrfKaryReadRowLenient(&s->kreader, PG_GETARG_DATUM(1), PG_ARGISNULL(1), slot);
+	else
+		read = MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
+									   (uint64 *) slot, MrfBitWords(s->step.design.p));
+	if (!read)
 		s->substituted++;
-	s->batch++;
+	if (s->step.t >= 1)
+		s->batch++;
 	s->n++;
 	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 }
@@ -601,10 +664,10 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 static void
 FwAdd(FwState *a, FwState *b)
 {
-	if (a->step.p != b->step.p || a->step.t != b->step.t)
+	if (a->step.d != b->step.d || a->step.q != b->step.q || a->step.t != b->step.t)
 		BadFwState("The states are of different steps.");
 	if (a->step.t >= 1)
-		for (Size c = 0; c < SumCells(a->step.p); c++)
+		for (Size c = 0; c < SumCells(&a->step); c++)
 			a->sums[c] += b->sums[c];
 	a->n += b->n;
 	a->substituted += b->substituted;
@@ -655,10 +718,10 @@ mrf_fw_scores_final(PG_FUNCTION_ARGS)
 	if (!DriverActive)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("mrf_fw_ising_scores_agg is called only by mrf_learn_ising_from"),
-				 errdetail("Its result is exact statistics of the rows, which are released only with noise."),
-				 errhint("Call mrf_learn_ising_from on the distributed table.")));
-	MrfCitusRefuseOffCoordinator("mrf_learn_ising");
+				 errmsg("the Frank-Wolfe scores aggregates are called only by the mrf_learn_*_from functions"),
+				 errdetail("Their result is exact statistics of the rows, which are released only with noise."),
+				 errhint("Call mrf_learn_ising_from, mrf_learn_pairwise_from, mrf_learn_twise_from or mrf_learn_structure_from on the distributed table.")));
+	MrfCitusRefuseOffCoordinator("mrf_learn_*_from");
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	s = FwFromDatum(PG_GETARG_DATUM(0), aggctx);
@@ -677,15 +740,15 @@ MrfFwDriverCall(bool active)
 
 /* See citus.h. */
 void
-MrfFwSumsRead(bytea *flat, int p, int t, int64 *n, int64 *substituted, int64 *sums)
+MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted, int64 *sums)
 {
 	FwState    *s = FwFromFlat(flat, CurrentMemoryContext);
 
-	if (s->step.p != p || s->step.t != t)
+	if (s->step.d != d || s->step.q != q || s->step.t != t)
 		BadFwState("The sums are not of the step the driver sent.");
 	*n = s->n;
 	*substituted = s->substituted;
 	if (t >= 1)
-		memcpy(sums, s->sums, SumCells(p) * sizeof(int64));
+		memcpy(sums, s->sums, SumCells(&s->step) * sizeof(int64));
 	MemoryContextDelete(s->hdr.eoh_context);
 }

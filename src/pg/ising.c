@@ -81,13 +81,11 @@ IsingPlan(MrfPlan *plan)
 	plan->iterations = MrfIsingIterations(io, p, n);
 	if (plan->distributed)
 	{
-		/*
-		 * The rows stay on the workers (each checks its own); the coordinator
-		 * holds the selections, one iteration's sums (twice: the driver's and
-		 * the solver's) and the weights.
-		 */
-		plan->memory = (double) plan->iterations * p * 2 * sizeof(int) +
-			4.0 * (p + 1) * p * sizeof(int64) + (double) MrfIsingParamCount(p) * sizeof(double);
+		MrfFwDesign design;
+
+		MrfIsingFwDesignOf(p, io->lambda, &design);
+		plan->memory = MrfPlanFwDistributedMemory(&design, plan->iterations,
+												  (double) MrfIsingParamCount(p));
 		return NULL;
 	}
 	plan->memory = (double) MrfIsingWorkspaceBytes(p, n) +
@@ -133,8 +131,17 @@ IsingRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	return model;
 }
 
+/* Every Ising release is one Frank-Wolfe problem (Algorithm 2). */
+static bool
+IsingFwDesign(const MrfPlan *plan, MrfFwDesign *design)
+{
+	MrfIsingFwDesignOf(plan->p, ((const MrfIsingOptions *) plan->params)->lambda, design);
+	return true;
+}
+
 const MrfLearner MrfIsingLearner = {
-	"mrf_learn_ising", MRF_ROWS_BITS, NULL, IsingOptions, IsingPlan, IsingRun, NULL
+	"mrf_learn_ising", MRF_ROWS_BITS, NULL, IsingOptions, IsingPlan, IsingRun, NULL,
+	NULL, NULL, IsingFwDesign
 };
 
 PG_FUNCTION_INFO_V1(mrf_ising_accum);

@@ -20,6 +20,7 @@
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
+#include "core/fwdesign.h"
 #include "core/ising.h"
 #include "pg/aggregates.h"
 #include "pg/ledger.h"
@@ -90,7 +91,27 @@ typedef struct MrfLearner
 	 */
 	int64		(*table_cells) (const MrfPlan *plan);
 	void		(*count_rows) (const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts);
+
+	/*
+	 * Optional, for Frank-Wolfe learners (distributed Frank-Wolfe,
+	 * citus_fw.c): with plan->p and plan->k (and plan->alphabets), whether
+	 * this plan's run reads its rows only through one Frank-Wolfe problem,
+	 * and its design (core/fwdesign.h; kv points at plan->alphabets).  Such a
+	 * run must also accept score sums instead of rows (MrfRowsState.fw_scores,
+	 * plan->distributed), and its plan with plan->distributed must count the
+	 * coordinator's memory only (MrfPlanFwDistributedMemory).
+	 */
+	bool		(*fw_design) (const MrfPlan *plan, struct MrfFwDesign *design);
 } MrfLearner;
+
+/*
+ * The coordinator's memory of a distributed Frank-Wolfe run of design over
+ * its iterations, with params doubles of output: the selections, one
+ * iteration's sums (the driver's, the solver's and their copies) and the
+ * weights; the rows stay on the workers, which check their own.
+ */
+double		MrfPlanFwDistributedMemory(const struct MrfFwDesign *design, int iterations,
+									   double params);
 
 /* The refusal of a problem MrfIsingValidate found (NULL if none). */
 MrfRefusal *MrfIsingRefusal(MrfProblem problem, const MrfIsingOptions *io, int p, int64 n,

@@ -162,6 +162,16 @@ PairwisePlan(MrfPlan *plan)
 	if (n == 0)
 		return NULL;
 	plan->iterations = MrfPairwiseIterations(po, p, k, n);
+	if (plan->distributed)
+	{
+		MrfFwDesign design;
+
+		MrfPairwiseFwDesignOf(p, k, plan->alphabets, po->lambda, &design);
+		plan->memory = MrfPlanFwDistributedMemory(&design,
+												  MrfPairwiseIterationsAlphabets(po, p, k, plan->alphabets, n),
+												  2.0 * (double) nparams);
+		return NULL;
+	}
 	/* the run's design follows the per-variable alphabets when they are known */
 	plan->memory = (double) MrfPairwiseWorkspaceBytesAlphabets(p, k, plan->alphabets, n) +
 		(double) n * p + 2.0 * (double) nparams * sizeof(double);
@@ -184,8 +194,13 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 	W = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) p * p * k * k);
 	theta = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) p * k);
-	MrfRunCheck(run, MrfPairwiseLearnAlphabets(MrfRowsBytes(rows), n, p, k, kv, po, &run->rng,
-											   &run->env, W, theta));
+	if (rows->fw_scores != NULL)
+		/* distributed Frank-Wolfe: the same solver, its score sums from the shards */
+		MrfRunCheck(run, MrfPairwiseLearnParts(rows->fw_scores, rows->fw_arg, n, p, k, kv, po,
+											   &run->rng, &run->env, W, theta));
+	else
+		MrfRunCheck(run, MrfPairwiseLearnAlphabets(MrfRowsBytes(rows), n, p, k, kv, po, &run->rng,
+												   &run->env, W, theta));
 
 	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-algorithm-3");
 	appendStringInfo(&meta, ", \"lambda\": %s, \"iterations\": %d, \"mechanism\": \"%s\", \"symmetrized\": %s, \"regressions\": %lld, \"rho_per_regression\": %s, \"centred\": true",
@@ -196,6 +211,8 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 					 (long long) MrfPairwiseProblemCountAlphabets(p, k, kv),
 					 MrfDoubleText(kv ? MrfPairwiseProblemRhoAlphabets(po->rho, p, kv) :
 								   MrfPairwiseProblemRho(po->rho, p, k)));
+	if (rows->fw_scores != NULL)
+		appendStringInfoString(&meta, ", \"distributed\": \"frank-wolfe score sums from the shards\"");
 	MrfMetaAppendWidth(&meta, MrfPairwiseWidth(W, theta, p, k), po->lambda);
 	model = MrfModelCreate(MRF_KIND_PAIRWISE, p, k, 0, (int) PairwiseParamCount(p, k) + (kv ? p : 0),
 						   (run->not_private ? MRF_FLAG_NOT_PRIVATE : 0) |
@@ -210,8 +227,18 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	return model;
 }
 
+/* Every pairwise release is one Frank-Wolfe problem (Algorithm 3) over the plan's alphabets. */
+static bool
+PairwiseFwDesign(const MrfPlan *plan, MrfFwDesign *design)
+{
+	MrfPairwiseFwDesignOf(plan->p, plan->k, plan->alphabets,
+						  ((const MrfPairwiseOptions *) plan->params)->lambda, design);
+	return true;
+}
+
 const MrfLearner MrfPairwiseLearner = {
-	"mrf_learn_pairwise", MRF_ROWS_BYTES, NULL, PairwiseOptions, PairwisePlan, PairwiseRun, NULL
+	"mrf_learn_pairwise", MRF_ROWS_BYTES, NULL, PairwiseOptions, PairwisePlan, PairwiseRun, NULL,
+	NULL, NULL, PairwiseFwDesign
 };
 
 PG_FUNCTION_INFO_V1(mrf_pairwise_accum);

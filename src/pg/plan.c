@@ -111,6 +111,19 @@ MrfPlanRows(MrfPlan *plan, int64 n)
 	plan->charge.rows = n;
 }
 
+/* See learners.h. */
+double
+MrfPlanFwDistributedMemory(const MrfFwDesign *design, int iterations, double params)
+{
+	int			d;
+	int			q;
+
+	if (MrfFwDesignSizes(design, &d, &q) != MRF_OK)
+		return INFINITY;
+	return (double) iterations * q * 2 * sizeof(int) + 4.0 * d * q * sizeof(int64) +
+		(double) d * q * sizeof(double) + params * sizeof(double);
+}
+
 /* See plan.h. */
 MrfModel *
 MrfPlanRun(MrfPlan *plan, const MrfRowsState *rows)

@@ -538,8 +538,9 @@ typedef struct FwDriver
 	Oid			relid;
 	Oid			caller;
 	const char *sql;
-	int			p;
-	double		lambda;
+	MrfFwDesign design;			/* the learner's problem (its kv: the plan's alphabets) */
+	int			d;
+	int			q;
 	uint64		learn;			/* random: the workers' cache key */
 	int64		n;
 	int64		substituted;
@@ -581,10 +582,10 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 	call.relid = drv->relid;
 	call.sql = drv->sql;
 	call.cxt = CurrentMemoryContext;
-	call.step = MrfFwStepCreate(drv->learn, drv->p, t, drv->lambda, sel_j, sel_sign);
+	call.step = MrfFwStepCreate(drv->learn, &drv->design, t, sel_j, sel_sign);
 	if (AsOwner(&call, ScoresCall) != READ_DONE)
 		ReadFailedAfterCharge(drv->relid);
-	MrfFwSumsRead(call.result, drv->p, t, &n, &substituted, scores);
+	MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, scores);
 	if (n != drv->n || substituted != drv->substituted)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -598,15 +599,27 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 }
 
 /*
- * The scores aggregate for samples of typid
- * (mrfdp.mrf_fw_ising_scores_agg), or InvalidOid when there is none.
+ * The name of the scores aggregate for rows of format: binary rows
+ * (mrfdp.mrf_fw_ising_scores_agg, for every binary design) or k-ary ones
+ * (mrfdp.mrf_fw_kary_scores_agg).
+ */
+static const char *
+ScoresAggregateName(MrfRowFormat format)
+{
+	return format == MRF_ROWS_BITS ? "mrf_fw_ising_scores_agg" : "mrf_fw_kary_scores_agg";
+}
+
+/*
+ * The scores aggregate for samples of typid and rows of format, or
+ * InvalidOid when there is none (Citus splits an aggregate only for its
+ * exact argument types: rows of columns and enum arrays are gathered).
  */
 static Oid
-ScoresAggregate(Oid typid)
+ScoresAggregate(Oid typid, MrfRowFormat format)
 {
 	Oid			argtypes[3] = {typid, BYTEAOID, OIDOID};
 
-	return LookupFuncName(list_make2(makeString("mrfdp"), makeString("mrf_fw_ising_scores_agg")),
+	return LookupFuncName(list_make2(makeString("mrfdp"), makeString(pstrdup(ScoresAggregateName(format)))),
 						  3, argtypes, true);
 }
 
@@ -878,35 +891,38 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 
 	/*
 	 * Distributed Frank-Wolfe (citus_fw.c, docs/citus_fw.md): on a Citus
-	 * distributed table, the Ising learner can leave the rows where they are
-	 * and run each iteration's exact score sums as a distributed aggregate
-	 * (as the owner, like the read).  A first run counts the rows (n is
-	 * public); with auto, the shards are used only when the packed rows
-	 * would not fit mrfdp.max_learner_memory here.  Charged once, before the
-	 * first iteration, exactly as the one-node learn; the model is the
-	 * one-node model bit for bit.
+	 * distributed table, a learner whose run is one Frank-Wolfe problem
+	 * (its fw_design: Ising, pairwise, t-wise l1, structure's threshold
+	 * method) can leave the rows where they are and run each iteration's
+	 * exact score sums as a distributed aggregate (as the owner, like the
+	 * read).  A first run counts the rows (n is public); with auto, the
+	 * shards are used only when the rows would not fit
+	 * mrfdp.max_learner_memory here.  Charged once, before the first
+	 * iteration, exactly as the one-node learn; the model is the one-node
+	 * model bit for bit.  Options domains and nulls apply to rows of
+	 * columns, which have no scores aggregate: they are gathered.
 	 */
-	if (learner_desc == &MrfIsingLearner && format == MRF_ROWS_BITS &&
-		MrfDistributedFw != MRF_DFW_OFF && MrfCitusIsDistributed(relid) &&
-		OidIsValid(ScoresAggregate(typid)))
+	memset(&drv, 0, sizeof(drv));
+	if (learner_desc->fw_design != NULL && MrfDistributedFw != MRF_DFW_OFF &&
+		!(plan.opt.given & (MRF_OPT_DOMAINS | MRF_OPT_NULLS)) &&
+		MrfCitusIsDistributed(relid) && OidIsValid(ScoresAggregate(typid, format)) &&
+		learner_desc->fw_design(&plan, &drv.design) &&
+		MrfFwDesignSizes(&drv.design, &drv.d, &drv.q) == MRF_OK)
 	{
 		OwnerCall	call;
 
-		memset(&drv, 0, sizeof(drv));
 		drv.relid = relid;
 		drv.caller = caller;
-		drv.p = p;
-		drv.lambda = ((const MrfIsingOptions *) plan.params)->lambda;
 		if (!pg_strong_random(&drv.learn, sizeof(drv.learn)))
 			elog(ERROR, "could not draw a random learn id");
 		/* tableoid names the shard on a worker: its cache key */
-		drv.sql = psprintf("SELECT mrfdp.mrf_fw_ising_scores_agg(%s, $1, %s.tableoid) FROM %s",
-						   sample_expr, quote_identifier(alias), from);
+		drv.sql = psprintf("SELECT mrfdp.%s(%s, $1, %s.tableoid) FROM %s",
+						   ScoresAggregateName(format), sample_expr, quote_identifier(alias), from);
 		memset(&call, 0, sizeof(call));
 		call.relid = relid;
 		call.sql = drv.sql;
 		call.cxt = cxt;
-		call.step = MrfFwStepCreate(drv.learn, p, 0, drv.lambda, NULL, NULL);
+		call.step = MrfFwStepCreate(drv.learn, &drv.design, 0, NULL, NULL);
 		outcome = AsOwner(&call, ScoresCall);
 		if (outcome == READ_REFUSED)
 			RefuseFallibleSource(call.refused, fname);	/* nothing was read: no charge */
@@ -916,7 +932,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 			MrfChargeRelation(relid, caller, &total);
 			ReadFailedAfterCharge(relid);
 		}
-		MrfFwSumsRead(call.result, p, 0, &drv.n, &drv.substituted, NULL);
+		MrfFwSumsRead(call.result, drv.d, drv.q, 0, &drv.n, &drv.substituted, NULL);
 		if (drv.n == 0)
 			PG_RETURN_NULL();	/* n is public: an empty relation releases nothing */
 		distributed = MrfDistributedFw == MRF_DFW_ON || !LocalPlanFits(&plan, drv.n);

@@ -317,6 +317,7 @@ StructurePlan(MrfPlan *plan)
 		sp->inner.k = plan->k;
 		sp->inner.alphabets = plan->alphabets;
 		sp->inner.n = n;
+		sp->inner.distributed = plan->distributed;
 		MRF_REFUSE_IF(sp->inner.learner->plan(&sp->inner));
 		plan->iterations = sp->inner.iterations;
 		plan->memory = sp->inner.memory;
@@ -331,6 +332,15 @@ StructurePlan(MrfPlan *plan)
 			return NULL;
 		MRF_REFUSE_IF(MrfIsingRefusal(MrfIsingValidate(&sp->io, p, n), &sp->io, p, n, StructureLearner));
 		plan->iterations = MrfIsingIterations(&sp->io, p, n);
+		if (plan->distributed)
+		{
+			MrfFwDesign design;
+
+			MrfIsingFwDesignOf(p, sp->io.lambda, &design);
+			plan->memory = MrfPlanFwDistributedMemory(&design, plan->iterations,
+													  (double) MrfIsingParamCount(p) + (double) p * (p - 1));
+			return NULL;
+		}
 		plan->memory = (double) MrfIsingWorkspaceBytes(p, n) +
 			(double) n * MrfBitWords(p) * sizeof(uint64) +
 			(double) MrfIsingParamCount(p) * sizeof(double) +
@@ -623,12 +633,20 @@ StructureRunThreshold(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 	StringInfoData meta;
 
 	MrfStructureInit(&out, p);
-	MrfRunCheck(run, MrfStructureThresholdIsing(MrfRowsBits(state), n, p, &sp->io, sp->eta,
-												MRF_EDGE_AVERAGE, &run->rng, &run->env, &out));
+	if (state->fw_scores != NULL)
+		/* distributed Frank-Wolfe: the same solver, its score sums from the shards */
+		MrfRunCheck(run, MrfStructureThresholdIsingParts(state->fw_scores, state->fw_arg, n, p,
+														 &sp->io, sp->eta, MRF_EDGE_AVERAGE,
+														 &run->rng, &run->env, &out));
+	else
+		MrfRunCheck(run, MrfStructureThresholdIsing(MrfRowsBits(state), n, p, &sp->io, sp->eta,
+													MRF_EDGE_AVERAGE, &run->rng, &run->env, &out));
 	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-algorithm-2-threshold");
 	StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
 	appendStringInfo(&meta, ", \"iterations\": %d, \"mechanism\": \"%s\"",
 					 plan->iterations, MrfMechanismName(sp->io.mechanism));
+	if (state->fw_scores != NULL)
+		appendStringInfoString(&meta, ", \"distributed\": \"frank-wolfe score sums from the shards\"");
 	model = StructureModelFromEdges(&out, p, 2, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 									MrfMetaFinish(&meta));
 	return model;
@@ -686,9 +704,33 @@ StructureReleasedNothing(const MrfPlan *plan)
 						 "see mrf_structure_rows_needed().")));
 }
 
+/*
+ * The threshold method runs one Frank-Wolfe learner (Ising, or the
+ * pairwise or t-wise delegate); the stable mode's blocks read the rows.
+ */
+static bool
+StructureFwDesign(const MrfPlan *plan, MrfFwDesign *design)
+{
+	const StructureParams *sp = plan->params;
+
+	if (!sp->threshold)
+		return false;
+	if (sp->pairwise || sp->twise)
+	{
+		MrfPlan		inner = sp->inner;
+
+		inner.p = plan->p;
+		inner.k = plan->k;
+		inner.alphabets = plan->alphabets;
+		return inner.learner->fw_design(&inner, design);
+	}
+	MrfIsingFwDesignOf(plan->p, sp->io.lambda, design);
+	return true;
+}
+
 const MrfLearner MrfStructureLearner = {
 	"mrf_learn_structure", MRF_ROWS_BITS, StructureRowsFormat, StructureOptions, StructurePlan,
-	StructureRun, StructureReleasedNothing
+	StructureRun, StructureReleasedNothing, NULL, NULL, StructureFwDesign
 };
 
 PG_FUNCTION_INFO_V1(mrf_structure_accum);

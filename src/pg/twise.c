@@ -167,6 +167,14 @@ TwisePlan(MrfPlan *plan)
 	if (n == 0)
 		return NULL;
 	plan->iterations = MrfTwiseIterations(to, p, n);
+	if (plan->distributed)
+	{
+		MrfFwDesign design;
+
+		MrfTwiseFwDesignOf(p, to->t, to->lambda, &design);
+		plan->memory = MrfPlanFwDistributedMemory(&design, plan->iterations, 2.0 * (double) ncoef);
+		return NULL;
+	}
 	plan->memory = (double) MrfTwiseWorkspaceBytes(to, p, n) +
 		(double) n * MrfBitWords(p) * sizeof(uint64) +
 		2.0 * (double) ncoef * sizeof(double);
@@ -187,7 +195,12 @@ TwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	double	   *coef;
 
 	coef = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) ncoef);
-	MrfRunCheck(run, MrfTwiseLearn(MrfRowsBits(rows), n, p, to, &run->rng, &run->env, coef));
+	if (rows->fw_scores != NULL)
+		/* distributed Frank-Wolfe (l1 only): the same solver, its score sums from the shards */
+		MrfRunCheck(run, MrfTwiseLearnParts(rows->fw_scores, rows->fw_arg, n, p, to, &run->rng,
+											&run->env, coef));
+	else
+		MrfRunCheck(run, MrfTwiseLearn(MrfRowsBits(rows), n, p, to, &run->rng, &run->env, coef));
 
 	MrfPlanMetaBegin(&meta, plan, run, linf ? "zhang2020-algorithm-5" : "zhang2020-algorithm-4");
 	appendStringInfo(&meta, ", \"t\": %d, \"lambda\": %s, \"objective\": \"%s\", \"iterations\": %d, \"mechanism\": \"%s\"",
@@ -195,6 +208,8 @@ TwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 					 MrfMechanismName(to->mechanism));
 	appendStringInfo(&meta, ", \"rho_per_node\": %s",
 					 MrfDoubleText(MrfTwiseNodeRho(to->rho, p, linf)));
+	if (rows->fw_scores != NULL)
+		appendStringInfoString(&meta, ", \"distributed\": \"frank-wolfe score sums from the shards\"");
 	coef[0] = 0;
 	MrfMetaAppendWidth(&meta, MrfTwiseWidth(coef, p, to->t, &run->env), to->lambda);
 	if (linf)
@@ -217,8 +232,24 @@ TwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	return model;
 }
 
+/*
+ * Objective l1 is one Frank-Wolfe problem (Algorithm 4); linf also answers
+ * parity queries on the last rows in order, which only gathered rows have.
+ */
+static bool
+TwiseFwDesign(const MrfPlan *plan, MrfFwDesign *design)
+{
+	const MrfTwiseOptions *to = plan->params;
+
+	if (to->objective != MRF_TWISE_L1)
+		return false;
+	MrfTwiseFwDesignOf(plan->p, to->t, to->lambda, design);
+	return true;
+}
+
 const MrfLearner MrfTwiseLearner = {
-	"mrf_learn_twise", MRF_ROWS_BITS, NULL, TwiseOptions, TwisePlan, TwiseRun, NULL
+	"mrf_learn_twise", MRF_ROWS_BITS, NULL, TwiseOptions, TwisePlan, TwiseRun, NULL,
+	NULL, NULL, TwiseFwDesign
 };
 
 PG_FUNCTION_INFO_V1(mrf_twise_accum);

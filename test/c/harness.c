@@ -146,6 +146,7 @@ main(void)
 		{"rows", TestRows},
 		{"fw", TestFw},
 		{"ising", TestIsing},
+		{"fwparts", TestFwParts},
 		{"sample", TestSample},
 		{"cliques", TestCliques},
 		{"pairwise", TestPairwise},

@@ -81,6 +81,7 @@ void		TestPrivacy(void);
 void		TestRows(void);
 void		TestFw(void);
 void		TestIsing(void);
+void		TestFwParts(void);
 void		TestSample(void);
 void		TestCliques(void);
 void		TestPairwise(void);

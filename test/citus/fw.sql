@@ -121,16 +121,16 @@ RESET ROLE;
 RESET mrfdp.distributed_frank_wolfe;
 SELECT is(fw13_spent('fw13_small'), 0::numeric, 'and nothing is charged');
 -- the sums are exact statistics: only the driver gets them
-SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(row, '\x5446524d0600000001000000000000000000f03f0100000000000000'::bytea, tableoid) FROM fw13$$,
-	'%is called only by mrf_learn_ising_from%', 'the scores aggregate refuses a direct call on the coordinator');
+SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(row, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fw13$$,
+	'%are called only by the mrf_learn_*_from functions%', 'the scores aggregate refuses a direct call on the coordinator');
 CREATE FUNCTION fw13_combine(state text) RETURNS bytea LANGUAGE sql AS $$
 	SELECT coord_combine_agg('mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
 $$;
 SELECT throws_like($$SELECT fw13_combine((SELECT worker_partial_agg('mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea, oid)'::regprocedure,
-		ROW(row, '\x5446524d0600000001000000000000000000f03f0100000000000000'::bytea, tableoid)::record)::text FROM fw13_local))$$,
-	'%is called only by mrf_learn_ising_from%', 'and a hand-made worker_partial_agg / coord_combine_agg');
-SELECT ok((SELECT bool_and(NOT success AND result LIKE '%is called only by mrf_learn_ising_from%')
-	FROM run_command_on_workers($$SELECT mrfdp.mrf_fw_ising_scores_agg(ARRAY[true, false], '\x5446524d0200000001000000000000000000f03f0100000000000000'::bytea, 0::oid)$$)),
+		ROW(row, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid)::record)::text FROM fw13_local))$$,
+	'%are called only by the mrf_learn_*_from functions%', 'and a hand-made worker_partial_agg / coord_combine_agg');
+SELECT ok((SELECT bool_and(NOT success AND result LIKE '%are called only by the mrf_learn_*_from functions%')
+	FROM run_command_on_workers($$SELECT mrfdp.mrf_fw_ising_scores_agg(ARRAY[true, false], '\x5446524d0100000002000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, 0::oid)$$)),
 	'and a call on a worker');
 CREATE ROLE fw13_other;
 SET ROLE fw13_other;

@@ -144,6 +144,12 @@ EXCEPTION WHEN invalid_binary_representation THEN NULL;
 END$$;
 DO $$
 BEGIN
+	PERFORM mrfdp.mrf_fw_kary_scores_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[0, 2]::smallint[])) v(x);
+	RAISE EXCEPTION 'the k-ary scores aggregate ran outside its driver';
+EXCEPTION WHEN invalid_binary_representation THEN NULL;
+END$$;
+DO $$
+BEGIN
 	PERFORM mrfdp.mrf_fw_scores_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
 	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;

@@ -1,0 +1,161 @@
+-- server: citus
+-- Issue 13, item 3: distributed Frank-Wolfe for every Frank-Wolfe learner's
+-- protected path: mrf_learn_pairwise_from (k-ary rows, Algorithm 3),
+-- mrf_learn_twise_from (t-wise, objective l1) and mrf_learn_structure_from
+-- with method 'threshold' (Ising, pairwise and t-wise models).  Each
+-- iteration's exact integer score sums are an aggregate over the shards
+-- (mrfdp.mrf_fw_kary_scores_agg for k-ary rows, mrf_fw_ising_scores_agg for
+-- binary ones); the selections, the noise and the charge stay on the
+-- coordinator, so the model is the one-node model bit for bit under
+-- mrfdp.test_seed, for any number of shards.  Charged once; the sums reach
+-- only the driver.  What has no scores aggregate (rows of enum columns,
+-- t-wise objective linf, whose query rows are the last ones in order) is
+-- gathered, with the same model.
+\set QUIET 1
+\pset format unaligned
+\pset tuples_only true
+\pset pager off
+SET client_min_messages = warning;
+
+SELECT plan(41);
+
+-- 5 ternary variables (z: smallint[], zi: integer[]) with a coupling of the
+-- first two, 6 binary ones (b); 4,000 rows, a few unreadable (a value 3, a
+-- NULL: the protected path's fixed row, counted).
+CREATE TYPE fwk_c AS ENUM ('lo', 'mid', 'hi');
+CREATE TYPE fwk_r AS (e1 fwk_c, e2 fwk_c, e3 fwk_c);
+CREATE TABLE fwk (id int, z smallint[], zi integer[], b boolean[], r fwk_r);
+SELECT create_distributed_table('fwk', 'id');
+INSERT INTO fwk
+SELECT i, CASE WHEN i % 300 = 0 THEN NULL WHEN i % 300 = 1 THEN ARRAY[3, 0, 0, 0, 0] ELSE z END, z,
+	CASE WHEN i % 250 = 0 THEN NULL ELSE b END,
+	ROW((ARRAY['lo', 'mid', 'hi'])[z[1] + 1], (ARRAY['lo', 'mid', 'hi'])[z[2] + 1],
+		(ARRAY['lo', 'mid', 'hi'])[z[3] + 1])::fwk_r
+FROM (SELECT i, ARRAY[a, CASE WHEN i % 6 = 0 THEN (a + 1) % 3 ELSE a END, (i * 7) % 3, (i / 3) % 3, (i * 11) % 3]::smallint[] AS z,
+		ARRAY[a = 0, (a = 0) <> (i % 7 = 0), (a = 1) <> (i % 5 = 0), (i * 13) % 3 = 0, ((i * 13) % 3 = 0) <> (i % 11 = 0), (i / 3) % 2 = 0] AS b
+	FROM (SELECT i, (i * 7919) % 13 % 3 AS a FROM generate_series(1, 4000) i) x) y;
+CREATE TABLE fwk_local AS SELECT * FROM fwk;
+CREATE TABLE fwk_7 (LIKE fwk_local);
+SELECT create_distributed_table('fwk_7', 'id', shard_count => 7);
+INSERT INTO fwk_7 SELECT * FROM fwk_local;
+CREATE TABLE fwk_2 (LIKE fwk_local);
+SELECT create_distributed_table('fwk_2', 'id', shard_count => 2);
+INSERT INTO fwk_2 SELECT * FROM fwk_local;
+CREATE TABLE fwk_small (LIKE fwk_local);
+SELECT create_distributed_table('fwk_small', 'id');
+INSERT INTO fwk_small SELECT * FROM fwk_local;
+CREATE FUNCTION fwk_rows(r text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM mrfdp.protect(r::regclass, epsilon => 1000, delta => 1e-6);
+	PERFORM mrfdp.grant_learning(r::regclass, 'fwk_analyst');
+END$$;
+CREATE ROLE fwk_analyst;
+SELECT fwk_rows(r) FROM unnest(ARRAY['fwk', 'fwk_local', 'fwk_7', 'fwk_2']) r;
+SELECT mrfdp.protect('fwk_small', epsilon => 1000, delta => 1e-6, rho_cap => 0.25);
+SELECT mrfdp.grant_learning('fwk_small', 'fwk_analyst');
+GRANT USAGE ON SCHEMA mrfdp TO fwk_analyst;
+CREATE FUNCTION fwk_spent(r text) RETURNS numeric LANGUAGE sql
+	AS $$SELECT spent_zcdp_rho FROM mrfdp.budget WHERE relation = r::regclass$$;
+CREATE FUNCTION fwk_releases(r text) RETURNS bigint LANGUAGE sql
+	AS $$SELECT count(*) FROM mrfdp.ledger WHERE relation = r::regclass$$;
+CREATE TEMP TABLE fwkm (src text, m mrf);
+GRANT ALL ON fwkm TO fwk_analyst;
+SET mrfdp.test_seed = 53;
+
+-- each learn twice: on the distributed tables (on) and on the local one (off)
+CREATE FUNCTION fwk_learn(tag text, tab text, call text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('INSERT INTO fwkm SELECT %L, %s', tag, replace(call, '$T', quote_literal(tab)));
+END$$;
+GRANT EXECUTE ON FUNCTION fwk_learn(text, text, text) TO fwk_analyst;
+CREATE TEMP TABLE fwk_calls (tag text, call text, dist boolean);
+INSERT INTO fwk_calls VALUES
+	('pw', $$mrf_learn_pairwise_from($T, 'z', k => 3, rho => 1, iterations => 8, variables => 5)$$, true),
+	('pw int', $$mrf_learn_pairwise_from($T, 'zi', k => 3, rho => 1, iterations => 8, variables => 5)$$, true),
+	('pw lap sym', $$mrf_learn_pairwise_from($T, 'z', k => 3, rho => 1, iterations => 7, mechanism => 'laplace', symmetrize => true, variables => 5)$$, true),
+	('pw default', $$mrf_learn_pairwise_from($T, 'z', k => 3, rho => 0.5, variables => 5)$$, true),
+	('pw enum', $$mrf_learn_pairwise_from($T, 'r', rho => 1, iterations => 8)$$, false),
+	('tw', $$mrf_learn_twise_from($T, 'b', t => 3, rho => 1, iterations => 8, variables => 6)$$, true),
+	('tw linf', $$mrf_learn_twise_from($T, 'b', t => 3, rho => 1, iterations => 8, objective => 'linf', variables => 6)$$, false),
+	('st ising', $$mrf_learn_structure_from($T, 'b', method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 6)$$, true),
+	('st pw', $$mrf_learn_structure_from($T, 'z', model => 'pairwise', k => 3, method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 5)$$, true),
+	('st tw', $$mrf_learn_structure_from($T, 'b', model => 'twise', t => 3, method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 6)$$, true);
+GRANT SELECT ON fwk_calls TO fwk_analyst;
+
+SET ROLE fwk_analyst;
+SET mrfdp.distributed_frank_wolfe = on;
+SELECT fwk_learn(tag || ' dist', 'fwk', call) FROM fwk_calls;
+SELECT fwk_learn(tag || ' 7', 'fwk_7', call) FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st pw');
+SELECT fwk_learn(tag || ' 2', 'fwk_2', call) FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st ising');
+SET mrfdp.distributed_frank_wolfe = off;
+SELECT fwk_learn(tag || ' local', 'fwk_local', call) FROM fwk_calls;
+SELECT fwk_learn('pw off', 'fwk', call) FROM fwk_calls WHERE tag = 'pw';
+RESET ROLE;
+CREATE FUNCTION fwk_same(a text, b text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT (SELECT m::jsonb - 'meta' FROM fwkm WHERE src = a) = (SELECT m::jsonb - 'meta' FROM fwkm WHERE src = b)
+		AND (SELECT m::jsonb -> 'meta' -> 'substituted_rows' FROM fwkm WHERE src = a)
+			= (SELECT m::jsonb -> 'meta' -> 'substituted_rows' FROM fwkm WHERE src = b)
+$$;
+CREATE FUNCTION fwk_dist(a text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT (SELECT m::jsonb -> 'meta' ->> 'distributed' FROM fwkm WHERE src = a) IS NOT DISTINCT FROM 'frank-wolfe score sums from the shards'
+$$;
+
+-- bit for bit the one-node model, and learned on the shards where the learner allows it
+SELECT ok(fwk_same(tag || ' dist', tag || ' local'), tag || ': the one-node model')
+FROM fwk_calls WHERE tag <> 'tw linf' ORDER BY tag;
+-- linf answers its parity queries on the last rows in the order read, which differs between tables
+SELECT ok((SELECT m IS NOT NULL FROM fwkm WHERE src = 'tw linf dist'), 'tw linf: released from the gathered rows');
+SELECT is(fwk_dist(tag || ' dist'), dist, tag || ': ' || CASE WHEN dist THEN 'learned on the shards' ELSE 'gathered (no scores aggregate for it)' END)
+FROM fwk_calls ORDER BY tag;
+SELECT ok(fwk_same(tag || ' 7', tag || ' local') AND fwk_dist(tag || ' 7'), tag || ': 7 shards, the one-node model')
+FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st pw') ORDER BY tag;
+SELECT ok(fwk_same(tag || ' 2', tag || ' local') AND fwk_dist(tag || ' 2'), tag || ': 2 shards, the one-node model')
+FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st ising') ORDER BY tag;
+SELECT ok(fwk_same('pw off', 'pw local') AND NOT fwk_dist('pw off'), 'off gathers the rows: the same model');
+SELECT ok((SELECT (m::jsonb -> 'meta' -> 'substituted_rows' ->> 'noisy_count')::int BETWEEN 1 AND 60 FROM fwkm WHERE src = 'pw dist'),
+	'the unreadable rows were counted on the shards');
+SELECT ok((SELECT m::jsonb -> 'meta' ->> 'structure_learner' = 'mrf_learn_structure' FROM fwkm WHERE src = 'st pw dist'),
+	'the pairwise threshold method released a structure');
+
+-- Charged once per release, on the coordinator, as one node charges: (1 + 1/128) rho.
+SELECT is(fwk_spent('fwk'), (1 + 1 + 1 + 0.5 + 1 + 1 + 1 + 1 + 1 + 1 + 1) * (1 + 1.0 / 128), 'each release was charged once (on the shards or gathered)');
+SELECT is(fwk_releases('fwk'), 11::bigint, 'one ledger row per release (off included)');
+SELECT is(fwk_spent('fwk_7'), 3 * (1 + 1.0 / 128), 'the 7-shard table too');
+
+-- Refused where it must be.
+SET ROLE fwk_analyst;
+SET mrfdp.distributed_frank_wolfe = on;
+SELECT throws_like($$SELECT mrf_learn_pairwise_from('fwk_small', 'z', k => 3, rho => 0.5, iterations => 8, variables => 5)$$,
+	'%privacy budget of relation%', 'a budget too small is refused before the first iteration');
+RESET ROLE;
+RESET mrfdp.distributed_frank_wolfe;
+SELECT is(fwk_spent('fwk_small'), 0::numeric, 'and nothing is charged');
+-- the sums are exact statistics: only the driver gets them
+SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_scores_agg(z, '\x5446524d0200000005000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fwk$$,
+	'%are called only by the mrf_learn_*_from functions%', 'the k-ary scores aggregate refuses a direct call on the coordinator');
+CREATE FUNCTION fwk_combine(state text) RETURNS bytea LANGUAGE sql AS $$
+	SELECT coord_combine_agg('mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
+$$;
+SELECT throws_like($$SELECT fwk_combine((SELECT worker_partial_agg('mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid)'::regprocedure,
+		ROW(z, '\x5446524d0200000005000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid)::record)::text FROM fwk_local))$$,
+	'%are called only by the mrf_learn_*_from functions%', 'and a hand-made worker_partial_agg / coord_combine_agg');
+SELECT ok((SELECT bool_and(NOT success AND result LIKE '%are called only by the mrf_learn_*_from functions%')
+	FROM run_command_on_workers($$SELECT mrfdp.mrf_fw_kary_scores_agg(ARRAY[0, 2]::smallint[], '\x5446524d0200000002000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, 0::oid)$$)),
+	'and a call on a worker');
+-- a t-wise step through the binary aggregate: refused the same way
+SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(b, '\x5446524d0300000006000000020000000300000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fwk$$,
+	'%are called only by the mrf_learn_*_from functions%', 'a t-wise step is refused outside the driver too');
+-- a forged step: a selection out of range, or alphabets on a binary design
+SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_scores_agg(z, '\x5446524d0200000005000000030000000000000002000000000000000000004001000000000000000000000000000000ff00000001000000'::bytea, tableoid) FROM fwk_local$$,
+	'%invalid mrfdp score state%', 'a forged step (its length does not match its iteration) is refused');
+SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(b, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000100000000000000020202020202'::bytea, tableoid) FROM fwk_local$$,
+	'%invalid mrfdp score state%', 'alphabets on a binary design are refused');
+CREATE ROLE fwk_other;
+SET ROLE fwk_other;
+SET mrfdp.distributed_frank_wolfe = on;
+SELECT throws_like($$SELECT mrf_learn_twise_from('fwk', 'b', t => 3, rho => 0.5, variables => 6)$$,
+	'%permission denied%', 'a role without a learning grant is refused');
+RESET ROLE;
+RESET mrfdp.distributed_frank_wolfe;
+
+SELECT * FROM finish();
