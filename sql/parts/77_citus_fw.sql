@@ -27,11 +27,17 @@ CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit varying, bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
 -- The same for k-ary rows (mrf_learn_pairwise_from, and mrf_learn_structure_from
--- with method 'threshold' on a pairwise model): integer arrays only (rows of
--- columns and enum arrays are gathered).
+-- with method 'threshold' on a pairwise model): integer arrays (other k-ary
+-- samples arrive as codes, mrf_fw_kary_codes below).
 CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
 CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(integer[], bytea, oid) (
 	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
 	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+-- k-ary samples of a type without a scores aggregate (rows of columns, enum
+-- arrays) as the codes the lenient reader reads (smallint[], NULL for an
+-- unreadable sample), for p variables and the options k (0: not given),
+-- domains and nulls: the driver's query wraps them in it, on the workers.
+CREATE FUNCTION mrfdp.mrf_fw_kary_codes(anyelement, int, int, jsonb, text) RETURNS smallint[]
+	AS 'MODULE_PATHNAME', 'mrf_fw_kary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;

@@ -36,6 +36,8 @@
 
 #include "access/xact.h"
 #include "fmgr.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/expandeddatum.h"
 #include "utils/guc.h"
@@ -46,6 +48,7 @@
 #include "core/fw.h"
 #include "core/fwdesign.h"
 #include "core/ising.h"
+#include "core/pairwise.h"
 #include "core/rows.h"
 #include "pg/aggregates.h"
 #include "pg/citus.h"
@@ -751,4 +754,97 @@ MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted, in
 	if (t >= 1)
 		memcpy(sums, s->sums, SumCells(&s->step) * sizeof(int64));
 	MemoryContextDelete(s->hdr.eoh_context);
+}
+
+/* mrf_fw_kary_codes's reader, kept across calls (fn_extra). */
+typedef struct KaryCodes
+{
+	Oid			typid;
+	int			p;
+	int			k;
+	Jsonb	   *domains;		/* copies of the options the reader was set up with */
+	char	   *nulls;
+	MrfKaryReader reader;
+	uint8	   *row;
+} KaryCodes;
+
+/* Whether two optional jsonb values are the same bytes. */
+static bool
+SameJsonb(const Jsonb *a, const Jsonb *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return VARSIZE(a) == VARSIZE(b) && memcmp(a, b, VARSIZE(a)) == 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_fw_kary_codes);
+/*
+ * The codes of one k-ary sample of a type that has no scores aggregate
+ * (rows of columns, enum arrays: Citus splits an aggregate only for its
+ * exact argument types), as the protected path's lenient reader reads it
+ * for p variables with the options k (0 when not given), domains and nulls
+ * (NULL when not given): a smallint[] of p codes, or NULL when the reader
+ * cannot read it; mrf_fw_kary_scores_agg(smallint[]) then reads the
+ * codes back unchanged, and a NULL as the fixed row, counted, as the
+ * one-node read does.  The driver's query wraps such samples in it, on the
+ * workers.  A function of its argument alone: it tells its caller nothing
+ * the caller could not read.
+ */
+Datum
+mrf_fw_kary_codes(PG_FUNCTION_ARGS)
+{
+	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	KaryCodes  *kc = fcinfo->flinfo->fn_extra;
+	int			p;
+	int			k;
+	Jsonb	   *domains = PG_NARGS() > 3 && !PG_ARGISNULL(3) ? PG_GETARG_JSONB_P(3) : NULL;
+	char	   *nulls = PG_NARGS() > 4 && !PG_ARGISNULL(4) ? text_to_cstring(PG_GETARG_TEXT_PP(4)) : NULL;
+	Datum	   *elems;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrf_fw_kary_codes needs p and k")));
+	p = PG_GETARG_INT32(1);
+	k = PG_GETARG_INT32(2);
+	if (p < 2 || p > MRF_MAX_VARIABLES || k < 0 || k == 1 || k > MRF_PAIRWISE_MAX_K ||
+		!OidIsValid(typid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mrf_fw_kary_codes takes 2 to %d variables and k 0 (from the type) or 2 to %d",
+						MRF_MAX_VARIABLES, MRF_PAIRWISE_MAX_K)));
+	if (kc == NULL || kc->typid != typid || kc->p != p || kc->k != k ||
+		!SameJsonb(kc->domains, domains) ||
+		(kc->nulls == NULL ? nulls != NULL : nulls == NULL || strcmp(kc->nulls, nulls) != 0))
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		/* as protected.c sets up the one-node reader */
+		kc = palloc0(sizeof(KaryCodes));
+		kc->typid = typid;
+		kc->p = p;
+		kc->k = k;
+		if (domains != NULL)
+		{
+			kc->domains = palloc(VARSIZE(domains));
+			memcpy(kc->domains, domains, VARSIZE(domains));
+		}
+		kc->nulls = nulls ? pstrdup(nulls) : NULL;
+		MrfKaryReaderInit(&kc->reader, typid, k, fcinfo->flinfo->fn_mcxt, "mrf_learn_pairwise");
+		if (kc->domains != NULL)
+			MrfKaryReaderSetDomains(&kc->reader, kc->domains);
+		if (kc->nulls != NULL)
+			MrfKaryReaderSetNulls(&kc->reader, kc->nulls);
+		MrfKaryReaderSetLenient(&kc->reader, p);
+		kc->row = palloc(p);
+		MemoryContextSwitchTo(old);
+		fcinfo->flinfo->fn_extra = kc;
+	}
+	if (!MrfKaryReadRowLenient(&kc->reader, PG_ARGISNULL(0) ? (Datum) 0 : PG_GETARG_DATUM(0),
+							   PG_ARGISNULL(0), kc->row))
+		PG_RETURN_NULL();
+	elems = palloc(sizeof(Datum) * p);
+	for (int i = 0; i < p; i++)
+		elems[i] = Int16GetDatum(kc->row[i]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, p, INT2OID, sizeof(int16), true, TYPALIGN_SHORT));
 }

@@ -776,6 +776,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	const char *sample_expr;
 	char	   *from;
 	FwDriver	drv;
+	bool		codes;
 	bool		distributed = false;
 	int64		noisy = 0;
 	double		noise_sd = 0;
@@ -899,17 +900,29 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	 * shards are used only when the rows would not fit
 	 * mrfdp.max_learner_memory here.  Charged once, before the first
 	 * iteration, exactly as the one-node learn; the model is the one-node
-	 * model bit for bit.  Options domains and nulls apply to rows of
-	 * columns, which have no scores aggregate: they are gathered.
+	 * model bit for bit.  k-ary samples of a type without a scores
+	 * aggregate (rows of columns, enum arrays) are read on the workers
+	 * into codes first (mrf_fw_kary_codes), by the reader set up as here
+	 * (the options k, domains and nulls).
 	 */
 	memset(&drv, 0, sizeof(drv));
+	codes = format == MRF_ROWS_BYTES && !OidIsValid(ScoresAggregate(typid, format));
 	if (learner_desc->fw_design != NULL && MrfDistributedFw != MRF_DFW_OFF &&
-		!(plan.opt.given & (MRF_OPT_DOMAINS | MRF_OPT_NULLS)) &&
-		MrfCitusIsDistributed(relid) && OidIsValid(ScoresAggregate(typid, format)) &&
+		MrfCitusIsDistributed(relid) &&
+		(codes || OidIsValid(ScoresAggregate(typid, format))) &&
 		learner_desc->fw_design(&plan, &drv.design) &&
 		MrfFwDesignSizes(&drv.design, &drv.d, &drv.q) == MRF_OK)
 	{
 		OwnerCall	call;
+		const char *scored = sample_expr;
+
+		if (codes)
+			scored = psprintf("mrfdp.mrf_fw_kary_codes(%s, %d, %d, %s::jsonb, %s::text)", sample_expr, p,
+							  (plan.opt.given & MRF_OPT_K) ? plan.opt.k : 0,
+							  (plan.opt.given & MRF_OPT_DOMAINS) ?
+							  quote_literal_cstr(JsonbToCString(NULL, &plan.opt.domains->root,
+																VARSIZE(plan.opt.domains))) : "NULL",
+							  (plan.opt.given & MRF_OPT_NULLS) ? quote_literal_cstr(plan.opt.nulls) : "NULL");
 
 		drv.relid = relid;
 		drv.caller = caller;
@@ -917,7 +930,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 			elog(ERROR, "could not draw a random learn id");
 		/* tableoid names the shard on a worker: its cache key */
 		drv.sql = psprintf("SELECT mrfdp.%s(%s, $1, %s.tableoid) FROM %s",
-						   ScoresAggregateName(format), sample_expr, quote_identifier(alias), from);
+						   ScoresAggregateName(format), scored, quote_identifier(alias), from);
 		memset(&call, 0, sizeof(call));
 		call.relid = relid;
 		call.sql = drv.sql;

@@ -8,29 +8,38 @@
 -- binary ones); the selections, the noise and the charge stay on the
 -- coordinator, so the model is the one-node model bit for bit under
 -- mrfdp.test_seed, for any number of shards.  Charged once; the sums reach
--- only the driver.  What has no scores aggregate (rows of enum columns,
--- t-wise objective linf, whose query rows are the last ones in order) is
--- gathered, with the same model.
+-- only the driver.  k-ary samples without a scores aggregate of their own
+-- (rows of enum columns, enum arrays) are read into codes on the workers
+-- (mrfdp.mrf_fw_kary_codes, by the reader set up with the options k,
+-- domains and nulls).  Gathered, with the same model: t-wise objective linf
+-- (whose query rows are the last ones in order).
 \set QUIET 1
 \pset format unaligned
 \pset tuples_only true
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(41);
+SELECT plan(53);
 
 -- 5 ternary variables (z: smallint[], zi: integer[]) with a coupling of the
 -- first two, 6 binary ones (b); 4,000 rows, a few unreadable (a value 3, a
 -- NULL: the protected path's fixed row, counted).
 CREATE TYPE fwk_c AS ENUM ('lo', 'mid', 'hi');
-CREATE TYPE fwk_r AS (e1 fwk_c, e2 fwk_c, e3 fwk_c);
-CREATE TABLE fwk (id int, z smallint[], zi integer[], b boolean[], r fwk_r);
+CREATE TYPE fwk_b AS ENUM ('no', 'yes');
+-- per-variable alphabets 3, 3, 2 (the step carries them)
+CREATE TYPE fwk_r AS (e1 fwk_c, e2 fwk_c, e3 fwk_b);
+CREATE TYPE fwk_t AS (s1 text, s2 text, s3 text);
+CREATE TABLE fwk (id int, z smallint[], zi integer[], b boolean[], r fwk_r, ea fwk_c[], tx fwk_t);
 SELECT create_distributed_table('fwk', 'id');
 INSERT INTO fwk
 SELECT i, CASE WHEN i % 300 = 0 THEN NULL WHEN i % 300 = 1 THEN ARRAY[3, 0, 0, 0, 0] ELSE z END, z,
 	CASE WHEN i % 250 = 0 THEN NULL ELSE b END,
-	ROW((ARRAY['lo', 'mid', 'hi'])[z[1] + 1], (ARRAY['lo', 'mid', 'hi'])[z[2] + 1],
-		(ARRAY['lo', 'mid', 'hi'])[z[3] + 1])::fwk_r
+	ROW((ARRAY['lo', 'mid', 'hi'])[z[1] + 1], CASE WHEN i % 350 = 0 THEN NULL ELSE (ARRAY['lo', 'mid', 'hi'])[z[2] + 1] END,
+		(ARRAY['no', 'yes'])[z[3] % 2 + 1])::fwk_r,
+	CASE WHEN i % 400 = 0 THEN NULL ELSE ARRAY[(ARRAY['lo', 'mid', 'hi'])[z[1] + 1], (ARRAY['lo', 'mid', 'hi'])[z[2] + 1],
+		(ARRAY['lo', 'mid', 'hi'])[z[4] + 1]]::fwk_c[] END,
+	ROW((ARRAY['x', 'y', 'z'])[z[1] + 1], (ARRAY['x', 'y', 'z'])[z[2] + 1],
+		CASE WHEN i % 450 = 0 THEN 'w' ELSE (ARRAY['x', 'y', 'z'])[z[5] + 1] END)::fwk_t
 FROM (SELECT i, ARRAY[a, CASE WHEN i % 6 = 0 THEN (a + 1) % 3 ELSE a END, (i * 7) % 3, (i / 3) % 3, (i * 11) % 3]::smallint[] AS z,
 		ARRAY[a = 0, (a = 0) <> (i % 7 = 0), (a = 1) <> (i % 5 = 0), (i * 13) % 3 = 0, ((i * 13) % 3 = 0) <> (i % 11 = 0), (i / 3) % 2 = 0] AS b
 	FROM (SELECT i, (i * 7919) % 13 % 3 AS a FROM generate_series(1, 4000) i) x) y;
@@ -41,6 +50,15 @@ INSERT INTO fwk_7 SELECT * FROM fwk_local;
 CREATE TABLE fwk_2 (LIKE fwk_local);
 SELECT create_distributed_table('fwk_2', 'id', shard_count => 2);
 INSERT INTO fwk_2 SELECT * FROM fwk_local;
+-- whole rows of enum columns (distributed by one of them)
+CREATE TABLE fwk_w_local AS SELECT (r).e1, (r).e2, (r).e3 FROM fwk_local;
+CREATE TABLE fwk_w AS SELECT * FROM fwk_w_local;
+SELECT create_distributed_table('fwk_w', 'e3');
+-- 12,000 rows: their one-node learn needs more than 1 MB on the coordinator
+CREATE TABLE fwk_big (LIKE fwk_local);
+SELECT create_distributed_table('fwk_big', 'id');
+INSERT INTO fwk_big SELECT id + 4000 * g, z, zi, b, r, ea, tx FROM fwk_local, generate_series(0, 2) g;
+CREATE TABLE fwk_big_local AS SELECT * FROM fwk_big;
 CREATE TABLE fwk_small (LIKE fwk_local);
 SELECT create_distributed_table('fwk_small', 'id');
 INSERT INTO fwk_small SELECT * FROM fwk_local;
@@ -50,7 +68,7 @@ BEGIN
 	PERFORM mrfdp.grant_learning(r::regclass, 'fwk_analyst');
 END$$;
 CREATE ROLE fwk_analyst;
-SELECT fwk_rows(r) FROM unnest(ARRAY['fwk', 'fwk_local', 'fwk_7', 'fwk_2']) r;
+SELECT fwk_rows(r) FROM unnest(ARRAY['fwk', 'fwk_local', 'fwk_7', 'fwk_2', 'fwk_w', 'fwk_w_local', 'fwk_big', 'fwk_big_local']) r;
 SELECT mrfdp.protect('fwk_small', epsilon => 1000, delta => 1e-6, rho_cap => 0.25);
 SELECT mrfdp.grant_learning('fwk_small', 'fwk_analyst');
 GRANT USAGE ON SCHEMA mrfdp TO fwk_analyst;
@@ -74,7 +92,10 @@ INSERT INTO fwk_calls VALUES
 	('pw int', $$mrf_learn_pairwise_from($T, 'zi', k => 3, rho => 1, iterations => 8, variables => 5)$$, true),
 	('pw lap sym', $$mrf_learn_pairwise_from($T, 'z', k => 3, rho => 1, iterations => 7, mechanism => 'laplace', symmetrize => true, variables => 5)$$, true),
 	('pw default', $$mrf_learn_pairwise_from($T, 'z', k => 3, rho => 0.5, variables => 5)$$, true),
-	('pw enum', $$mrf_learn_pairwise_from($T, 'r', rho => 1, iterations => 8)$$, false),
+	('pw enum', $$mrf_learn_pairwise_from($T, 'r', rho => 1, iterations => 8)$$, true),
+	('pw enum array', $$mrf_learn_pairwise_from($T, 'ea', rho => 1, iterations => 8, variables => 3)$$, true),
+	('pw nulls', $$mrf_learn_pairwise_from($T, 'r', rho => 1, iterations => 8, nulls => 'category')$$, true),
+	('pw domains', $$mrf_learn_pairwise_from($T, 'tx', rho => 1, iterations => 8, domains => '{"s1": ["x", "y", "z"], "s2": ["x", "y", "z"], "s3": ["z", "y", "x"]}')$$, true),
 	('tw', $$mrf_learn_twise_from($T, 'b', t => 3, rho => 1, iterations => 8, variables => 6)$$, true),
 	('tw linf', $$mrf_learn_twise_from($T, 'b', t => 3, rho => 1, iterations => 8, objective => 'linf', variables => 6)$$, false),
 	('st ising', $$mrf_learn_structure_from($T, 'b', method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 6)$$, true),
@@ -87,8 +108,10 @@ SET mrfdp.distributed_frank_wolfe = on;
 SELECT fwk_learn(tag || ' dist', 'fwk', call) FROM fwk_calls;
 SELECT fwk_learn(tag || ' 7', 'fwk_7', call) FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st pw');
 SELECT fwk_learn(tag || ' 2', 'fwk_2', call) FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st ising');
+INSERT INTO fwkm SELECT 'whole dist', mrf_learn_pairwise_from('fwk_w', NULL, rho => 1, iterations => 8);
 SET mrfdp.distributed_frank_wolfe = off;
 SELECT fwk_learn(tag || ' local', 'fwk_local', call) FROM fwk_calls;
+INSERT INTO fwkm SELECT 'whole local', mrf_learn_pairwise_from('fwk_w_local', NULL, rho => 1, iterations => 8);
 SELECT fwk_learn('pw off', 'fwk', call) FROM fwk_calls WHERE tag = 'pw';
 RESET ROLE;
 CREATE FUNCTION fwk_same(a text, b text) RETURNS boolean LANGUAGE sql AS $$
@@ -111,16 +134,40 @@ SELECT ok(fwk_same(tag || ' 7', tag || ' local') AND fwk_dist(tag || ' 7'), tag 
 FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st pw') ORDER BY tag;
 SELECT ok(fwk_same(tag || ' 2', tag || ' local') AND fwk_dist(tag || ' 2'), tag || ': 2 shards, the one-node model')
 FROM fwk_calls WHERE tag IN ('pw', 'tw', 'st ising') ORDER BY tag;
+SELECT ok(fwk_same('whole dist', 'whole local') AND fwk_dist('whole dist'),
+	'whole rows of enum columns (the relation named with no column): the one-node model');
 SELECT ok(fwk_same('pw off', 'pw local') AND NOT fwk_dist('pw off'), 'off gathers the rows: the same model');
 SELECT ok((SELECT (m::jsonb -> 'meta' -> 'substituted_rows' ->> 'noisy_count')::int BETWEEN 1 AND 60 FROM fwkm WHERE src = 'pw dist'),
 	'the unreadable rows were counted on the shards');
+SELECT is((SELECT m::jsonb -> 'alphabets' FROM fwkm WHERE src = 'pw enum dist'), '[3, 3, 2]'::jsonb,
+	'rows of enum columns of 3, 3 and 2 labels: per-variable alphabets, sent to the workers with the step');
 SELECT ok((SELECT m::jsonb -> 'meta' ->> 'structure_learner' = 'mrf_learn_structure' FROM fwkm WHERE src = 'st pw dist'),
 	'the pairwise threshold method released a structure');
 
 -- Charged once per release, on the coordinator, as one node charges: (1 + 1/128) rho.
-SELECT is(fwk_spent('fwk'), (1 + 1 + 1 + 0.5 + 1 + 1 + 1 + 1 + 1 + 1 + 1) * (1 + 1.0 / 128), 'each release was charged once (on the shards or gathered)');
-SELECT is(fwk_releases('fwk'), 11::bigint, 'one ledger row per release (off included)');
+SELECT is(fwk_spent('fwk'), (1 + 1 + 1 + 0.5 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1) * (1 + 1.0 / 128), 'each release was charged once (on the shards or gathered)');
+SELECT is(fwk_releases('fwk'), 14::bigint, 'one ledger row per release (off included)');
 SELECT is(fwk_spent('fwk_7'), 3 * (1 + 1.0 / 128), 'the 7-shard table too');
+
+-- auto: on the shards only when the rows would not fit mrfdp.max_learner_memory
+-- on the coordinator (1 MB here); off then refuses before any charge.
+SET ROLE fwk_analyst;
+INSERT INTO fwkm SELECT 'big local', mrf_learn_pairwise_from('fwk_big_local', 'z', k => 3, rho => 1, iterations => 8, variables => 5);
+SET mrfdp.distributed_frank_wolfe = auto;
+INSERT INTO fwkm SELECT 'auto fits', mrf_learn_pairwise_from('fwk', 'z', k => 3, rho => 1, iterations => 8, variables => 5);
+RESET ROLE;
+SET mrfdp.max_learner_memory = 1024;
+SET ROLE fwk_analyst;
+INSERT INTO fwkm SELECT 'auto big', mrf_learn_pairwise_from('fwk_big', 'z', k => 3, rho => 1, iterations => 8, variables => 5);
+SET mrfdp.distributed_frank_wolfe = off;
+SELECT throws_like($$SELECT mrf_learn_pairwise_from('fwk_big', 'z', k => 3, rho => 1, iterations => 8, variables => 5)$$,
+	'%would need%of working memory%', 'off: rows that do not fit are refused');
+RESET ROLE;
+RESET mrfdp.max_learner_memory;
+RESET mrfdp.distributed_frank_wolfe;
+SELECT ok(fwk_same('auto fits', 'pw local') AND NOT fwk_dist('auto fits'), 'auto: rows that fit the coordinator are gathered, the same model');
+SELECT ok(fwk_same('auto big', 'big local') AND fwk_dist('auto big'), 'auto: rows that do not fit are learned on the shards, the one-node model');
+SELECT is(fwk_spent('fwk_big'), 1 * (1 + 1.0 / 128), 'charged once; the refused learn charged nothing');
 
 -- Refused where it must be.
 SET ROLE fwk_analyst;

@@ -148,6 +148,14 @@ BEGIN
 	RAISE EXCEPTION 'the k-ary scores aggregate ran outside its driver';
 EXCEPTION WHEN invalid_binary_representation THEN NULL;
 END$$;
+-- the codes of a k-ary sample (a function of its argument alone)
+DO $$
+BEGIN
+	IF mrfdp.mrf_fw_kary_codes(ARRAY[0, 2, 1]::smallint[], 3, 3, NULL, NULL) IS DISTINCT FROM ARRAY[0, 2, 1]::smallint[]
+		OR mrfdp.mrf_fw_kary_codes(ARRAY[0, 3, 1]::smallint[], 3, 3, NULL, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'mrf_fw_kary_codes misread a sample';
+	END IF;
+END$$;
 DO $$
 BEGIN
 	PERFORM mrfdp.mrf_fw_scores_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
