@@ -613,9 +613,8 @@ CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit varying, jsonb) (
 -- marginal by the exponential mechanism (worst weighted error, within a
 -- junction-tree size that grows with the budget spent), measure it and
 -- re-estimate, annealing the noise; a clique model is released. Byte-row
--- aggregate, named form, protected path. On Citus tables the aggregate has
--- no combinable sibling: Citus gathers the rows and the coordinator learns
--- (test/citus/aim.sql).
+-- aggregate, named form, protected path. On Citus tables its combinable
+-- sibling ships counted tables (78_aim_citus.sql; test/citus/aim.sql).
 
 -- Transition: plans at each group's first row (window aggregates too), then
 -- stores bytes.
@@ -668,6 +667,32 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- mrf_learn_aim on Citus tables (issue 13 item 2; sql/parts/78_aim_citus.sql): the bytea state of
+-- 75_citus_state.sql holds the counts of the tables AIM may read (every
+-- one-way, and the workload's closure or, by default, every pair and
+-- triple), which workers count and the coordinator adds; packed rows
+-- travel instead when those tables are too large for a state (src/pg/aim.c).
+CREATE FUNCTION mrfdp.mrf_learn_aim_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+-- Learns and releases: draws noise.
+CREATE FUNCTION mrfdp.mrf_learn_aim_citus_final(bytea) RETURNS mrf
+	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
 
 -- mrf_synthesize_into (issue 11 item 4; sql/parts/00_core.sql).
 -- A new table holding n synthetic rows: created with the model's variable
@@ -941,6 +966,7 @@ BEGIN
 	('function', 'mrf_learn_structure_citus_agg', 'mrf_learn_structure_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_cliques_citus_agg', 'mrf_learn_cliques_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_mst_citus_agg', 'mrf_learn_mst_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
+	('function', 'mrf_learn_aim_citus_agg', 'mrf_learn_aim_agg with a bytea state Citus combines: workers count the tables AIM may read (or pack rows when those are too large), the coordinator adds them and learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_citus_combine', 'Aggregate support (Citus): concatenates two packed row states with the same options and shape; checks a state that arrives as text.'),
 	('function', 'mrf_learn_ising_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_pairwise_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
@@ -948,12 +974,14 @@ BEGIN
 	('function', 'mrf_learn_structure_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_cliques_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
 	('function', 'mrf_learn_mst_citus_accum', 'Aggregate support (Citus): packs one sample into a bytea row state.'),
+	('function', 'mrf_learn_aim_citus_accum', 'Aggregate support (Citus): counts one sample into the tables of a bytea counts state (or packs it into a row state).'),
 	('function', 'mrf_learn_ising_citus_final', 'Aggregate support (Citus): learns, charges and releases the Ising model of a packed row state.'),
 	('function', 'mrf_learn_pairwise_citus_final', 'Aggregate support (Citus): learns, charges and releases the pairwise model of a packed row state.'),
 	('function', 'mrf_learn_twise_citus_final', 'Aggregate support (Citus): learns, charges and releases the t-wise model of a packed row state.'),
 	('function', 'mrf_learn_structure_citus_final', 'Aggregate support (Citus): learns, charges and releases the structure of a packed row state.'),
 	('function', 'mrf_learn_cliques_citus_final', 'Aggregate support (Citus): learns, charges and releases the clique model of a packed row state.'),
 	('function', 'mrf_learn_mst_citus_final', 'Aggregate support (Citus): learns, charges and releases the MST model of a packed row state.'),
+	('function', 'mrf_learn_aim_citus_final', 'Aggregate support (Citus): learns, charges and releases the AIM model of a counts or packed row state.'),
 	-- distributed Frank-Wolfe (issue 13 item 3)
 	('function', 'mrf_fw_ising_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of a binary learner (Ising, t-wise, structure''s threshold method) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),
 	('function', 'mrf_fw_kary_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of the pairwise k-ary learner (or structure''s threshold method on a pairwise model) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),

@@ -3,9 +3,8 @@
 -- marginal by the exponential mechanism (worst weighted error, within a
 -- junction-tree size that grows with the budget spent), measure it and
 -- re-estimate, annealing the noise; a clique model is released. Byte-row
--- aggregate, named form, protected path. On Citus tables the aggregate has
--- no combinable sibling: Citus gathers the rows and the coordinator learns
--- (test/citus/aim.sql).
+-- aggregate, named form, protected path. On Citus tables its combinable
+-- sibling ships counted tables (78_aim_citus.sql; test/citus/aim.sql).
 
 -- Transition: plans at each group's first row (window aggregates too), then
 -- stores bytes.

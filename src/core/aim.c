@@ -49,6 +49,8 @@ typedef struct Meas
 typedef struct Aim
 {
 	const uint8_t *rows;
+	const MrfAimTables *tables;	/* instead of rows: counted tables */
+	const int64_t *counts;
 	int64_t		n;
 	int			p;
 	const int  *card;
@@ -241,12 +243,43 @@ HashPut(Aim *a, int c)
 	a->hash[h] = c;
 }
 
-/* The exact table of s over the rows (row-major over sorted s). */
-static void
+/* The index of set s (sorted) among t's tables, or -1. */
+static int
+TablesFind(const MrfAimTables *t, const VarSet *s)
+{
+	uint64_t	h = SetHash(s) & (uint64_t) (t->hashsize - 1);
+
+	while (t->hash[h] >= 0)
+	{
+		int			i = t->hash[h];
+
+		if (t->start[i + 1] - t->start[i] == s->size &&
+			memcmp(t->vars + t->start[i], s->vars, sizeof(int) * s->size) == 0)
+			return i;
+		h = (h + 1) & (uint64_t) (t->hashsize - 1);
+	}
+	return -1;
+}
+
+/*
+ * The exact table of s over the rows (row-major over sorted s), or a copy
+ * of its counted table; -1 when the counted tables lack s.
+ */
+static int
 CountTable(const Aim *a, const VarSet *s, int64_t *x, int64_t cells)
 {
 	int64_t		stride[MAXV];
 	int64_t		st = 1;
+
+	if (a->tables != NULL)
+	{
+		int			i = TablesFind(a->tables, s);
+
+		if (i < 0 || a->tables->offset[i + 1] - a->tables->offset[i] != cells)
+			return -1;
+		memcpy(x, a->counts + a->tables->offset[i], sizeof(int64_t) * cells);
+		return 0;
+	}
 
 	for (int i = s->size - 1; i >= 0; i--)
 	{
@@ -263,12 +296,13 @@ CountTable(const Aim *a, const VarSet *s, int64_t *x, int64_t cells)
 			idx += stride[i] * z[s->vars[i]];
 		x[idx]++;
 	}
+	return 0;
 }
 
 /*
  * Adds candidate s (sorted) unless present; counts its table.  Returns its
- * index, -1 when its table would pass the candidates' cap (*skipped), or
- * -2 out of memory.
+ * index, -1 when its table would pass the candidates' cap (*skipped), -2
+ * out of memory, or -3 when counted tables lack it.
  */
 static int
 CandAdd(Aim *a, const VarSet *s, int workload, int *skipped)
@@ -325,7 +359,11 @@ CandAdd(Aim *a, const VarSet *s, int workload, int *skipped)
 	a->cand[c].x = MrfAllocUninit(a->env, sizeof(int64_t) * cells);
 	if (a->cand[c].x == NULL)
 		return -2;
-	CountTable(a, s, a->cand[c].x, cells);
+	if (CountTable(a, s, a->cand[c].x, cells) != 0)
+	{
+		MrfFree(a->env, a->cand[c].x);
+		return -3;
+	}
 	a->cand_cells += cells;
 	a->ncand++;
 	HashPut(a, c);
@@ -358,6 +396,8 @@ AddWorkload(Aim *a, const VarSet *s, int *skipped)
 		c = CandAdd(a, &sub, mask == full, &sk);
 		if (c == -2)
 			return MRF_ENOMEM;
+		if (c == -3)
+			return MRF_EINVAL;
 		if (sk)
 		{
 			*skipped = 1;
@@ -806,11 +846,11 @@ AimFree(Aim *a)
 	MrfFree(a->env, a->logpot);
 }
 
-/* See aim.h. */
-MrfStatus
-MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
-			const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
-			MrfCliqueSet **set_out, double **logpot_out, MrfAimReport *rep)
+/* MrfAimLearn and MrfAimLearnTables: the exact tables from rows, or from counted tables. */
+static MrfStatus
+AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts, int64_t n,
+		 int p, const int *card, const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
+		 MrfCliqueSet **set_out, double **logpot_out, MrfAimReport *rep)
 {
 	Aim			a;
 	MrfStatus	status = MRF_OK;
@@ -848,6 +888,8 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 		return MRF_EINVAL;
 
 	a.rows = rows;
+	a.tables = tables;
+	a.counts = counts;
 	a.n = n;
 	a.p = p;
 	a.card = card;
@@ -874,9 +916,11 @@ MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 		VarSet		s = {1, {i}};
 		int			sk;
 
-		if (CandAdd(&a, &s, 0, &sk) < 0)
+		int			c = CandAdd(&a, &s, 0, &sk);
+
+		if (c < 0)
 		{
-			status = sk ? MRF_EINVAL : MRF_ENOMEM;
+			status = sk || c == -3 ? MRF_EINVAL : MRF_ENOMEM;
 			goto done;
 		}
 	}
@@ -1137,4 +1181,237 @@ done:
 	MrfFree(env, ncl);
 	MrfFree(env, map);
 	return status;
+}
+
+/* See aim.h. */
+MrfStatus
+MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+			const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
+			MrfCliqueSet **set_out, double **logpot_out, MrfAimReport *rep)
+{
+	return AimLearn(rows, NULL, NULL, n, p, card, opt, rng, env, set_out, logpot_out, rep);
+}
+
+/* See aim.h. */
+MrfStatus
+MrfAimLearnTables(const MrfAimTables *t, const int64_t *counts, int64_t n, int p,
+				  const int *card, const MrfAimOptions *opt, MrfRng *rng,
+				  const MrfEnv *env, MrfCliqueSet **set_out, double **logpot_out,
+				  MrfAimReport *rep)
+{
+	if (t == NULL || counts == NULL || t->hashsize < 1)
+		return MRF_EINVAL;
+	return AimLearn(NULL, t, counts, n, p, card, opt, rng, env, set_out, logpot_out, rep);
+}
+
+/* See aim.h. */
+void
+MrfAimTablesFree(const MrfEnv *env, MrfAimTables *t)
+{
+	MrfFree(env, t->start);
+	MrfFree(env, t->vars);
+	MrfFree(env, t->offset);
+	MrfFree(env, t->hash);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Appends set s (sorted) to t unless present; -1 over the limits, -2 out of memory. */
+static int
+TablesAdd(MrfAimTables *t, const VarSet *s, const int *card, int64_t max_cells, int *cap,
+		  int *capvars, const MrfEnv *env)
+{
+	int64_t		cells;
+	uint64_t	h;
+
+	if (TablesFind(t, s) >= 0)
+		return 0;
+	cells = SetCells(card, s, max_cells);
+	if (cells < 0 || t->offset[t->nsets] + cells > max_cells)
+		return -1;
+	if (t->nsets + 1 >= *cap || t->start[t->nsets] + s->size > *capvars)
+	{
+		int			nc = 2 * *cap;
+		int			nv = 2 * (*capvars + s->size);
+		int		   *start = MrfAllocUninit(env, sizeof(int) * (nc + 1));
+		int64_t    *offset = MrfAllocUninit(env, sizeof(int64_t) * (nc + 1));
+		int		   *vars = MrfAllocUninit(env, sizeof(int) * nv);
+
+		if (start == NULL || offset == NULL || vars == NULL)
+		{
+			MrfFree(env, start);
+			MrfFree(env, offset);
+			MrfFree(env, vars);
+			return -2;
+		}
+		memcpy(start, t->start, sizeof(int) * (t->nsets + 1));
+		memcpy(offset, t->offset, sizeof(int64_t) * (t->nsets + 1));
+		memcpy(vars, t->vars, sizeof(int) * t->start[t->nsets]);
+		MrfFree(env, t->start);
+		MrfFree(env, t->offset);
+		MrfFree(env, t->vars);
+		t->start = start;
+		t->offset = offset;
+		t->vars = vars;
+		*cap = nc;
+		*capvars = nv;
+	}
+	if (2 * (t->nsets + 1) > t->hashsize)
+	{
+		int			hs = 2 * t->hashsize;
+		int32_t    *hash = MrfAllocUninit(env, sizeof(int32_t) * hs);
+
+		if (hash == NULL)
+			return -2;
+		for (int i = 0; i < hs; i++)
+			hash[i] = -1;
+		MrfFree(env, t->hash);
+		t->hash = hash;
+		t->hashsize = hs;
+		for (int i = 0; i < t->nsets; i++)
+		{
+			VarSet		v;
+
+			v.size = t->start[i + 1] - t->start[i];
+			memcpy(v.vars, t->vars + t->start[i], sizeof(int) * v.size);
+			h = SetHash(&v) & (uint64_t) (hs - 1);
+			while (hash[h] >= 0)
+				h = (h + 1) & (uint64_t) (hs - 1);
+			hash[h] = i;
+		}
+	}
+	memcpy(t->vars + t->start[t->nsets], s->vars, sizeof(int) * s->size);
+	t->start[t->nsets + 1] = t->start[t->nsets] + s->size;
+	t->offset[t->nsets + 1] = t->offset[t->nsets] + cells;
+	h = SetHash(s) & (uint64_t) (t->hashsize - 1);
+	while (t->hash[h] >= 0)
+		h = (h + 1) & (uint64_t) (t->hashsize - 1);
+	t->hash[h] = t->nsets;
+	t->nsets++;
+	return 0;
+}
+
+/* See aim.h. */
+int64_t
+MrfAimTablesPlan(int p, const int *card, int nworkload, const int *wstart, const int *wvar,
+				 int64_t max_sets, int64_t max_cells, const MrfEnv *env, MrfAimTables *out)
+{
+	MrfAimTables t;
+	int			cap = 64;
+	int			capvars = 256;
+	int			rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&t, 0, sizeof(t));
+	t.start = MrfAllocUninit(env, sizeof(int) * (cap + 1));
+	t.offset = MrfAllocUninit(env, sizeof(int64_t) * (cap + 1));
+	t.vars = MrfAllocUninit(env, sizeof(int) * capvars);
+	t.hashsize = 128;
+	t.hash = MrfAllocUninit(env, sizeof(int32_t) * t.hashsize);
+	if (t.start == NULL || t.offset == NULL || t.vars == NULL || t.hash == NULL)
+	{
+		MrfAimTablesFree(env, &t);
+		return -2;
+	}
+	t.start[0] = 0;
+	t.offset[0] = 0;
+	for (int i = 0; i < t.hashsize; i++)
+		t.hash[i] = -1;
+	for (int i = 0; i < p && rc == 0; i++)
+	{
+		VarSet		s = {1, {i}};
+
+		rc = TablesAdd(&t, &s, card, max_cells, &cap, &capvars, env);
+	}
+	if (nworkload == 0)
+	{
+		/* every pair, then every triple (sorted) */
+		for (int i = 0; i < p && rc == 0; i++)
+			for (int j = i + 1; j < p && rc == 0; j++)
+			{
+				VarSet		s = {2, {i, j}};
+
+				rc = t.nsets >= max_sets ? -1 : TablesAdd(&t, &s, card, max_cells, &cap, &capvars, env);
+			}
+		for (int i = 0; i < p && rc == 0; i++)
+			for (int j = i + 1; j < p && rc == 0; j++)
+				for (int l = j + 1; l < p && rc == 0; l++)
+				{
+					VarSet		s = {3, {i, j, l}};
+
+					rc = t.nsets >= max_sets ? -1 : TablesAdd(&t, &s, card, max_cells, &cap, &capvars, env);
+				}
+	}
+	else
+		for (int w = 0; w < nworkload && rc == 0; w++)
+		{
+			VarSet		m;
+			int			full;
+
+			m.size = wstart[w + 1] - wstart[w];
+			memcpy(m.vars, wvar + wstart[w], sizeof(int) * m.size);
+			SortSet(&m);
+			full = (1 << m.size) - 1;
+			/* as AddWorkload: the marginal first, then its subsets */
+			for (int mask = full; mask >= 1 && rc == 0; mask--)
+			{
+				VarSet		sub;
+
+				sub.size = 0;
+				for (int i = 0; i < m.size; i++)
+					if (mask & (1 << i))
+						sub.vars[sub.size++] = m.vars[i];
+				if (sub.size >= 2)
+					rc = t.nsets >= max_sets ? -1 :
+						TablesAdd(&t, &sub, card, max_cells, &cap, &capvars, env);
+			}
+		}
+	if (rc != 0)
+	{
+		MrfAimTablesFree(env, &t);
+		return rc;
+	}
+	*out = t;
+	return t.offset[t.nsets];
+}
+
+/* See aim.h. */
+void
+MrfAimTablesCount(const MrfAimTables *t, const uint8_t *rows, int64_t n, int p,
+				  const int *card, int64_t *counts)
+{
+	for (int s = 0; s < t->nsets; s++)
+	{
+		const int  *vars = t->vars + t->start[s];
+		int			size = t->start[s + 1] - t->start[s];
+		int64_t    *x = counts + t->offset[s];
+		int64_t		stride[MAXV];
+		int64_t		st = 1;
+
+		for (int i = size - 1; i >= 0; i--)
+		{
+			stride[i] = st;
+			st *= card[vars[i]];
+		}
+		/* one table at a time over the batch: its cells stay in cache */
+		if (size == 1)
+			for (int64_t r = 0; r < n; r++)
+				x[rows[r * p + vars[0]]]++;
+		else if (size == 2)
+			for (int64_t r = 0; r < n; r++)
+			{
+				const uint8_t *z = rows + r * p;
+
+				x[stride[0] * z[vars[0]] + z[vars[1]]]++;
+			}
+		else
+			for (int64_t r = 0; r < n; r++)
+			{
+				const uint8_t *z = rows + r * p;
+				int64_t		idx = 0;
+
+				for (int i = 0; i < size; i++)
+					idx += stride[i] * z[vars[i]];
+				x[idx]++;
+			}
+	}
 }

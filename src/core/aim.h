@@ -125,4 +125,47 @@ MrfStatus	MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
 						MrfCliqueSet **set_out, double **logpot_out,
 						MrfAimReport *rep);
 
+/*
+ * The exact tables AIM may read, counted where the rows are (a Citus
+ * worker's counts state) so that only tables travel: every one-way table,
+ * then, for a given workload, every subset of two or more variables of its
+ * marginals (each once, in the order first met), or, for the default
+ * workload, every pair and every triple (the default adds triples chosen
+ * by the mechanism's own outputs, so any triple may be read).  Each table
+ * is row-major over its sorted variables, as MrfAimLearn counts them.
+ */
+typedef struct MrfAimTables
+{
+	int			nsets;
+	int		   *start;			/* nsets + 1: set s is vars[start[s] .. start[s+1]-1] */
+	int		   *vars;
+	int64_t    *offset;			/* nsets + 1: set s's cells counts[offset[s] ..] */
+	int32_t    *hash;			/* open addressing over the sets, -1 empty */
+	int			hashsize;
+} MrfAimTables;
+
+/*
+ * Plans the tables of a workload (nworkload 0: the default) into *out.
+ * Returns their cells, -1 when they pass max_sets tables or max_cells
+ * cells (nothing allocated then), -2 out of memory.
+ */
+int64_t		MrfAimTablesPlan(int p, const int *card, int nworkload, const int *wstart,
+							 const int *wvar, int64_t max_sets, int64_t max_cells,
+							 const MrfEnv *env, MrfAimTables *out);
+
+void		MrfAimTablesFree(const MrfEnv *env, MrfAimTables *t);
+
+/* Adds the tables of n rows (values below card) into counts. */
+void		MrfAimTablesCount(const MrfAimTables *t, const uint8_t *rows, int64_t n, int p,
+							  const int *card, int64_t *counts);
+
+/*
+ * MrfAimLearn from the tables t of n rows (counts: t's cells) instead of
+ * the rows: the same candidates, draws and model, bit for bit.
+ */
+MrfStatus	MrfAimLearnTables(const MrfAimTables *t, const int64_t *counts, int64_t n, int p,
+							  const int *card, const MrfAimOptions *opt, MrfRng *rng,
+							  const MrfEnv *env, MrfCliqueSet **set_out, double **logpot_out,
+							  MrfAimReport *rep);
+
 #endif

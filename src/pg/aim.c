@@ -45,6 +45,18 @@
 #define AIM_MAX_MODEL_CELLS ((int64) 1 << 16)
 #define AIM_BYTES_PER_MODEL_CELL 160.0
 
+/*
+ * A counts state (Citus workers count the tables AIM may read, so tables
+ * travel instead of rows: citus_state.c) holds at most this many cells
+ * (32 MB; 64 MB as the text Citus ships), and, for the default workload,
+ * whose every triple may be read, at most AIM_COUNTS_MAX_DEFAULT_TABLES
+ * tables (every row adds into each: 1,024 is p = 18's one-ways, pairs and
+ * triples; a given workload's tables are those one node counts anyway).
+ * Beyond either, the workers ship packed rows (as before).
+ */
+#define AIM_COUNTS_MAX_CELLS ((int64) 1 << 22)
+#define AIM_COUNTS_MAX_DEFAULT_TABLES 1024
+
 /* The typed options of a plan. */
 typedef struct AimParams
 {
@@ -56,6 +68,10 @@ typedef struct AimParams
 	int		   *wvar;
 	int64		max_model_cells;
 	int64		max_candidate_cells;
+	/* a counts state's tables (AimTables), planned once: -1 none (rows travel) */
+	bool		tables_planned;
+	int64		table_cells;
+	MrfAimTables tables;
 } AimParams;
 
 /* Each variable's alphabet as the core's card array (palloc). */
@@ -105,6 +121,8 @@ AimOptions(MrfPlan *plan)
 	MrfChargeZcdp(&plan->charge, learner, ap->rho);
 	return NULL;
 }
+
+static int64 AimTableCells(const MrfPlan *plan);
 
 /* The name of variable i in the rows' names (names.h's JSON array), or NULL. */
 static char **
@@ -297,8 +315,59 @@ AimPlan(MrfPlan *plan)
 	ao.wstart = ap->wstart;
 	ao.wvar = ap->wvar;
 	plan->iterations = ap->iterations;
-	plan->memory = (double) plan->n * p + MrfAimWorkspaceBytes(p, card, &ao);
+	/* the run's input: the rows, or the tables counted where they are (Citus) */
+	plan->memory = (plan->counts ? (double) sizeof(int64) * AimTableCells(plan) :
+					(double) plan->n * p) + MrfAimWorkspaceBytes(p, card, &ao);
 	return NULL;
+}
+
+/*
+ * See learners.h: the cells of the tables a counts state holds (every
+ * one-way, and the workload's closure or, by default, every pair and
+ * triple), or -1 when they pass AIM_COUNTS_MAX_CELLS or, for the default
+ * workload, AIM_COUNTS_MAX_DEFAULT_TABLES: then rows travel.  A function
+ * of the options, p and the alphabets only (not of a node's settings), so
+ * every worker and the coordinator decide alike; the memory the tables
+ * take is checked against mrfdp.max_learner_memory where they are
+ * allocated, and counted in the release's plan.
+ */
+static int64
+AimTableCells(const MrfPlan *plan)
+{
+	AimParams  *ap = plan->params;
+
+	if (!ap->tables_planned)
+	{
+		int		   *card = AimCard(plan->p, plan->k, plan->alphabets);
+		int64		cells;
+
+		if (plan->p < 2 || ap->max_candidate_cells < 1)
+			elog(ERROR, "%s: tables asked for before the plan knows p", plan->learner->name);
+		cells = MrfAimTablesPlan(plan->p, card, ap->nworkload, ap->wstart, ap->wvar,
+								 ap->nworkload > 0 ? INT64_MAX : AIM_COUNTS_MAX_DEFAULT_TABLES,
+								 AIM_COUNTS_MAX_CELLS, &MrfPallocEnv, &ap->tables);
+		if (cells == -2)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory in %s", plan->learner->name)));
+		ap->table_cells = cells < 0 ? -1 : cells;
+		ap->tables_planned = true;
+		pfree(card);
+	}
+	return ap->table_cells;
+}
+
+/* See learners.h: adds the tables of n byte rows into counts. */
+static void
+AimCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
+{
+	const AimParams *ap = plan->params;
+	int		   *card = AimCard(plan->p, plan->k, plan->alphabets);
+
+	if (AimTableCells(plan) < 0)
+		elog(ERROR, "%s: rows counted without tables", plan->learner->name);
+	MrfAimTablesCount(&ap->tables, rows, n, plan->p, card, counts);
+	pfree(card);
 }
 
 /* Learns an AIM model from byte rows, rho-zCDP. */
@@ -329,8 +398,18 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	ao.nworkload = ap->nworkload;
 	ao.wstart = ap->wstart;
 	ao.wvar = ap->wvar;
-	MrfRunCheck(run, MrfAimLearn(MrfRowsBytes(rows), n, p, card, &ao, &run->rng, &run->env,
-								 &set, &logpot, &rep));
+	if (rows->counts != NULL)
+	{
+		/* tables counted where the rows are (Citus): the same candidates' tables */
+		if (rows->ncells != AimTableCells(plan))
+			elog(ERROR, "%s: counts of %lld cells for tables of %lld", plan->learner->name,
+				 (long long) rows->ncells, (long long) AimTableCells(plan));
+		MrfRunCheck(run, MrfAimLearnTables(&ap->tables, rows->counts, n, p, card, &ao, &run->rng,
+										   &run->env, &set, &logpot, &rep));
+	}
+	else
+		MrfRunCheck(run, MrfAimLearn(MrfRowsBytes(rows), n, p, card, &ao, &run->rng, &run->env,
+									 &set, &logpot, &rep));
 
 	MrfPlanMetaBegin(&meta, plan, run, "mckenna2022-aim");
 	appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"annealed\": %d",
@@ -364,7 +443,8 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 }
 
 const MrfLearner MrfAimLearner = {
-	"mrf_learn_aim", MRF_ROWS_BYTES, NULL, AimOptions, AimPlan, AimRun, NULL
+	"mrf_learn_aim", MRF_ROWS_BYTES, NULL, AimOptions, AimPlan, AimRun, NULL,
+	AimTableCells, AimCountRows
 };
 
 PG_FUNCTION_INFO_V1(mrf_aim_accum);

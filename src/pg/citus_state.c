@@ -172,6 +172,12 @@ CountsStart(ShippedState *s)
 	if (s->rows->format != MRF_ROWS_BYTES)
 		elog(ERROR, "%s: tables are counted from byte rows only", learner->name);
 	s->ncells = learner->table_cells(s->rows->plan);
+	if (s->ncells < 0)
+	{
+		/* tables too many or too large for a state (the options say so): rows travel */
+		s->ncells = 0;
+		return;
+	}
 	/* the tables and one batch's tables (count_rows), before allocating them */
 	MrfCheckMemory(learner->name, 2.0 * sizeof(int64) * (double) s->ncells);
 	s->counts = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * (s->ncells + 1));

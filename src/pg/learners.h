@@ -84,7 +84,8 @@ typedef struct MrfLearner
 	 * Optional, for learners that read only exact contingency tables of
 	 * variable sets their options fix (cliques; MST, its one- and two-way
 	 * tables): the number of cells of all its tables, from
-	 * plan->p and plan->k; and the tables of n byte rows (values checked
+	 * plan->p and plan->k, or -1 when they would be too large for a state
+	 * (AIM: rows travel then); and the tables of n byte rows (values checked
 	 * below their alphabets) added into counts.  Such a learner's run must
 	 * also accept counts instead of rows (MrfRowsState.counts): Citus
 	 * workers then combine counts, not rows (citus_state.c).

@@ -6,7 +6,10 @@
 # worker_partial_agg over each shard, summed) and the seconds of the
 # distributed and the local learn (median of $REPS).  Run it with a build
 # whose clique state is packed rows and with one whose state is counts to
-# compare; also MST (its one- and two-way tables).  Usage: run_citus_counts_bench.sh [n] (default 1000000).
+# compare; also MST (its one- and two-way tables) and AIM (its candidates'
+# tables), AIM against its rows gathered to the coordinator (a MATERIALIZED
+# CTE: what happened before AIM had a counts state).
+# Usage: run_citus_counts_bench.sh [n] (default 1000000).
 # Honours MRFDP_DESTDIR like the tests.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -60,3 +63,15 @@ echo "MST: bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_c
 		ROW(kr, $mopts)::record)::text) FROM %s\$\$)") (packed rows as hex would be $((2 * n * 6)) plus headers)"
 measure "MST distributed" "SELECT mrf_learn_mst_agg(kr, $mopts) FROM k_dist"
 measure "MST local" "SELECT mrf_learn_mst_agg(kr, $mopts) FROM k_local"
+
+# AIM (issue 13, item 2): its state is every one-way, pair and triple table
+# for the default workload (6 x 3 + 15 x 9 + 20 x 27 = 693 cells), whatever
+# n; against the rows gathered as tuples (a MATERIALIZED CTE keeps the
+# learner off the Citus scan, as before the counts state).
+aopts="mrf_options(rho => 1, k => 3)"
+echo "AIM: bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_command_on_shards('k_dist',
+	\$\$SELECT length(worker_partial_agg('mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
+		ROW(kr, $aopts)::record)::text) FROM %s\$\$)") (rows gathered: $(q "SELECT sum(length(kr::text)) FROM k_local") bytes of array text; packed rows as hex would be $((2 * n * 6)))"
+measure "AIM distributed (counts)" "SELECT mrf_learn_aim_agg(kr, $aopts) FROM k_dist"
+measure "AIM gathered rows" "WITH r AS MATERIALIZED (SELECT kr FROM k_dist) SELECT mrf_learn_aim_agg(kr, $aopts) FROM r"
+measure "AIM local" "SELECT mrf_learn_aim_agg(kr, $aopts) FROM k_local"

@@ -585,10 +585,110 @@ TestSelectionCalibration(void)
 	CHECK_MSG(2.0 * worst > e, "the neighbours' log ratio %.4f is too small to test e", 2.0 * worst);
 }
 
+/* One learn from rows and one from the tables counted in two batches: the same model, bit for bit. */
+static void
+SameFromTables(const uint8_t *rows, int64_t n, const MrfAimOptions *opt, const char *what)
+{
+	MrfAimTables t;
+	int64_t		cells = MrfAimTablesPlan(5, TriCard, opt->nworkload, opt->wstart, opt->wvar,
+										 1 << 20, 1 << 20, &MrfMallocEnv, &t);
+	int64_t    *counts;
+	MrfRng		r1,
+				r2;
+	MrfAimReport rep1,
+				rep2;
+	MrfCliqueSet *s1 = NULL,
+			   *s2 = NULL;
+	double	   *l1 = NULL,
+			   *l2 = NULL;
+
+	CHECK_MSG(cells > 0, "%s: tables planned (%lld)", what, (long long) cells);
+	if (cells <= 0)
+		return;
+	counts = calloc(cells, sizeof(int64_t));
+	MrfAimTablesCount(&t, rows, n / 3, 5, TriCard, counts);
+	MrfAimTablesCount(&t, rows + (n / 3) * 5, n - n / 3, 5, TriCard, counts);
+	MrfRngInitSeeded(&r1, 71);
+	MrfRngInitSeeded(&r2, 71);
+	CHECK(MrfAimLearn(rows, n, 5, TriCard, opt, &r1, &MrfMallocEnv, &s1, &l1, &rep1) == MRF_OK);
+	CHECK(MrfAimLearnTables(&t, counts, n, 5, TriCard, opt, &r2, &MrfMallocEnv, &s2, &l2, &rep2) == MRF_OK);
+	if (s1 != NULL && s2 != NULL)
+	{
+		CHECK_MSG(s1->m == s2->m && s1->cells == s2->cells &&
+				  memcmp(l1, l2, sizeof(double) * s1->cells) == 0 &&
+				  rep1.rounds == rep2.rounds && rep1.triples == rep2.triples,
+				  "%s: the model from tables differs (%d/%d cliques, %d/%d rounds)", what,
+				  s1->m, s2->m, rep1.rounds, rep2.rounds);
+		MrfCliqueSetFree(&MrfMallocEnv, s1);
+		MrfCliqueSetFree(&MrfMallocEnv, s2);
+		MrfFree(&MrfMallocEnv, l1);
+		MrfFree(&MrfMallocEnv, l2);
+	}
+	/* a table the plan lacks is refused, not read */
+	if (opt->nworkload > 0)
+	{
+		MrfAimOptions other = *opt;
+		int			wstart[2] = {0, 2};
+		int			wvar[2] = {3, 4};
+
+		other.nworkload = 1;
+		other.wstart = wstart;
+		other.wvar = wvar;
+		CHECK(MrfAimLearnTables(&t, counts, n, 5, TriCard, &other, &r2, &MrfMallocEnv, &s2, &l2, &rep2) == MRF_EINVAL);
+	}
+	free(counts);
+	MrfAimTablesFree(&MrfMallocEnv, &t);
+}
+
+/*
+ * Counted tables (a Citus counts state): the one-ways and the default's
+ * pairs and triples, or a workload's closure, counted in batches, give
+ * the model of the rows bit for bit; the plan's limits fall back.
+ */
+static void
+TestTables(void)
+{
+	int64_t		n = 5000;
+	uint8_t    *rows = malloc(n * 5);
+	MrfRng		rng;
+	MrfAimOptions opt;
+	MrfAimTables t;
+	int			wstart[3] = {0, 3, 5};
+	int			wvar[5] = {2, 0, 1, 3, 0};
+
+	MrfRngInitSeeded(&rng, 5);
+	for (int64_t r = 0; r < n; r++)
+	{
+		rows[r * 5] = MrfRngU64(&rng) % 3;
+		for (int i = 1; i < 5; i++)
+			rows[r * 5 + i] = (MrfRngU64(&rng) % 4 == 0 ? MrfRngU64(&rng) : rows[r * 5 + i - 1]) % TriCard[i];
+	}
+	/* the default: 5 one-ways, 10 pairs, 10 triples */
+	CHECK(MrfAimTablesPlan(5, TriCard, 0, NULL, NULL, 1000, 1 << 20, &MrfMallocEnv, &t) > 0);
+	CHECK(t.nsets == 25);
+	MrfAimTablesFree(&MrfMallocEnv, &t);
+	CHECK(MrfAimTablesPlan(5, TriCard, 0, NULL, NULL, 20, 1 << 20, &MrfMallocEnv, &t) == -1);
+	CHECK(MrfAimTablesPlan(5, TriCard, 0, NULL, NULL, 1000, 50, &MrfMallocEnv, &t) == -1);
+	/* [[0,1,2],[0,3]]: 5 one-ways, the triple, its 3 pairs and the pair (0,3) */
+	CHECK(MrfAimTablesPlan(5, TriCard, 2, wstart, wvar, 1000, 1 << 20, &MrfMallocEnv, &t) > 0);
+	CHECK(t.nsets == 10);
+	MrfAimTablesFree(&MrfMallocEnv, &t);
+
+	MrfAimDefaultOptions(&opt);
+	opt.rho = 5.0;
+	SameFromTables(rows, n, &opt, "default workload");
+	opt.nworkload = 2;
+	opt.wstart = wstart;
+	opt.wvar = wvar;
+	SameFromTables(rows, n, &opt, "workload [[0,1,2],[0,3]]");
+	free(rows);
+}
+
 /* The test group. */
 void
 TestAim(void)
 {
+	TestTables();
 	TestSelectionCalibration();
 	TestTriangleEstimate();
 	TestRates();

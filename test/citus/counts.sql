@@ -66,38 +66,18 @@ SELECT is((SELECT m::jsonb - 'meta' FROM ctm13 WHERE src = 'big dist'),
 	(SELECT m::jsonb - 'meta' FROM ctm13 WHERE src = 'big local'),
 	'60,000 rows (several count batches per worker) give the one-node model');
 
--- A counts state in text form is checked before use: [magic "MRFC", format
--- (bytes), p, k, n, options length, options, cells, counts], little-endian.
-CREATE FUNCTION ct13_le(x bigint, bytes int) RETURNS text LANGUAGE sql AS $$
-	SELECT string_agg(substr(h, 15 - 2 * i, 2), '' ORDER BY i) FROM (SELECT encode(int8send(x), 'hex') AS h) e,
-		generate_series(0, bytes - 1) i
-$$;
-CREATE FUNCTION ct13_state(n bigint, ncells bigint, counts bigint[]) RETURNS text LANGUAGE sql AS $$
-	SELECT '\x' || '4346524d' || ct13_le(2, 4) || ct13_le(2, 4) || ct13_le(3, 4) || ct13_le(n, 8)
-		|| ct13_le(length(o), 4) || encode(convert_to(o, 'UTF8'), 'hex') || ct13_le(ncells, 8)
-		|| coalesce((SELECT string_agg(ct13_le(c, 8), '' ORDER BY i) FROM unnest(counts) WITH ORDINALITY u(c, i)), '')
-	FROM (SELECT '{"k": 3, "cliques": [[1, 2]], "epsilon": 1}'::text AS o) x
-$$;
-CREATE FUNCTION ct13_combine(state text) RETURNS mrf LANGUAGE sql AS $$
-	SELECT coord_combine_agg('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure, state::cstring, NULL::mrf)
-$$;
+-- A counts state in text form is checked before use (lib/counts_state.psql).
+\ir lib/counts_state.psql
+CREATE FUNCTION ct13_state(n bigint, ncells bigint, counts bigint[]) RETURNS text LANGUAGE sql
+	AS $$SELECT cs_state(2, 3, n, '{"k": 3, "cliques": [[1, 2]], "epsilon": 1}', ncells, counts)$$;
+CREATE FUNCTION ct13_combine(state text) RETURNS mrf LANGUAGE sql
+	AS $$SELECT cs_combine('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)', state)$$;
 SELECT throws_like($$SELECT ct13_combine(left(ct13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]), 60))$$,
 	'%invalid mrfdp aggregate state%', 'a truncated counts state is refused');
-CREATE FUNCTION ct13_refusal(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	msg text;
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-	RETURN msg || ': ' || detail;
-END $$;
-SELECT is(ct13_refusal($$SELECT ct13_combine(ct13_state(10, 2, ARRAY[5, 5]))$$),
+SELECT is(cs_refusal($$SELECT ct13_combine(ct13_state(10, 2, ARRAY[5, 5]))$$),
 	'invalid mrfdp aggregate state: The state''s tables are not the ones its options give.',
 	'a counts state whose tables do not match its options is refused');
-SELECT is(ct13_refusal($$SELECT ct13_combine(ct13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, -1]))$$),
+SELECT is(cs_refusal($$SELECT ct13_combine(ct13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, -1]))$$),
 	'invalid mrfdp aggregate state: A count lies outside 0 .. n.', 'a negative count is refused');
 SELECT ok((SELECT ct13_combine(ct13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]))) IS NOT NULL,
 	'a well-formed counts state learns (it read no protected relation)');

@@ -68,34 +68,14 @@ SELECT is((SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'big dist'),
 	(SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'big local'),
 	'60,000 rows (several count batches per worker) give the one-node model');
 
--- A forged MST counts state: [magic "MRFC", format (bytes), p, k, n,
--- options length, options, cells, counts], little-endian.  p = 2, k = 3:
--- 6 one-way and 9 two-way cells.
-CREATE FUNCTION mc13_le(x bigint, bytes int) RETURNS text LANGUAGE sql AS $$
-	SELECT string_agg(substr(h, 15 - 2 * i, 2), '' ORDER BY i) FROM (SELECT encode(int8send(x), 'hex') AS h) e,
-		generate_series(0, bytes - 1) i
-$$;
-CREATE FUNCTION mc13_state(n bigint, ncells bigint, counts bigint[]) RETURNS text LANGUAGE sql AS $$
-	SELECT '\x' || '4346524d' || mc13_le(2, 4) || mc13_le(2, 4) || mc13_le(3, 4) || mc13_le(n, 8)
-		|| mc13_le(length(o), 4) || encode(convert_to(o, 'UTF8'), 'hex') || mc13_le(ncells, 8)
-		|| coalesce((SELECT string_agg(mc13_le(c, 8), '' ORDER BY i) FROM unnest(counts) WITH ORDINALITY u(c, i)), '')
-	FROM (SELECT '{"k": 3, "rho": 1}'::text AS o) x
-$$;
-CREATE FUNCTION mc13_combine(state text) RETURNS mrf LANGUAGE sql AS $$
-	SELECT coord_combine_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure, state::cstring, NULL::mrf)
-$$;
-CREATE FUNCTION mc13_refusal(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	msg text;
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-	RETURN msg || ': ' || detail;
-END $$;
-SELECT is(mc13_refusal($$SELECT mc13_combine(mc13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]))$$),
+-- A forged MST counts state (lib/counts_state.psql): p = 2, k = 3: 6
+-- one-way and 9 two-way cells.
+\ir lib/counts_state.psql
+CREATE FUNCTION mc13_state(n bigint, ncells bigint, counts bigint[]) RETURNS text LANGUAGE sql
+	AS $$SELECT cs_state(2, 3, n, '{"k": 3, "rho": 1}', ncells, counts)$$;
+CREATE FUNCTION mc13_combine(state text) RETURNS mrf LANGUAGE sql
+	AS $$SELECT cs_combine('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)', state)$$;
+SELECT is(cs_refusal($$SELECT mc13_combine(mc13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]))$$),
 	'invalid mrfdp aggregate state: The state''s tables are not the ones its options give.',
 	'an MST counts state with the clique tables'' size (not one- and two-way) is refused');
 SELECT ok((SELECT mc13_combine(mc13_state(10, 15, ARRAY[5, 5, 0, 5, 5, 0, 5, 0, 0, 0, 5, 0, 0, 0, 0]))) IS NOT NULL,

@@ -117,6 +117,20 @@ SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_ag
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 SELECT mrfdp.mrf_learn_mst_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+SELECT mrfdp.mrf_learn_aim_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS aim_citus_agg
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_aim_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_learn_aim_citus_final(NULL);
+	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
 DO $$
 BEGIN
 	PERFORM mrf_learn_mst_from('up_kary', 'z', rho => 1, k => 3, variables => 3);
