@@ -41,3 +41,7 @@ CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(integer[], bytea, oid) (
 -- domains and nulls: the driver's query wraps them in it, on the workers.
 CREATE FUNCTION mrfdp.mrf_fw_kary_codes(anyelement, int, int, jsonb, text) RETURNS smallint[]
 	AS 'MODULE_PATHNAME', 'mrf_fw_kary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- The same for binary samples of a type without a scores aggregate (rows of
+-- boolean columns): the boolean[] the lenient reader reads, or NULL.
+CREATE FUNCTION mrfdp.mrf_fw_binary_codes(anyelement, int) RETURNS boolean[]
+	AS 'MODULE_PATHNAME', 'mrf_fw_binary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;

@@ -114,6 +114,7 @@ BEGIN
 	('function', 'mrf_fw_ising_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of a binary learner (Ising, t-wise, structure''s threshold method) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),
 	('function', 'mrf_fw_kary_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of the pairwise k-ary learner (or structure''s threshold method on a pairwise model) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),
 	('function', 'mrf_fw_kary_codes', 'Distributed Frank-Wolfe support: a k-ary sample (a row of columns, an enum array) as the codes the protected path''s reader reads, or NULL when it cannot; a function of its argument alone.'),
+	('function', 'mrf_fw_binary_codes', 'Distributed Frank-Wolfe support: a binary sample (a row of boolean columns) as the boolean[] the protected path''s reader reads, or NULL when it cannot; a function of its argument alone.'),
 	('function', 'mrf_fw_scores_accum', 'Aggregate support (distributed Frank-Wolfe): reads one sample as the protected path does and packs it.'),
 	('function', 'mrf_fw_scores_combine', 'Aggregate support (distributed Frank-Wolfe): adds two parts'' score sums; checks a state that arrives as text.'),
 	('function', 'mrf_fw_scores_final', 'Aggregate support (distributed Frank-Wolfe): the sums, to the mrf_learn_*_from functions only; refuses anywhere else.'),

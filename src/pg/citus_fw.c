@@ -848,3 +848,62 @@ mrf_fw_kary_codes(PG_FUNCTION_ARGS)
 		elems[i] = Int16GetDatum(kc->row[i]);
 	PG_RETURN_ARRAYTYPE_P(construct_array(elems, p, INT2OID, sizeof(int16), true, TYPALIGN_SHORT));
 }
+
+/* mrf_fw_binary_codes's reader, kept across calls (fn_extra). */
+typedef struct BinaryCodes
+{
+	Oid			typid;
+	int			p;
+	MrfBinaryReader reader;
+	uint64	   *row;
+} BinaryCodes;
+
+PG_FUNCTION_INFO_V1(mrf_fw_binary_codes);
+/*
+ * The binary counterpart of mrf_fw_kary_codes, for samples of a type that
+ * has no scores aggregate (rows of boolean columns): the boolean[] of the p
+ * values the protected path's lenient reader reads (element j true where
+ * variable j is +1), or NULL when it cannot read the sample;
+ * mrf_fw_ising_scores_agg(boolean[]) reads them back into the same bits,
+ * and a NULL as the fixed row, counted.  A function of its argument alone.
+ */
+Datum
+mrf_fw_binary_codes(PG_FUNCTION_ARGS)
+{
+	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	BinaryCodes *bc = fcinfo->flinfo->fn_extra;
+	int			p;
+	Datum	   *elems;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrf_fw_binary_codes needs p")));
+	p = PG_GETARG_INT32(1);
+	if (p < 2 || p > MRF_MAX_VARIABLES || !OidIsValid(typid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mrf_fw_binary_codes takes 2 to %d variables", MRF_MAX_VARIABLES)));
+	if (bc == NULL || bc->typid != typid || bc->p != p)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		/* as protected.c sets up the one-node reader */
+		bc = palloc0(sizeof(BinaryCodes));
+		bc->typid = typid;
+		bc->p = p;
+		MrfBinaryReaderInit(&bc->reader, typid, fcinfo->flinfo->fn_mcxt, "mrf_learn_ising");
+		MrfBinaryReaderSetLenient(&bc->reader, p);
+		bc->row = palloc(sizeof(uint64) * MrfBitWords(p));
+		MemoryContextSwitchTo(old);
+		fcinfo->flinfo->fn_extra = bc;
+	}
+	memset(bc->row, 0, sizeof(uint64) * MrfBitWords(p));
+	if (!MrfBinaryReadRowLenient(&bc->reader, PG_ARGISNULL(0) ? (Datum) 0 : PG_GETARG_DATUM(0),
+								 PG_ARGISNULL(0), bc->row, MrfBitWords(p)))
+		PG_RETURN_NULL();
+	elems = palloc(sizeof(Datum) * p);
+	for (int j = 0; j < p; j++)
+		elems[j] = BoolGetDatum(MrfBitGet(bc->row, j));
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, p, BOOLOID, 1, true, TYPALIGN_CHAR));
+}

@@ -612,7 +612,8 @@ ScoresAggregateName(MrfRowFormat format)
 /*
  * The scores aggregate for samples of typid and rows of format, or
  * InvalidOid when there is none (Citus splits an aggregate only for its
- * exact argument types: rows of columns and enum arrays are gathered).
+ * exact argument types: rows of columns and enum arrays go through the
+ * codes functions first).
  */
 static Oid
 ScoresAggregate(Oid typid, MrfRowFormat format)
@@ -776,7 +777,6 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	const char *sample_expr;
 	char	   *from;
 	FwDriver	drv;
-	bool		codes;
 	bool		distributed = false;
 	int64		noisy = 0;
 	double		noise_sd = 0;
@@ -900,23 +900,23 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	 * shards are used only when the rows would not fit
 	 * mrfdp.max_learner_memory here.  Charged once, before the first
 	 * iteration, exactly as the one-node learn; the model is the one-node
-	 * model bit for bit.  k-ary samples of a type without a scores
-	 * aggregate (rows of columns, enum arrays) are read on the workers
-	 * into codes first (mrf_fw_kary_codes), by the reader set up as here
-	 * (the options k, domains and nulls).
+	 * model bit for bit.  Samples of a type without a scores aggregate
+	 * (rows of columns, enum arrays) are read on the workers into codes
+	 * first (mrf_fw_kary_codes, mrf_fw_binary_codes), by the reader set up
+	 * as here (for k-ary rows, with the options k, domains and nulls).
 	 */
 	memset(&drv, 0, sizeof(drv));
-	codes = format == MRF_ROWS_BYTES && !OidIsValid(ScoresAggregate(typid, format));
 	if (learner_desc->fw_design != NULL && MrfDistributedFw != MRF_DFW_OFF &&
-		MrfCitusIsDistributed(relid) &&
-		(codes || OidIsValid(ScoresAggregate(typid, format))) &&
-		learner_desc->fw_design(&plan, &drv.design) &&
+		MrfCitusIsDistributed(relid) && learner_desc->fw_design(&plan, &drv.design) &&
 		MrfFwDesignSizes(&drv.design, &drv.d, &drv.q) == MRF_OK)
 	{
 		OwnerCall	call;
 		const char *scored = sample_expr;
+		bool		codes = !OidIsValid(ScoresAggregate(typid, format));
 
-		if (codes)
+		if (codes && format == MRF_ROWS_BITS)
+			scored = psprintf("mrfdp.mrf_fw_binary_codes(%s, %d)", sample_expr, p);
+		else if (codes)
 			scored = psprintf("mrfdp.mrf_fw_kary_codes(%s, %d, %d, %s::jsonb, %s::text)", sample_expr, p,
 							  (plan.opt.given & MRF_OPT_K) ? plan.opt.k : 0,
 							  (plan.opt.given & MRF_OPT_DOMAINS) ?

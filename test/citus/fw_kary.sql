@@ -11,7 +11,8 @@
 -- only the driver.  k-ary samples without a scores aggregate of their own
 -- (rows of enum columns, enum arrays) are read into codes on the workers
 -- (mrfdp.mrf_fw_kary_codes, by the reader set up with the options k,
--- domains and nulls).  Gathered, with the same model: t-wise objective linf
+-- domains and nulls), and so are rows of boolean columns
+-- (mrfdp.mrf_fw_binary_codes).  Gathered, with the same model: t-wise objective linf
 -- (whose query rows are the last ones in order).
 \set QUIET 1
 \pset format unaligned
@@ -19,7 +20,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(53);
+SELECT plan(59);
 
 -- 5 ternary variables (z: smallint[], zi: integer[]) with a coupling of the
 -- first two, 6 binary ones (b); 4,000 rows, a few unreadable (a value 3, a
@@ -29,7 +30,8 @@ CREATE TYPE fwk_b AS ENUM ('no', 'yes');
 -- per-variable alphabets 3, 3, 2 (the step carries them)
 CREATE TYPE fwk_r AS (e1 fwk_c, e2 fwk_c, e3 fwk_b);
 CREATE TYPE fwk_t AS (s1 text, s2 text, s3 text);
-CREATE TABLE fwk (id int, z smallint[], zi integer[], b boolean[], r fwk_r, ea fwk_c[], tx fwk_t);
+CREATE TYPE fwk_bb AS (b1 boolean, b2 boolean, b3 boolean, b4 boolean, b5 boolean, b6 boolean);
+CREATE TABLE fwk (id int, z smallint[], zi integer[], b boolean[], r fwk_r, ea fwk_c[], tx fwk_t, bb fwk_bb);
 SELECT create_distributed_table('fwk', 'id');
 INSERT INTO fwk
 SELECT i, CASE WHEN i % 300 = 0 THEN NULL WHEN i % 300 = 1 THEN ARRAY[3, 0, 0, 0, 0] ELSE z END, z,
@@ -39,7 +41,8 @@ SELECT i, CASE WHEN i % 300 = 0 THEN NULL WHEN i % 300 = 1 THEN ARRAY[3, 0, 0, 0
 	CASE WHEN i % 400 = 0 THEN NULL ELSE ARRAY[(ARRAY['lo', 'mid', 'hi'])[z[1] + 1], (ARRAY['lo', 'mid', 'hi'])[z[2] + 1],
 		(ARRAY['lo', 'mid', 'hi'])[z[4] + 1]]::fwk_c[] END,
 	ROW((ARRAY['x', 'y', 'z'])[z[1] + 1], (ARRAY['x', 'y', 'z'])[z[2] + 1],
-		CASE WHEN i % 450 = 0 THEN 'w' ELSE (ARRAY['x', 'y', 'z'])[z[5] + 1] END)::fwk_t
+		CASE WHEN i % 450 = 0 THEN 'w' ELSE (ARRAY['x', 'y', 'z'])[z[5] + 1] END)::fwk_t,
+	ROW(b[1], b[2], b[3], CASE WHEN i % 500 = 0 THEN NULL ELSE b[4] END, b[5], b[6])::fwk_bb
 FROM (SELECT i, ARRAY[a, CASE WHEN i % 6 = 0 THEN (a + 1) % 3 ELSE a END, (i * 7) % 3, (i / 3) % 3, (i * 11) % 3]::smallint[] AS z,
 		ARRAY[a = 0, (a = 0) <> (i % 7 = 0), (a = 1) <> (i % 5 = 0), (i * 13) % 3 = 0, ((i * 13) % 3 = 0) <> (i % 11 = 0), (i / 3) % 2 = 0] AS b
 	FROM (SELECT i, (i * 7919) % 13 % 3 AS a FROM generate_series(1, 4000) i) x) y;
@@ -57,7 +60,7 @@ SELECT create_distributed_table('fwk_w', 'e3');
 -- 12,000 rows: their one-node learn needs more than 1 MB on the coordinator
 CREATE TABLE fwk_big (LIKE fwk_local);
 SELECT create_distributed_table('fwk_big', 'id');
-INSERT INTO fwk_big SELECT id + 4000 * g, z, zi, b, r, ea, tx FROM fwk_local, generate_series(0, 2) g;
+INSERT INTO fwk_big SELECT id + 4000 * g, z, zi, b, r, ea, tx, bb FROM fwk_local, generate_series(0, 2) g;
 CREATE TABLE fwk_big_local AS SELECT * FROM fwk_big;
 CREATE TABLE fwk_small (LIKE fwk_local);
 SELECT create_distributed_table('fwk_small', 'id');
@@ -100,7 +103,11 @@ INSERT INTO fwk_calls VALUES
 	('tw linf', $$mrf_learn_twise_from($T, 'b', t => 3, rho => 1, iterations => 8, objective => 'linf', variables => 6)$$, false),
 	('st ising', $$mrf_learn_structure_from($T, 'b', method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 6)$$, true),
 	('st pw', $$mrf_learn_structure_from($T, 'z', model => 'pairwise', k => 3, method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 5)$$, true),
-	('st tw', $$mrf_learn_structure_from($T, 'b', model => 'twise', t => 3, method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 6)$$, true);
+	('st tw', $$mrf_learn_structure_from($T, 'b', model => 'twise', t => 3, method => 'threshold', eta => 0.3, rho => 1, iterations => 8, variables => 6)$$, true),
+	-- rows of boolean columns (one NULL field now and then): read into boolean[] on the workers
+	('ising rows', $$mrf_learn_ising_from($T, 'bb', rho => 1, iterations => 8)$$, true),
+	('tw rows', $$mrf_learn_twise_from($T, 'bb', t => 3, rho => 1, iterations => 8)$$, true),
+	('st rows', $$mrf_learn_structure_from($T, 'bb', method => 'threshold', eta => 0.3, rho => 1, iterations => 8)$$, true);
 GRANT SELECT ON fwk_calls TO fwk_analyst;
 
 SET ROLE fwk_analyst;
@@ -145,8 +152,8 @@ SELECT ok((SELECT m::jsonb -> 'meta' ->> 'structure_learner' = 'mrf_learn_struct
 	'the pairwise threshold method released a structure');
 
 -- Charged once per release, on the coordinator, as one node charges: (1 + 1/128) rho.
-SELECT is(fwk_spent('fwk'), (1 + 1 + 1 + 0.5 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1) * (1 + 1.0 / 128), 'each release was charged once (on the shards or gathered)');
-SELECT is(fwk_releases('fwk'), 14::bigint, 'one ledger row per release (off included)');
+SELECT is(fwk_spent('fwk'), (1 + 1 + 1 + 0.5 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 3) * (1 + 1.0 / 128), 'each release was charged once (on the shards or gathered)');
+SELECT is(fwk_releases('fwk'), 17::bigint, 'one ledger row per release (off included)');
 SELECT is(fwk_spent('fwk_7'), 3 * (1 + 1.0 / 128), 'the 7-shard table too');
 
 -- auto: on the shards only when the rows would not fit mrfdp.max_learner_memory

@@ -169,6 +169,10 @@ BEGIN
 		OR mrfdp.mrf_fw_kary_codes(ARRAY[0, 3, 1]::smallint[], 3, 3, NULL, NULL) IS NOT NULL THEN
 		RAISE EXCEPTION 'mrf_fw_kary_codes misread a sample';
 	END IF;
+	IF mrfdp.mrf_fw_binary_codes(ARRAY[1, -1, 1]::smallint[], 3) IS DISTINCT FROM ARRAY[true, false, true]
+		OR mrfdp.mrf_fw_binary_codes(ARRAY[1, 0, 1]::smallint[], 3) IS NOT NULL THEN
+		RAISE EXCEPTION 'mrf_fw_binary_codes misread a sample';
+	END IF;
 END$$;
 DO $$
 BEGIN
