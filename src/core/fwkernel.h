@@ -2,7 +2,8 @@
  * fwkernel.h - the inner loops of the Frank-Wolfe solver (fw.c): the fused
  * pass over a block of rows (margin update and quantised gradient weights)
  * and the exact integer score product X_block^T G, each in a portable form
- * and in AVX2 / AVX-512 forms chosen at run time from the CPU.
+ * and in AVX2 / AVX-512 (and for the product AMX) forms chosen at run time
+ * from the CPU.
  *
  * Every variant computes bit-identical results: the fused passes perform
  * the same IEEE single operations in the same order on every element (no
