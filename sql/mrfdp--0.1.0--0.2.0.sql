@@ -879,6 +879,35 @@ CREATE FUNCTION mrfdp.mrf_fw_kary_codes(anyelement, int, int, jsonb, text) RETUR
 -- boolean columns): the boolean[] the lenient reader reads, or NULL.
 CREATE FUNCTION mrfdp.mrf_fw_binary_codes(anyelement, int) RETURNS boolean[]
 	AS 'MODULE_PATHNAME', 'mrf_fw_binary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- The stable mode's blocks cut where the rows are (issue 13 item 3;
+-- src/pg/citus_stable.c, docs/privacy.md 7.3): each shard of a distributed
+-- table sends its rows to blocks of its own, learns each block's structure
+-- without privacy, and ships only the structures.  Called only by
+-- mrf_learn_structure_from (as the table's owner); its final function
+-- refuses anywhere else.  The third argument is the rows' tableoid (the
+-- shard: a block never mixes two).  Not parallel safe: a parallel worker
+-- would cut a shard's blocks twice.  One aggregate per sample type.
+CREATE FUNCTION mrfdp.mrf_stable_blocks_accum(bytea, anyelement, bytea, oid) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_stable_blocks_accum' LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION mrfdp.mrf_stable_blocks_combine(bytea, bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_stable_blocks_combine' LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+CREATE FUNCTION mrfdp.mrf_stable_blocks_final(bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'mrf_stable_blocks_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(boolean[], bytea, oid) (
+	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(smallint[], bytea, oid) (
+	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(integer[], bytea, oid) (
+	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit, bytea, oid) (
+	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit varying, bytea, oid) (
+	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
 
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
@@ -994,6 +1023,11 @@ BEGIN
 	('function', 'mrf_fw_scores_accum', 'Aggregate support (distributed Frank-Wolfe): reads one sample as the protected path does and packs it.'),
 	('function', 'mrf_fw_scores_combine', 'Aggregate support (distributed Frank-Wolfe): adds two parts'' score sums; checks a state that arrives as text.'),
 	('function', 'mrf_fw_scores_final', 'Aggregate support (distributed Frank-Wolfe): the sums, to the mrf_learn_*_from functions only; refuses anywhere else.'),
+	-- the stable mode's blocks on the shards (issue 13 item 3, privacy.md 7.3)
+	('function', 'mrf_stable_blocks_agg', 'The stable mode''s blocks of a distributed table cut and learned on its shards (the blocks'' non-private structures); called only by mrf_learn_structure_from.'),
+	('function', 'mrf_stable_blocks_accum', 'Aggregate support (stable mode on the shards): reads one sample as the protected path does and keeps it in a uniformly drawn block of its shard.'),
+	('function', 'mrf_stable_blocks_combine', 'Aggregate support (stable mode on the shards): puts two parts'' block structures side by side; checks a state that arrives as text.'),
+	('function', 'mrf_stable_blocks_final', 'Aggregate support (stable mode on the shards): the structures, to mrf_learn_structure_from only; refuses anywhere else.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

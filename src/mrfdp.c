@@ -32,4 +32,5 @@ _PG_init(void)
 	MrfLedgerInit();
 	MrfCitusInit();
 	MrfCitusFwInit();
+	MrfCitusStableInit();
 }

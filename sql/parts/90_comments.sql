@@ -118,6 +118,11 @@ BEGIN
 	('function', 'mrf_fw_scores_accum', 'Aggregate support (distributed Frank-Wolfe): reads one sample as the protected path does and packs it.'),
 	('function', 'mrf_fw_scores_combine', 'Aggregate support (distributed Frank-Wolfe): adds two parts'' score sums; checks a state that arrives as text.'),
 	('function', 'mrf_fw_scores_final', 'Aggregate support (distributed Frank-Wolfe): the sums, to the mrf_learn_*_from functions only; refuses anywhere else.'),
+	-- the stable mode's blocks on the shards (issue 13 item 3, privacy.md 7.3)
+	('function', 'mrf_stable_blocks_agg', 'The stable mode''s blocks of a distributed table cut and learned on its shards (the blocks'' non-private structures); called only by mrf_learn_structure_from.'),
+	('function', 'mrf_stable_blocks_accum', 'Aggregate support (stable mode on the shards): reads one sample as the protected path does and keeps it in a uniformly drawn block of its shard.'),
+	('function', 'mrf_stable_blocks_combine', 'Aggregate support (stable mode on the shards): puts two parts'' block structures side by side; checks a state that arrives as text.'),
+	('function', 'mrf_stable_blocks_final', 'Aggregate support (stable mode on the shards): the structures, to mrf_learn_structure_from only; refuses anywhere else.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

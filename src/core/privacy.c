@@ -920,6 +920,113 @@ MrfStableModeLeak(double epsilon, double delta)
 }
 
 /*
+ * ---- the stable mode with blocks cut where the rows are (privacy.md 7.3) ----
+ *
+ * On a Citus distributed table each shard cuts its own rows into b blocks
+ * (b fixed from public values: the block count and the shard count), each
+ * row to an independent uniform block drawn from the worker's CSPRNG, a
+ * uniformly random subset of at most `cap` rows kept per block (reservoir),
+ * the kept rows in uniformly random order; only the blocks' structures
+ * travel.  A row's shard is a hash of its distribution column, i.e. of the
+ * data: replacing one row may move it to another shard, so one block loses
+ * a row and another gains one (privacy.md 7.3, step 1: the coupling).  The
+ * block outputs then change in at most TWO blocks, from (g1, g2) to
+ * (g1', g2'), where the one-node proof (7.1) has one:
+ *   - the count vector moves by at most 4 in L1 (step 2), so the discrete
+ *     Laplace scale is s >= 4/epsilon (MrfStableShardNoise);
+ *   - the structures observed on one side only carry a count mass of at
+ *     most 2: one structure of count 1 or 2, or two of count 1 (step 3), so
+ *     the probability that any of them survives is at most
+ *     L = max(P(2 + Z >= tau), 2 P(1 + Z >= tau)), and tau is the smallest
+ *     integer >= 3 with L <= delta/2 (MrfStableShardThreshold,
+ *     MrfStableShardLeak);
+ *   - the final inequality (step 4) is case-free: P <= L + x and
+ *     e^eps P' >= (1 - L) e^(eps - a l) x >= x - L with l <= 4 and
+ *     a = 1/s <= eps/4, so P <= e^eps P' + 2L <= e^eps P' + delta.
+ * A block with no row (or fewer than the block learner's minimum) abstains
+ * and is not counted, on both sides alike: abstention is a function of the
+ * block's size, so it changes only in the two blocks already counted.
+ * Rounding as in the one-node mode: s = num/den with den = 2^20 and
+ * num = ceil(fl(2^22/epsilon)) + 1 >= 2^22/epsilon exactly (2^22/epsilon is
+ * below 2^53 for epsilon >= 1e-9); tau from the exact closed form of the
+ * tail, evaluated in double, with the relative margin 1e-9 on delta/2.
+ */
+
+/* Blocks one replaced row may change when blocks are cut per shard (step 1). */
+#define STABLE_SHARD_BLOCKS 2
+
+/* L1 change of the count vector: each changed block moves two counts by 1 (step 2). */
+#define STABLE_SHARD_L1 (2 * STABLE_SHARD_BLOCKS)
+
+/* The rational scale s = num/den >= 4/epsilon (step 2). */
+int
+MrfStableShardNoise(double epsilon, uint64_t *num, uint64_t *den)
+{
+	double		x;
+
+	if (!PositiveFinite(epsilon) || epsilon < STABLE_MIN_EPSILON ||
+		!num || !den)
+		return -1;
+	x = ldexp((double) STABLE_SHARD_L1 / epsilon, STABLE_DEN_BITS);
+	*num = (uint64_t) ceil(x) + 1;
+	*den = (uint64_t) 1 << STABLE_DEN_BITS;
+	return 0;
+}
+
+/*
+ * Step 3's leak at threshold tau >= 2 and rate a: the largest probability
+ * that the structures seen on one side only (count mass at most 2) survive:
+ * one of count 2, or two of count 1 (union bound).
+ */
+static double
+StableShardLeakAt(double a, int64_t tau)
+{
+	double		two = StableModeTail(a, tau - 2);
+	double		ones = 2.0 * StableModeTail(a, tau - 1);
+
+	return two > ones ? two : ones;
+}
+
+/* Step 3: the smallest tau >= 3 with the leak at most delta/2. */
+int64_t
+MrfStableShardThreshold(double epsilon, double delta)
+{
+	uint64_t	num;
+	uint64_t	den;
+	double		a;
+	double		k0;
+	int64_t		tau;
+
+	if (!StableModeValid(epsilon, delta) ||
+		MrfStableShardNoise(epsilon, &num, &den) != 0)
+		return -1;
+	a = (double) den / (double) num;
+	/* P(Z >= tau - 2) <= delta/2 alone needs at least this (a lower start) */
+	k0 = floor((-log(delta / 2.0) - log1p(exp(-a))) / a) + 2.0 - 1.0;
+	if (k0 < 3.0)
+		k0 = 3.0;
+	if (!(k0 < 1e15))
+		return -1;
+	tau = (int64_t) k0;
+	while (StableShardLeakAt(a, tau) > 0.5 * delta * (1.0 - STABLE_TAIL_MARGIN))
+		tau++;
+	return tau;
+}
+
+/* Step 3's leak L at the calibrated tau (at most delta/2); NaN if invalid. */
+double
+MrfStableShardLeak(double epsilon, double delta)
+{
+	uint64_t	num;
+	uint64_t	den;
+	int64_t		tau = MrfStableShardThreshold(epsilon, delta);
+
+	if (tau < 0 || MrfStableShardNoise(epsilon, &num, &den) != 0)
+		return NAN;
+	return StableShardLeakAt((double) den / (double) num, tau);
+}
+
+/*
  * privacy.md 8, [B17] Prop. 3: every row adds exactly one count to each of
  * the m clique tables.  Under add/remove a row moves m cells by 1 (the paper's
  * Delta1 = m); replacing a row removes one count from each table and adds

@@ -144,6 +144,16 @@ int64_t		MrfStableModeThreshold(double epsilon, double delta);
  */
 double		MrfStableModeLeak(double epsilon, double delta);
 
+/*
+ * The stable mode with blocks cut per shard (privacy.md 7.3): one replaced
+ * row may change two blocks, so the scale is num/den >= 4/epsilon and the
+ * threshold tau (>= 3) makes the leak max(P(2 + Z >= tau),
+ * 2 P(1 + Z >= tau)) at most delta/2.  Same conventions as above.
+ */
+int			MrfStableShardNoise(double epsilon, uint64_t *num, uint64_t *den);
+int64_t		MrfStableShardThreshold(double epsilon, double delta);
+double		MrfStableShardLeak(double epsilon, double delta);
+
 /* ---- binary t-wise learners (Zhang et al. Alg. 4, 5; privacy.md 6) ---- */
 
 /* zCDP budget of each node regression: rho/p (l1) or rho/(2p) (linf). */

@@ -264,25 +264,18 @@ MrfStructureHasEdge(const MrfStructure *s, int i, int j)
  * the largest survivor wins, ties uniformly at random.  The tie rule uses
  * fresh randomness only, so it is post-processing of the noisy counts.
  * Every candidate gets its draw whether or not it could win, so that the
- * noise of one candidate never depends on another's count.
+ * noise of one candidate never depends on another's count.  tau and the
+ * scale num/den come calibrated from the callers (one node, or per shard).
  */
-MrfStatus
-MrfStableModeSelect(const int64_t *counts, int k, double epsilon,
-					double delta, MrfRng *rng, int *winner)
+static MrfStatus
+StableSelect(const int64_t *counts, int k, int64_t tau, uint64_t num, uint64_t den,
+			 MrfRng *rng, int *winner)
 {
-	int64_t		tau = MrfStableModeThreshold(epsilon, delta);
-	uint64_t	num;
-	uint64_t	den;
 	int64_t		best_value = 0;
 	int			best = -1;
 	uint64_t	ties = 0;
 	int			g;
 
-	if (winner == NULL || rng == NULL || k < 0 || (k > 0 && counts == NULL))
-		return MRF_EINVAL;
-	*winner = -1;
-	if (tau < 0 || MrfStableModeNoise(epsilon, &num, &den) != 0)
-		return MRF_EINVAL;
 	for (g = 0; g < k; g++)
 		if (counts[g] < 1 || counts[g] > ((int64_t) 1 << 40))
 			return MRF_EINVAL;
@@ -317,6 +310,40 @@ MrfStableModeSelect(const int64_t *counts, int k, double epsilon,
 	return MRF_OK;
 }
 
+/* The one-node calibration (privacy.md 7.1): one replaced row changes one block. */
+MrfStatus
+MrfStableModeSelect(const int64_t *counts, int k, double epsilon,
+					double delta, MrfRng *rng, int *winner)
+{
+	int64_t		tau = MrfStableModeThreshold(epsilon, delta);
+	uint64_t	num;
+	uint64_t	den;
+
+	if (winner == NULL || rng == NULL || k < 0 || (k > 0 && counts == NULL))
+		return MRF_EINVAL;
+	*winner = -1;
+	if (tau < 0 || MrfStableModeNoise(epsilon, &num, &den) != 0)
+		return MRF_EINVAL;
+	return StableSelect(counts, k, tau, num, den, rng, winner);
+}
+
+/* Blocks cut per shard (privacy.md 7.3): one replaced row changes two blocks. */
+MrfStatus
+MrfStableShardSelect(const int64_t *counts, int k, double epsilon,
+					 double delta, MrfRng *rng, int *winner)
+{
+	int64_t		tau = MrfStableShardThreshold(epsilon, delta);
+	uint64_t	num;
+	uint64_t	den;
+
+	if (winner == NULL || rng == NULL || k < 0 || (k > 0 && counts == NULL))
+		return MRF_EINVAL;
+	*winner = -1;
+	if (tau < 0 || MrfStableShardNoise(epsilon, &num, &den) != 0)
+		return MRF_EINVAL;
+	return StableSelect(counts, k, tau, num, den, rng, winner);
+}
+
 /*
  * privacy.md 7: a structure found by a fraction 0.6 of the blocks should clear
  * tau with a margin of about tau, i.e. 0.6 m >= 2 tau.  The margin covers
@@ -331,6 +358,21 @@ int
 MrfStructureDefaultBlocks(double epsilon, double delta)
 {
 	int64_t		tau = MrfStableModeThreshold(epsilon, delta);
+	double		m;
+
+	if (tau < 0)
+		return -1;
+	m = ceil(STRUCTURE_MODE_MARGIN * (double) tau / STRUCTURE_MODE_FRACTION - 1e-9);
+	if (!(m < 1e9))
+		return -1;
+	return (int) m;
+}
+
+/* ceil(2 tau / 0.6) with the per-shard threshold (privacy.md 7.3), public values only. */
+int
+MrfStructureDefaultBlocksShards(double epsilon, double delta)
+{
+	int64_t		tau = MrfStableShardThreshold(epsilon, delta);
 	double		m;
 
 	if (tau < 0)
@@ -628,6 +670,135 @@ done:
 	MrfFree(env, entries);
 	MrfFree(env, block);
 	MrfFree(env, perm);
+	return st;
+}
+
+/*
+ * One block cut where its rows are (privacy.md 7.3): the rows, in whatever
+ * order they arrived, are put in a uniformly random order (Fisher-Yates
+ * from rng), so that the block's structure is a function of the block's
+ * multiset of rows and fresh randomness only, then learned and
+ * canonicalised.  A block of fewer than max(1, min_rows) rows abstains
+ * (*learned 0, out empty): a function of its size alone.
+ */
+MrfStatus
+MrfStructureLearnBlock(void *rows, int64_t nrows, const MrfBlockLearner *learner,
+					   MrfRng *rng, const MrfEnv *env, MrfStructure *out, int *learned)
+{
+	unsigned char *r = rows;
+	unsigned char *tmp;
+	size_t		rb;
+	MrfStatus	st;
+
+	if (learned != NULL)
+		*learned = 0;
+	if (learner == NULL || learner->learn == NULL || learner->row_bytes == 0 ||
+		rng == NULL || env == NULL || out == NULL || learned == NULL || nrows < 0 ||
+		(nrows > 0 && rows == NULL))
+		return MRF_EINVAL;
+	MrfStructureFree(out, env);
+	out->p = learner->p;
+	if (nrows < 1 || nrows < learner->min_rows)
+		return MRF_OK;
+	rb = learner->row_bytes;
+	tmp = MrfAlloc(env, rb);
+	if (tmp == NULL)
+		return MRF_ENOMEM;
+	for (int64_t i = nrows - 1; i > 0; i--)
+	{
+		int64_t		j = (int64_t) MrfRngBelow(rng, (uint64_t) i + 1);
+
+		if (j == i)
+			continue;
+		memcpy(tmp, r + (size_t) i * rb, rb);
+		memcpy(r + (size_t) i * rb, r + (size_t) j * rb, rb);
+		memcpy(r + (size_t) j * rb, tmp, rb);
+	}
+	MrfFree(env, tmp);
+	st = learner->learn(learner->arg, rows, nrows, env, out);
+	if (st == MRF_OK)
+		st = MrfStructureCanonicalize(out, env);
+	if (st != MRF_OK)
+	{
+		MrfStructureFree(out, env);
+		return st;
+	}
+	*learned = 1;
+	return MRF_OK;
+}
+
+/*
+ * The release from blocks learned where their rows are (privacy.md 7.3):
+ * identical canonical structures counted, then the per-shard selection.
+ * The blocks' structures are consumed (each freed or moved and freed);
+ * the counts are wiped before returning.
+ */
+MrfStatus
+MrfStructureSelectShards(MrfStructure *blocks, int nblocks, double epsilon, double delta,
+						 MrfRng *rng, const MrfEnv *env, MrfStructure *out, int *released)
+{
+	MrfStatus	st = MRF_OK;
+	HistEntry  *entries = NULL;
+	int64_t    *counts = NULL;
+	int		   *slots = NULL;
+	size_t		nslots = 1;
+	int			nentries = 0;
+	int			winner = -1;
+	int			p;
+
+	if (released != NULL)
+		*released = 0;
+	if ((nblocks > 0 && blocks == NULL) || nblocks < 0 || rng == NULL || env == NULL ||
+		out == NULL || released == NULL)
+		return MRF_EINVAL;
+	if (MrfStableShardThreshold(epsilon, delta) < 0)
+		return MRF_EINVAL;
+	p = out->p;
+	MrfStructureFree(out, env);
+	out->p = p;
+	while (nslots < 2 * (size_t) (nblocks > 0 ? nblocks : 1))
+		nslots *= 2;
+	entries = MrfAlloc(env, MrfSizeMul((size_t) nblocks + 1, sizeof(HistEntry)));
+	counts = MrfAlloc(env, MrfSizeMul((size_t) nblocks + 1, sizeof(int64_t)));
+	slots = MrfAlloc(env, MrfSizeMul(nslots, sizeof(int)));
+	if (entries == NULL || counts == NULL || slots == NULL)
+	{
+		st = MRF_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < nslots; i++)
+		slots[i] = -1;
+	for (int b = 0; b < nblocks; b++)
+	{
+		if (blocks[b].p != p)
+		{
+			st = MRF_EINVAL;
+			goto done;
+		}
+		HistogramAdd(entries, &nentries, slots, nslots - 1, &blocks[b], env);
+	}
+	for (int e = 0; e < nentries; e++)
+		counts[e] = entries[e].count;
+	st = MrfStableShardSelect(counts, nentries, epsilon, delta, rng, &winner);
+	if (st == MRF_OK && winner >= 0)
+	{
+		st = StructureCopyExact(&entries[winner].s, env, out);
+		*released = st == MRF_OK;
+	}
+
+done:
+	for (int b = 0; b < nblocks; b++)
+		MrfStructureFree(&blocks[b], env);
+	if (entries != NULL)
+		for (int e = 0; e < nentries; e++)
+			MrfStructureFree(&entries[e].s, env);
+	if (counts != NULL)
+		memset(counts, 0, sizeof(int64_t) * ((size_t) nblocks + 1));
+	if (entries != NULL)
+		memset(entries, 0, sizeof(HistEntry) * ((size_t) nblocks + 1));
+	MrfFree(env, slots);
+	MrfFree(env, counts);
+	MrfFree(env, entries);
 	return st;
 }
 

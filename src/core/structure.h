@@ -150,6 +150,39 @@ MrfStatus	MrfStructureLearn(const void *rows, int64_t n,
 							  const MrfEnv *env, MrfStructure *out,
 							  int *released);
 
+/* ---- blocks cut where the rows are (Citus shards; privacy.md 7.3) ---- */
+
+/*
+ * The per-shard selection: as MrfStableModeSelect, calibrated for one
+ * replaced row changing two blocks (MrfStableShardNoise, -Threshold).
+ */
+MrfStatus	MrfStableShardSelect(const int64_t *counts, int k, double epsilon,
+								 double delta, MrfRng *rng, int *winner);
+
+/* Default total block count for the per-shard threshold: ceil(2 tau / 0.6). */
+int			MrfStructureDefaultBlocksShards(double epsilon, double delta);
+
+/*
+ * One block: its nrows rows (row_bytes each, overwritten) shuffled
+ * uniformly with rng, then the learner and canonicalisation into out.
+ * *learned is 0 (out empty) when the block abstains: fewer than
+ * max(1, learner->min_rows) rows.
+ */
+MrfStatus	MrfStructureLearnBlock(void *rows, int64_t nrows,
+								   const MrfBlockLearner *learner, MrfRng *rng,
+								   const MrfEnv *env, MrfStructure *out,
+								   int *learned);
+
+/*
+ * The release from nblocks canonical block structures over out->p
+ * variables (consumed): counted, then MrfStableShardSelect.  *released and
+ * out as MrfStructureLearn.
+ */
+MrfStatus	MrfStructureSelectShards(MrfStructure *blocks, int nblocks,
+									 double epsilon, double delta, MrfRng *rng,
+									 const MrfEnv *env, MrfStructure *out,
+									 int *released);
+
 /*
  * The L1 radius of the block learners' node regressions, 2 lambda k (k = 1
  * for binary models); NaN when it is not finite and positive.

@@ -16,6 +16,17 @@
 #include "pg/input.h"
 #include "pg/kary.h"
 
+struct MrfStableStep;
+struct MrfStructure;
+
+/*
+ * The stable mode's blocks cut where the rows are (citus_stable.c): runs
+ * the step over the shards and returns the non-abstaining blocks'
+ * canonical structures (palloc'd, *nstructs of them).
+ */
+typedef void (*MrfStableBlocksFn) (void *arg, const struct MrfStableStep *step,
+								   struct MrfStructure **structs, int *nstructs);
+
 typedef enum MrfRowFormat
 {
 	MRF_ROWS_BITS = 1,
@@ -48,6 +59,13 @@ typedef struct MrfRowsState
 	 */
 	MrfFwScoresFn fw_scores;
 	void	   *fw_arg;
+	/*
+	 * Instead of rows (the stable mode's blocks on the shards,
+	 * citus_stable.c): the non-abstaining blocks' structures, cut and
+	 * learned where the rows are.
+	 */
+	MrfStableBlocksFn stable_blocks;
+	void	   *stable_arg;
 } MrfRowsState;
 
 /* Packed binary rows of a bits state (rows.h layout). */

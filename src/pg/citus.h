@@ -91,4 +91,52 @@ void		MrfFwDriverCall(bool active);
 void		MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted,
 						  int64 *sums);
 
+/* ---- the stable mode's blocks on the shards (citus_stable.c; privacy.md 7.3) ---- */
+
+struct MrfStructure;
+
+/* mrfdp.distributed_stable_blocks (auto, on, off: the MrfDistributedFwMode values) */
+extern int	MrfDistributedStable;
+
+/* Defines mrfdp.distributed_stable_blocks. */
+void		MrfCitusStableInit(void);
+
+#define MRF_STABLE_ISING 0
+#define MRF_STABLE_TWISE 1
+
+/* What every shard needs to cut and learn its blocks (public values only). */
+typedef struct MrfStableStep
+{
+	int			p;
+	int			model;			/* MRF_STABLE_ISING or MRF_STABLE_TWISE */
+	int			t;				/* t-wise order */
+	int			blocks;			/* b: blocks per shard */
+	int64		cap;			/* c: rows kept per block at most */
+	double		eta;
+	double		lambda;
+} MrfStableStep;
+
+/* The step as the aggregate's bytea parameter. */
+bytea	   *MrfStableStepCreate(const MrfStableStep *st);
+
+/* The block learner's minimum rows per block (a block below it abstains). */
+int64		MrfStableMinRows(const MrfStableStep *st);
+
+/* Bytes one shard's part needs (b c packed rows, a block's workspace, structures). */
+double		MrfStableShardBytes(const MrfStableStep *st);
+
+/* Marks the driver's aggregate call (the final function refuses outside it). */
+void		MrfStableDriverCall(bool active);
+
+/* The number of shards of a Citus table (0 without Citus): table metadata, public. */
+int			MrfCitusShardCount(Oid relid);
+
+/*
+ * The result of the blocks aggregate, checked to be of (p, b): the rows,
+ * the substituted rows, and the non-abstaining blocks' canonical
+ * structures (palloc'd in the current context).
+ */
+void		MrfStableBlocksRead(bytea *flat, int p, int blocks, int64 *n, int64 *substituted,
+								struct MrfStructure **structs, int *nstructs);
+
 #endif							/* MRF_PG_CITUS_H */

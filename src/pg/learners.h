@@ -49,7 +49,9 @@ typedef struct MrfPlan
 	void	   *params;			/* the learner's typed options (its own struct) */
 	bool		counts;			/* the run gets its tables, not rows (table_cells below) */
 	bool		distributed;	/* the run gets Frank-Wolfe score sums from the workers
-								 * (MrfRowsState.fw_scores), not rows */
+								 * (MrfRowsState.fw_scores), or the stable mode's block
+								 * structures (MrfRowsState.stable_blocks), not rows */
+	int			shards;			/* distributed stable mode: the table's shard count */
 	const char *variables;		/* the rows' names and labels (names.h's JSON array) when
 								 * the schema or the first row's type gives them, else NULL */
 } MrfPlan;
@@ -122,6 +124,12 @@ extern const MrfLearner MrfIsingLearner;
 extern const MrfLearner MrfPairwiseLearner;
 extern const MrfLearner MrfTwiseLearner;
 extern const MrfLearner MrfStructureLearner;
+
+/*
+ * Whether a structure plan is the stable mode on binary rows ('ising' or
+ * 'twise'), whose blocks a Citus table's shards can cut (privacy.md 7.3).
+ */
+bool		MrfStructureShardable(const MrfPlan *plan);
 extern const MrfLearner MrfCliquesLearner;
 extern const MrfLearner MrfMstLearner;
 extern const MrfLearner MrfAimLearner;

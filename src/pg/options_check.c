@@ -58,7 +58,9 @@ IsFwScores(Oid fnoid)
 {
 	char	   *name = get_func_name(fnoid);
 
-	return name != NULL && strncmp(name, "mrf_fw_", 7) == 0;
+	/* and the stable mode's blocks aggregate on the shards (mrf_stable_blocks_*, citus_stable.c) */
+	return name != NULL && (strncmp(name, "mrf_fw_", 7) == 0 ||
+							strncmp(name, "mrf_stable_blocks_", 18) == 0);
 }
 
 /*

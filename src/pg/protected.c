@@ -382,6 +382,7 @@ AsOwner(OwnerCall *call, OwnerBody body)
 		ErrorData  *edata;
 
 		MrfFwDriverCall(false);
+		MrfStableDriverCall(false);
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
@@ -518,8 +519,10 @@ ScoresCall(OwnerCall *call)
 		return READ_REFUSED;
 	}
 	MrfFwDriverCall(true);
+	MrfStableDriverCall(true);
 	SPI_cursor_fetch(portal, true, 2);
 	MrfFwDriverCall(false);
+	MrfStableDriverCall(false);
 	if (SPI_processed != 1 || SPI_tuptable->tupdesc->natts != 1 ||
 		TupleDescAttr(SPI_tuptable->tupdesc, 0)->atttypid != BYTEAOID)
 		elog(ERROR, "the scores aggregate returned an unexpected result");
@@ -598,6 +601,58 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 	return MRF_OK;
 }
 
+/* The stable mode's driver on the shards: the relation, its query, what the counting pass saw. */
+typedef struct StableDriver
+{
+	Oid			relid;
+	const char *sql;
+	int64		n;
+	int64		substituted;
+} StableDriver;
+
+/*
+ * The stable mode's blocks cut and learned on the shards (MrfStableBlocksFn,
+ * citus_stable.c, privacy.md 7.3): the blocks aggregate as the relation's
+ * owner, once.  Charged before; a failure withholds its cause, and a
+ * relation whose rows changed in number since they were counted fails.
+ */
+static void
+DistributedBlocks(void *arg, const MrfStableStep *step, struct MrfStructure **structs, int *nstructs)
+{
+	StableDriver *drv = arg;
+	OwnerCall	call;
+	int64		n;
+	int64		substituted;
+
+	memset(&call, 0, sizeof(call));
+	call.relid = drv->relid;
+	call.sql = drv->sql;
+	call.cxt = CurrentMemoryContext;
+	call.step = MrfStableStepCreate(step);
+	if (AsOwner(&call, ScoresCall) != READ_DONE)
+		ReadFailedAfterCharge(drv->relid);
+	MrfStableBlocksRead(call.result, step->p, step->blocks, &n, &substituted, structs, nstructs);
+	if (n != drv->n || substituted != drv->substituted)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("relation %s changed during a distributed learn", get_rel_name(drv->relid)),
+				 errdetail("Its number of rows (or of unreadable rows) differs between the count and the blocks. "
+						   "The release's privacy budget was charged."),
+				 errhint("Learn while no one writes to the relation, or in a REPEATABLE READ transaction.")));
+	pfree(call.step);
+	pfree(call.result);
+}
+
+/* The blocks aggregate for samples of typid (mrfdp.mrf_stable_blocks_agg), or InvalidOid. */
+static Oid
+BlocksAggregate(Oid typid)
+{
+	Oid			argtypes[3] = {typid, BYTEAOID, OIDOID};
+
+	return LookupFuncName(list_make2(makeString("mrfdp"), makeString("mrf_stable_blocks_agg")),
+						  3, argtypes, true);
+}
+
 /*
  * The name of the scores aggregate for rows of format: binary rows
  * (mrfdp.mrf_fw_ising_scores_agg, for every binary design) or k-ary ones
@@ -622,6 +677,46 @@ ScoresAggregate(Oid typid, MrfRowFormat format)
 
 	return LookupFuncName(list_make2(makeString("mrfdp"), makeString(pstrdup(ScoresAggregateName(format)))),
 						  3, argtypes, true);
+}
+
+/*
+ * The counting pass of the stable mode on the shards: the blocks
+ * aggregate's counting step (sql, no row kept) as the relation's owner.  A
+ * refused source is refused before anything is read (no charge); a failed
+ * read charges, then fails with its cause withheld.
+ */
+static void
+StableCount(Oid relid, Oid caller, const char *fname, const char *sql, MemoryContext cxt,
+			int p, MrfCharge *total, int64 *n, int64 *substituted)
+{
+	OwnerCall	call;
+	ReadOutcome outcome;
+	MrfStableStep step;
+	struct MrfStructure *none;
+	int			nnone;
+
+	memset(&step, 0, sizeof(step));
+	step.p = p;
+	step.model = MRF_STABLE_ISING;
+	step.blocks = 1;
+	step.cap = 0;				/* count only */
+	step.eta = 1;
+	step.lambda = 1;
+	memset(&call, 0, sizeof(call));
+	call.relid = relid;
+	call.sql = sql;
+	call.cxt = cxt;
+	call.step = MrfStableStepCreate(&step);
+	outcome = AsOwner(&call, ScoresCall);
+	if (outcome == READ_REFUSED)
+		RefuseFallibleSource(call.refused, fname);	/* nothing was read: no charge */
+	if (outcome == READ_FAILED)
+	{
+		total->rows = -1;
+		MrfChargeRelation(relid, caller, total);
+		ReadFailedAfterCharge(relid);
+	}
+	MrfStableBlocksRead(call.result, p, 1, n, substituted, &none, &nnone);
 }
 
 /*
@@ -778,6 +873,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	char	   *from;
 	FwDriver	drv;
 	bool		distributed = false;
+	StableDriver sdrv;
+	bool		stable_distributed = false;
 	int64		noisy = 0;
 	double		noise_sd = 0;
 	bool		counted;
@@ -951,7 +1048,45 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		distributed = MrfDistributedFw == MRF_DFW_ON || !LocalPlanFits(&plan, drv.n);
 	}
 
-	if (distributed)
+	/*
+	 * The stable mode's blocks on the shards (citus_stable.c, privacy.md
+	 * 7.3): on a Citus distributed table the structure learner's stable mode
+	 * (binary rows) can cut and learn its blocks where the rows are, at the
+	 * per-shard calibration (twice the noise, a higher threshold).  A first
+	 * run of the blocks aggregate counts the rows (n is public); with auto,
+	 * only when the gathered rows would not fit mrfdp.max_learner_memory
+	 * here.  Charged once, before the blocks are cut.
+	 */
+	if (learner_desc == &MrfStructureLearner && format == MRF_ROWS_BITS &&
+		MrfStructureShardable(&plan) && MrfDistributedStable != MRF_DFW_OFF &&
+		MrfCitusIsDistributed(relid) && OidIsValid(BlocksAggregate(typid)) &&
+		MrfCitusShardCount(relid) > 0)
+	{
+		memset(&sdrv, 0, sizeof(sdrv));
+		sdrv.relid = relid;
+		sdrv.sql = psprintf("SELECT mrfdp.mrf_stable_blocks_agg(%s, $1, %s.tableoid) FROM %s",
+							sample_expr, quote_identifier(alias), from);
+		StableCount(relid, caller, fname, sdrv.sql, cxt, p, &total, &sdrv.n, &sdrv.substituted);
+		if (sdrv.n == 0)
+			PG_RETURN_NULL();	/* n is public: an empty relation releases nothing */
+		stable_distributed = MrfDistributedStable == MRF_DFW_ON || !LocalPlanFits(&plan, sdrv.n);
+	}
+
+	if (stable_distributed)
+	{
+		/* as below: plan with n (and the shard count), charge, then the blocks */
+		plan.distributed = true;
+		plan.shards = MrfCitusShardCount(relid);
+		state->n = sdrv.n;
+		substituted = sdrv.substituted;
+		MrfPlanRows(&plan, state->n);
+		total.rows = state->n;
+		MrfChargeRelation(relid, caller, &total);
+		state->stable_blocks = DistributedBlocks;
+		state->stable_arg = &sdrv;
+		model = MrfPlanRun(&plan, state);
+	}
+	else if (distributed)
 	{
 		/* as below: plan with n, charge, then learn (score sums from the shards) */
 		plan.distributed = true;

@@ -49,6 +49,7 @@
 #include "core/structure_twise.h"
 #include "core/twise.h"
 #include "pg/aggregates.h"
+#include "pg/citus.h"
 #include "pg/ledger.h"
 #include "pg/learners.h"
 #include "pg/model.h"
@@ -201,6 +202,60 @@ StructureBlocks(const StructureParams *sp)
 	return sp->blocks > 0 ? sp->blocks : MrfStructureDefaultBlocks(sp->epsilon, sp->delta);
 }
 
+/*
+ * Blocks per shard when the stable mode cuts its blocks on a Citus table's
+ * S shards (privacy.md 7.3): b = ceil(m / S) from the block count m (given,
+ * or the per-shard default) and S, both public; the release has b S blocks.
+ */
+static int
+StructureBlocksPerShard(const MrfPlan *plan, const StructureParams *sp)
+{
+	int			m = sp->blocks > 0 ? sp->blocks : MrfStructureDefaultBlocksShards(sp->epsilon, sp->delta);
+	int			shards = Max(plan->shards, 1);
+
+	return (m + shards - 1) / shards;
+}
+
+/* The release's block count: m on one node, b S on the shards. */
+static int64
+StructureReleaseBlocks(const MrfPlan *plan, const StructureParams *sp)
+{
+	if (plan->distributed)
+		return (int64) StructureBlocksPerShard(plan, sp) * Max(plan->shards, 1);
+	return StructureBlocks(sp);
+}
+
+/* See learners.h: the stable mode on binary rows ('ising' or 'twise'). */
+bool
+MrfStructureShardable(const MrfPlan *plan)
+{
+	const StructureParams *sp = plan->params;
+
+	return sp != NULL && !sp->threshold && !sp->pairwise;
+}
+
+/*
+ * The step the shards run (privacy.md 7.3): b blocks each, at most
+ * c = max(ceil(2 n / (b S)), the learner's minimum, 1) rows kept per block:
+ * about twice a block's expected rows, from public values only.
+ */
+static void
+StructureShardStep(const MrfPlan *plan, const StructureParams *sp, MrfStableStep *step)
+{
+	int64		total = StructureReleaseBlocks(plan, sp);
+	int64		cap = (plan->n * 2 + total - 1) / total;
+
+	memset(step, 0, sizeof(*step));
+	step->p = plan->p;
+	step->model = sp->twise ? MRF_STABLE_TWISE : MRF_STABLE_ISING;
+	step->t = sp->twise ? sp->t : 0;
+	step->blocks = StructureBlocksPerShard(plan, sp);
+	step->eta = sp->eta;
+	step->lambda = sp->lambda;
+	step->cap = 1;
+	step->cap = Max(Max(cap, MrfStableMinRows(step)), 1);
+}
+
 /* The options of the structure learner itself, which its delegates do not take. */
 #define STRUCTURE_OWN_OPTIONS (MRF_OPT_ETA | MRF_OPT_MODEL | MRF_OPT_METHOD | MRF_OPT_BLOCKS)
 
@@ -267,6 +322,30 @@ StructurePlanStable(MrfPlan *plan, const StructureParams *sp)
 						 NULL);
 	if (n == 0)
 		return NULL;
+	if (plan->distributed)
+	{
+		int64		total = StructureReleaseBlocks(plan, sp);
+		MrfStableStep step;
+
+		/* as below: n, b and S are public */
+		if (n < total)
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("%s needs at least one row per block", StructureLearner),
+							 psprintf("The input has " INT64_FORMAT " rows and the stable mode cut on %d shards splits them into " INT64_FORMAT " blocks.",
+									  n, plan->shards, total),
+							 "See mrf_structure_rows_needed() for the rows a release needs, or pass fewer blocks.");
+		StructureShardStep(plan, sp, &step);
+		if (step.cap > INT_MAX)
+			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 psprintf("%s cannot cut blocks of " INT64_FORMAT " rows", StructureLearner, step.cap),
+							 NULL, "Pass more blocks.");
+		/* the coordinator holds the blocks' structures; each shard checks its own part */
+		plan->memory = (double) total * (sizeof(MrfStructure) + 3.0 * sizeof(int32) *
+										 (sp->twise ? Min((double) MrfSubsetCount(p, sp->t) * (sp->t + 1), 1e9) :
+										  (double) p * (p - 1))) +
+			(double) total * (sizeof(int64) * 2 + sizeof(int) * 4);
+		return NULL;
+	}
 	/*
 	 * n is public (privacy.md 1): refusing too few rows for the blocks reveals
 	 * nothing.
@@ -411,6 +490,55 @@ StructureMetaWithoutTime(Jsonb *meta)
 {
 	return DatumGetJsonbP(DirectFunctionCall2(jsonb_delete, JsonbPGetDatum(meta),
 											  CStringGetTextDatum("learn_seconds")));
+}
+
+/*
+ * The stable mode with its blocks cut and learned on the shards
+ * (privacy.md 7.3): the blocks' structures from the driver, counted and
+ * selected here with the per-shard calibration.  NULL when no graph cleared
+ * the threshold.
+ */
+static MrfModel *
+StructureRunStableShards(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
+{
+	const StructureParams *sp = plan->params;
+	int			p = plan->p;
+	MrfStableStep step;
+	MrfStructure *structs = NULL;
+	int			nstructs = 0;
+	MrfStructure out;
+	int			released = 0;
+	MrfModel   *model = NULL;
+	StringInfoData meta;
+	uint64_t	num;
+	uint64_t	den;
+
+	StructureShardStep(plan, sp, &step);
+	state->stable_blocks(state->stable_arg, &step, &structs, &nstructs);
+	MrfStructureInit(&out, p);
+	MrfRunCheck(run, MrfStructureSelectShards(structs, nstructs, sp->epsilon, sp->delta,
+											  &run->rng, &run->env, &out, &released));
+	if (!released)
+		return NULL;
+	(void) MrfStableShardNoise(sp->epsilon, &num, &den);
+	MrfPlanMetaBegin(&meta, plan, run, "zhang2020-stable-mode");
+	StructureMetaCommon(&meta, sp, MrfStructureEdgeCount(&out));
+	appendStringInfo(&meta, ", \"blocks\": " INT64_FORMAT ", \"blocks_cut\": \"per shard\", \"shards\": %d, \"blocks_per_shard\": %d, \"block_rows_cap\": " INT64_FORMAT ", \"tau\": " INT64_FORMAT,
+					 StructureReleaseBlocks(plan, sp), plan->shards, step.blocks, step.cap,
+					 MrfStableShardThreshold(sp->epsilon, sp->delta));
+	appendStringInfo(&meta, ", \"noise\": \"discrete laplace\", \"noise_scale\": %s",
+					 MrfDoubleText((double) num / (double) den));
+	if (sp->twise)
+	{
+		appendStringInfo(&meta, ", \"t\": %d, \"monomials\": %d, \"block_learner\": \"node regressions on monomials\"",
+						 sp->t, out.nitems);
+		model = StructureModelFromItems(&out, p, sp->t, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+										StructureMetaWithoutTime(MrfMetaFinish(&meta)));
+	}
+	else
+		model = StructureModelFromEdges(&out, p, 2, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+										StructureMetaWithoutTime(MrfMetaFinish(&meta)));
+	return model;
 }
 
 /* The stable mode (privacy.md 7): NULL when no graph cleared the threshold. */
@@ -662,6 +790,8 @@ StructureRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 		return StructureRunThresholdKary(plan, rows, run);
 	if (sp->threshold)
 		return StructureRunThreshold(plan, rows, run);
+	if (plan->distributed && rows->stable_blocks != NULL)
+		return StructureRunStableShards(plan, rows, run);
 	return StructureRunStable(plan, rows, run);
 }
 
@@ -677,7 +807,7 @@ StructureReleasedNothing(const MrfPlan *plan)
 	int64		per_block;
 	int64		needed;
 
-	m = StructureBlocks(sp);
+	m = (int) StructureReleaseBlocks(plan, sp);
 	per_block = MrfStructureBlockRows(plan->n, m, m - 1);
 	/* the planning estimate of the model's block learner, for a model of width at most 2 */
 	needed = sp->pairwise ?
@@ -692,7 +822,8 @@ StructureReleasedNothing(const MrfPlan *plan)
 			(errmsg("no structure cleared the stable-mode threshold: %s returns NULL", StructureLearner),
 			 errdetail("No graph was found by enough of the %d blocks to clear tau = " INT64_FORMAT
 					   " after noise. The budget was charged: an empty answer is a release too.",
-					   m, MrfStableModeThreshold(sp->epsilon, sp->delta))));
+					   m, plan->distributed ? MrfStableShardThreshold(sp->epsilon, sp->delta) :
+					   MrfStableModeThreshold(sp->epsilon, sp->delta))));
 	if (needed > 0 && per_block < needed)
 		ereport(NOTICE,
 				(errmsg("the table is likely too small for structure learning"),

@@ -546,6 +546,177 @@ TestNeighbouringHistograms(void)
 	}
 }
 
+/* ---- blocks cut per shard (privacy.md 7.3) ---- */
+
+/* Worked per-shard thresholds at delta = 1e-6 (one-node: 54, 28, 15, 5). */
+#define SHARD_TAU_05_1E6 118
+#define SHARD_TAU_1_1E6 60
+#define SHARD_TAU_2_1E6 31
+#define SHARD_TAU_8_1E6 10
+
+/* The rate a = den/num of the per-shard noise. */
+static double
+ShardNoiseRate(double epsilon)
+{
+	uint64_t	num;
+	uint64_t	den;
+
+	if (MrfStableShardNoise(epsilon, &num, &den) != 0)
+		return NAN;
+	return (double) den / (double) num;
+}
+
+/*
+ * The per-shard calibration: scale at least 4/epsilon (and barely more),
+ * tau >= 3 with the leak max(P(2 + Z >= tau), 2 P(1 + Z >= tau)) at most
+ * delta/2 and tau minimal for it; worked values; invalid input refused.
+ */
+static void
+TestShardCalibration(void)
+{
+	const double eps[] = {1e-3, 0.1, 0.5, 1.0, 2.0, 3.0, 8.0, 50.0};
+	const double del[] = {1e-9, 1e-6, 1e-3, 0.05, 0.4};
+	uint64_t	num;
+	uint64_t	den;
+
+	for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++)
+	{
+		double		a = ShardNoiseRate(eps[i]);
+
+		CHECK(MrfStableShardNoise(eps[i], &num, &den) == 0);
+		CHECK_MSG((double) num * eps[i] >= 4.0 * (double) den,
+				  "scale %llu/%llu below 4/%g", (unsigned long long) num,
+				  (unsigned long long) den, eps[i]);
+		CHECK((double) num < 4.0 / eps[i] * (double) den + 2.0);
+		for (size_t j = 0; j < sizeof(del) / sizeof(del[0]); j++)
+		{
+			int64_t		tau = MrfStableShardThreshold(eps[i], del[j]);
+			double		leak = MrfStableShardLeak(eps[i], del[j]);
+			double		two = DiscreteLaplaceAtLeast(a, tau - 2);
+			double		ones = 2.0 * DiscreteLaplaceAtLeast(a, tau - 1);
+
+			CHECK_MSG(tau >= 3, "tau %lld below 3", (long long) tau);
+			CHECK_MSG(leak <= del[j] / 2, "leak %.3g > delta/2 at (%g, %g)", leak, eps[i], del[j]);
+			CHECK_NEAR(leak, fmax(two, ones), 1e-12 * del[j]);
+			/* never below the one-node threshold: more noise, more mass on one side */
+			CHECK(tau >= MrfStableModeThreshold(eps[i], del[j]));
+			/* minimal: one less leaks more than delta/2 (or falls under 3) */
+			CHECK_MSG(tau == 3 || fmax(DiscreteLaplaceAtLeast(a, tau - 3),
+									  2.0 * DiscreteLaplaceAtLeast(a, tau - 2)) > del[j] / 2,
+					  "tau %lld not minimal at (%g, %g)", (long long) tau, eps[i], del[j]);
+		}
+	}
+	/* worked values (privacy.md 7.3) */
+	CHECK(MrfStableShardThreshold(1.0, 1e-6) == SHARD_TAU_1_1E6);
+	CHECK(MrfStableShardThreshold(0.5, 1e-6) == SHARD_TAU_05_1E6);
+	CHECK(MrfStableShardThreshold(2.0, 1e-6) == SHARD_TAU_2_1E6);
+	CHECK(MrfStableShardThreshold(8.0, 1e-6) == SHARD_TAU_8_1E6);
+	CHECK(MrfStructureDefaultBlocksShards(1.0, 1e-6) ==
+		  (int) ceil(2.0 * SHARD_TAU_1_1E6 / 0.6 - 1e-9));
+	CHECK(MrfStableShardNoise(0.0, &num, &den) == -1);
+	CHECK(MrfStableShardThreshold(0.0, 1e-6) == -1);
+	CHECK(MrfStableShardThreshold(NAN, 1e-6) == -1);
+	CHECK(MrfStableShardThreshold(1.0, 0.0) == -1);
+	CHECK(MrfStableShardThreshold(1.0, 1.0) == -1);
+	CHECK(isnan(MrfStableShardLeak(-1.0, 0.1)));
+	CHECK(MrfStructureDefaultBlocksShards(1.0, 2.0) == -1);
+}
+
+/*
+ * (epsilon, delta) on histograms whose blocks differ in TWO blocks (a row
+ * moved between shards), computed exactly with the per-shard calibration:
+ * both graphs seen elsewhere (L1 4), a new graph of count 2 or two of
+ * count 1 on one side, new graphs on both sides, singletons against
+ * nothing.  Negative control: the one-node calibration (scale 2/epsilon,
+ * its tau) breaks the inequality on the same pairs, so the check can fail.
+ */
+static void
+TestShardNeighbouringHistograms(void)
+{
+	const double eps_list[] = {1.0, 0.5, 4.0};
+	const double del_list[] = {0.05, 1e-6, 1e-3};
+
+	for (size_t c = 0; c < 3; c++)
+	{
+		double		eps = eps_list[c];
+		double		delta = del_list[c];
+		int64_t		tau = MrfStableShardThreshold(eps, delta);
+		double		a = ShardNoiseRate(eps);
+		NamedHist	pairs[7][2] = {
+			/* two blocks move from graph 0 to graph 1, both seen elsewhere */
+			{{2, {0, 1}, {tau, tau - 2}}, {2, {0, 1}, {tau - 2, tau}}},
+			/* a new graph of count 2 in D; in D' both blocks agree with graph 0 */
+			{{2, {0, 2}, {tau - 1, 2}}, {1, {0}, {tau + 1}}},
+			/* two new graphs of count 1 in D */
+			{{3, {0, 2, 3}, {tau, 1, 1}}, {1, {0}, {tau + 2}}},
+			/* new graphs of count 2 on both sides */
+			{{2, {0, 2}, {tau, 2}}, {2, {0, 3}, {tau, 2}}},
+			/* one block new on each side, the other moves between seen graphs */
+			{{3, {0, 1, 2}, {tau, tau - 1, 1}}, {3, {0, 1, 3}, {tau - 1, tau, 1}}},
+			/* singletons of count 2 against nothing else */
+			{{1, {2}, {2}}, {1, {3}, {2}}},
+			/* two singletons against two others */
+			{{2, {2, 3}, {1, 1}}, {2, {4, 5}, {1, 1}}},
+		};
+		double		worst = 0.0;
+		double		worst_one_node = 0.0;
+		double		a1 = NoiseRate(eps);
+		int64_t		tau1 = MrfStableModeThreshold(eps, delta);
+
+		for (size_t k = 0; k < 7; k++)
+		{
+			double		law_d[MAX_NAMES + 1];
+			double		law_e[MAX_NAMES + 1];
+			double		x1;
+			double		x2;
+
+			NamedLaw(&pairs[k][0], a, tau, law_d);
+			NamedLaw(&pairs[k][1], a, tau, law_e);
+			x1 = PrivacyExcess(law_d, law_e, eps);
+			x2 = PrivacyExcess(law_e, law_d, eps);
+			CHECK_MSG(x1 <= delta && x2 <= delta,
+					  "shard pair %zu at (%g, %g): excess %.3g / %.3g over delta", k, eps,
+					  delta, x1, x2);
+			worst = fmax(worst, fmax(x1, x2));
+		}
+		/* the lone count-2 graph's excess is its leak: not slack by orders */
+		CHECK(worst >= 0.5 * DiscreteLaplaceAtLeast(a, tau - 2));
+
+		/* negative control: the one-node calibration on moved rows */
+		for (size_t k = 0; k < 7; k++)
+		{
+			NamedHist	d = pairs[k][0];
+			NamedHist	e = pairs[k][1];
+			double		law_d[MAX_NAMES + 1];
+			double		law_e[MAX_NAMES + 1];
+
+			/* the same shapes around the one-node threshold */
+			for (int g = 0; g < d.k; g++)
+				d.counts[g] += tau1 - tau;
+			for (int g = 0; g < e.k; g++)
+				e.counts[g] += tau1 - tau;
+			if (k >= 1)
+			{
+				d = pairs[k][0];
+				e = pairs[k][1];
+				for (int g = 0; g < d.k; g++)
+					if (d.counts[g] > 2)
+						d.counts[g] += tau1 - tau;
+				for (int g = 0; g < e.k; g++)
+					if (e.counts[g] > 2)
+						e.counts[g] += tau1 - tau;
+			}
+			NamedLaw(&d, a1, tau1, law_d);
+			NamedLaw(&e, a1, tau1, law_e);
+			worst_one_node = fmax(worst_one_node, fmax(PrivacyExcess(law_d, law_e, eps),
+													   PrivacyExcess(law_e, law_d, eps)));
+		}
+		CHECK_MSG(worst_one_node > delta,
+				  "the one-node calibration passed two-block pairs at (%g, %g): %.3g",
+				  eps, delta, worst_one_node);
+	}
+}
+
 /* ---- models and data ---- */
 
 /* Sets A_ij = A_ji = c. */
@@ -964,6 +1135,130 @@ TracePoll(void *ctx, int64_t done, int64_t total)
  * solvers' own figures (how fast their regressions converge) depend on the
  * data, and hosts show progress to other sessions.
  */
+/*
+ * Blocks cut where the rows are (privacy.md 7.3): the rows of a chain over
+ * 3 "shards" of unequal sizes (a hash of the row number), each row to an
+ * independent uniform block of its shard, each block shuffled and learned
+ * alone, the structures selected with the per-shard calibration: the true
+ * graph, two seeds.  An empty block and a block below the learner's minimum
+ * abstain; a block's structure does not depend on the order of its rows
+ * (the same rows reversed give the same graph here).
+ */
+static void
+TestShardsEndToEnd(void)
+{
+	TestModel	m;
+	MrfStructure truth;
+	MrfIsingBlockOptions iopt;
+	MrfBlockLearner learner;
+	const int	nshards = 3;
+
+	BuildModel(0, &m);
+	TrueGraph(&m, &truth);
+	memset(&iopt, 0, sizeof(iopt));
+	iopt.p = m.p;
+	iopt.eta = m.eta;
+	iopt.lambda = m.lambda;
+	iopt.rule = MRF_EDGE_AVERAGE;
+	MrfIsingBlockLearner(&iopt, &learner);
+	for (int seed = 0; seed < 2; seed++)
+	{
+		int			mtotal = MrfStructureDefaultBlocksShards(1.0, 1e-6);
+		int			b = (mtotal + nshards - 1) / nshards;
+		int64_t		n = (int64_t) mtotal * m.block_rows;
+		size_t		words = (size_t) MrfBitWords(m.p);
+		MrfRng		rng;
+		uint64_t   *bits;
+		uint64_t   *blockrows = malloc(sizeof(uint64_t) * words * (size_t) n);
+		int64_t    *fill = calloc((size_t) nshards * b, sizeof(int64_t));
+		int64_t    *start = calloc((size_t) nshards * b + 1, sizeof(int64_t));
+		unsigned char *which = malloc((size_t) n);
+		int		   *blk = malloc(sizeof(int) * (size_t) n);
+		MrfStructure *structs = calloc((size_t) nshards * b, sizeof(MrfStructure));
+		MrfStructure out;
+		int			nstructs = 0;
+		int			released = -1;
+
+		MrfRngInitSeeded(&rng, 9100 + seed);
+		bits = DrawPacked(&m, n, &rng);
+		for (int64_t r = 0; r < n; r++)
+		{
+			/* unequal shards: about 1/2, 1/3, 1/6 of the rows */
+			uint64_t	h = (uint64_t) r * 0x9E3779B97F4A7C15ULL >> 61;
+			int			shard = h < 4 ? 0 : (h < 7 ? 1 : 2);
+
+			which[r] = (unsigned char) shard;
+			blk[r] = shard * b + (int) MrfRngBelow(&rng, (uint64_t) b);
+			fill[blk[r]]++;
+		}
+		for (int k = 0; k < nshards * b; k++)
+			start[k + 1] = start[k] + fill[k];
+		memset(fill, 0, sizeof(int64_t) * (size_t) nshards * b);
+		for (int64_t r = 0; r < n; r++)
+			memcpy(blockrows + words * (size_t) (start[blk[r]] + fill[blk[r]]++),
+				   bits + words * (size_t) r, sizeof(uint64_t) * words);
+		for (int k = 0; k < nshards * b; k++)
+		{
+			int			learned = -1;
+
+			MrfStructureInit(&structs[nstructs], m.p);
+			CHECK(MrfStructureLearnBlock(blockrows + words * (size_t) start[k], fill[k], &learner,
+										 &rng, &MrfMallocEnv, &structs[nstructs],
+										 &learned) == MRF_OK);
+			if (learned)
+				nstructs++;
+		}
+		MrfStructureInit(&out, m.p);
+		CHECK(MrfStructureSelectShards(structs, nstructs, 1.0, 1e-6, &rng, &MrfMallocEnv,
+									   &out, &released) == MRF_OK);
+		CHECK_MSG(released == 1 && MrfStructureEqual(&out, &truth),
+				  "shards seed %d: released %d, %d edges (true %d), %d blocks learned", seed,
+				  released, out.nitems, truth.nitems, nstructs);
+		MrfStructureFree(&out, &MrfMallocEnv);
+		free(structs);
+		free(blk);
+		free(which);
+		free(start);
+		free(fill);
+		free(blockrows);
+		free(bits);
+	}
+	/* abstentions, and the order of a block's rows */
+	{
+		MrfRng		rng;
+		MrfStructure a;
+		MrfStructure c;
+		int			learned = -1;
+		int64_t		nb = 4 * m.block_rows;
+		size_t		words = (size_t) MrfBitWords(m.p);
+		uint64_t   *bits;
+		uint64_t   *rev = malloc(sizeof(uint64_t) * words * (size_t) nb);
+
+		MrfRngInitSeeded(&rng, 9200);
+		bits = DrawPacked(&m, nb, &rng);
+		MrfStructureInit(&a, m.p);
+		CHECK(MrfStructureLearnBlock(NULL, 0, &learner, &rng, &MrfMallocEnv, &a, &learned) == MRF_OK);
+		CHECK(learned == 0 && a.nitems == 0);
+		learner.min_rows = 10;
+		CHECK(MrfStructureLearnBlock(bits, 9, &learner, &rng, &MrfMallocEnv, &a, &learned) == MRF_OK);
+		CHECK(learned == 0 && a.nitems == 0);
+		learner.min_rows = 0;
+		for (int64_t r = 0; r < nb; r++)
+			memcpy(rev + words * (size_t) r, bits + words * (size_t) (nb - 1 - r),
+				   sizeof(uint64_t) * words);
+		CHECK(MrfStructureLearnBlock(bits, nb, &learner, &rng, &MrfMallocEnv, &a, &learned) == MRF_OK);
+		CHECK(learned == 1);
+		MrfStructureInit(&c, m.p);
+		CHECK(MrfStructureLearnBlock(rev, nb, &learner, &rng, &MrfMallocEnv, &c, &learned) == MRF_OK);
+		CHECK(learned == 1 && MrfStructureEqual(&a, &c) && MrfStructureEqual(&a, &truth));
+		MrfStructureFree(&a, &MrfMallocEnv);
+		MrfStructureFree(&c, &MrfMallocEnv);
+		free(rev);
+		free(bits);
+	}
+	MrfStructureFree(&truth, &MrfMallocEnv);
+}
+
 static void
 TestProgressInBlocks(void)
 {
@@ -1634,11 +1929,14 @@ TestStructure(void)
 	TestCalibration();
 	TestModeMechanism();
 	TestNeighbouringHistograms();
+	TestShardCalibration();
+	TestShardNeighbouringHistograms();
 	TestSolverAndRules();
 	TestSolverExp();
 	TestBlockLearner();
 	TestPluginAndPartition();
 	TestEndToEnd();
+	TestShardsEndToEnd();
 	TestProgressInBlocks();
 	TestTooFewRows();
 	TestPlanningAndThreshold();

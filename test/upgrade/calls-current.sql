@@ -192,6 +192,31 @@ BEGIN
 	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
+-- issue 13 item 3: the stable mode's blocks aggregate refuses outside mrf_learn_structure_from
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_stable_blocks_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[true, false])) v(x);
+	RAISE EXCEPTION 'the blocks aggregate ran outside its driver';
+EXCEPTION WHEN invalid_binary_representation THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_stable_blocks_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
+	RAISE EXCEPTION 'a blocks state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_stable_blocks_combine(NULL, NULL);
+	RAISE EXCEPTION 'a blocks state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
+DO $$
+BEGIN
+	PERFORM mrfdp.mrf_stable_blocks_final(NULL);
+	RAISE EXCEPTION 'a blocks state function ran outside an aggregate';
+EXCEPTION WHEN feature_not_supported THEN NULL;
+END$$;
 -- issue 12 item 2: AIM in every form (VALUES rows: no relation, no ledger
 -- row), a workload by column names; mrf_options takes workload
 SELECT (mrf_learn_aim(r, rho => 1, workload => '[["c", "d"]]', domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')::jsonb ->> 'k')
