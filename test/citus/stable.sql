@@ -14,7 +14,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(28);
+SELECT plan(31);
 
 -- a chain 1 - 2 - 3 - 4 - 5, coupling 0.5, 30,000 rows sampled exactly
 CREATE TABLE st13_local AS
@@ -124,6 +124,14 @@ $$;
 SELECT throws_like($$SELECT st13_combine((SELECT worker_partial_agg('mrfdp.mrf_stable_blocks_agg(integer[], bytea, oid)'::regprocedure,
 		ROW(row, '\x5346524d050000000000000000000000040000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid)::record)::text FROM st13_local))$$,
 	'%is called only by mrf_learn_structure_from%', 'and a hand-made worker_partial_agg / coord_combine_agg');
+-- forged states are checked before they are combined: a well-formed one reaches the
+-- final function's refusal, a variable beyond p or a non-canonical edge does not
+SELECT throws_like($$SELECT st13_combine('\x4246524d050000000400000001000000000000000a000000000000000000000000000000010000000000000001000000010000000a0000000000000000000000000000000100000003000000020000000000000001000000')$$,
+	'%is called only by mrf_learn_structure_from%', 'a well-formed state parses (and is refused at the end)');
+SELECT throws_like($$SELECT st13_combine('\x4246524d050000000400000001000000000000000a000000000000000000000000000000010000000000000001000000010000000a0000000000000000000000000000000100000003000000020000000000000009000000')$$,
+	'%invalid mrfdp blocks state%', 'a structure naming a variable beyond p is refused');
+SELECT throws_like($$SELECT st13_combine('\x4246524d050000000400000001000000000000000a000000000000000000000000000000010000000000000001000000010000000a0000000000000000000000000000000100000003000000020000000100000000000000')$$,
+	'%invalid mrfdp blocks state%', 'a structure not in canonical form is refused');
 SELECT ok((SELECT bool_and(NOT success AND result LIKE '%is called only by mrf_learn_structure_from%')
 	FROM run_command_on_workers($$SELECT mrfdp.mrf_stable_blocks_agg(ARRAY[1, -1], '\x5346524d020000000000000000000000040000006400000000000000000000000000e03f000000000000f03f'::bytea, 0::oid)$$)),
 	'and a call on a worker');
