@@ -103,13 +103,15 @@ void		MrfCitusStableInit(void);
 
 #define MRF_STABLE_ISING 0
 #define MRF_STABLE_TWISE 1
+#define MRF_STABLE_PAIRWISE 2
 
 /* What every shard needs to cut and learn its blocks (public values only). */
 typedef struct MrfStableStep
 {
 	int			p;
-	int			model;			/* MRF_STABLE_ISING or MRF_STABLE_TWISE */
+	int			model;			/* MRF_STABLE_ISING, _TWISE or _PAIRWISE */
 	int			t;				/* t-wise order */
+	int			k;				/* pairwise: the alphabet 0..k-1 (2 for binary rows) */
 	int			blocks;			/* b: blocks per shard */
 	int64		cap;			/* c: rows kept per block at most */
 	double		eta;

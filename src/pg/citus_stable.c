@@ -49,17 +49,20 @@
 #include "core/noise.h"
 #include "core/rows.h"
 #include "core/structure.h"
+#include "core/pairwise.h"
 #include "core/structure_ising.h"
+#include "core/structure_pairwise.h"
 #include "core/structure_twise.h"
 #include "core/twise.h"
 #include "pg/aggregates.h"
 #include "pg/citus.h"
 #include "pg/input.h"
+#include "pg/kary.h"
 #include "pg/release.h"
 
 #define BSTEP_MAGIC 0x4d524653	/* "MRFS": a step */
 #define BLOCKS_MAGIC 0x4d524642 /* "MRFB": blocks' structures */
-#define BSTEP_HEADER (4 + 4 + 4 + 4 + 4 + 8 + 8 + 8)
+#define BSTEP_HEADER (4 + 4 + 4 + 4 + 4 + 4 + 8 + 8 + 8)
 #define BLOCKS_HEADER (4 + 4 + 4 + 4 + 4 + 8 + 8)
 
 /* mrfdp.distributed_stable_blocks */
@@ -111,14 +114,14 @@ MrfStableStepCreate(const MrfStableStep *st)
 	bytea	   *step = palloc(VARHDRSZ + BSTEP_HEADER);
 	char	   *out = VARDATA(step);
 	uint32		magic = BSTEP_MAGIC;
-	int32		v[4] = {st->p, st->model, st->t, st->blocks};
+	int32		v[5] = {st->p, st->model, st->t, st->blocks, st->k};
 
 	SET_VARSIZE(step, VARHDRSZ + BSTEP_HEADER);
 	memcpy(out, &magic, 4);
-	memcpy(out + 4, v, 16);
-	memcpy(out + 20, &st->cap, 8);
-	memcpy(out + 28, &st->eta, 8);
-	memcpy(out + 36, &st->lambda, 8);
+	memcpy(out + 4, v, 20);
+	memcpy(out + 24, &st->cap, 8);
+	memcpy(out + 32, &st->eta, 8);
+	memcpy(out + 40, &st->lambda, 8);
 	return step;
 }
 
@@ -128,21 +131,24 @@ StepRead(bytea *step, MrfStableStep *st)
 {
 	const char *in = VARDATA_ANY(step);
 	uint32		magic;
-	int32		v[4];
+	int32		v[5];
 
 	if (VARSIZE_ANY_EXHDR(step) != BSTEP_HEADER)
 		BadBlocksState("The step's length is wrong.");
 	memcpy(&magic, in, 4);
-	memcpy(v, in + 4, 16);
-	memcpy(&st->cap, in + 20, 8);
-	memcpy(&st->eta, in + 28, 8);
-	memcpy(&st->lambda, in + 36, 8);
+	memcpy(v, in + 4, 20);
+	memcpy(&st->cap, in + 24, 8);
+	memcpy(&st->eta, in + 32, 8);
+	memcpy(&st->lambda, in + 40, 8);
 	st->p = v[0];
 	st->model = v[1];
 	st->t = v[2];
 	st->blocks = v[3];
+	st->k = v[4];
 	if (magic != BSTEP_MAGIC || st->p < 2 || st->p > MRF_MAX_VARIABLES ||
-		(st->model != MRF_STABLE_ISING && st->model != MRF_STABLE_TWISE) ||
+		(st->model != MRF_STABLE_ISING && st->model != MRF_STABLE_TWISE &&
+		 st->model != MRF_STABLE_PAIRWISE) ||
+		(st->model == MRF_STABLE_PAIRWISE ? st->k < 2 || st->k > MRF_PAIRWISE_MAX_K : st->k != 2) ||
 		(st->model == MRF_STABLE_TWISE && (st->t < 2 || st->t > MRF_TWISE_MAX_ORDER || st->t > st->p)) ||
 		st->blocks < 1 || st->blocks > 1000000 || st->cap < 0 || st->cap > INT_MAX ||
 		(st->cap == 0 && st->blocks != 1) ||
@@ -150,14 +156,39 @@ StepRead(bytea *step, MrfStableStep *st)
 		BadBlocksState("The step's header is out of range.");
 }
 
-/* The block learner of a step (its options in *iopt or *topt, which must outlive it). */
-static void
-StepLearner(const MrfStableStep *st, MrfIsingBlockOptions *iopt, MrfTwiseBlockOptions *topt,
-			MrfBlockLearner *learner)
+/* The block learners' options (one is used; they must outlive the learner). */
+typedef struct StepOptions
 {
-	memset(iopt, 0, sizeof(*iopt));
-	memset(topt, 0, sizeof(*topt));
-	if (st->model == MRF_STABLE_TWISE)
+	MrfIsingBlockOptions iopt;
+	MrfTwiseBlockOptions topt;
+	MrfPairwiseBlockOptions popt;
+} StepOptions;
+
+/* Bytes of one row: packed bits, or one byte per variable (pairwise). */
+static Size
+StepRowBytes(const MrfStableStep *st)
+{
+	return st->model == MRF_STABLE_PAIRWISE ? (Size) st->p : (Size) MrfBitWords(st->p) * sizeof(uint64);
+}
+
+/* The block learner of a step (its options in *o, which must outlive it). */
+static void
+StepLearner(const MrfStableStep *st, StepOptions *o, MrfBlockLearner *learner)
+{
+	MrfIsingBlockOptions *iopt = &o->iopt;
+	MrfTwiseBlockOptions *topt = &o->topt;
+
+	memset(o, 0, sizeof(*o));
+	if (st->model == MRF_STABLE_PAIRWISE)
+	{
+		/* integer arrays only: every variable has the alphabet k (kv NULL) */
+		o->popt.p = st->p;
+		o->popt.k = st->k;
+		o->popt.eta = st->eta;
+		o->popt.lambda = st->lambda;
+		MrfPairwiseBlockLearner(&o->popt, learner);
+	}
+	else if (st->model == MRF_STABLE_TWISE)
 	{
 		topt->p = st->p;
 		topt->t = st->t;
@@ -179,11 +210,10 @@ StepLearner(const MrfStableStep *st, MrfIsingBlockOptions *iopt, MrfTwiseBlockOp
 int64
 MrfStableMinRows(const MrfStableStep *st)
 {
-	MrfIsingBlockOptions iopt;
-	MrfTwiseBlockOptions topt;
+	StepOptions o;
 	MrfBlockLearner learner;
 
-	StepLearner(st, &iopt, &topt, &learner);
+	StepLearner(st, &o, &learner);
 	return learner.min_rows;
 }
 
@@ -191,16 +221,14 @@ MrfStableMinRows(const MrfStableStep *st)
 double
 MrfStableShardBytes(const MrfStableStep *st)
 {
-	MrfIsingBlockOptions iopt;
-	MrfTwiseBlockOptions topt;
+	StepOptions o;
 	MrfBlockLearner learner;
-	double		words = MrfBitWords(st->p);
 	double		item_words = st->model == MRF_STABLE_TWISE ?
 		Min((double) MrfSubsetCount(st->p, st->t) * (st->t + 1), 1e15) :
 		1.5 * st->p * (st->p - 1);
 
-	StepLearner(st, &iopt, &topt, &learner);
-	return (double) st->blocks * st->cap * words * sizeof(uint64) +
+	StepLearner(st, &o, &learner);
+	return (double) st->blocks * st->cap * StepRowBytes(st) +
 		2.0 * st->blocks * sizeof(int64) +
 		(learner.workspace != NULL ? (double) learner.workspace(learner.arg, st->cap) : 0.0) +
 		(double) st->blocks * (item_words * 2 * sizeof(int32) + sizeof(MrfStructure));
@@ -215,7 +243,7 @@ typedef struct ShardPart
 	int64		substituted;
 	int64	   *seen;			/* rows sent to each block */
 	int64	   *kept;			/* rows kept by each block (<= cap) */
-	uint64	   *rows;			/* blocks x cap x words, or NULL once learned */
+	unsigned char *rows;		/* blocks x cap rows, or NULL once learned */
 	int			nstructs;		/* learned: the blocks that did not abstain */
 	MrfStructure *structs;
 } ShardPart;
@@ -227,12 +255,13 @@ typedef struct BlocksState
 	MrfStableStep step;
 	bool		has_step;
 	MrfBinaryReader reader;
+	MrfKaryReader kreader;		/* pairwise */
 	bool		has_reader;
 	MrfRng		rng;
 	bool		has_rng;
 	List	   *parts;			/* of ShardPart, in hdr.eoh_context */
 	ShardPart  *last;			/* the part of the previous row */
-	uint64	   *scratch;		/* one row */
+	unsigned char *scratch;		/* one row */
 } BlocksState;
 
 static Size BlocksFlatSize(ExpandedObjectHeader *eohptr);
@@ -273,15 +302,14 @@ BlocksRng(BlocksState *s)
 static void
 PartLearn(BlocksState *s, ShardPart *part)
 {
-	MrfIsingBlockOptions iopt;
-	MrfTwiseBlockOptions topt;
+	StepOptions o;
 	MrfBlockLearner learner;
-	Size		words = MrfBitWords(s->step.p);
+	Size		rb = StepRowBytes(&s->step);
 	MemoryContext old;
 
 	if (part->rows == NULL)
 		return;
-	StepLearner(&s->step, &iopt, &topt, &learner);
+	StepLearner(&s->step, &o, &learner);
 	old = MemoryContextSwitchTo(s->hdr.eoh_context);
 	part->structs = palloc0(sizeof(MrfStructure) * s->step.blocks);
 	part->nstructs = 0;
@@ -292,7 +320,7 @@ PartLearn(BlocksState *s, ShardPart *part)
 
 		CHECK_FOR_INTERRUPTS();
 		MrfStructureInit(out, s->step.p);
-		if (MrfStructureLearnBlock(part->rows + (Size) j * s->step.cap * words, part->kept[j],
+		if (MrfStructureLearnBlock(part->rows + (Size) j * s->step.cap * rb, part->kept[j],
 								   &learner, BlocksRng(s), &MrfPallocEnv, out,
 								   &learned) != MRF_OK)
 			elog(ERROR, "mrfdp: a block's structure could not be learned");
@@ -506,7 +534,7 @@ PartFor(BlocksState *s, Oid shard)
 	ListCell   *lc;
 	ShardPart  *part;
 	MemoryContext old;
-	Size		words = MrfBitWords(s->step.p);
+	Size		rb = StepRowBytes(&s->step);
 
 	if (s->last != NULL && s->last->shard == shard)
 		return s->last;
@@ -532,7 +560,7 @@ PartFor(BlocksState *s, Oid shard)
 	/* the counting step (c = 0) keeps no row */
 	if (s->step.cap > 0)
 		part->rows = MemoryContextAllocHuge(s->hdr.eoh_context,
-											(Size) s->step.blocks * s->step.cap * words * sizeof(uint64));
+											(Size) s->step.blocks * s->step.cap * rb);
 	s->parts = lappend(s->parts, part);
 	MemoryContextSwitchTo(old);
 	return s->last = part;
@@ -551,7 +579,8 @@ mrf_stable_blocks_accum(PG_FUNCTION_ARGS)
 	MemoryContext aggctx = MrfAggregateContext(fcinfo, "mrf_stable_blocks_accum");
 	BlocksState *s;
 	ShardPart  *part;
-	Size		words;
+	Size		rb;
+	bool		read;
 	int64		j;
 	int64		slot;
 	MrfRng	   *rng;
@@ -573,11 +602,20 @@ mrf_stable_blocks_accum(PG_FUNCTION_ARGS)
 		StepRead(PG_GETARG_BYTEA_PP(2), &s->step);
 		s->has_step = true;
 		old = MemoryContextSwitchTo(s->hdr.eoh_context);
-		MrfBinaryReaderInit(&s->reader, MrfCitusSampleType(fcinfo), s->hdr.eoh_context,
-							"mrf_learn_structure");
-		MrfBinaryReaderSetLenient(&s->reader, s->step.p);
+		if (s->step.model == MRF_STABLE_PAIRWISE)
+		{
+			MrfKaryReaderInit(&s->kreader, MrfCitusSampleType(fcinfo), s->step.k,
+							  s->hdr.eoh_context, "mrf_learn_structure");
+			MrfKaryReaderSetLenient(&s->kreader, s->step.p);
+		}
+		else
+		{
+			MrfBinaryReaderInit(&s->reader, MrfCitusSampleType(fcinfo), s->hdr.eoh_context,
+								"mrf_learn_structure");
+			MrfBinaryReaderSetLenient(&s->reader, s->step.p);
+		}
 		s->has_reader = true;
-		s->scratch = palloc(MrfBitWords(s->step.p) * sizeof(uint64));
+		s->scratch = palloc(StepRowBytes(&s->step));
 		MemoryContextSwitchTo(old);
 	}
 	else
@@ -586,11 +624,15 @@ mrf_stable_blocks_accum(PG_FUNCTION_ARGS)
 		if (!s->has_reader)
 			BadBlocksState("Rows cannot be added to a state of structures.");
 	}
-	words = MrfBitWords(s->step.p);
+	rb = StepRowBytes(&s->step);
 	part = PartFor(s, PG_GETARG_OID(3));
-	memset(s->scratch, 0, words * sizeof(uint64));
-	if (!MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
-								 s->scratch, words))
+	memset(s->scratch, 0, rb);
+	if (s->step.model == MRF_STABLE_PAIRWISE)
+		read = MrfKaryReadRowLenient(&s->kreader, PG_GETARG_DATUM(1), PG_ARGISNULL(1), s->scratch);
+	else
+		read = MrfBinaryReadRowLenient(&s->reader, PG_GETARG_DATUM(1), PG_ARGISNULL(1),
+									   (uint64 *) s->scratch, rb / sizeof(uint64));
+	if (!read)
 		part->substituted++;
 	part->n++;
 	if (s->step.cap == 0)
@@ -607,8 +649,7 @@ mrf_stable_blocks_accum(PG_FUNCTION_ARGS)
 		if (slot >= s->step.cap)
 			PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 	}
-	memcpy(part->rows + ((Size) j * s->step.cap + slot) * words, s->scratch,
-		   words * sizeof(uint64));
+	memcpy(part->rows + ((Size) j * s->step.cap + slot) * rb, s->scratch, rb);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 }
 

@@ -687,7 +687,7 @@ ScoresAggregate(Oid typid, MrfRowFormat format)
  */
 static void
 StableCount(Oid relid, Oid caller, const char *fname, const char *sql, MemoryContext cxt,
-			int p, MrfCharge *total, int64 *n, int64 *substituted)
+			int p, int model, int k, MrfCharge *total, int64 *n, int64 *substituted)
 {
 	OwnerCall	call;
 	ReadOutcome outcome;
@@ -696,8 +696,10 @@ StableCount(Oid relid, Oid caller, const char *fname, const char *sql, MemoryCon
 	int			nnone;
 
 	memset(&step, 0, sizeof(step));
+	/* the rows are read exactly as the blocks will read them (binary or k-ary) */
 	step.p = p;
-	step.model = MRF_STABLE_ISING;
+	step.model = model;
+	step.k = k;
 	step.blocks = 1;
 	step.cap = 0;				/* count only */
 	step.eta = 1;
@@ -1057,7 +1059,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	 * only when the gathered rows would not fit mrfdp.max_learner_memory
 	 * here.  Charged once, before the blocks are cut.
 	 */
-	if (learner_desc == &MrfStructureLearner && format == MRF_ROWS_BITS &&
+	if (learner_desc == &MrfStructureLearner &&
 		MrfStructureShardable(&plan) && MrfDistributedStable != MRF_DFW_OFF &&
 		MrfCitusIsDistributed(relid) && OidIsValid(BlocksAggregate(typid)) &&
 		MrfCitusShardCount(relid) > 0)
@@ -1066,7 +1068,9 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		sdrv.relid = relid;
 		sdrv.sql = psprintf("SELECT mrfdp.mrf_stable_blocks_agg(%s, $1, %s.tableoid) FROM %s",
 							sample_expr, quote_identifier(alias), from);
-		StableCount(relid, caller, fname, sdrv.sql, cxt, p, &total, &sdrv.n, &sdrv.substituted);
+		StableCount(relid, caller, fname, sdrv.sql, cxt, p,
+					format == MRF_ROWS_BYTES ? MRF_STABLE_PAIRWISE : MRF_STABLE_ISING,
+					format == MRF_ROWS_BYTES ? state->k : 2, &total, &sdrv.n, &sdrv.substituted);
 		if (sdrv.n == 0)
 			PG_RETURN_NULL();	/* n is public: an empty relation releases nothing */
 		stable_distributed = MrfDistributedStable == MRF_DFW_ON || !LocalPlanFits(&plan, sdrv.n);

@@ -225,13 +225,19 @@ StructureReleaseBlocks(const MrfPlan *plan, const StructureParams *sp)
 	return StructureBlocks(sp);
 }
 
-/* See learners.h: the stable mode on binary rows ('ising' or 'twise'). */
+/*
+ * See learners.h: the stable mode on binary rows ('ising' or 'twise'), or
+ * on k-ary arrays ('pairwise' with one alphabet: no declared domains or
+ * NULL policy, which are for rows of columns).
+ */
 bool
 MrfStructureShardable(const MrfPlan *plan)
 {
 	const StructureParams *sp = plan->params;
 
-	return sp != NULL && !sp->threshold && !sp->pairwise;
+	return sp != NULL && !sp->threshold &&
+		(!sp->pairwise || (plan->alphabets == NULL &&
+						   !(plan->opt.given & (MRF_OPT_DOMAINS | MRF_OPT_NULLS))));
 }
 
 /*
@@ -247,8 +253,9 @@ StructureShardStep(const MrfPlan *plan, const StructureParams *sp, MrfStableStep
 
 	memset(step, 0, sizeof(*step));
 	step->p = plan->p;
-	step->model = sp->twise ? MRF_STABLE_TWISE : MRF_STABLE_ISING;
+	step->model = sp->pairwise ? MRF_STABLE_PAIRWISE : sp->twise ? MRF_STABLE_TWISE : MRF_STABLE_ISING;
 	step->t = sp->twise ? sp->t : 0;
+	step->k = sp->pairwise ? plan->k : 2;
 	step->blocks = StructureBlocksPerShard(plan, sp);
 	step->eta = sp->eta;
 	step->lambda = sp->lambda;
@@ -536,7 +543,7 @@ StructureRunStableShards(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 										StructureMetaWithoutTime(MrfMetaFinish(&meta)));
 	}
 	else
-		model = StructureModelFromEdges(&out, p, 2, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+		model = StructureModelFromEdges(&out, p, step.k, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
 										StructureMetaWithoutTime(MrfMetaFinish(&meta)));
 	return model;
 }

@@ -14,7 +14,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(31);
+SELECT plan(32);
 
 -- a chain 1 - 2 - 3 - 4 - 5, coupling 0.5, 30,000 rows sampled exactly
 CREATE TABLE st13_local AS
@@ -35,13 +35,28 @@ INSERT INTO st13_2 SELECT * FROM st13_local;
 CREATE TABLE st13_big (id int, "row" integer[]);
 SELECT create_distributed_table('st13_big', 'id', shard_count => 7);
 INSERT INTO st13_big SELECT id + 30000 * x, "row" FROM st13_local, generate_series(0, 4) g(x);
+-- a k = 3 pairwise fork (1-2, 2-3, 2-4, 5-6), 18,000 rows, 4 shards
+CREATE TABLE st13_k (id int, "row" integer[]);
+SELECT create_distributed_table('st13_k', 'id');
+INSERT INTO st13_k
+SELECT g::int, x FROM mrf_sample((SELECT jsonb_build_object('kind', 'pairwise', 'p', 6, 'k', 3,
+		'weights', (SELECT jsonb_agg(wi ORDER BY i) FROM (
+			SELECT i, jsonb_agg(wij ORDER BY j) wi FROM (
+				SELECT i, j, (SELECT jsonb_agg(ra ORDER BY a) FROM (
+					SELECT a, jsonb_agg(CASE WHEN ARRAY[least(i, j), greatest(i, j)] IN (ARRAY[1, 2], ARRAY[2, 3], ARRAY[2, 4], ARRAY[5, 6])
+					                         THEN CASE WHEN a = b THEN 1.0 ELSE -0.5 END ELSE 0 END ORDER BY b) ra
+					FROM generate_series(0, 2) a, generate_series(0, 2) b GROUP BY a) qa) wij
+				FROM generate_series(1, 6) i, generate_series(1, 6) j) qij GROUP BY i) qi),
+		'fields', (SELECT jsonb_agg(f) FROM (SELECT (SELECT jsonb_agg(0) FROM generate_series(1, 3)) f
+		                                     FROM generate_series(1, 6)) qf))::text::mrf), 18000, seed => 22)
+	WITH ORDINALITY s(x, g);
 CREATE TABLE st13_small (id int, "row" integer[]);
 SELECT create_distributed_table('st13_small', 'id');
 INSERT INTO st13_small SELECT * FROM st13_local;
-SELECT mrfdp.protect(r, epsilon => 100, delta => 1e-3) FROM unnest(ARRAY['st13', 'st13_7', 'st13_2', 'st13_local', 'st13_big']) r;
+SELECT mrfdp.protect(r, epsilon => 100, delta => 1e-3) FROM unnest(ARRAY['st13', 'st13_7', 'st13_2', 'st13_local', 'st13_big', 'st13_k']) r;
 SELECT mrfdp.protect('st13_small', epsilon => 1, delta => 1e-3);
 CREATE ROLE st13_analyst;
-SELECT mrfdp.grant_learning(r, 'st13_analyst') FROM unnest(ARRAY['st13', 'st13_7', 'st13_2', 'st13_local', 'st13_small', 'st13_big']) r;
+SELECT mrfdp.grant_learning(r, 'st13_analyst') FROM unnest(ARRAY['st13', 'st13_7', 'st13_2', 'st13_local', 'st13_small', 'st13_big', 'st13_k']) r;
 GRANT USAGE ON SCHEMA mrfdp TO st13_analyst;
 CREATE FUNCTION st13_spent(r text) RETURNS numeric LANGUAGE sql
 	AS $$SELECT spent_approx_epsilon FROM mrfdp.budget WHERE relation = r::regclass$$;
@@ -59,6 +74,7 @@ INSERT INTO stm13 SELECT '4 shards', mrf_learn_structure_from('st13', 'row', eps
 INSERT INTO stm13 SELECT '7 shards', mrf_learn_structure_from('st13_7', 'row', epsilon => 2, delta => 1e-6, eta => 0.5, variables => 5);
 INSERT INTO stm13 SELECT '2 shards', mrf_learn_structure_from('st13_2', 'row', epsilon => 2, delta => 1e-6, eta => 0.5, variables => 5);
 INSERT INTO stm13 SELECT 'twise', mrf_learn_structure_from('st13', 'row', model => 'twise', t => 3, epsilon => 4, delta => 1e-6, eta => 0.5, variables => 5);
+INSERT INTO stm13 SELECT 'pairwise', mrf_learn_structure_from('st13_k', 'row', model => 'pairwise', k => 3, epsilon => 4, delta => 1e-6, eta => 1, lambda => 2, variables => 6);
 INSERT INTO stm13 SELECT '4 shards 60 blocks', mrf_learn_structure_from('st13', 'row', epsilon => 2, delta => 1e-6, eta => 0.5, blocks => 60, variables => 5);
 SET mrfdp.distributed_stable_blocks = off;
 INSERT INTO stm13 SELECT 'off', mrf_learn_structure_from('st13', 'row', epsilon => 2, delta => 1e-6, eta => 0.5, variables => 5);
@@ -70,6 +86,8 @@ SELECT is(st13_graph(m), '1-2 2-3 3-4 4-5', src || ': the chain')
 FROM stm13 WHERE src IN ('4 shards', '7 shards', '2 shards', '4 shards 60 blocks') ORDER BY src;
 SELECT is((SELECT (m::jsonb -> 'monomials')::text || ' ' || (m::jsonb -> 'meta' ->> 'blocks_cut') FROM stm13 WHERE src = 'twise'),
 	'[[1, 2], [2, 3], [3, 4], [4, 5]] per shard', 't-wise (t = 3): the chain''s maximal monomials, blocks cut per shard');
+SELECT is((SELECT st13_graph(m) || ' k ' || (m::jsonb ->> 'k') || ' ' || (m::jsonb -> 'meta' ->> 'blocks_cut') FROM stm13 WHERE src = 'pairwise'),
+	'1-2 2-3 2-4 5-6 k 3 per shard', 'pairwise (k = 3): the fork, blocks cut per shard');
 SELECT is((SELECT m::jsonb -> 'meta' ->> 'blocks_cut' FROM stm13 WHERE src = '4 shards'), 'per shard',
 	'the model says its blocks were cut per shard');
 -- the per-shard default at epsilon 2, delta 1e-6: tau 31, 104 blocks: 26 per shard of 4, 15 of 7, 52 of 2
@@ -116,13 +134,13 @@ RESET mrfdp.distributed_stable_blocks;
 SELECT is(st13_releases('st13_small'), 0::bigint, 'and nothing is charged');
 
 -- The blocks' structures are not private: only the driver gets them.
-SELECT throws_like($$SELECT mrfdp.mrf_stable_blocks_agg(row, '\x5346524d050000000000000000000000040000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
+SELECT throws_like($$SELECT mrfdp.mrf_stable_blocks_agg(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
 	'%is called only by mrf_learn_structure_from%', 'the blocks aggregate refuses a direct call on the coordinator');
 CREATE FUNCTION st13_combine(state text) RETURNS bytea LANGUAGE sql AS $$
 	SELECT coord_combine_agg('mrfdp.mrf_stable_blocks_agg(integer[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
 $$;
 SELECT throws_like($$SELECT st13_combine((SELECT worker_partial_agg('mrfdp.mrf_stable_blocks_agg(integer[], bytea, oid)'::regprocedure,
-		ROW(row, '\x5346524d050000000000000000000000040000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid)::record)::text FROM st13_local))$$,
+		ROW(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid)::record)::text FROM st13_local))$$,
 	'%is called only by mrf_learn_structure_from%', 'and a hand-made worker_partial_agg / coord_combine_agg');
 -- forged states are checked before they are combined: a well-formed one reaches the
 -- final function's refusal, a variable beyond p or a non-canonical edge does not
@@ -133,10 +151,10 @@ SELECT throws_like($$SELECT st13_combine('\x4246524d0500000004000000010000000000
 SELECT throws_like($$SELECT st13_combine('\x4246524d050000000400000001000000000000000a000000000000000000000000000000010000000000000001000000010000000a0000000000000000000000000000000100000003000000020000000100000000000000')$$,
 	'%invalid mrfdp blocks state%', 'a structure not in canonical form is refused');
 SELECT ok((SELECT bool_and(NOT success AND result LIKE '%is called only by mrf_learn_structure_from%')
-	FROM run_command_on_workers($$SELECT mrfdp.mrf_stable_blocks_agg(ARRAY[1, -1], '\x5346524d020000000000000000000000040000006400000000000000000000000000e03f000000000000f03f'::bytea, 0::oid)$$)),
+	FROM run_command_on_workers($$SELECT mrfdp.mrf_stable_blocks_agg(ARRAY[1, -1], '\x5346524d02000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, 0::oid)$$)),
 	'and a call on a worker');
 SET ROLE st13_analyst;
-SELECT throws_like($$SELECT mrfdp.mrf_stable_blocks_agg(row, '\x5346524d050000000000000000000000040000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
+SELECT throws_like($$SELECT mrfdp.mrf_stable_blocks_agg(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
 	'%permission denied%', 'an analyst cannot read the protected rows through it');
 RESET ROLE;
 
