@@ -908,6 +908,12 @@ CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit, bytea, oid) (
 CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit varying, bytea, oid) (
 	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
 	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+-- The kept-parts scan (issue 13 item 3, fast iterations): the driver reads
+-- the shards through TABLESAMPLE mrfdp.mrf_fw_kept(step); on a shard whose
+-- part the serving backend keeps, the scan stops after one row, else it
+-- returns every row.  By hand it returns rows the caller can SELECT.
+CREATE FUNCTION mrfdp.mrf_fw_kept(internal) RETURNS tsm_handler
+	AS 'MODULE_PATHNAME', 'mrf_fw_kept_handler' LANGUAGE C STRICT;
 
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
@@ -1028,6 +1034,7 @@ BEGIN
 	('function', 'mrf_stable_blocks_accum', 'Aggregate support (stable mode on the shards): reads one sample as the protected path does and keeps it in a uniformly drawn block of its shard.'),
 	('function', 'mrf_stable_blocks_combine', 'Aggregate support (stable mode on the shards): puts two parts'' block structures side by side; checks a state that arrives as text.'),
 	('function', 'mrf_stable_blocks_final', 'Aggregate support (stable mode on the shards): the structures, to mrf_learn_structure_from only; refuses anywhere else.'),
+	('function', 'mrf_fw_kept', 'Tablesample method (distributed Frank-Wolfe): on a shard whose part the serving backend keeps, stops after one row; else every row. Used by the mrf_learn_*_from functions.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

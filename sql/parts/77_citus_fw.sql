@@ -45,3 +45,9 @@ CREATE FUNCTION mrfdp.mrf_fw_kary_codes(anyelement, int, int, jsonb, text) RETUR
 -- boolean columns): the boolean[] the lenient reader reads, or NULL.
 CREATE FUNCTION mrfdp.mrf_fw_binary_codes(anyelement, int) RETURNS boolean[]
 	AS 'MODULE_PATHNAME', 'mrf_fw_binary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- The kept-parts scan (issue 13 item 3, fast iterations): the driver reads
+-- the shards through TABLESAMPLE mrfdp.mrf_fw_kept(step); on a shard whose
+-- part the serving backend keeps, the scan stops after one row, else it
+-- returns every row.  By hand it returns rows the caller can SELECT.
+CREATE FUNCTION mrfdp.mrf_fw_kept(internal) RETURNS tsm_handler
+	AS 'MODULE_PATHNAME', 'mrf_fw_kept_handler' LANGUAGE C STRICT;

@@ -123,6 +123,7 @@ BEGIN
 	('function', 'mrf_stable_blocks_accum', 'Aggregate support (stable mode on the shards): reads one sample as the protected path does and keeps it in a uniformly drawn block of its shard.'),
 	('function', 'mrf_stable_blocks_combine', 'Aggregate support (stable mode on the shards): puts two parts'' block structures side by side; checks a state that arrives as text.'),
 	('function', 'mrf_stable_blocks_final', 'Aggregate support (stable mode on the shards): the structures, to mrf_learn_structure_from only; refuses anywhere else.'),
+	('function', 'mrf_fw_kept', 'Tablesample method (distributed Frank-Wolfe): on a shard whose part the serving backend keeps, stops after one row; else every row. Used by the mrf_learn_*_from functions.'),
 	-- the privacy ledger
 	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),

@@ -880,11 +880,21 @@ MrfStatus
 MrfFwPartAdvance(MrfFwPart *part, int t, const int *sel_j, const int *sel_sign,
 				 int64_t *scores)
 {
+	return MrfFwPartAdvanceFrom(part, t, 1, sel_j, sel_sign, scores);
+}
+
+/* See fw.h. */
+MrfStatus
+MrfFwPartAdvanceFrom(MrfFwPart *part, int t, int first, const int *sel_j, const int *sel_sign,
+					 int64_t *scores)
+{
 	const MrfFwProblem *prob = &part->prob;
 
-	if (scores == NULL || t <= part->t || (t > 1 && (sel_j == NULL || sel_sign == NULL)))
+	/* the selections of iterations part->t .. t-1 are needed: first .. t-1 must hold them */
+	if (scores == NULL || t <= part->t || first < 1 || (t > 1 && first > (part->t > 1 ? part->t : 1)) ||
+		(t > 1 && (sel_j == NULL || sel_sign == NULL)))
 		return MRF_EINVAL;
-	for (int s = 0; s < (t - 1) * prob->q; s++)
+	for (int s = 0; s < (t - first) * prob->q; s++)
 		if (sel_j[s] < 0 || sel_j[s] >= prob->d || (sel_sign[s] != 1 && sel_sign[s] != -1))
 			return MRF_EINVAL;
 	if (prob->n == 0)
@@ -897,12 +907,12 @@ MrfFwPartAdvance(MrfFwPart *part, int t, const int *sel_j, const int *sel_sign,
 	/* the margins of iteration s from those of s-1, exactly as MrfFwSolve */
 	for (int s = part->t + 1; s < t; s++)
 	{
-		FwPassOfIteration(&part->work, s, s > 1 ? sel_j + (size_t) (s - 2) * prob->q : NULL,
-						  s > 1 ? sel_sign + (size_t) (s - 2) * prob->q : NULL);
+		FwPassOfIteration(&part->work, s, s > 1 ? sel_j + (size_t) (s - 1 - first) * prob->q : NULL,
+						  s > 1 ? sel_sign + (size_t) (s - 1 - first) * prob->q : NULL);
 		FwMarginsOnly(&part->work);
 	}
-	FwPassOfIteration(&part->work, t, t > 1 ? sel_j + (size_t) (t - 2) * prob->q : NULL,
-					  t > 1 ? sel_sign + (size_t) (t - 2) * prob->q : NULL);
+	FwPassOfIteration(&part->work, t, t > 1 ? sel_j + (size_t) (t - 1 - first) * prob->q : NULL,
+					  t > 1 ? sel_sign + (size_t) (t - 1 - first) * prob->q : NULL);
 	FwPass(&part->work.sh, part->work.threads, part->work.nthreads, 0, 0);
 	FwExactScores(&part->work, scores);
 	part->t = t;

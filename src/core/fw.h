@@ -169,6 +169,14 @@ typedef struct MrfFwPart MrfFwPart;
 MrfStatus	MrfFwPartOpen(const MrfFwProblem *prob, const MrfEnv *env, MrfFwPart **out);
 MrfStatus	MrfFwPartAdvance(MrfFwPart *part, int t, const int *sel_j, const int *sel_sign,
 							 int64_t *scores);
+
+/*
+ * MrfFwPartAdvance with the selections of iterations first .. t-1 only
+ * (first at most the part's iteration, or 1): a kept part one iteration
+ * behind needs only the last ones.
+ */
+MrfStatus	MrfFwPartAdvanceFrom(MrfFwPart *part, int t, int first, const int *sel_j,
+								 const int *sel_sign, int64_t *scores);
 int			MrfFwPartIteration(const MrfFwPart *part);
 void		MrfFwPartClose(MrfFwPart *part);
 MrfStatus	MrfFwSolveParts(const MrfFwProblem *prob, MrfFwScoresFn scores_fn, void *arg,

@@ -245,6 +245,14 @@ MrfFwDesignPartAdvance(MrfFwDesignPart *part, int t, const int *sel_j, const int
 }
 
 /* See fwdesign.h. */
+MrfStatus
+MrfFwDesignPartAdvanceFrom(MrfFwDesignPart *part, int t, int first, const int *sel_j,
+						   const int *sel_sign, int64_t *scores)
+{
+	return MrfFwPartAdvanceFrom(part->fw, t, first, sel_j, sel_sign, scores);
+}
+
+/* See fwdesign.h. */
 int
 MrfFwDesignPartIteration(const MrfFwDesignPart *part)
 {

@@ -122,6 +122,9 @@ MrfStatus	MrfFwDesignPartOpen(const MrfFwDesign *design, const void *rows, int64
 								const MrfEnv *env, MrfFwDesignPart **out);
 MrfStatus	MrfFwDesignPartAdvance(MrfFwDesignPart *part, int t, const int *sel_j,
 								   const int *sel_sign, int64_t *scores);
+/* MrfFwDesignPartAdvance with the selections of iterations first .. t-1 only (fw.h MrfFwPartAdvanceFrom). */
+MrfStatus	MrfFwDesignPartAdvanceFrom(MrfFwDesignPart *part, int t, int first, const int *sel_j,
+									   const int *sel_sign, int64_t *scores);
 int			MrfFwDesignPartIteration(const MrfFwDesignPart *part);
 void		MrfFwDesignPartClose(MrfFwDesignPart *part);
 MrfStatus	MrfFwDesignPartScores(const MrfFwDesign *design, const void *rows, int64_t n, int t,

@@ -67,11 +67,16 @@ void		MrfCitusFwInit(void);
 /*
  * The step of release learn (a random id) at iteration t (0: only count the
  * rows) of a learner's problem (core/fwdesign.h) and the selections of
- * iterations 1 .. t-1 ((t-1) x q each).
+ * iterations 1 .. t-1 ((t-1) x q each), or with last (t >= 2) of iteration
+ * t-1 only (q each): only the shards kept one iteration behind answer it
+ * (the others add nothing, and the driver sends the whole step).
  */
 struct MrfFwDesign;
-bytea	   *MrfFwStepCreate(uint64 learn, const struct MrfFwDesign *design, int t,
+bytea	   *MrfFwStepCreate(uint64 learn, const struct MrfFwDesign *design, int t, bool last,
 							const int *sel_j, const int *sel_sign);
+
+/* The iteration of the step that frees a learn's kept parts (TABLESAMPLE mrfdp.mrf_fw_kept). */
+#define MRF_FW_STEP_FORGET (-1)
 
 /*
  * Frees this backend's kept shards (the driver calls it when a distributed

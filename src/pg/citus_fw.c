@@ -34,9 +34,13 @@
 
 #include <math.h>
 
+#include "access/tsmapi.h"
 #include "access/xact.h"
-#include "fmgr.h"
 #include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "nodes/execnodes.h"
+#include "optimizer/optimizer.h"
+#include "utils/rel.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/expandeddatum.h"
@@ -56,7 +60,8 @@
 #include "pg/learners.h"
 #include "pg/release.h"
 
-#define STEP_MAGIC 0x4d524654	/* "MRFT": a step */
+#define STEP_MAGIC 0x4d524654	/* "MRFT": a step with every selection */
+#define STEP_LAST_MAGIC 0x4d524656	/* "MRFV": a step with the last selections only */
 #define SUMS_MAGIC 0x4d524655	/* "MRFU": score sums */
 #define STEP_HEADER 48
 #define SUMS_HEADER (4 + 4 + 4 + 4 + 8 + 8)
@@ -84,6 +89,8 @@ static const struct config_enum_entry DistributedFwOptions[] = {
 /* Whether the driver's aggregate call is running in this backend. */
 static bool DriverActive = false;
 
+static void FwXactCallback(XactEvent event, void *arg);
+
 /* Defines mrfdp.distributed_frank_wolfe. */
 void
 MrfCitusFwInit(void)
@@ -93,15 +100,20 @@ MrfCitusFwInit(void)
 							 "Ising, pairwise, t-wise (objective l1) and structure's threshold method. With auto, a Citus distributed table is learned where its rows are (each iteration's exact score sums as a distributed aggregate) when its rows would not fit mrfdp.max_learner_memory on the coordinator; on always does so, off never. The model and the charge are the same either way.",
 							 &MrfDistributedFw, MRF_DFW_AUTO, DistributedFwOptions,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	RegisterXactCallback(FwXactCallback, NULL);
 }
 
 /*
  * A step: what every worker needs for iteration t (palloc'd bytea): [magic
  * "MRFT", kind, p, k, order, t, radius, learn, has_kv, pad, kv (p bytes
- * when has_kv), sel_j and sel_sign ((t-1) q int32 each)].
+ * when has_kv), sel_j and sel_sign ((t-1) q int32 each)].  With last (t >=
+ * 2; magic "MRFV"), the selections of iteration t-1 only (q each): enough
+ * for a part kept at iteration t-1, and a step whose size does not grow
+ * with t (the whole history, sent to every shard, made T iterations cost
+ * O(T^2 q)).
  */
 bytea *
-MrfFwStepCreate(uint64 learn, const MrfFwDesign *design, int t, const int *sel_j,
+MrfFwStepCreate(uint64 learn, const MrfFwDesign *design, int t, bool last, const int *sel_j,
 				const int *sel_sign)
 {
 	int			d;
@@ -110,12 +122,13 @@ MrfFwStepCreate(uint64 learn, const MrfFwDesign *design, int t, const int *sel_j
 	Size		kvlen = design->kv != NULL ? design->p : 0;
 	bytea	   *step;
 	char	   *out;
-	int32		head[6] = {STEP_MAGIC, design->kind, design->p, design->k, design->order, t};
+	int32		head[6] = {last && t > 1 ? STEP_LAST_MAGIC : STEP_MAGIC, design->kind, design->p,
+	design->k, design->order, t};
 	int32		has_kv[2] = {design->kv != NULL, 0};
 
 	if (MrfFwDesignSizes(design, &d, &q) != MRF_OK)
 		elog(ERROR, "mrfdp: invalid Frank-Wolfe design");
-	sel = (Size) (t > 1 ? t - 1 : 0) * q * sizeof(int32);
+	sel = (Size) (t > 1 ? (last ? 1 : t - 1) : 0) * q * sizeof(int32);
 	step = palloc(VARHDRSZ + STEP_HEADER + kvlen + 2 * sel);
 	out = VARDATA(step);
 	SET_VARSIZE(step, VARHDRSZ + STEP_HEADER + kvlen + 2 * sel);
@@ -141,6 +154,7 @@ typedef struct FwStep
 	int			d;
 	int			q;
 	int			t;
+	int			first;			/* the iteration of the first selections held (1, or t-1 in a last step) */
 	int		   *sel_j;
 	int		   *sel_sign;
 } FwStep;
@@ -174,7 +188,8 @@ StepRead(bytea *step, MemoryContext cxt, FwStep *st)
 	memcpy(&st->design.radius, in + 24, 8);
 	memcpy(&st->learn, in + 32, 8);
 	memcpy(has_kv, in + 40, 8);
-	if (head[0] != (int32) STEP_MAGIC || head[2] < 2 || head[2] > MRF_MAX_VARIABLES ||
+	if ((head[0] != (int32) STEP_MAGIC && (head[0] != (int32) STEP_LAST_MAGIC || head[5] < 2)) ||
+		head[2] < 2 || head[2] > MRF_MAX_VARIABLES ||
 		head[5] < 0 || head[5] > 1000000 || (has_kv[0] != 0 && has_kv[0] != 1) ||
 		(has_kv[0] && head[1] != MRF_FW_DESIGN_PAIRWISE))
 		BadFwState("The step's header is out of range.");
@@ -183,6 +198,7 @@ StepRead(bytea *step, MemoryContext cxt, FwStep *st)
 	st->design.k = head[3];
 	st->design.order = head[4];
 	st->t = head[5];
+	st->first = head[0] == (int32) STEP_LAST_MAGIC ? st->t - 1 : 1;
 	kvlen = has_kv[0] ? st->design.p : 0;
 	if (len < STEP_HEADER + kvlen)
 		BadFwState("The step is too short.");
@@ -195,7 +211,7 @@ StepRead(bytea *step, MemoryContext cxt, FwStep *st)
 	}
 	if (MrfFwDesignSizes(&st->design, &st->d, &st->q) != MRF_OK)
 		BadFwState("The step's design is out of range.");
-	sel = (Size) (st->t > 1 ? st->t - 1 : 0) * st->q * sizeof(int32);
+	sel = (Size) (st->t > 1 ? st->t - st->first : 0) * st->q * sizeof(int32);
 	if (len != STEP_HEADER + kvlen + 2 * sel)
 		BadFwState("The step's length does not match its iteration.");
 	st->sel_j = MemoryContextAlloc(cxt, sel + 1);
@@ -228,9 +244,9 @@ DesignLearner(const MrfFwDesign *design)
  * batch (each batch converted once, with its margins), while they fit its
  * mrfdp.max_learner_memory together; a shard that does not fit is simply
  * not kept (never an error: a shard's size depends on the data).  A later
- * iteration that finds its shard kept whole reads no row (it still scans
- * the shard, to check that its rows are as many) and moves each batch's
- * margins one step.  One learn at a time per backend: a new learn id frees
+ * iteration that finds its shard kept whole moves each batch's margins one
+ * step, and reads no row when the scan is mrf_fw_kept (below; else it
+ * counts the shard's rows against the kept ones).  One learn at a time per backend: a new learn id frees
  * the previous learn's parts.  A miss (another backend, a parallel scan, a
  * part whose update was interrupted) replays the margins from the rows,
  * which gives the same sums.
@@ -244,6 +260,9 @@ typedef struct CachedPart
 	bool		complete;		/* every row of the shard is in batches */
 	bool		busy;			/* an update started and did not finish (an error):
 								 * its margins may be half updated, never read again */
+	int			claimed;		/* the iteration whose scan stops after one row
+								 * (mrf_fw_kept), or 0 */
+	bool		served;			/* the claimed scan's row reached the aggregate */
 } CachedPart;
 
 static MemoryContext CacheCxt = NULL;
@@ -300,6 +319,25 @@ CacheFind(uint64 learn, Oid shard)
 	return NULL;
 }
 
+/*
+ * The kept part of shard in learn that a step of iteration t holding the
+ * selections from iteration first on can move without its rows, or NULL.
+ */
+static CachedPart *
+CacheHit(uint64 learn, Oid shard, int t, int first)
+{
+	CachedPart *c = CacheFind(learn, shard);
+	ListCell   *lb;
+
+	if (c == NULL || t < 2 || IsInParallelMode())
+		return NULL;
+	/* the step holds the selections from iteration first: the part must be there */
+	foreach(lb, c->batches)
+		if (MrfFwDesignPartIteration(lfirst(lb)) >= t || MrfFwDesignPartIteration(lfirst(lb)) < first)
+			return NULL;
+	return c;
+}
+
 /* Forgets shard's kept part, if any (its memory returns with the learn's context). */
 static void
 CacheDrop(Oid shard)
@@ -330,7 +368,10 @@ typedef struct FwState
 	ExpandedObjectHeader hdr;
 	FwStep		step;
 	Oid			shard;			/* tableoid of the rows, when given */
+	bool		skip;			/* rows a last step cannot use: not counted */
 	CachedPart *hit;			/* this shard kept whole from an earlier iteration */
+	bool		claimed;		/* and its scan stopped after one row (mrf_fw_kept):
+								 * its row count is the kept one */
 	CachedPart *keep;			/* this shard being kept, batch by batch, or NULL */
 	int64		n;
 	int64		substituted;
@@ -388,7 +429,8 @@ FwAddBatch(FwState *s)
 			s->keep->batches = lappend(s->keep->batches, part);
 			MemoryContextSwitchTo(old);
 			CacheBytes += bytes;
-			if (MrfFwDesignPartAdvance(part, s->step.t, s->step.sel_j, s->step.sel_sign, batch) != MRF_OK)
+			if (MrfFwDesignPartAdvanceFrom(part, s->step.t, s->step.first, s->step.sel_j,
+										   s->step.sel_sign, batch) != MRF_OK)
 				elog(ERROR, "mrfdp: the score sums of a part could not be computed");
 			goto add;
 		}
@@ -419,6 +461,8 @@ FwComputeSums(FwState *s)
 		int64	   *batch = palloc(sizeof(int64) * SumCells(&s->step));
 		ListCell   *lb;
 
+		if (s->claimed)
+			s->n = s->hit->n;
 		if (s->hit->n != s->n)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -428,8 +472,8 @@ FwComputeSums(FwState *s)
 		s->hit->busy = true;
 		foreach(lb, s->hit->batches)
 		{
-			if (MrfFwDesignPartAdvance(lfirst(lb), s->step.t, s->step.sel_j, s->step.sel_sign,
-									batch) != MRF_OK)
+			if (MrfFwDesignPartAdvanceFrom(lfirst(lb), s->step.t, s->step.first, s->step.sel_j,
+										   s->step.sel_sign, batch) != MRF_OK)
 				elog(ERROR, "mrfdp: the score sums of a kept part could not be computed");
 			for (Size c = 0; c < SumCells(&s->step); c++)
 				s->sums[c] += batch[c];
@@ -588,19 +632,26 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(old);
 		if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
 			s->shard = PG_GETARG_OID(3);
-		/* a parallel scan's process sees part of the shard: nothing kept or read back */
+		/*
+		 * a parallel scan's process sees part of the shard: nothing kept or
+		 * read back; a step with the last selections only cannot replay the
+		 * rows of a shard not kept here: it adds nothing (the driver sees
+		 * fewer rows than it counted and sends the whole step)
+		 */
+		s->skip = s->step.first > 1;
 		if (s->step.t >= 1 && OidIsValid(s->shard) && !IsInParallelMode())
 		{
-			CachedPart *c = CacheFind(s->step.learn, s->shard);
-			ListCell   *lb;
-			bool		behind = c != NULL;
+			CachedPart *c = CacheHit(s->step.learn, s->shard, s->step.t, s->step.first);
 
 			if (c != NULL)
-				foreach(lb, c->batches)
-					behind &= MrfFwDesignPartIteration(lfirst(lb)) < s->step.t;
-			if (behind)
+			{
 				s->hit = c;
-			else
+				s->skip = false;
+				/* the scan (mrf_fw_kept) stops once this row is here */
+				s->claimed = c->claimed == s->step.t;
+				c->served = s->claimed;
+			}
+			else if (!s->skip)
 			{
 				/* keep this shard's batches as they are computed (best-effort) */
 				CacheUse(s->step.learn);
@@ -620,10 +671,13 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 		if (s->sums != NULL || !s->reading)
 			BadFwState("Rows cannot be added to a state of sums.");
 	}
+	if (s->skip)
+		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 	if (s->hit != NULL)
 	{
-		/* the shard is kept whole: its rows are only counted */
-		s->n++;
+		/* the shard is kept whole: its rows are only counted (unless the scan stopped) */
+		if (!s->claimed)
+			s->n++;
 		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 	}
 	if (s->step.t == 0)
@@ -906,4 +960,166 @@ mrf_fw_binary_codes(PG_FUNCTION_ARGS)
 	for (int j = 0; j < p; j++)
 		elems[j] = BoolGetDatum(MrfBitGet(bc->row, j));
 	PG_RETURN_ARRAYTYPE_P(construct_array(elems, p, BOOLOID, 1, true, TYPALIGN_CHAR));
+}
+
+/*
+ * The kept-parts scan, TABLESAMPLE mrfdp.mrf_fw_kept(step) (docs/citus_fw.md
+ * section 3): the driver reads the shards through it.  On a shard whose
+ * part this backend keeps and can move to the step's iteration (CacheHit)
+ * the scan stops after the first row, which only names the shard to the
+ * aggregate (its tableoid): the iteration reads no other tuple.  Anywhere
+ * else (a miss: another backend, a part not kept, a parallel worker, a
+ * plain table) it returns every row, as a sequential scan does, and the
+ * aggregate replays.  A step of iteration MRF_FW_STEP_FORGET returns no row and
+ * frees the learn's kept parts in this backend (the driver's last query).
+ * By hand it returns rows of a table its caller can SELECT, nothing more.
+ */
+typedef struct KeptScan
+{
+	uint64		learn;
+	int			t;
+	int			first;			/* see FwStep */
+	Oid			shard;
+	bool		kept;			/* stop after the part's row */
+	BlockNumber next_block;
+	OffsetNumber next_offset;
+} KeptScan;
+
+/* Reads the learn id and iteration of a step (the header every step starts with). */
+static void
+StepKey(bytea *step, uint64 *learn, int *t, int *first)
+{
+	const char *in = VARDATA_ANY(step);
+	int32		head[6];
+
+	if (VARSIZE_ANY_EXHDR(step) < STEP_HEADER)
+		BadFwState("The step is too short.");
+	memcpy(head, in, 24);
+	if (head[0] != (int32) STEP_MAGIC && head[0] != (int32) STEP_LAST_MAGIC)
+		BadFwState("The step's header is out of range.");
+	memcpy(learn, in + 32, 8);
+	*t = head[5];
+	*first = head[0] == (int32) STEP_LAST_MAGIC ? head[5] - 1 : 1;
+}
+
+/* See TsmRoutine: planned as a whole scan (what a miss reads). */
+static void
+KeptSampleSize(PlannerInfo *root, RelOptInfo *baserel, List *paramexprs, BlockNumber *pages,
+			   double *tuples)
+{
+	*pages = baserel->pages;
+	*tuples = baserel->tuples;
+}
+
+/* See TsmRoutine. */
+static void
+KeptInit(SampleScanState *node, int eflags)
+{
+	node->tsm_state = palloc0(sizeof(KeptScan));
+}
+
+/* See TsmRoutine: decides, once per scan, whether the shard's part is kept. */
+static void
+KeptBegin(SampleScanState *node, Datum *params, int nparams, uint32 seed)
+{
+	KeptScan   *k = node->tsm_state;
+	CachedPart *c;
+
+	StepKey(DatumGetByteaPP(params[0]), &k->learn, &k->t, &k->first);
+	k->shard = RelationGetRelid(node->ss.ss_currentRelation);
+	k->next_block = 0;
+	k->next_offset = InvalidOffsetNumber;
+	k->kept = false;
+	if (k->t == MRF_FW_STEP_FORGET)
+	{
+		if (CacheLearn == k->learn)
+			MrfFwCacheForget();
+		return;
+	}
+	c = CacheHit(k->learn, k->shard, k->t, k->first);
+	if (c != NULL)
+	{
+		c->claimed = k->t;
+		c->served = false;
+		k->kept = true;
+	}
+}
+
+/* Whether a kept scan has delivered its row. */
+static bool
+KeptDone(KeptScan *k)
+{
+	CachedPart *c;
+
+	if (k->t == MRF_FW_STEP_FORGET)
+		return true;
+	if (!k->kept)
+		return k->first > 1;	/* a last step cannot replay: the driver sends the whole step */
+	c = CacheFind(k->learn, k->shard);
+	/* a part gone meanwhile: the aggregate has its row or errs on the count */
+	return c == NULL || c->claimed != k->t || c->served;
+}
+
+/* See TsmRoutine: the blocks in order, none once done. */
+static BlockNumber
+KeptNextBlock(SampleScanState *node, BlockNumber nblocks)
+{
+	KeptScan   *k = node->tsm_state;
+
+	if (KeptDone(k) || k->next_block >= nblocks)
+		return InvalidBlockNumber;
+	k->next_offset = InvalidOffsetNumber;
+	return k->next_block++;
+}
+
+/* See TsmRoutine: every tuple of the block, none once done. */
+static OffsetNumber
+KeptNextTuple(SampleScanState *node, BlockNumber blockno, OffsetNumber maxoffset)
+{
+	KeptScan   *k = node->tsm_state;
+
+	if (KeptDone(k))
+		return InvalidOffsetNumber;
+	k->next_offset = k->next_offset == InvalidOffsetNumber ? FirstOffsetNumber :
+		OffsetNumberNext(k->next_offset);
+	if (k->next_offset > maxoffset)
+		return InvalidOffsetNumber;
+	return k->next_offset;
+}
+
+PG_FUNCTION_INFO_V1(mrf_fw_kept_handler);
+/* The tablesample method mrfdp.mrf_fw_kept(step bytea). */
+Datum
+mrf_fw_kept_handler(PG_FUNCTION_ARGS)
+{
+	TsmRoutine *tsm = makeNode(TsmRoutine);
+
+	tsm->parameterTypes = list_make1_oid(BYTEAOID);
+	tsm->repeatable_across_queries = false;
+	tsm->repeatable_across_scans = false;
+	tsm->SampleScanGetSampleSize = KeptSampleSize;
+	tsm->InitSampleScan = KeptInit;
+	tsm->BeginSampleScan = KeptBegin;
+	tsm->NextSampleBlock = KeptNextBlock;
+	tsm->NextSampleTuple = KeptNextTuple;
+	tsm->EndSampleScan = NULL;
+	PG_RETURN_POINTER(tsm);
+}
+
+/* Frees the kept parts when the transaction that kept them ends (a worker's part of the learn's). */
+static void
+FwXactCallback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			MrfFwCacheForget();
+			break;
+		default:
+			break;
+	}
 }

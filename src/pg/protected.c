@@ -317,6 +317,7 @@ typedef struct OwnerCall
 	/* ScoresCall: the step parameter and the aggregate's result */
 	bytea	   *step;
 	bytea	   *result;
+	bool		null_ok;		/* no rows answered (a last or forget step): result NULL */
 } OwnerCall;
 
 typedef ReadOutcome (*OwnerBody) (OwnerCall *call);
@@ -344,9 +345,16 @@ AsOwner(OwnerCall *call, OwnerBody body)
 
 	/*
 	 * As plpgsql's exception blocks do.  The subtransaction's abort restores
-	 * the user, the security context and the GUCs set inside it.
+	 * the user, the security context and the GUCs set inside it.  Cancels
+	 * wait while the subtransaction starts and ends: on Citus these run
+	 * callbacks that send SAVEPOINT / RELEASE to the workers, and a cancel
+	 * taken there left the subtransaction half begun, which the caller's
+	 * own rollback (a PL/pgSQL exception block) turned into a FATAL
+	 * (test/citus/fw_kept.sql cancels a distributed learn).
 	 */
+	HOLD_INTERRUPTS();
 	BeginInternalSubTransaction(NULL);
+	RESUME_INTERRUPTS();
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
@@ -373,7 +381,9 @@ AsOwner(OwnerCall *call, OwnerBody body)
 
 		AtEOXact_GUC(false, save_nestlevel);
 		SetUserIdAndSecContext(save_user, save_sec);
+		HOLD_INTERRUPTS();
 		ReleaseCurrentSubTransaction();
+		RESUME_INTERRUPTS();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = oldowner;
 	}
@@ -386,7 +396,9 @@ AsOwner(OwnerCall *call, OwnerBody body)
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
+		HOLD_INTERRUPTS();
 		RollbackAndReleaseCurrentSubTransaction();
+		RESUME_INTERRUPTS();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = oldowner;
 		if (ErrorCarriesNoData(edata->sqlerrcode))
@@ -527,6 +539,12 @@ ScoresCall(OwnerCall *call)
 		TupleDescAttr(SPI_tuptable->tupdesc, 0)->atttypid != BYTEAOID)
 		elog(ERROR, "the scores aggregate returned an unexpected result");
 	result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull && call->null_ok)
+	{
+		call->result = NULL;
+		SPI_cursor_close(portal);
+		return READ_DONE;
+	}
 	if (isnull)
 		elog(ERROR, "the scores aggregate returned NULL");
 	call->result = (bytea *) MemoryContextAlloc(call->cxt, VARSIZE_ANY(DatumGetPointer(result)));
@@ -568,10 +586,17 @@ ReadFailedAfterCharge(Oid relid)
 
 /*
  * One iteration's exact score sums over the shards (MrfFwScoresFn): the
- * scores aggregate as the relation's owner.  The learn was charged before
- * its first iteration; a failure here withholds its cause and fails, and so
- * does a relation whose rows changed in number since they were counted
- * (the model would not be that of one set of rows).
+ * scores aggregate as the relation's owner.  From the second iteration on,
+ * first with the last selections only: every shard whose part a backend
+ * keeps one iteration behind answers without reading its rows (the
+ * kept-parts scan, mrf_fw_kept), any other adds nothing; when the rows so
+ * answered are not all that were counted (a miss: another backend, a part
+ * not kept, a reconnect), the iteration runs again with every selection,
+ * and the shards not kept replay from their rows.  n is public, so which
+ * of the two ran says nothing about the data that n does not.  The learn
+ * was charged before its first iteration; a failure here withholds its
+ * cause and fails, and so does a relation whose rows changed in number
+ * since they were counted (the model would not be that of one set of rows).
  */
 static MrfStatus
 DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64_t *scores)
@@ -585,7 +610,25 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 	call.relid = drv->relid;
 	call.sql = drv->sql;
 	call.cxt = CurrentMemoryContext;
-	call.step = MrfFwStepCreate(drv->learn, &drv->design, t, sel_j, sel_sign);
+	if (t >= 2)
+	{
+		call.step = MrfFwStepCreate(drv->learn, &drv->design, t, true,
+									sel_j + (Size) (t - 2) * drv->q,
+									sel_sign + (Size) (t - 2) * drv->q);
+		call.null_ok = true;
+		if (AsOwner(&call, ScoresCall) != READ_DONE)
+			ReadFailedAfterCharge(drv->relid);
+		pfree(call.step);
+		if (call.result != NULL)
+		{
+			MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, scores);
+			pfree(call.result);
+			if (n == drv->n && substituted == drv->substituted)
+				return MRF_OK;
+		}
+		call.null_ok = false;
+	}
+	call.step = MrfFwStepCreate(drv->learn, &drv->design, t, false, sel_j, sel_sign);
 	if (AsOwner(&call, ScoresCall) != READ_DONE)
 		ReadFailedAfterCharge(drv->relid);
 	MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, scores);
@@ -651,6 +694,27 @@ BlocksAggregate(Oid typid)
 
 	return LookupFuncName(list_make2(makeString("mrfdp"), makeString("mrf_stable_blocks_agg")),
 						  3, argtypes, true);
+}
+
+/*
+ * Tells the backends that served the shards to free the learn's kept parts
+ * (a query of the kept-parts scan that reads no row).  Best-effort: a
+ * failure is not the learn's (the workers free them anyway when the
+ * transaction ends), and it reads nothing.
+ */
+static void
+ForgetKeptParts(FwDriver *drv)
+{
+	OwnerCall	call;
+
+	memset(&call, 0, sizeof(call));
+	call.relid = drv->relid;
+	call.sql = drv->sql;
+	call.cxt = CurrentMemoryContext;
+	call.null_ok = true;
+	call.step = MrfFwStepCreate(drv->learn, &drv->design, MRF_FW_STEP_FORGET, false, NULL, NULL);
+	(void) AsOwner(&call, ScoresCall);
+	pfree(call.step);
 }
 
 /*
@@ -1027,14 +1091,17 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		drv.caller = caller;
 		if (!pg_strong_random(&drv.learn, sizeof(drv.learn)))
 			elog(ERROR, "could not draw a random learn id");
-		/* tableoid names the shard on a worker: its cache key */
-		drv.sql = psprintf("SELECT mrfdp.%s(%s, $1, %s.tableoid) FROM %s",
+		/*
+		 * tableoid names the shard on a worker: its cache key; the kept-parts
+		 * scan (mrf_fw_kept) stops after one row of a shard kept there
+		 */
+		drv.sql = psprintf("SELECT mrfdp.%s(%s, $1, %s.tableoid) FROM %s TABLESAMPLE mrfdp.mrf_fw_kept($1)",
 						   ScoresAggregateName(format), scored, quote_identifier(alias), from);
 		memset(&call, 0, sizeof(call));
 		call.relid = relid;
 		call.sql = drv.sql;
 		call.cxt = cxt;
-		call.step = MrfFwStepCreate(drv.learn, &drv.design, 0, NULL, NULL);
+		call.step = MrfFwStepCreate(drv.learn, &drv.design, 0, false, NULL, NULL);
 		outcome = AsOwner(&call, ScoresCall);
 		if (outcome == READ_REFUSED)
 			RefuseFallibleSource(call.refused, fname);	/* nothing was read: no charge */
@@ -1104,6 +1171,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		PG_TRY();
 		{
 			model = MrfPlanRun(&plan, state);
+			ForgetKeptParts(&drv);
 		}
 		PG_FINALLY();
 		{

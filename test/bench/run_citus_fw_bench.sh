@@ -5,9 +5,11 @@
 # the seconds of mrf_learn_ising_from on the distributed table with
 # mrfdp.distributed_frank_wolfe = on (score sums on the shards) and off
 # (rows gathered to the coordinator, learned there), and on a local copy;
-# median of $REPS, T iterations.  The three servers share this machine's
-# cores, so the workers cannot add compute here: a poor proxy for a
-# cluster.  Usage: run_citus_fw_bench.sh [p] [T] [n ...]
+# median of $REPS, T iterations (0: the learner's default, printed).  The
+# three servers share this machine's cores, so the workers cannot add
+# compute here: a poor proxy for a cluster.  Each line ends with the
+# 1-minute load average when the line was done (other jobs share the
+# machine).  Usage: run_citus_fw_bench.sh [p] [T] [n ...]
 # (default 50 10 10000 100000 1000000).  Honours MRFDP_DESTDIR.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,6 +20,8 @@ shift 2 || true
 ns=("$@")
 [ ${#ns[@]} -gt 0 ] || ns=(10000 100000 1000000)
 reps=${REPS:-3}
+iters="iterations => $T,"
+[ "$T" != 0 ] || iters=""
 line=$(MRFDP_CITUS_KEEP=1 test/citus/run_citus_tests.sh | grep '^cluster kept') || {
 	echo "no cluster (Citus missing?)"; exit 1; }
 base=$(echo "$line" | sed -E 's/.*PGHOST=([^ ]+).*/\1/')
@@ -30,18 +34,19 @@ trap stop EXIT
 export PGHOST=$base PGPORT=$port PGUSER=postgres PGDATABASE=citus_tap
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
 t() {
-	psql -X -q -At -v ON_ERROR_STOP=1 <<SQL | tail -n1
+	psql -X -q -At -v ON_ERROR_STOP=1 <<SQL | tail -n2
 SET client_min_messages = warning;
 SET mrfdp.test_seed = 1;
 SET mrfdp.distributed_frank_wolfe = $1;
 CREATE TEMP TABLE _t0 AS SELECT clock_timestamp() AS t;
-SELECT mrf_learn_ising_from('$2', 'row', rho => 1, iterations => $T, variables => $p) IS NOT NULL;
+CREATE TEMP TABLE _m AS SELECT mrf_learn_ising_from('$2', 'row', rho => 1, $iters variables => $p)::jsonb -> 'meta' AS m;
 SELECT round(extract(epoch FROM clock_timestamp() - t)::numeric, 3) FROM _t0;
+SELECT m ->> 'iterations' FROM _m;
 SQL
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "p = $p, T = $T iterations, 4 shards on 2 workers (all on this machine), median of $reps, seconds"
-echo "n distributed_on distributed_off local_table"
+echo "n distributed_on distributed_off local_table T load"
 for n in "${ns[@]}"; do
 	q "DROP TABLE IF EXISTS fw_dist, fw_local"
 	q "CREATE TABLE fw_dist (id int, row boolean[])"
@@ -53,8 +58,10 @@ for n in "${ns[@]}"; do
 	q "SELECT mrfdp.protect('fw_local', epsilon => 1e6, delta => 1e-6)" >/dev/null
 	q "SELECT mrfdp.grant_learning('fw_dist', 'postgres')" >/dev/null
 	q "SELECT mrfdp.grant_learning('fw_local', 'postgres')" >/dev/null
-	on=$(for _ in $(seq "$reps"); do t on fw_dist; done | median)
-	off=$(for _ in $(seq "$reps"); do t off fw_dist; done | median)
-	loc=$(for _ in $(seq "$reps"); do t off fw_local; done | median)
-	echo "$n $on $off $loc"
+	on=$(for _ in $(seq "$reps"); do t on fw_dist | head -n1; done | median)
+	off=$(for _ in $(seq "$reps"); do t off fw_dist | head -n1; done | median)
+	locs=$(for _ in $(seq "$reps"); do t off fw_local | paste -sd' '; done)
+	loc=$(echo "$locs" | cut -d' ' -f1 | median)
+	T_used=$(echo "$locs" | head -n1 | cut -d' ' -f2)
+	echo "$n $on $off $loc $T_used $(cut -d' ' -f1 /proc/loadavg)"
 done

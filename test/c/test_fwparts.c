@@ -57,7 +57,10 @@ PartsScores(void *varg, int t, const int *sel_j, const int *sel_sign, int64_t *s
 		const uint8_t *rows = a->rows + a->cut[i] * a->row_bytes;
 		int64_t		n = a->cut[i + 1] - a->cut[i];
 
-		/* cached: parts 0 and 3 kept throughout, part 2 dropped at t = 5 (a miss replays) */
+		/*
+		 * cached: parts 0 and 3 kept throughout (3 advanced with the last
+		 * selections only), part 2 dropped at t = 5 (a miss replays)
+		 */
 		if (a->cache != NULL && i != 1)
 		{
 			if (i == 2 && t == 5)
@@ -69,7 +72,19 @@ PartsScores(void *varg, int t, const int *sel_j, const int *sel_sign, int64_t *s
 				CHECK(MrfFwDesignPartOpen(a->design, rows, n, &MrfMallocEnv, &a->cache[i]) == MRF_OK);
 			if (a->cache[i] != NULL)
 			{
-				CHECK(MrfFwDesignPartAdvance(a->cache[i], t, sel_j, sel_sign, part) == MRF_OK);
+				const int  *last_j = t > 2 ? sel_j + (size_t) (t - 2) * q : NULL;
+				const int  *last_sign = t > 2 ? sel_sign + (size_t) (t - 2) * q : NULL;
+
+				/* a part further behind than t-1 needs more than the last selections */
+				if (t > 2 && MrfFwDesignPartIteration(a->cache[i]) < t - 1)
+					CHECK(MrfFwDesignPartAdvanceFrom(a->cache[i], t, t - 1, last_j, last_sign,
+													 part) == MRF_EINVAL);
+				/* part 3 gets the last selections only, as a worker's kept part does */
+				if (i == 3 && t > 2 && MrfFwDesignPartIteration(a->cache[i]) == t - 1)
+					CHECK(MrfFwDesignPartAdvanceFrom(a->cache[i], t, t - 1, last_j, last_sign,
+													 part) == MRF_OK);
+				else
+					CHECK(MrfFwDesignPartAdvance(a->cache[i], t, sel_j, sel_sign, part) == MRF_OK);
 				CHECK(MrfFwDesignPartIteration(a->cache[i]) == t);
 				CHECK(MrfFwDesignPartAdvance(a->cache[i], t, sel_j, sel_sign, part) == MRF_EINVAL);
 				for (size_t c = 0; c < cells; c++)

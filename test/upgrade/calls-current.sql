@@ -217,6 +217,11 @@ BEGIN
 	RAISE EXCEPTION 'a blocks state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
+-- the kept-parts scan: every row of a table with a first step, none with a step that frees
+CREATE TEMP TABLE up_fw_kept AS SELECT g FROM generate_series(1, 3) g;
+SELECT (SELECT count(*) FROM up_fw_kept TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d0100000002000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)) = 3
+	AND (SELECT count(*) FROM up_fw_kept TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d01000000020000000200000000000000ffffffff000000000000004000000000000000000000000000000000'::bytea)) = 0
+	AS fw_kept_scan;
 -- issue 12 item 2: AIM in every form (VALUES rows: no relation, no ledger
 -- row), a workload by column names; mrf_options takes workload
 SELECT (mrf_learn_aim(r, rho => 1, workload => '[["c", "d"]]', domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')::jsonb ->> 'k')
