@@ -910,6 +910,14 @@ MrfFwPartAdvanceFrom(MrfFwPart *part, int t, int first, const int *sel_j, const 
 		FwPassOfIteration(&part->work, s, s > 1 ? sel_j + (size_t) (s - 1 - first) * prob->q : NULL,
 						  s > 1 ? sel_sign + (size_t) (s - 1 - first) * prob->q : NULL);
 		FwMarginsOnly(&part->work);
+
+		/*
+		 * A part of fewer than 64 blocks never polls in FwMarginsOnly, and t
+		 * comes from a step anyone can pass (up to 10^6 iterations): poll
+		 * once per replayed iteration, or a forged step held a backend
+		 * deaf to cancels for minutes.
+		 */
+		MrfPoll(part->env, 0, 0);
 	}
 	FwPassOfIteration(&part->work, t, t > 1 ? sel_j + (size_t) (t - 1 - first) * prob->q : NULL,
 					  t > 1 ? sel_sign + (size_t) (t - 1 - first) * prob->q : NULL);

@@ -38,12 +38,15 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
 #include "optimizer/optimizer.h"
 #include "utils/rel.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/expandeddatum.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -58,6 +61,7 @@
 #include "pg/citus.h"
 #include "pg/input.h"
 #include "pg/learners.h"
+#include "pg/options.h"
 #include "pg/release.h"
 
 #define STEP_MAGIC 0x4d524654	/* "MRFT": a step with every selection */
@@ -831,6 +835,38 @@ SameJsonb(const Jsonb *a, const Jsonb *b)
 	return VARSIZE(a) == VARSIZE(b) && memcmp(a, b, VARSIZE(a)) == 0;
 }
 
+/*
+ * The options domains and nulls of a mrf_fw_kary_codes call, checked by the
+ * options parser as a learner's are (the reader trusts them: a domain that
+ * is not an array of values was read as one, and crashed the backend).
+ * Anyone can call the function with any jsonb, so nothing here is trusted.
+ */
+static void
+KaryCodesOptions(Jsonb *domains, const char *nulls, Jsonb **checked_domains, char **checked_nulls)
+{
+	StringInfoData doc;
+	MrfOptions	opt;
+
+	*checked_domains = NULL;
+	*checked_nulls = NULL;
+	if (domains == NULL && nulls == NULL)
+		return;
+	initStringInfo(&doc);
+	appendStringInfoChar(&doc, '{');
+	if (domains != NULL)
+		appendStringInfo(&doc, "\"domains\": %s",
+						 JsonbToCString(NULL, &domains->root, VARSIZE(domains)));
+	if (nulls != NULL)
+	{
+		appendStringInfoString(&doc, domains != NULL ? ", \"nulls\": " : "\"nulls\": ");
+		escape_json(&doc, nulls);
+	}
+	appendStringInfoChar(&doc, '}');
+	MrfOptionsParse(DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(doc.data))), &opt);
+	*checked_domains = (opt.given & MRF_OPT_DOMAINS) ? opt.domains : NULL;
+	*checked_nulls = (opt.given & MRF_OPT_NULLS) ? opt.nulls : NULL;
+}
+
 PG_FUNCTION_INFO_V1(mrf_fw_kary_codes);
 /*
  * The codes of one k-ary sample of a type that has no scores aggregate
@@ -872,8 +908,11 @@ mrf_fw_kary_codes(PG_FUNCTION_ARGS)
 		(kc->nulls == NULL ? nulls != NULL : nulls == NULL || strcmp(kc->nulls, nulls) != 0))
 	{
 		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		Jsonb	   *checked_domains;
+		char	   *checked_nulls;
 
-		/* as protected.c sets up the one-node reader */
+		/* as protected.c sets up the one-node reader, from options checked as its are */
+		KaryCodesOptions(domains, nulls, &checked_domains, &checked_nulls);
 		kc = palloc0(sizeof(KaryCodes));
 		kc->typid = typid;
 		kc->p = p;
@@ -885,10 +924,10 @@ mrf_fw_kary_codes(PG_FUNCTION_ARGS)
 		}
 		kc->nulls = nulls ? pstrdup(nulls) : NULL;
 		MrfKaryReaderInit(&kc->reader, typid, k, fcinfo->flinfo->fn_mcxt, "mrf_learn_pairwise");
-		if (kc->domains != NULL)
-			MrfKaryReaderSetDomains(&kc->reader, kc->domains);
-		if (kc->nulls != NULL)
-			MrfKaryReaderSetNulls(&kc->reader, kc->nulls);
+		if (checked_domains != NULL)
+			MrfKaryReaderSetDomains(&kc->reader, checked_domains);
+		if (checked_nulls != NULL)
+			MrfKaryReaderSetNulls(&kc->reader, checked_nulls);
 		MrfKaryReaderSetLenient(&kc->reader, p);
 		kc->row = palloc(p);
 		MemoryContextSwitchTo(old);

@@ -20,7 +20,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(59);
+SELECT plan(65);
 
 -- 5 ternary variables (z: smallint[], zi: integer[]) with a coupling of the
 -- first two, 6 binary ones (b); 4,000 rows, a few unreadable (a value 3, a
@@ -204,6 +204,41 @@ SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_scores_agg(z, '\x5446524d020000000
 	'%invalid mrfdp score state%', 'a forged step (its length does not match its iteration) is refused');
 SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(b, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000100000000000000020202020202'::bytea, tableoid) FROM fwk_local$$,
 	'%invalid mrfdp score state%', 'alphabets on a binary design are refused');
+-- mrf_fw_kary_codes is callable by anyone with any jsonb: its domains and
+-- nulls are checked as a learner's options are (a domain that was not an
+-- array, e.g. true, was read as one and crashed the backend)
+SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": true, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain that is true is refused, the backend lives');
+SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": 123456789, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain that is a number is refused');
+SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": {"a": 1, "b": 2}, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain that is an object is refused');
+SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": ["x"], "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain of one value is refused, as the learners refuse it');
+SELECT is(mrfdp.mrf_fw_kary_codes(ROW('x', 'y', NULL)::fwk_t, 3, 0, '{"s1": ["x", "y"], "s2": ["x", "y"], "s3": ["x", "z"]}', 'x'),
+	'{0,1,0}'::smallint[], 'mrf_fw_kary_codes: checked domains and nulls read as before');
+-- a forged step of 20,000 iterations (p = 128) replays every earlier
+-- iteration's margins on a batch's rows: it must hear a cancel (it polled
+-- only every 64 blocks, so a batch of 8,192 rows was deaf for about a minute)
+CREATE TABLE fwk_deaf (b boolean[]);
+INSERT INTO fwk_deaf SELECT ARRAY(SELECT (i::bigint * j * 7919) % 5 < 2 FROM generate_series(1, 128) j) FROM generate_series(1, 8193) i;
+CREATE TABLE fwk_deaf_step AS SELECT decode('5446524d' || '01000000' || '80000000' || '00000000' || '00000000' || '204e0000' ||
+		'000000000000f03f' || '0102030405060708' || '0000000000000000', 'hex')
+		|| decode(repeat('00000000', 19999 * 128), 'hex') || decode(repeat('01000000', 19999 * 128), 'hex') AS s;
+CREATE FUNCTION fwk_cancel_seconds() RETURNS float8 LANGUAGE plpgsql AS $f$
+DECLARE
+	started timestamptz := clock_timestamp();
+BEGIN
+	BEGIN
+		PERFORM mrfdp.mrf_fw_ising_scores_agg(b, (SELECT s FROM fwk_deaf_step), 1::oid) FROM fwk_deaf;
+	EXCEPTION WHEN query_canceled THEN
+		NULL;
+	END;
+	RETURN extract(epoch FROM clock_timestamp() - started);
+END$f$;
+SET statement_timeout = '1s';
+SELECT cmp_ok(fwk_cancel_seconds(), '<', 10::float8, 'a forged step of 20,000 iterations hears statement_timeout');
+RESET statement_timeout;
 CREATE ROLE fwk_other;
 SET ROLE fwk_other;
 SET mrfdp.distributed_frank_wolfe = on;
