@@ -14,7 +14,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(32);
+SELECT plan(34);
 
 -- a chain 1 - 2 - 3 - 4 - 5, coupling 0.5, 30,000 rows sampled exactly
 CREATE TABLE st13_local AS
@@ -123,6 +123,28 @@ RESET mrfdp.distributed_stable_blocks;
 SELECT is((SELECT st13_graph(m) || ' ' || (m::jsonb -> 'meta' ->> 'blocks_cut') FROM stm13 WHERE src = 'auto small memory'),
 	'1-2 2-3 3-4 4-5 per shard', 'auto: rows that do not fit are learned on the shards');
 SELECT is(st13_releases('st13_big'), 1::bigint, 'the refused learn charged nothing');
+
+-- Every node at 1 MB, 150,000 rows over 2 shards: each shard's blocks (about
+-- 2 n / S rows) do not fit its worker.  Refused before the charge (it was
+-- charged, then failed on the workers with its cause withheld).
+CREATE ROLE st13_mem_owner LOGIN;
+CREATE TABLE st13_mem (id int, "row" integer[]);
+SELECT create_distributed_table('st13_mem', 'id', shard_count => 2);
+INSERT INTO st13_mem SELECT id + 30000 * x, "row" FROM st13_local, generate_series(0, 4) g(x);
+ALTER TABLE st13_mem OWNER TO st13_mem_owner;
+SELECT mrfdp.protect('st13_mem', epsilon => 100, delta => 1e-3);
+SELECT mrfdp.grant_learning('st13_mem', 'st13_analyst');
+ALTER ROLE st13_mem_owner SET mrfdp.max_learner_memory = '1MB';
+SET mrfdp.max_learner_memory = 1024;
+SET ROLE st13_analyst;
+SET mrfdp.distributed_stable_blocks = on;
+SELECT throws_like($$SELECT mrf_learn_structure_from('st13_mem', 'row', epsilon => 2, delta => 1e-6, eta => 0.5, variables => 5)$$,
+	'%working memory on each shard%', 'blocks that do not fit a shard are refused on the coordinator');
+RESET ROLE;
+RESET mrfdp.max_learner_memory;
+RESET mrfdp.distributed_stable_blocks;
+ALTER ROLE st13_mem_owner RESET mrfdp.max_learner_memory;
+SELECT is(st13_releases('st13_mem'), 0::bigint, 'and nothing is charged');
 
 -- A budget too small is refused before the blocks are cut.
 SET ROLE st13_analyst;
