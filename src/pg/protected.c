@@ -47,6 +47,7 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
@@ -211,6 +212,43 @@ RefuseFallibleSources(Oid relid, const char *fname)
 		if (IsFallibleSource(lfirst_oid(lc)))
 			RefuseFallibleSource(lfirst_oid(lc), fname);
 	list_free(family);
+}
+
+/*
+ * Refuses, before anything is read or charged, a Citus table whose owner
+ * cannot log in: the read runs as the owner, and Citus opens the workers'
+ * connections as the current user, so every such read failed after the
+ * charge, its cause withheld (a catalog fact: the refusal says nothing of
+ * the rows).
+ */
+static void
+RefuseOwnerWithoutLogin(Oid relid, const char *fname)
+{
+	HeapTuple	reltup;
+	HeapTuple	roletup;
+	Oid			owner;
+	bool		canlogin;
+
+	if (!MrfCitusIsCitusTable(relid))
+		return;
+	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(reltup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(reltup))->relowner;
+	ReleaseSysCache(reltup);
+	roletup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(owner));
+	if (!HeapTupleIsValid(roletup))
+		elog(ERROR, "cache lookup failed for role %u", owner);
+	canlogin = ((Form_pg_authid) GETSTRUCT(roletup))->rolcanlogin;
+	ReleaseSysCache(roletup);
+	if (!canlogin)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s cannot read Citus table %s as its owner, role %s, which cannot log in",
+						fname, get_rel_name(relid), GetUserNameFromId(owner, false)),
+				 errdetail("The protected path reads the relation as its owner, and Citus connects to the workers as that role. Nothing was charged."),
+				 errhint("Let the owner log in on every node (ALTER ROLE %s LOGIN), or give the table to a role that can.",
+						 quote_identifier(GetUserNameFromId(owner, false)))));
 }
 
 /*
@@ -960,6 +998,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	/* Everything checked before a single row is read depends on public facts only. */
 	MrfCheckLearningGrant(relid, caller);
 	RefuseFallibleSources(relid, fname);
+	RefuseOwnerWithoutLogin(relid, fname);
 	options = OptionsFromArguments(fcinfo, &variables);
 	/* parsed once; what the release costs, substituted-row count included: options alone */
 	MrfPlanBegin(&plan, learner_desc, options);

@@ -20,7 +20,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(65);
+SELECT plan(68);
 
 -- 5 ternary variables (z: smallint[], zi: integer[]) with a coupling of the
 -- first two, 6 binary ones (b); 4,000 rows, a few unreadable (a value 3, a
@@ -239,6 +239,23 @@ END$f$;
 SET statement_timeout = '1s';
 SELECT cmp_ok(fwk_cancel_seconds(), '<', 10::float8, 'a forged step of 20,000 iterations hears statement_timeout');
 RESET statement_timeout;
+-- a table whose owner cannot log in: the owner-rights read connects to the
+-- workers as the owner, so it failed after the charge on every learn
+-- (distributed Frank-Wolfe and gathered rows alike); refused before it now
+CREATE ROLE fwk_nologin_owner NOLOGIN;
+CREATE TABLE fwk_nologin (LIKE fwk_local);
+SELECT create_distributed_table('fwk_nologin', 'id');
+INSERT INTO fwk_nologin SELECT * FROM fwk_local;
+ALTER TABLE fwk_nologin OWNER TO fwk_nologin_owner;
+SELECT mrfdp.protect('fwk_nologin', epsilon => 1000, delta => 1e-6);
+SELECT mrfdp.grant_learning('fwk_nologin', 'fwk_analyst');
+SET ROLE fwk_analyst;
+SELECT throws_like($$SELECT mrf_learn_pairwise_from('fwk_nologin', 'z', k => 3, rho => 0.5, variables => 5)$$,
+	'%which cannot log in%', 'an owner that cannot log in is refused (distributed Frank-Wolfe)');
+SELECT throws_like($$SELECT mrf_learn_mst_from('fwk_nologin', 'z', k => 3, rho => 0.5, variables => 5)$$,
+	'%which cannot log in%', 'an owner that cannot log in is refused (gathered rows)');
+RESET ROLE;
+SELECT is(fwk_releases('fwk_nologin'), 0::bigint, 'and nothing is charged');
 CREATE ROLE fwk_other;
 SET ROLE fwk_other;
 SET mrfdp.distributed_frank_wolfe = on;
