@@ -277,3 +277,54 @@ MrfFwDesignPartScores(const MrfFwDesign *design, const void *rows, int64_t n, in
 	MrfFwDesignPartClose(part);
 	return st;
 }
+
+/*
+ * The constants of MrfFwCitusCosts, fitted (least squares of relative
+ * errors) to test/bench/run_citus_fw_bench.sh on the test cluster (a
+ * coordinator and two workers, 4 shards, all on one 2-core machine shared
+ * with other jobs, load 2.2-2.6, one run each; README, section Citus, has
+ * the table): p = 50 at n = 1e4, 3e4, 1e5, 1e6 and p = 100 at 1e4, 3e4,
+ * 1e5, 3e5, T = 10 and 40 (an iteration's cost is the difference over 30
+ * iterations).  The fit is within 40% of every point (within 25% but at
+ * p = 50, n = 1e5); per row the work grows as q here, not d q (the
+ * margins, not the integer product, dominate at these p).
+ * - FW_COST_GATHER: seconds per row and variable to gather the rows to the
+ *   coordinator and read them there (the "off" learn at T = 10 less its
+ *   iterations): 4.6e-8;
+ * - FW_COST_LOCAL: seconds per row and problem of one iteration on one
+ *   node (the local table): 1.07e-9;
+ * - FW_COST_ROUND: seconds of one distributed iteration besides its rows
+ *   (the query, its subtransaction, Citus's round trips): 1.0 ms;
+ * - FW_COST_SUMS: seconds per sum cell and shard of a distributed
+ *   iteration (the partial sums travel as text): 2.4e-7 / 4 shards;
+ * - FW_COST_SHARD: seconds per row and problem of a distributed iteration
+ *   on kept parts, times the workers: 7.8e-10 for this cluster, times 2
+ *   (the workers share the coordinator's two cores; on workers with cores
+ *   of their own it would be about FW_COST_LOCAL);
+ * - FW_COST_FIRST: seconds per row and variable of the counting pass and
+ *   the first iteration on the shards, times the workers: 9.3e-9 times 2.
+ * Distributed is chosen when predicted below MRF_FW_COST_MARGIN (fwdesign.h)
+ * times gathered: the
+ * fit is loose (at p = 50, n = 1e5 and the default T it predicts a tie where
+ * gathering was 19% faster).
+ */
+#define FW_COST_GATHER 4.6e-8
+#define FW_COST_LOCAL 1.07e-9
+#define FW_COST_ROUND 1.0e-3
+#define FW_COST_SUMS 6.0e-8
+#define FW_COST_SHARD 1.55e-9
+#define FW_COST_FIRST 1.87e-8
+
+/* See fwdesign.h. */
+void
+MrfFwCitusCosts(int64_t n, int p, int d, int q, int T, int workers, int shards,
+				double *gathered, double *distributed)
+{
+	double		rows = (double) n;
+	double		w = workers > 0 ? workers : 1;
+
+	*gathered = rows * p * FW_COST_GATHER + (double) T * rows * q * FW_COST_LOCAL;
+	*distributed = rows * p * FW_COST_FIRST / w +
+		(double) T * (FW_COST_ROUND + (double) d * q * shards * FW_COST_SUMS +
+					  rows * q * FW_COST_SHARD / w);
+}

@@ -131,4 +131,21 @@ MrfStatus	MrfFwDesignPartScores(const MrfFwDesign *design, const void *rows, int
 								  const int *sel_j, const int *sel_sign, const MrfEnv *env,
 								  int64_t *scores);
 
+/*
+ * The cost model of mrfdp.distributed_frank_wolfe = auto (docs/citus_fw.md
+ * section 4): the predicted seconds of a learn of n rows of p variables,
+ * T iterations and sums of d x q cells over a table of shards shards on
+ * workers nodes, when its rows are gathered to the coordinator and learned
+ * there (*gathered) and when each iteration's sums run on the shards
+ * (*distributed).  Public values only (n is counted, the rest are options,
+ * the type and Citus's metadata); the constants are measured
+ * (fwdesign.c).  auto chooses distributed when *distributed <
+ * MRF_FW_COST_MARGIN * *gathered.
+ */
+void		MrfFwCitusCosts(int64_t n, int p, int d, int q, int T, int workers, int shards,
+							double *gathered, double *distributed);
+
+/* How much faster the distributed prediction must be for auto to choose it. */
+#define MRF_FW_COST_MARGIN 0.8
+
 #endif

@@ -209,6 +209,31 @@ MrfCitusLogicalRelations(const Oid *relids, int n)
 	return result;
 }
 
+/* See citus.h: pg_dist_shard and pg_dist_placement (Citus's public metadata). */
+void
+MrfCitusShardLayout(Oid relid, int *shards, int *nodes)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	int64		counts[2] = {0, 0};
+
+	SPI_connect();
+	if (MrfCatalogQuery("SELECT count(DISTINCT s.shardid), count(DISTINCT p.groupid)"
+						" FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)"
+						" WHERE s.logicalrelid = $1",
+						1, types, values, NULL, true) == 1)
+		for (int i = 0; i < 2; i++)
+		{
+			bool		isnull;
+			Datum		v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &isnull);
+
+			counts[i] = isnull ? 0 : DatumGetInt64(v);
+		}
+	SPI_finish();
+	*shards = (int) Min(counts[0], INT_MAX);
+	*nodes = (int) Min(counts[1], INT_MAX);
+}
+
 /* Whether the plan tree holds one of Citus's custom scans. */
 static bool
 HasCitusScan(Plan *plan)

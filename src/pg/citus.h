@@ -50,6 +50,9 @@ bool		MrfCitusIsCitusTable(Oid relid);
 /* Whether relid is a Citus hash-distributed table (its rows on the workers). */
 bool		MrfCitusIsDistributed(Oid relid);
 
+/* The shards of a distributed table and the nodes holding them (public metadata). */
+void		MrfCitusShardLayout(Oid relid, int *shards, int *nodes);
+
 /* ---- distributed Frank-Wolfe (citus_fw.c; docs/citus_fw.md) ---- */
 
 /* mrfdp.distributed_frank_wolfe */

@@ -101,7 +101,7 @@ MrfCitusFwInit(void)
 {
 	DefineCustomEnumVariable("mrfdp.distributed_frank_wolfe",
 							 "Whether the Frank-Wolfe learners' mrf_learn_*_from functions run over a distributed table's shards.",
-							 "Ising, pairwise, t-wise (objective l1) and structure's threshold method. With auto, a Citus distributed table is learned where its rows are (each iteration's exact score sums as a distributed aggregate) when its rows would not fit mrfdp.max_learner_memory on the coordinator; on always does so, off never. The model and the charge are the same either way.",
+							 "Ising, pairwise, t-wise (objective l1) and structure's threshold method. With auto, a Citus distributed table is learned where its rows are (each iteration's exact score sums as a distributed aggregate) when its rows would not fit mrfdp.max_learner_memory on the coordinator or a cost model (n, p, the iterations, the shards and nodes) predicts it faster; on always does so, off never. The model and the charge are the same either way.",
 							 &MrfDistributedFw, MRF_DFW_AUTO, DistributedFwOptions,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	RegisterXactCallback(FwXactCallback, NULL);

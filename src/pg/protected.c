@@ -824,6 +824,34 @@ StableCount(Oid relid, Oid caller, const char *fname, const char *sql, MemoryCon
 }
 
 /*
+ * Whether auto predicts the distributed learn faster than gathering the
+ * rows and learning them here (core MrfFwCitusCosts, docs/citus_fw.md
+ * section 4), from public values only: n (counted), p, the design's sizes,
+ * the plan's iterations for n, and the table's shards and nodes (Citus's
+ * metadata).  A plan n refuses is left to the one-node path.
+ */
+static bool
+DistributedPredictedFaster(const MrfPlan *plan, const FwDriver *drv, int64 n)
+{
+	MrfPlan		local = *plan;
+	int			shards;
+	int			nodes;
+	double		gathered;
+	double		distributed;
+
+	local.n = n;
+	local.iterations = 0;
+	local.memory = 0;
+	local.distributed = false;
+	if (plan->learner->plan(&local) != NULL || local.iterations < 1)
+		return false;
+	MrfCitusShardLayout(drv->relid, &shards, &nodes);
+	MrfFwCitusCosts(n, plan->p, drv->d, drv->q, local.iterations, nodes, shards, &gathered,
+					&distributed);
+	return distributed < MRF_FW_COST_MARGIN * gathered;
+}
+
+/*
  * Whether the plan would learn in place on the coordinator (auto): only
  * when the packed rows and solver fit mrfdp.max_learner_memory there.  A
  * plan n refuses is left to the one-node path, which raises its refusal.
@@ -1153,7 +1181,8 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		MrfFwSumsRead(call.result, drv.d, drv.q, 0, &drv.n, &drv.substituted, NULL);
 		if (drv.n == 0)
 			PG_RETURN_NULL();	/* n is public: an empty relation releases nothing */
-		distributed = MrfDistributedFw == MRF_DFW_ON || !LocalPlanFits(&plan, drv.n);
+		distributed = MrfDistributedFw == MRF_DFW_ON || !LocalPlanFits(&plan, drv.n) ||
+			DistributedPredictedFaster(&plan, &drv, drv.n);
 	}
 
 	/*

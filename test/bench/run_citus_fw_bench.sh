@@ -9,8 +9,10 @@
 # three servers share this machine's cores, so the workers cannot add
 # compute here: a poor proxy for a cluster.  Each line ends with the
 # 1-minute load average when the line was done (other jobs share the
-# machine).  Usage: run_citus_fw_bench.sh [p] [T] [n ...]
-# (default 50 10 10000 100000 1000000).  Honours MRFDP_DESTDIR.
+# machine).  Usage: run_citus_fw_bench.sh [p] [T[,T...]] [n ...]
+# (default 50 10 10000 100000 1000000); several T are run on the same
+# tables; DEFAULT_T_MAX_N skips T = 0 above that n (default: none).
+# Honours MRFDP_DESTDIR.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH=/usr/lib/postgresql/15/bin:$PATH
@@ -20,8 +22,7 @@ shift 2 || true
 ns=("$@")
 [ ${#ns[@]} -gt 0 ] || ns=(10000 100000 1000000)
 reps=${REPS:-3}
-iters="iterations => $T,"
-[ "$T" != 0 ] || iters=""
+default_max=${DEFAULT_T_MAX_N:-}
 line=$(MRFDP_CITUS_KEEP=1 test/citus/run_citus_tests.sh | grep '^cluster kept') || {
 	echo "no cluster (Citus missing?)"; exit 1; }
 base=$(echo "$line" | sed -E 's/.*PGHOST=([^ ]+).*/\1/')
@@ -45,7 +46,7 @@ SELECT m ->> 'iterations' FROM _m;
 SQL
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "p = $p, T = $T iterations, 4 shards on 2 workers (all on this machine), median of $reps, seconds"
+echo "p = $p, T = $T iterations (0: default), 4 shards on 2 workers (all on this machine), median of $reps, seconds"
 echo "n distributed_on distributed_off local_table T load"
 for n in "${ns[@]}"; do
 	q "DROP TABLE IF EXISTS fw_dist, fw_local"
@@ -58,10 +59,15 @@ for n in "${ns[@]}"; do
 	q "SELECT mrfdp.protect('fw_local', epsilon => 1e6, delta => 1e-6)" >/dev/null
 	q "SELECT mrfdp.grant_learning('fw_dist', 'postgres')" >/dev/null
 	q "SELECT mrfdp.grant_learning('fw_local', 'postgres')" >/dev/null
-	on=$(for _ in $(seq "$reps"); do t on fw_dist | head -n1; done | median)
-	off=$(for _ in $(seq "$reps"); do t off fw_dist | head -n1; done | median)
-	locs=$(for _ in $(seq "$reps"); do t off fw_local | paste -sd' '; done)
-	loc=$(echo "$locs" | cut -d' ' -f1 | median)
-	T_used=$(echo "$locs" | head -n1 | cut -d' ' -f2)
-	echo "$n $on $off $loc $T_used $(cut -d' ' -f1 /proc/loadavg)"
+	for Ti in ${T//,/ }; do
+		if [ "$Ti" = 0 ] && [ -n "$default_max" ] && [ "$n" -gt "$default_max" ]; then continue; fi
+		iters="iterations => $Ti,"
+		[ "$Ti" != 0 ] || iters=""
+		on=$(for _ in $(seq "$reps"); do t on fw_dist | head -n1; done | median)
+		off=$(for _ in $(seq "$reps"); do t off fw_dist | head -n1; done | median)
+		locs=$(for _ in $(seq "$reps"); do t off fw_local | paste -sd' '; done)
+		loc=$(echo "$locs" | cut -d' ' -f1 | median)
+		T_used=$(echo "$locs" | head -n1 | cut -d' ' -f2)
+		echo "$n $on $off $loc $T_used $(cut -d' ' -f1 /proc/loadavg)"
+	done
 done

@@ -15,7 +15,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(14);
+SELECT plan(17);
 
 CREATE ROLE fwf_owner LOGIN;
 CREATE ROLE fwf_skew_owner LOGIN;
@@ -87,6 +87,23 @@ SET ROLE fwf_analyst;
 INSERT INTO fwfm SELECT 'dist default', mrf_learn_ising_from('fwf', 'row', rho => 0.5, variables => 6);
 RESET ROLE;
 SELECT ok(fwf_same('dist default', 'local default'), 'default iterations (hundreds): the one-node model');
+
+-- auto: the cost model (core MrfFwCitusCosts, docs/citus_fw.md section 4),
+-- on public values only (n counted, p, the iterations, shards and nodes).
+-- 2 iterations over 20,000 rows: the workers read their rows once, where
+-- gathering ships them all; 30: a distributed round costs more than a
+-- local iteration of 20,000 rows of 6 variables.
+SET mrfdp.distributed_frank_wolfe = auto;
+SET ROLE fwf_analyst;
+INSERT INTO fwfm SELECT 'auto 2', mrf_learn_ising_from('fwf', 'row', rho => 0.5, iterations => 2, variables => 6);
+INSERT INTO fwfm SELECT 'auto 30', mrf_learn_ising_from('fwf', 'row', rho => 0.5, iterations => 30, variables => 6);
+RESET ROLE;
+SET mrfdp.distributed_frank_wolfe = on;
+SELECT ok((SELECT m::jsonb -> 'meta' ? 'distributed' FROM fwfm WHERE src = 'auto 2'),
+	'auto, 2 iterations: predicted faster on the shards, learned there');
+SELECT ok((SELECT NOT (m::jsonb -> 'meta' ? 'distributed') FROM fwfm WHERE src = 'auto 30'),
+	'auto, 30 iterations: predicted faster gathered, learned on the coordinator');
+SELECT ok(fwf_same('auto 30', 'local 30'), 'and the one-node model either way');
 
 -- Misses.  A part that does not fit its worker's memory is not kept: every
 -- iteration's first query adds nothing for it, and the whole step replays.
