@@ -80,6 +80,22 @@
  */
 #define FW_BATCH_ROWS 8192
 
+/*
+ * The smallest batch a part halves its batch to when FW_BATCH_ROWS rows do
+ * not fit this worker's mrfdp.max_learner_memory: the coordinator plans
+ * only its own memory, so a worker that refused its batch did so after the
+ * charge (seen: every node at 1 MB, Ising p = 30, charged and withheld).
+ */
+#define FW_BATCH_MIN_ROWS 64
+
+/* What a part of a batch of rows rows needs (rows, the design's part, two sums). */
+static double
+FwBatchBytes(const MrfFwDesign *design, int d, int q, Size row_bytes, int rows)
+{
+	return (double) rows * row_bytes + (double) MrfFwDesignPartBytes(design, rows) +
+		2.0 * sizeof(int64) * d * q;
+}
+
 /* mrfdp.distributed_frank_wolfe */
 int			MrfDistributedFw = MRF_DFW_AUTO;
 
@@ -383,6 +399,7 @@ typedef struct FwState
 	uint8	   *rows;
 	Size		row_bytes;
 	int64		batch;			/* rows in the batch */
+	int			batch_rows;		/* the batch's size: FW_BATCH_ROWS, or less where it does not fit */
 	bool		reading;		/* a transition's state (readers set up) */
 	MrfBinaryReader reader;		/* binary designs */
 	MrfKaryReader kreader;		/* the pairwise design */
@@ -695,15 +712,22 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 	{
 		if (s->rows == NULL)
 		{
-			/* one batch: what a part needs is a function of the design only (FW_BATCH_ROWS) */
+			/*
+			 * One batch: what a part needs is a function of the design and
+			 * this node's setting only, never of the shard's rows.  Halved
+			 * until it fits (the sums of any partition of the rows are the
+			 * same), refused only below FW_BATCH_MIN_ROWS.
+			 */
+			s->batch_rows = FW_BATCH_ROWS;
+			while (s->batch_rows > FW_BATCH_MIN_ROWS &&
+				   !MrfMemoryFits(FwBatchBytes(&s->step.design, s->step.d, s->step.q, s->row_bytes, s->batch_rows)))
+				s->batch_rows /= 2;
 			MrfCheckMemory(DesignLearner(&s->step.design),
-						   (double) FW_BATCH_ROWS * s->row_bytes +
-						   (double) MrfFwDesignPartBytes(&s->step.design, FW_BATCH_ROWS) +
-						   2.0 * sizeof(int64) * SumCells(&s->step));
+						   FwBatchBytes(&s->step.design, s->step.d, s->step.q, s->row_bytes, s->batch_rows));
 			s->rows = MemoryContextAllocHuge(s->hdr.eoh_context,
-											 (Size) FW_BATCH_ROWS * s->row_bytes);
+											 (Size) s->batch_rows * s->row_bytes);
 		}
-		else if (s->batch == FW_BATCH_ROWS)
+		else if (s->batch == s->batch_rows)
 			FwAddBatch(s);
 		slot = s->rows + s->batch * s->row_bytes;
 	}

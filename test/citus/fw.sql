@@ -13,7 +13,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(22);
+SELECT plan(24);
 
 -- 6 binary variables with a chain of agreements, 5,000 rows; 1% unreadable
 -- (a NULL or a row of 5 values: the protected path's fixed row, counted).
@@ -111,6 +111,34 @@ SELECT ok(fw13_same('auto small memory', 'big local')
 	AND (SELECT m::jsonb -> 'meta' ? 'distributed' FROM fwm13 WHERE src = 'auto small memory'),
 	'auto: rows that do not fit mrfdp.max_learner_memory are learned on the shards, same model');
 SELECT is(fw13_spent('fw13_big'), 0.5 * (1 + 1.0 / 128), 'the refused learn charged nothing');
+
+-- Every node at 1 MB, 30 variables: a worker's batch of 8,192 rows (about
+-- 1.1 MB with its margins) does not fit, so the worker halves its batch
+-- (the sums of any partition are the same); it refused it, after the charge
+CREATE ROLE fw13_wide_owner LOGIN;
+CREATE TABLE fw13_wide_local AS
+SELECT i AS id, ARRAY(SELECT (i::bigint * j * 7919) % 5 < 2 FROM generate_series(1, 30) j) AS row
+FROM generate_series(1, 40000) i;
+CREATE TABLE fw13_wide (LIKE fw13_wide_local);
+SELECT create_distributed_table('fw13_wide', 'id');
+INSERT INTO fw13_wide SELECT * FROM fw13_wide_local;
+ALTER TABLE fw13_wide OWNER TO fw13_wide_owner;
+SELECT mrfdp.protect(r, epsilon => 1000, delta => 1e-6) FROM unnest(ARRAY['fw13_wide', 'fw13_wide_local']) r;
+SELECT mrfdp.grant_learning(r, 'fw13_analyst') FROM unnest(ARRAY['fw13_wide', 'fw13_wide_local']) r;
+SET ROLE fw13_analyst;
+INSERT INTO fwm13 SELECT 'wide local', mrf_learn_ising_from('fw13_wide_local', 'row', rho => 0.5, iterations => 8, variables => 30);
+RESET ROLE;
+ALTER ROLE fw13_wide_owner SET mrfdp.max_learner_memory = '1MB';
+SET mrfdp.max_learner_memory = 1024;
+SET ROLE fw13_analyst;
+INSERT INTO fwm13 SELECT 'wide small memory', mrf_learn_ising_from('fw13_wide', 'row', rho => 0.5, iterations => 8, variables => 30);
+RESET ROLE;
+RESET mrfdp.max_learner_memory;
+ALTER ROLE fw13_wide_owner RESET mrfdp.max_learner_memory;
+SELECT ok(fw13_same('wide small memory', 'wide local')
+	AND (SELECT m::jsonb -> 'meta' ? 'distributed' FROM fwm13 WHERE src = 'wide small memory'),
+	'every node at 1 MB: the workers halve their batches, same model');
+SELECT is(fw13_releases('fw13_wide'), 1::bigint, 'charged once, for a release');
 
 -- Refused where it must be.
 SET ROLE fw13_analyst;
