@@ -43,11 +43,18 @@ BEGIN
 	RETURN 'finished';
 EXCEPTION WHEN query_canceled THEN
 	RETURN SQLSTATE;
+WHEN internal_error THEN
+	-- Citus's own error when the cancel lands while it aborts the workers'
+	-- remote transactions (seen under load): the learn was cancelled all the same
+	IF SQLERRM LIKE 'failure on connection marked as essential%' THEN
+		RETURN 'cancelled in Citus';
+	END IF;
+	RAISE;
 END $$;
 GRANT EXECUTE ON FUNCTION fwcc_cancelled() TO fwcc_analyst;
 SET ROLE fwcc_analyst;
 SET statement_timeout = '1s';
-SELECT is(fwcc_cancelled(), '57014', 'a learn cancelled during its iterations');
+SELECT ok(fwcc_cancelled() IN ('57014', 'cancelled in Citus'), 'a learn cancelled during its iterations');
 RESET statement_timeout;
 RESET mrfdp.distributed_frank_wolfe;
 RESET ROLE;
