@@ -386,7 +386,11 @@ MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p)
 		int			width;
 
 		if (getBaseType(reader->typid) == RECORDOID)
-			elog(ERROR, "the protected path needs a declared row type");
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the protected path needs a declared row type"),
+					 errdetail("An anonymous ROW(...) has no declared column types."),
+					 errhint("Cast the row to a table's or a composite type's row type.")));
 		MrfRowTypeLoad(reader->typid, -1, reader->mcxt, &reader->tupdesc,
 					   &reader->values, &reader->nulls);
 		width = CheckRecordColumns(reader);

@@ -22,17 +22,7 @@ shift 2 || true
 ns=("$@")
 [ ${#ns[@]} -gt 0 ] || ns=(25000 50000 100000)
 seeds=${SEEDS:-5}
-line=$(MRFDP_CITUS_KEEP=1 test/citus/run_citus_tests.sh | grep '^cluster kept') || {
-	echo "no cluster (Citus missing?)"; exit 1; }
-base=$(echo "$line" | sed -E 's/.*PGHOST=([^ ]+).*/\1/')
-port=$(echo "$line" | sed -E 's/.*coordinator ([0-9]+).*/\1/')
-stop() {
-	for d in coord w1 w2; do runuser -u postgres -- pg_ctl -D "$base/$d" -m fast stop >/dev/null 2>&1 || true; done
-	rm -rf "$base"
-}
-trap stop EXIT
-export PGHOST=$base PGPORT=$port PGUSER=postgres PGDATABASE=citus_tap
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -c "$1"; }
+. test/bench/citus_cluster.bash
 if [ "$model" = grid ]; then
 	p=9; eta=0.4; lambda=1.6
 	truth="mrf_ising(ARRAY[[0,.4,0,.4,0,0,0,0,0],[.4,0,-.4,0,-.4,0,0,0,0],[0,-.4,0,0,0,.4,0,0,0],[.4,0,0,0,.4,0,.4,0,0],[0,-.4,0,.4,0,-.4,0,-.4,0],[0,0,.4,0,-.4,0,0,0,.4],[0,0,0,.4,0,0,0,.4,0],[0,0,0,0,-.4,0,.4,0,-.4],[0,0,0,0,0,.4,0,-.4,0]]::float8[])"

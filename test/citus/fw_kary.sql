@@ -20,7 +20,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(68);
+SELECT plan(70);
 
 -- 5 ternary variables (z: smallint[], zi: integer[]) with a coupling of the
 -- first two, 6 binary ones (b); 4,000 rows, a few unreadable (a value 3, a
@@ -217,6 +217,11 @@ SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3
 	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain of one value is refused, as the learners refuse it');
 SELECT is(mrfdp.mrf_fw_kary_codes(ROW('x', 'y', NULL)::fwk_t, 3, 0, '{"s1": ["x", "y"], "s2": ["x", "y"], "s3": ["x", "z"]}', 'x'),
 	'{0,1,0}'::smallint[], 'mrf_fw_kary_codes: checked domains and nulls read as before');
+-- an anonymous ROW(...) has no declared types: a clear 0A000, not XX000
+SELECT throws_ok($$SELECT mrfdp.mrf_fw_kary_codes(ROW(1, 2), 2, 3, NULL, NULL)$$,
+	'0A000', 'the protected path needs a declared row type', 'mrf_fw_kary_codes: an anonymous row is refused with 0A000');
+SELECT throws_ok($$SELECT mrfdp.mrf_fw_binary_codes(ROW(true, false), 2)$$,
+	'0A000', 'the protected path needs a declared row type', 'mrf_fw_binary_codes too');
 -- a forged step of 20,000 iterations (p = 128) replays every earlier
 -- iteration's margins on a batch's rows: it must hear a cancel (it polled
 -- only every 64 blocks, so a batch of 8,192 rows was deaf for about a minute)
