@@ -601,21 +601,23 @@ MrfFwScores(const MrfFwProblem *prob, const float *margins, int64_t ldm,
 }
 
 /*
- * Private selection for every problem from the last pass's scores (sh) or
- * from scores (S[j + k d], sh NULL): one noise draw per allowed candidate
+ * Private selection for problems k0 .. k1-1 from the last pass's scores (sh)
+ * or from scores (S[j + k d], sh NULL): one noise draw per allowed candidate
  * (j, sign), in a fixed order, so the number of draws does not depend on the
  * data.  The exponential mechanism is Gumbel-max on c u(s); the Laplace one
  * is report-noisy-max with scale b (both from privacy.c).  Scores are exact
- * integers below 2^53, so their doubles are exact.
+ * integers below 2^53, so their doubles are exact.  Every draw takes one
+ * MrfRngU64, i.e. FW_WORDS_PER_CANDIDATE stream words per allowed j.
  */
 static void
-FwSelect(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
-		 int *sel_j, int *sel_sign, MrfRng *rng, double unit, double laplace_scale)
+FwSelectRange(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
+			  int k0, int k1, int *sel_j, int *sel_sign, MrfRng *rng, double unit,
+			  double laplace_scale)
 {
 	const int	d = prob->d;
 	int			k;
 
-	for (k = 0; k < prob->q; k++)
+	for (k = k0; k < k1; k++)
 	{
 		const uint8_t *al = prob->allowed + (size_t) k * d;
 		double		best = -INFINITY;
@@ -651,6 +653,142 @@ FwSelect(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
 		sel_j[k] = best_j;
 		sel_sign[k] = best_sign;
 	}
+}
+
+/* Stream words of one allowed candidate: two signs, one MrfRngU64 (two words) each. */
+#define FW_WORDS_PER_CANDIDATE 4
+
+/*
+ * Candidates (q d) below which the selection stays on one thread: starting
+ * and joining a thread costs tens of microseconds, the draws of 8192
+ * candidates a few hundred (about 18 ns a draw, measured at p = 400).
+ */
+static int64_t FwSelectMinWork = MRF_FW_SELECT_MIN_WORK;
+
+/* Tests: the q d from which the selection runs on several threads. */
+void
+MrfFwSetSelectMinWork(int64_t candidates)
+{
+	FwSelectMinWork = candidates < 0 ? 0 : candidates;
+}
+
+/* One thread's share of a parallel selection: problems [k0, k1), its own copy of the stream. */
+typedef struct FwSelectTask
+{
+	const MrfFwProblem *prob;
+	const FwShared *sh;
+	const int64_t *scores;
+	int			k0;
+	int			k1;
+	int		   *sel_j;
+	int		   *sel_sign;
+	double		unit;
+	double		laplace_scale;
+	MrfRng		rng;
+	pthread_t	tid;
+} FwSelectTask;
+
+/* Runs one task's problems. */
+static void *
+FwSelectMain(void *arg)
+{
+	FwSelectTask *task = (FwSelectTask *) arg;
+
+	FwSelectRange(task->prob, task->sh, task->scores, task->k0, task->k1, task->sel_j,
+				  task->sel_sign, &task->rng, task->unit, task->laplace_scale);
+	return NULL;
+}
+
+/* Allowed candidates of problem k. */
+static int64_t
+FwAllowedCount(const MrfFwProblem *prob, int k)
+{
+	const uint8_t *al = prob->allowed + (size_t) k * prob->d;
+	int64_t		c = 0;
+
+	for (int j = 0; j < prob->d; j++)
+		c += al[j] != 0;
+	return c;
+}
+
+/*
+ * The selection of every problem (FwSelectRange), on up to nthreads threads
+ * with the same draws as on one: each thread takes a contiguous range of
+ * problems (about equal numbers of candidates) and a copy of rng moved on
+ * (MrfRngSkip) to the stream word at which the serial loop starts that
+ * range; afterwards rng is moved past all the draws.  So the selections and
+ * rng's later output are the serial ones bit for bit, for any thread count.
+ * Small selections (q d below FwSelectMinWork) and one thread run the serial
+ * loop itself.
+ */
+static void
+FwSelect(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
+		 int *sel_j, int *sel_sign, MrfRng *rng, double unit, double laplace_scale,
+		 int nthreads)
+{
+	FwSelectTask tasks[MRF_FW_MAX_THREADS];
+	int			started[MRF_FW_MAX_THREADS];
+	int64_t		total = 0;
+	int64_t		done = 0;
+	sigset_t	all;
+	sigset_t	old;
+	int			ntasks;
+	int			i;
+	int			k;
+
+	if (nthreads > prob->q)
+		nthreads = prob->q;
+	if (nthreads > MRF_FW_MAX_THREADS)
+		nthreads = MRF_FW_MAX_THREADS;
+	if (nthreads <= 1 || (int64_t) prob->q * prob->d < FwSelectMinWork)
+	{
+		FwSelectRange(prob, sh, scores, 0, prob->q, sel_j, sel_sign, rng, unit,
+					  laplace_scale);
+		return;
+	}
+
+	for (k = 0; k < prob->q; k++)
+		total += FwAllowedCount(prob, k);
+	/* task i starts at the first problem where i/nthreads of the candidates are done */
+	ntasks = 0;
+	k = 0;
+	for (i = 0; i < nthreads && k < prob->q; i++)
+	{
+		FwSelectTask *task = &tasks[ntasks++];
+		int64_t		until = total * (i + 1) / nthreads;
+
+		task->prob = prob;
+		task->sh = sh;
+		task->scores = scores;
+		task->sel_j = sel_j;
+		task->sel_sign = sel_sign;
+		task->unit = unit;
+		task->laplace_scale = laplace_scale;
+		task->rng = *rng;
+		MrfRngSkip(&task->rng, (uint64_t) done * FW_WORDS_PER_CANDIDATE);
+		task->k0 = k;
+		/* at least one problem each; the last task takes the rest */
+		do
+			done += FwAllowedCount(prob, k++);
+		while (k < prob->q && (done < until || i == nthreads - 1));
+		task->k1 = k;
+	}
+
+	/* the other threads take no signals: the host handles them here */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 1; i < ntasks; i++)
+		started[i] = pthread_create(&tasks[i].tid, NULL, FwSelectMain, &tasks[i]) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	FwSelectMain(&tasks[0]);
+	/* a task whose thread could not start runs here */
+	for (i = 1; i < ntasks; i++)
+		if (!started[i])
+			FwSelectMain(&tasks[i]);
+	for (i = 1; i < ntasks; i++)
+		if (started[i])
+			pthread_join(tasks[i].tid, NULL);
+	MrfRngSkip(rng, (uint64_t) total * FW_WORDS_PER_CANDIDATE);
 }
 
 /*
@@ -764,7 +902,8 @@ MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 		else
 			work.sh.pass.mode = FWK_INIT;
 		FwPass(&work.sh, work.threads, work.nthreads, (int64_t) (t - 1) * nblocks, total);
-		FwSelect(prob, &work.sh, NULL, work.sel_j, work.sel_sign, rng, unit, laplace_scale);
+		FwSelect(prob, &work.sh, NULL, work.sel_j, work.sel_sign, rng, unit, laplace_scale,
+				 work.nthreads);
 		FwStep(prob, mu, work.sel_j, work.sel_sign, w);
 		MrfPoll(env, (int64_t) t * nblocks, total);
 	}
@@ -1003,7 +1142,7 @@ MrfFwSolveParts(const MrfFwProblem *prob, MrfFwScoresFn scores_fn, void *arg,
 		st = scores_fn(arg, t, sel_j, sel_sign, scores);
 		if (st != MRF_OK)
 			goto done;
-		FwSelect(prob, NULL, scores, sj, ss, rng, unit, laplace_scale);
+		FwSelect(prob, NULL, scores, sj, ss, rng, unit, laplace_scale, FwThreadCount);
 		FwStep(prob, mu, sj, ss, w);
 		MrfPoll(env, t, iters - 1);
 	}

@@ -123,6 +123,14 @@ void		MrfFwSetThreads(int threads);
 int			MrfFwThreads(void);
 
 /*
+ * Tests: the number of candidates (q d) from which a selection with more
+ * than one thread draws its noise on several threads (the same draws;
+ * MRF_FW_SELECT_MIN_WORK by default, 0 always).
+ */
+#define MRF_FW_SELECT_MIN_WORK 8192
+void		MrfFwSetSelectMinWork(int64_t candidates);
+
+/*
  * Runs T-1 private selections for every problem; writes w_T of problem q to
  * w[q * d .. q * d + d - 1].  Uses MrfFwThreads() threads (each its own
  * blocks of rows); only the calling thread calls env's functions, and it

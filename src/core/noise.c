@@ -261,6 +261,35 @@ MrfRngSplit(MrfRng *rng, MrfRng *child)
 	RngStart(child, rng->seeded);
 }
 
+/*
+ * Moves the stream words positions on without computing the words in
+ * between: word i of the stream is word i % 16 of block i / 16 (the stream
+ * is counter-based), so the next word is the one the same number of RngWord
+ * calls would have reached.  The buffer holds blocks counter - 8 ..
+ * counter - 1 and its next word is stream word 16 counter - (buffer - used).
+ */
+void
+MrfRngSkip(MrfRng *rng, uint64_t words)
+{
+	uint64_t	left = (uint64_t) (MRF_RNG_BUFFER_WORDS - rng->used);
+
+	if (words <= left)
+	{
+		rng->used += (int) words;
+		return;
+	}
+	/* the buffer used up: the next word is the first of block counter */
+	words -= left;
+	rng->counter += words / CHACHA_WORDS;
+	rng->used = MRF_RNG_BUFFER_WORDS;
+	if (words % CHACHA_WORDS != 0)
+	{
+		ChaCha20Lanes(rng->key, rng->counter, rng->block);
+		rng->counter += CHACHA_LANES;
+		rng->used = (int) (words % CHACHA_WORDS);
+	}
+}
+
 /* Two stream words, low word first. */
 uint64_t
 MrfRngU64(MrfRng *rng)

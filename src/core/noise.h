@@ -33,7 +33,15 @@ void		MrfRngInitSeeded(MrfRng *rng, uint64_t seed);
 /* Derives an independent generator (for a sub-task) from rng's stream. */
 void		MrfRngSplit(MrfRng *rng, MrfRng *child);
 
+/* Two words of the stream (low word first); every Gumbel or Laplace draw takes one. */
 uint64_t	MrfRngU64(MrfRng *rng);
+
+/*
+ * Advances the stream by words 32-bit words, exactly as that many words drawn
+ * would (the words in between are not computed): parallel draws from one
+ * stream start each thread's copy where the serial loop would be.
+ */
+void		MrfRngSkip(MrfRng *rng, uint64_t words);
 
 /*
  * The ChaCha20 block function of RFC 8439 (section 2.3): 32-bit block

@@ -881,6 +881,112 @@ TestKernelChoice(void)
 #endif
 }
 
+/*
+ * The selection's noise drawn on several threads (each its range of
+ * problems, its copy of the stream moved on to where the serial loop is)
+ * gives the serial selections and leaves the generator where the serial
+ * loop does: models and the generator's next words equal bit for bit for
+ * 1-7 threads, both mechanisms, problems with one candidate and many, a
+ * selection above the default size and a tiny one run in parallel.
+ */
+static void
+TestSelectParallel(void)
+{
+	const int64_t n = 20000;
+	const int	d = 90;
+	const int	q = 100;
+	int64_t		ldx = MrfFwRowStride(n);
+	MrfRng		rng;
+	uint8_t    *x;
+	uint64_t   *xbits;
+	uint8_t    *allowed = malloc((size_t) d * q);
+	double	   *w0 = malloc(sizeof(double) * d * q);
+	double	   *w1 = malloc(sizeof(double) * d * q);
+	int			ypos[100];
+	int			yneg[100];
+	MrfFwProblem prob;
+	int64_t		m;
+	int			j;
+	int			k;
+
+	MrfRngInitSeeded(&rng, 61);
+	x = RandomBytes(n, ldx, d, &rng);
+	for (m = 0; m < n; m++)
+		for (j = 1; j < d; j++)
+			if (MrfRngBelow(&rng, 3) != 0)
+				x[(size_t) j * ldx + m] = x[(size_t) (j - 1) * ldx + m];
+	/* uneven candidates: some problems one, the others about 3/4 of d */
+	for (k = 0; k < q; k++)
+	{
+		ypos[k] = k % d;
+		yneg[k] = k % 2 ? MRF_FW_COMPLEMENT : (k + 1) % d;
+		for (j = 0; j < d; j++)
+			allowed[(size_t) k * d + j] = k % 17 == 3 ? j == (k + 5) % d :
+				j != ypos[k] && j != yneg[k] && MrfRngBelow(&rng, 4) != 0;
+	}
+	xbits = ToBits(x, ldx, d);
+	memset(&prob, 0, sizeof(prob));
+	prob.n = n;
+	prob.x = xbits;
+	prob.xwords = ldx / 64;
+	prob.x_signed = 1;
+	prob.ypos = ypos;
+	prob.yneg = yneg;
+	prob.allowed = allowed;
+	prob.radius = 3.0;
+	prob.iterations = 12;
+	prob.rho_problem = 0.5;
+	CHECK((int64_t) q * d >= MRF_FW_SELECT_MIN_WORK);
+
+	for (int mech = 0; mech < 2; mech++)
+		for (int small = 0; small <= 1; small++)
+		{
+			uint64_t	next0[4];
+
+			prob.mechanism = mech ? MRF_MECH_LAPLACE : MRF_MECH_EXPONENTIAL;
+			/* small: three problems of four coordinates, always parallel */
+			prob.q = small ? 3 : q;
+			prob.d = small ? 4 : d;
+			if (small)
+			{
+				for (k = 0; k < 3; k++)
+				{
+					ypos[k] = k;
+					yneg[k] = MRF_FW_COMPLEMENT;
+					for (j = 0; j < 4; j++)
+						allowed[(size_t) k * 4 + j] = j != k;
+				}
+				MrfFwSetSelectMinWork(0);
+			}
+			MrfFwSetThreads(1);
+			MrfRngInitSeeded(&rng, 62 + mech);
+			CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w0) == MRF_OK);
+			for (int i = 0; i < 4; i++)
+				next0[i] = MrfRngU64(&rng);
+			for (int threads = 2; threads <= 7; threads++)
+			{
+				int			same = 1;
+
+				MrfFwSetThreads(threads);
+				MrfRngInitSeeded(&rng, 62 + mech);
+				CHECK(MrfFwSolve(&prob, &rng, &MrfMallocEnv, w1) == MRF_OK);
+				for (int i = 0; i < 4; i++)
+					same &= MrfRngU64(&rng) == next0[i];
+				CHECK_MSG(memcmp(w0, w1, sizeof(double) * prob.d * prob.q) == 0,
+						  "mechanism %d, small %d, %d threads: model differs", mech, small, threads);
+				CHECK_MSG(same, "mechanism %d, small %d, %d threads: the generator is elsewhere",
+						  mech, small, threads);
+			}
+			MrfFwSetSelectMinWork(MRF_FW_SELECT_MIN_WORK);
+			MrfFwSetThreads(1);
+		}
+	free(x);
+	free(xbits);
+	free(allowed);
+	free(w0);
+	free(w1);
+}
+
 /* The Frank-Wolfe tests. */
 void
 TestFw(void)
@@ -892,5 +998,6 @@ TestFw(void)
 	TestLaplaceSelection();
 	TestSolveAccuracy();
 	TestSolveIdentical();
+	TestSelectParallel();
 	TestSolveInvalid();
 }

@@ -116,6 +116,8 @@ CompareParts(const char *what, void *ctx, void (*mech_fn) (void *ctx, MrfMechani
 	double	   *dist = malloc(sizeof(double) * outlen);
 	int			compared = 0;
 
+	/* the 2-thread kernels' selections drawn on both threads (the same draws) */
+	MrfFwSetSelectMinWork(0);
 	for (int mech = 0; mech < 2; mech++)
 		for (int kernel = 0; kernel < MRF_FW_KERNEL_COUNT; kernel++)
 		{
@@ -152,6 +154,7 @@ CompareParts(const char *what, void *ctx, void (*mech_fn) (void *ctx, MrfMechani
 		}
 	MrfFwForceKernel(MRF_FW_KERNEL_AUTO);
 	MrfFwSetThreads(1);
+	MrfFwSetSelectMinWork(MRF_FW_SELECT_MIN_WORK);
 	CHECK(compared >= 2);
 	free(one);
 	free(dist);

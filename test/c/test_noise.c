@@ -104,6 +104,73 @@ TestChaChaLanes(void)
 	CHECK_MSG(same, "the generator's words are not its blocks in order");
 }
 
+/*
+ * MrfRngSkip(n) lands on stream word n: from states before, at and after a
+ * buffer refill (an even or odd word), skips within the buffer, onto a block
+ * or buffer boundary and past many refills; the next draws are the stream's
+ * words (from the block function) and those of a generator that drew n words.
+ */
+static void
+TestSkip(void)
+{
+	static const uint64_t drawn_before[] = {0, 1, 2, 63, 64, 126, 127, 128, 129, 300};
+	static const uint64_t skips[] = {0, 1, 2, 3, 15, 16, 17, 62, 63, 64, 65, 126, 127, 128,
+	129, 130, 255, 256, 257, 1000, 1023, 1024, 12345};
+	uint32_t	key[8];
+	uint32_t	one[16];
+	MrfRng		rng;
+	int			same = 1;
+	int			drawn_equal = 1;
+
+	MrfRngInitSeeded(&rng, 11);
+	memcpy(key, rng.key, sizeof(key));
+	for (size_t a = 0; a < sizeof(drawn_before) / sizeof(drawn_before[0]); a++)
+		for (size_t s = 0; s < sizeof(skips) / sizeof(skips[0]); s++)
+		{
+			MrfRng		skipped;
+			MrfRng		drawn;
+			uint64_t	pos;
+
+			/* a words drawn: U64s, then MrfRngSkip(1) for an odd count */
+			MrfRngInitSeeded(&skipped, 11);
+			for (uint64_t i = 0; i + 1 < drawn_before[a]; i += 2)
+				(void) MrfRngU64(&skipped);
+			if (drawn_before[a] % 2)
+				MrfRngSkip(&skipped, 1);
+			drawn = skipped;
+			MrfRngSkip(&skipped, skips[s]);
+			pos = drawn_before[a] + skips[s];
+			/* 40 words on: the stream's own words, across the next refill */
+			for (int w = 0; w < 40; w += 2)
+			{
+				uint64_t	got = MrfRngU64(&skipped);
+				uint64_t	word[2];
+
+				for (int h = 0; h < 2; h++)
+				{
+					uint64_t	at = pos + (uint64_t) w + (uint64_t) h;
+					uint32_t	nonce[3] = {(uint32_t) ((at / 16) >> 32), 0, 0};
+
+					MrfChaCha20Block(key, (uint32_t) (at / 16), nonce, one);
+					word[h] = one[at % 16];
+				}
+				same &= got == (word[1] << 32 | word[0]);
+			}
+			/* an even skip: the same as drawing its words */
+			if (skips[s] % 2 == 0)
+			{
+				MrfRng		again = skipped;
+
+				for (uint64_t i = 0; i < skips[s] + 40; i += 2)
+					(void) MrfRngU64(&drawn);
+				for (int i = 0; i < 300; i++)
+					drawn_equal &= MrfRngU64(&drawn) == MrfRngU64(&again);
+			}
+		}
+	CHECK_MSG(same, "MrfRngSkip(n) does not land on stream word n");
+	CHECK_MSG(drawn_equal, "MrfRngSkip(n) differs from drawing n words");
+}
+
 /* Seeds reproduce, distinct seeds and splits diverge, the OS source works. */
 static void
 TestStreams(void)
@@ -393,6 +460,7 @@ TestNoise(void)
 	TestChaChaVector();
 	TestChaChaLanes();
 	TestStreams();
+	TestSkip();
 	TestUniformGumbelLaplace();
 	TestBelow();
 	TestBernoulliExp();

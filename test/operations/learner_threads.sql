@@ -4,7 +4,7 @@
 -- test seed the model is bit-identical whatever the thread count or the
 -- order in which the rows arrive.
 BEGIN;
-SELECT plan(10);
+SELECT plan(11);
 SET LOCAL mrfdp.test_seed = 15;
 
 -- 20011 rows: not a multiple of any block of rows, so the threads' shares differ
@@ -50,6 +50,20 @@ SET LOCAL mrfdp.test_seed = 16;
 SELECT isnt((SELECT pg_temp.models(2)), (SELECT m FROM by_threads WHERE t = 1),
             'another seed gives other models (the comparisons above can fail)');
 SET LOCAL mrfdp.test_seed = 15;
+
+-- p = 120: q d above 8192 candidates, so with two threads the selection's
+-- noise is drawn on both (each its problems, from the same stream moved on)
+CREATE TEMP TABLE wide_rows AS
+SELECT g, (SELECT array_agg((g * (j + 3) + j * j) % (j % 5 + 2) = 0 ORDER BY j)
+           FROM generate_series(1, 120) j) AS "row"
+FROM generate_series(1, 4099) g;
+SET LOCAL mrfdp.learner_threads = 1;
+CREATE TEMP TABLE wide_one AS
+SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 12))::jsonb - 'meta' AS m FROM wide_rows;
+SET LOCAL mrfdp.learner_threads = 2;
+SELECT is((SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 12)) FROM wide_rows)::jsonb - 'meta',
+          (SELECT m FROM wide_one),
+          'p = 120: the selection drawn on two threads gives the one-thread Ising model');
 
 -- row order: the same rows in reverse and in a scrambled order
 SET LOCAL mrfdp.learner_threads = 2;
