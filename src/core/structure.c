@@ -265,17 +265,23 @@ MrfStructureHasEdge(const MrfStructure *s, int i, int j)
  * fresh randomness only, so it is post-processing of the noisy counts.
  * Every candidate gets its draw whether or not it could win, so that the
  * noise of one candidate never depends on another's count.  tau and the
- * scale num/den come calibrated from the callers (one node, or per shard).
+ * scale num/den come calibrated from the callers (one node, or per shard),
+ * with the status of the noise's calibration; arguments are checked here.
  */
 static MrfStatus
-StableSelect(const int64_t *counts, int k, int64_t tau, uint64_t num, uint64_t den,
-			 MrfRng *rng, int *winner)
+StableSelect(const int64_t *counts, int k, int64_t tau, int noise_status, uint64_t num,
+			 uint64_t den, MrfRng *rng, int *winner)
 {
 	int64_t		best_value = 0;
 	int			best = -1;
 	uint64_t	ties = 0;
 	int			g;
 
+	if (winner == NULL || rng == NULL || k < 0 || (k > 0 && counts == NULL))
+		return MRF_EINVAL;
+	*winner = -1;
+	if (tau < 0 || noise_status != 0)
+		return MRF_EINVAL;
 	for (g = 0; g < k; g++)
 		if (counts[g] < 1 || counts[g] > ((int64_t) 1 << 40))
 			return MRF_EINVAL;
@@ -315,16 +321,12 @@ MrfStatus
 MrfStableModeSelect(const int64_t *counts, int k, double epsilon,
 					double delta, MrfRng *rng, int *winner)
 {
-	int64_t		tau = MrfStableModeThreshold(epsilon, delta);
-	uint64_t	num;
-	uint64_t	den;
+	uint64_t	num = 0;
+	uint64_t	den = 0;
+	int			noise_status = MrfStableModeNoise(epsilon, &num, &den);
 
-	if (winner == NULL || rng == NULL || k < 0 || (k > 0 && counts == NULL))
-		return MRF_EINVAL;
-	*winner = -1;
-	if (tau < 0 || MrfStableModeNoise(epsilon, &num, &den) != 0)
-		return MRF_EINVAL;
-	return StableSelect(counts, k, tau, num, den, rng, winner);
+	return StableSelect(counts, k, MrfStableModeThreshold(epsilon, delta), noise_status,
+						num, den, rng, winner);
 }
 
 /* Blocks cut per shard (privacy.md 7.3): one replaced row changes two blocks. */
@@ -332,16 +334,12 @@ MrfStatus
 MrfStableShardSelect(const int64_t *counts, int k, double epsilon,
 					 double delta, MrfRng *rng, int *winner)
 {
-	int64_t		tau = MrfStableShardThreshold(epsilon, delta);
-	uint64_t	num;
-	uint64_t	den;
+	uint64_t	num = 0;
+	uint64_t	den = 0;
+	int			noise_status = MrfStableShardNoise(epsilon, &num, &den);
 
-	if (winner == NULL || rng == NULL || k < 0 || (k > 0 && counts == NULL))
-		return MRF_EINVAL;
-	*winner = -1;
-	if (tau < 0 || MrfStableShardNoise(epsilon, &num, &den) != 0)
-		return MRF_EINVAL;
-	return StableSelect(counts, k, tau, num, den, rng, winner);
+	return StableSelect(counts, k, MrfStableShardThreshold(epsilon, delta), noise_status,
+						num, den, rng, winner);
 }
 
 /*

@@ -360,6 +360,16 @@ typedef struct OwnerCall
 
 typedef ReadOutcome (*OwnerBody) (OwnerCall *call);
 
+/* A call on relid's query sql whose results go to cxt. */
+static void
+OwnerCallInit(OwnerCall *call, Oid relid, const char *sql, MemoryContext cxt)
+{
+	memset(call, 0, sizeof(*call));
+	call->relid = relid;
+	call->sql = sql;
+	call->cxt = cxt;
+}
+
 /*
  * Runs body as the relation's owner, in a security-restricted operation
  * with a fixed search_path, inside a subtransaction, connected to SPI.
@@ -534,10 +544,7 @@ ReadAsOwner(Oid relid, const char *sql, Oid typid, MrfRowsState *state, MemoryCo
 	OwnerCall	call;
 	ReadOutcome outcome;
 
-	memset(&call, 0, sizeof(call));
-	call.relid = relid;
-	call.sql = sql;
-	call.cxt = cxt;
+	OwnerCallInit(&call, relid, sql, cxt);
 	call.typid = typid;
 	call.state = state;
 	call.p = p;
@@ -636,6 +643,22 @@ ReadFailedAfterCharge(Oid relid)
  * cause and fails, and so does a relation whose rows changed in number
  * since they were counted (the model would not be that of one set of rows).
  */
+/*
+ * A distributed learn whose relation changed in number of rows (or of
+ * unreadable rows) between two of its reads, after the charge: the model
+ * would not be that of one set of rows.
+ */
+static void
+ChangedDuringLearn(Oid relid, const char *between)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("relation %s changed during a distributed learn", get_rel_name(relid)),
+			 errdetail("Its number of rows (or of unreadable rows) differs between %s. "
+					   "The release's privacy budget was charged.", between),
+			 errhint("Learn while no one writes to the relation, or in a REPEATABLE READ transaction.")));
+}
+
 static MrfStatus
 DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64_t *scores)
 {
@@ -644,10 +667,7 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 	int64		n;
 	int64		substituted;
 
-	memset(&call, 0, sizeof(call));
-	call.relid = drv->relid;
-	call.sql = drv->sql;
-	call.cxt = CurrentMemoryContext;
+	OwnerCallInit(&call, drv->relid, drv->sql, CurrentMemoryContext);
 	if (t >= 2)
 	{
 		call.step = MrfFwStepCreate(drv->learn, &drv->design, t, true,
@@ -671,12 +691,7 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 		ReadFailedAfterCharge(drv->relid);
 	MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, scores);
 	if (n != drv->n || substituted != drv->substituted)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("relation %s changed during a distributed learn", get_rel_name(drv->relid)),
-				 errdetail("Its number of rows (or of unreadable rows) differs between two Frank-Wolfe iterations. "
-						   "The release's privacy budget was charged."),
-				 errhint("Learn while no one writes to the relation, or in a REPEATABLE READ transaction.")));
+		ChangedDuringLearn(drv->relid, "two Frank-Wolfe iterations");
 	pfree(call.step);
 	pfree(call.result);
 	return MRF_OK;
@@ -705,21 +720,13 @@ DistributedBlocks(void *arg, const MrfStableStep *step, struct MrfStructure **st
 	int64		n;
 	int64		substituted;
 
-	memset(&call, 0, sizeof(call));
-	call.relid = drv->relid;
-	call.sql = drv->sql;
-	call.cxt = CurrentMemoryContext;
+	OwnerCallInit(&call, drv->relid, drv->sql, CurrentMemoryContext);
 	call.step = MrfStableStepCreate(step);
 	if (AsOwner(&call, ScoresCall) != READ_DONE)
 		ReadFailedAfterCharge(drv->relid);
 	MrfStableBlocksRead(call.result, step->p, step->blocks, &n, &substituted, structs, nstructs);
 	if (n != drv->n || substituted != drv->substituted)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("relation %s changed during a distributed learn", get_rel_name(drv->relid)),
-				 errdetail("Its number of rows (or of unreadable rows) differs between the count and the blocks. "
-						   "The release's privacy budget was charged."),
-				 errhint("Learn while no one writes to the relation, or in a REPEATABLE READ transaction.")));
+		ChangedDuringLearn(drv->relid, "the count and the blocks");
 	pfree(call.step);
 	pfree(call.result);
 }
@@ -745,10 +752,7 @@ ForgetKeptParts(FwDriver *drv)
 {
 	OwnerCall	call;
 
-	memset(&call, 0, sizeof(call));
-	call.relid = drv->relid;
-	call.sql = drv->sql;
-	call.cxt = CurrentMemoryContext;
+	OwnerCallInit(&call, drv->relid, drv->sql, CurrentMemoryContext);
 	call.null_ok = true;
 	call.step = MrfFwStepCreate(drv->learn, &drv->design, MRF_FW_STEP_FORGET, false, NULL, NULL);
 	(void) AsOwner(&call, ScoresCall);
@@ -806,10 +810,7 @@ StableCount(Oid relid, Oid caller, const char *fname, const char *sql, MemoryCon
 	step.cap = 0;				/* count only */
 	step.eta = 1;
 	step.lambda = 1;
-	memset(&call, 0, sizeof(call));
-	call.relid = relid;
-	call.sql = sql;
-	call.cxt = cxt;
+	OwnerCallInit(&call, relid, sql, cxt);
 	call.step = MrfStableStepCreate(&step);
 	outcome = AsOwner(&call, ScoresCall);
 	if (outcome == READ_REFUSED)
@@ -1164,10 +1165,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		 */
 		drv.sql = psprintf("SELECT mrfdp.%s(%s, $1, %s.tableoid) FROM %s TABLESAMPLE mrfdp.mrf_fw_kept($1)",
 						   ScoresAggregateName(format), scored, quote_identifier(alias), from);
-		memset(&call, 0, sizeof(call));
-		call.relid = relid;
-		call.sql = drv.sql;
-		call.cxt = cxt;
+		OwnerCallInit(&call, relid, drv.sql, cxt);
 		call.step = MrfFwStepCreate(drv.learn, &drv.design, 0, false, NULL, NULL);
 		outcome = AsOwner(&call, ScoresCall);
 		if (outcome == READ_REFUSED)
