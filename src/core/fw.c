@@ -791,6 +791,8 @@ FwSelect(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
 		if (started[i])
 			pthread_join(tasks[i].tid, NULL);
 	MrfRngSkip(rng, (uint64_t) total * FW_WORDS_PER_CANDIDATE);
+	/* the tasks' generator copies hold the release's key: wiped as MrfRunEnd wipes rng */
+	explicit_bzero(tasks, sizeof(tasks[0]) * ntasks);
 }
 
 /*
