@@ -11,7 +11,7 @@ DATA_built = sql/mrfdp--$(EXTVERSION).sql
 DATA = $(filter-out $(DATA_built),$(wildcard sql/mrfdp--*.sql))
 
 CORE_SRCS = $(wildcard src/core/*.c)
-PG_SRCS = src/mrfdp.c $(wildcard src/pg/*.c)
+PG_SRCS = src/mrfdp.c $(wildcard src/pg/*/*.c)
 OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 
 OPENBLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
@@ -26,20 +26,24 @@ PG_CPPFLAGS = -I$(srcdir)/src $(OPENBLAS_CFLAGS) $(DNNL_CPPFLAGS)
 PG_CFLAGS = -O2 -fno-math-errno
 SHLIB_LINK = $(OPENBLAS_LIBS) $(DNNL_LIBS) -lpthread -lm
 
-sql/mrfdp--$(EXTVERSION).sql: $(sort $(wildcard sql/parts/*.sql))
-	cat $^ > $@
-
-# pg_regress tests: sql/<name>.sql against expected/<name>.out.
-REGRESS = $(patsubst sql/%.sql,%,$(filter-out sql/mrfdp--%.sql,$(wildcard sql/*.sql)))
-REGRESS_OPTS = --load-extension=mrfdp
+# pg_regress tests: test/regress/sql/<name>.sql against
+# test/regress/expected/<name>.out.
+REGRESS = $(patsubst test/regress/sql/%.sql,%,$(wildcard test/regress/sql/*.sql))
+REGRESS_OPTS = --inputdir=test/regress --load-extension=mrfdp
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# PGXS tracks no header dependencies here: rebuild everything a header can touch.
-HEADERS = $(wildcard src/*.h src/core/*.h src/pg/*.h)
-$(OBJS): $(HEADERS)
+sql/mrfdp--$(EXTVERSION).sql: $(sort $(wildcard sql/parts/*.sql))
+	cat $^ > $@
+
+# Header dependencies: each object lists the headers it included (-MMD), and
+# a removed header does not break the build (-MP).  Only the compiler's
+# objects write them; the bitcode rule (clang, CPPFLAGS) would overwrite them.
+$(OBJS): CFLAGS += -MMD -MP
+-include $(OBJS:.o=.d)
+EXTRA_CLEAN = $(OBJS:.o=.d)
 
 # The numerical core is plain C that never relies on signed overflow
 # wrapping; PostgreSQL's -fwrapv stops GCC from vectorising its integer and
@@ -52,7 +56,7 @@ $(CORE_SRCS:.c=.o): CFLAGS += -ffp-contract=off
 
 # Tests.  test/run_all_tests.sh runs every target below (as root on Debian 12,
 # after installing packages and building); each also runs alone.
-#   make installcheck    pg_regress (sql/, expected/) against a running
+#   make installcheck    pg_regress (test/regress/) against a running
 #                        server; a stock one will do (the tests LOAD mrfdp)
 #   make ctest           the core's C unit tests (no server)
 #   make test-packaging  META.json, LICENSE, every pgTAP file names its

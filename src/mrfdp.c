@@ -1,19 +1,19 @@
 /*
  * mrfdp.c - module entry: each module defines the settings it reads and
- * installs its hooks from its own Init function (release.c, catalog_guard.c,
- * citus.c, ...), called from here.
+ * installs its hooks from its own Init function (driver/run.c, ledger/guard.c,
+ * citus/cluster.c, ...), called from here.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "utils/guc.h"
 
-#include "pg/catalog_guard.h"
-#include "pg/citus.h"
-#include "pg/ledger_hooks.h"
-#include "pg/named_call.h"
-#include "pg/progress.h"
-#include "pg/release.h"
+#include "pg/ledger/guard.h"
+#include "pg/citus/cluster.h"
+#include "pg/ledger/hooks.h"
+#include "pg/sqlapi/named_call.h"
+#include "pg/sqlapi/progress.h"
+#include "pg/driver/run.h"
 
 PG_MODULE_MAGIC;
 

@@ -218,7 +218,7 @@ CREATE FUNCTION mrf_zcdp_for_dp(epsilon float8, delta float8, method text DEFAUL
 -------------------------------------------------------------------------------
 -- Learner options: one jsonb document, validated here and again by the
 -- learner.  NULL means "not given": the learner's default, which lives in
--- one table in src/pg/options.c (OptionDefaults) and nowhere else; the
+-- one table in src/pg/sqlapi/options.c (OptionDefaults) and nowhere else; the
 -- named and protected forms declare those parameters DEFAULT NULL.
 -------------------------------------------------------------------------------
 -- The defaults table: learner (NULL: every learner taking the option),

@@ -21,7 +21,7 @@ CREATE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
 
 -------------------------------------------------------------------------------
 -- Named forms.  Each is rewritten at parse analysis into its aggregate by the
--- post_parse_analyze_hook in src/pg/named_call.c when the library is loaded
+-- post_parse_analyze_hook in src/pg/sqlapi/named_call.c when the library is loaded
 -- (session_preload_libraries or shared_preload_libraries).  Called directly,
 -- the C function raises an error that explains the preload.  All named forms
 -- share the C symbol mrf_learn_named_form: that is how the hook finds them.

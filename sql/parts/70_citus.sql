@@ -1,6 +1,6 @@
 -- Citus (issue 13): the identity that hides a grouping column from Citus, so
 -- that a query calling a learner is grouped, learned and charged on the
--- coordinator (src/pg/citus.c); not meant to be called directly.
+-- coordinator (src/pg/citus/cluster.c); not meant to be called directly.
 CREATE FUNCTION mrf_citus_group_key(anyelement) RETURNS anyelement
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mrf_citus_group_key(anyelement) IS

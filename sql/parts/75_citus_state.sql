@@ -1,12 +1,12 @@
 -- Citus (issue 13, item 2): each learner's aggregate with a bytea state that
 -- Citus can combine (worker_partial_agg on the workers, coord_combine_agg on
 -- the coordinator), so packed rows travel instead of tuples.  mrfdp's planner
--- hook uses them in query levels that read a Citus table (src/pg/citus.c);
+-- hook uses them in query levels that read a Citus table (src/pg/citus/cluster.c);
 -- their final function is the learner's driver, as for mrf_learn_<kind>_agg.
 -- Citus checks the argument types of a split aggregate exactly, so there is
 -- one per sample type (enum arrays and rows keep the internal-state
 -- aggregate, whose rows Citus gathers).  The state is checked in full
--- whenever it arrives in flat form (src/pg/citus_state.c).  Their support
+-- whenever it arrives in flat form (src/pg/citus/state.c).  Their support
 -- functions live in schema mrfdp, with the other learners'.
 CREATE FUNCTION mrfdp.mrf_citus_combine(bytea, bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;

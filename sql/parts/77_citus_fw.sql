@@ -1,4 +1,4 @@
--- Distributed Frank-Wolfe on Citus (issue 13 item 3; src/pg/citus_fw.c,
+-- Distributed Frank-Wolfe on Citus (issue 13 item 3; src/pg/citus/fw.c,
 -- docs/citus_fw.md): one Frank-Wolfe iteration's exact integer score sums of
 -- a binary learner (Ising, t-wise, structure's threshold method) over a
 -- distributed table's shards.  Called only by the mrf_learn_*_from functions

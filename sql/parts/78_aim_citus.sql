@@ -2,7 +2,7 @@
 -- 75_citus_state.sql holds the counts of the tables AIM may read (every
 -- one-way, and the workload's closure or, by default, every pair and
 -- triple), which workers count and the coordinator adds; packed rows
--- travel instead when those tables are too large for a state (src/pg/aim.c).
+-- travel instead when those tables are too large for a state (src/pg/learners/aim.c).
 CREATE FUNCTION mrfdp.mrf_learn_aim_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.

@@ -1,7 +1,8 @@
 /*
  * aim.h - AIM (McKenna, Mullins, Sheldon, Miklau, "AIM: An Adaptive and
  * Iterative Mechanism for Differentially Private Synthetic Data", VLDB
- * 2022, Alg. 2), built from MST's select-measure-estimate pieces (mst.h):
+ * 2022, Alg. 2), built from the select-measure-estimate pieces it shares
+ * with MST (estimate.h):
  *
  *   - candidates: the downward closure of a workload of marginals (variable
  *     sets), each weighted by w_r = sum over workload marginals s of
@@ -30,7 +31,7 @@
 
 #include "bp.h"
 #include "env.h"
-#include "mst.h"
+#include "estimate.h"
 #include "noise.h"
 
 /* Most variables of one workload marginal (a measurement's limit). */

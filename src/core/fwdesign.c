@@ -280,7 +280,7 @@ MrfFwDesignPartScores(const MrfFwDesign *design, const void *rows, int64_t n, in
 
 /*
  * The constants of MrfFwCitusCosts, fitted (least squares of relative
- * errors) to test/bench/run_citus_fw_bench.sh on the test cluster (a
+ * errors) to bench/run_citus_fw_bench.sh on the test cluster (a
  * coordinator and two workers, 4 shards, all on one 2-core machine shared
  * with other jobs, load 2.2-2.6, one run each; README, section Citus, has
  * the table): p = 50 at n = 1e4, 3e4, 1e5, 1e6 and p = 100 at 1e4, 3e4,

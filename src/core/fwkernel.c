@@ -1147,7 +1147,7 @@ MrfFwKernelAvailable(MrfFwKernel kernel)
 	return 0;
 }
 
-/* The fastest available kernel (measured: test/bench/run_core_bench.sh). */
+/* The fastest available kernel (measured: bench/run_core_bench.sh). */
 MrfFwKernel
 MrfFwAutoKernel(void)
 {

@@ -1,8 +1,8 @@
 /*
  * mst.h - MST (McKenna, Miklau, Sheldon, "Winning the NIST Contest: A
  * scalable and general approach to differentially private synthetic data",
- * JPC 2021) and the select-measure-estimate pieces it is made of, reusable
- * by other learners of that family (AIM):
+ * JPC 2021), built from the select-measure-estimate pieces of estimate.h
+ * that AIM shares:
  *
  *   - counting: one scan of the rows for every one-way and every two-way
  *     contingency table (MrfMstCount);
@@ -34,6 +34,7 @@
 
 #include "bp.h"
 #include "env.h"
+#include "estimate.h"
 #include "noise.h"
 
 /* ---- one scan: every one-way and two-way table ---- */
@@ -63,78 +64,6 @@ MrfMstPairIndex(int p, int i, int j)
  */
 MrfStatus	MrfMstCount(const uint8_t *rows, int64_t n, int p, const int *card,
 						const MrfEnv *env, int64_t *one, int64_t *two);
-
-/* ---- measure, select ---- */
-
-/*
- * y[c] = x[c] + N_Z(0, num/den) for c < cells, independent draws of the
- * discrete Gaussian (noise.c; num/den from privacy.c).  MRF_EINVAL when the
- * variance is outside the sampler's range.
- */
-MrfStatus	MrfMeasureGaussian(const int64_t *x, int64_t cells, uint64_t num,
-							   uint64_t den, MrfRng *rng, double *y);
-
-/*
- * The exponential mechanism over candidates 0..count-1 with eligible[c]
- * nonzero (eligible may be NULL: all): argmax of scale * score[c] + Gumbel,
- * which draws c with probability proportional to exp(scale * score[c])
- * (scale from privacy.c, e.g. MrfMstSelectionScale).  -1 if none is
- * eligible or the scale is not finite and positive.
- */
-int			MrfExponentialSelect(const double *score, const uint8_t *eligible,
-								 int count, double scale, MrfRng *rng);
-
-/* ---- estimate from noisy measurements ---- */
-
-/*
- * A noisy marginal: the table over vars (sorted, a subset of clique
- * `clique` of the estimator's set), cells prod card over vars; y its noisy
- * values; precision[c] = 1 / variance of cell c (NULL: 1 / sigma2 for
- * every cell).
- */
-#define MRF_MEASURE_MAX_VARS 8
-typedef struct MrfMeasurement
-{
-	int			clique;
-	int			size;
-	int			vars[MRF_MEASURE_MAX_VARS];
-	const double *y;
-	const double *precision;
-	double		sigma2;
-} MrfMeasurement;
-
-typedef struct MrfEstimateOptions
-{
-	int			iterations;		/* mirror-descent steps (default 1000) */
-	int			warm_start;		/* start from the logpot passed in (AIM's rounds), not 0 */
-	MrfBpOptions bp;			/* inference engine (exact on a junction tree) */
-} MrfEstimateOptions;
-
-void		MrfEstimateDefaultOptions(MrfEstimateOptions *opt);
-
-typedef struct MrfEstimateReport
-{
-	int			iterations;		/* steps taken */
-	double		loss_start;		/* 0.5 sum precision (x - y)^2 at the start */
-	double		loss;			/* and at the end */
-	int64_t		evaluations;	/* marginal inferences (line search included) */
-	int			exact;			/* inference was exact */
-} MrfEstimateReport;
-
-/*
- * Post-processing: log-potentials (set->cells) of the model whose clique
- * marginals, scaled to n rows, minimise 0.5 sum over measurements and cells
- * of precision (x - y)^2, where x is the model's marginal over the
- * measurement's variables (Private-PGM's L2 loss, i.e. the Gaussian
- * likelihood).  Entropic mirror descent on the log-potentials with an
- * Armijo line search (McKenna, Sheldon, Miklau ICML 2019, Alg. 1), from the
- * uniform model (or, with opt->warm_start, from the log-potentials in logpot).  card[i] (p entries) gives the alphabets; the set must use
- * the same (set->card when it has one).
- */
-MrfStatus	MrfEstimate(const MrfCliqueSet *set, const int *card,
-						const MrfMeasurement *meas, int nmeas, int64_t n,
-						const MrfEstimateOptions *opt, const MrfEnv *env,
-						double *logpot, MrfEstimateReport *rep);
 
 /* ---- MST ---- */
 
@@ -204,13 +133,5 @@ MrfStatus	MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 							 const int64_t *two, const double *const *prob,
 							 int64_t n, double scale, MrfRng *rng,
 							 const MrfEnv *env, int *edges);
-
-/*
- * The weighted projection of one noisy one-way table onto {m >= 0, sum m =
- * n}: minimises sum precision[a] (m[a] - y[a])^2 (the maximum-likelihood
- * one-way estimate of an independent variable); out gets m / n.
- */
-void		MrfProjectOneWay(const double *y, const double *precision, int cells,
-							 int64_t n, double *out);
 
 #endif

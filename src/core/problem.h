@@ -7,7 +7,7 @@
  * of its header, so a host may recognise one by address and add the public
  * numbers and a hint; anything else it reports as the sentence itself.  The
  * host raises problems in one place with its own error codes (the
- * PostgreSQL glue: MrfRaise in src/pg/refusal.c).
+ * PostgreSQL glue: MrfRaise in src/pg/driver/refusal.c).
  */
 #ifndef MRF_PROBLEM_H
 #define MRF_PROBLEM_H

@@ -11,7 +11,7 @@
 
 /*
  * Planning constants, fitted by experiment, not derived (issue 10;
- * test/bench/bench_defaults.c --study structure-plan,
+ * bench/bench_defaults.c --study structure-plan,
  * run_structure_plan_study.sh and defaults_table.py, README "Defaults"):
  * block sizes a factor sqrt 2 apart, 20 blocks each, on sampled models
  * (pairwise: chains and random graphs, k = 3 and 4, p = 6-14; t-wise,

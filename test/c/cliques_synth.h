@@ -1,6 +1,6 @@
 /*
  * cliques_synth.h - the synthetic study of Bernstein et al. 2017, Sec. 4.1,
- * shared by test_cliques.c and test/bench/bench_cliques.c: 10-node chains of
+ * shared by test_cliques.c and bench/bench_cliques.c: 10-node chains of
  * overlapping triples and connected Erdos-Renyi graphs, Dirichlet(1)
  * potentials, data drawn exactly from the model, KL to the truth.
  */

@@ -1521,7 +1521,7 @@ TestPlanningAndThreshold(void)
 	MrfRngInitSeeded(&rng, 9200);
 	{
 		int64_t		b = MrfIsingBlockRowsNeededWidth(chain.p, chain.eta, chain.lambda,
-													 8.0 /* the default lambda (options.c) */);
+													 8.0 /* the default lambda (sqlapi/options.c) */);
 		MrfIsingBlockOptions bopt;
 		int			hits = 0;
 		int			r;
@@ -1530,7 +1530,7 @@ TestPlanningAndThreshold(void)
 		memset(&bopt, 0, sizeof(bopt));
 		bopt.p = chain.p;
 		bopt.eta = chain.eta;
-		bopt.lambda = 8.0 /* the default lambda (options.c) */;
+		bopt.lambda = 8.0 /* the default lambda (sqlapi/options.c) */;
 		bits = DrawPacked(&chain, 20 * b, &rng);
 		for (r = 0; r < 20; r++)
 		{

@@ -22,7 +22,7 @@
 #include "structure_twise.h"
 #include "twise.h"
 
-/* The default lambda of mrf_learn_structure (src/pg/options.c). */
+/* The default lambda of mrf_learn_structure (src/pg/sqlapi/options.c). */
 #define DEFAULT_LAMBDA 8.0
 
 /*

@@ -7,7 +7,7 @@
 -- the distributed table (the check looked only at query levels that read a
 -- Citus table themselves).  The charge then depended on the rows.  Every
 -- learner call's options, at every level, are now checked before constant
--- folding (src/pg/options_check.c).  Also: EXECUTE on the packed-state
+-- folding (src/pg/sqlapi/options_check.c).  Also: EXECUTE on the packed-state
 -- transition stays granted to PUBLIC because Citus's worker_partial_agg
 -- checks it for the calling role (shown below).
 \set QUIET 1

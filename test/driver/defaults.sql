@@ -1,6 +1,6 @@
 -- server: session_preload
 -- Issue 10 item 1: with no lambda and no iterations given, the learners'
--- defaults (privacy.h, chosen by test/bench/bench_defaults.c) must beat the
+-- defaults (privacy.h, chosen by bench/bench_defaults.c) must beat the
 -- old setting, lambda = 1 with the paper's T = ceil((2 lambda n
 -- sqrt(rho/p))^(2/3)), on sampled models of several widths.  Medians over
 -- three releases (test seeds) keep it from being flaky; the bound (the

@@ -2,7 +2,7 @@
 -- Issue 10 item 1, as test/driver/defaults.sql for the Ising learner: with
 -- no lambda and no iterations given, the pairwise (k = 3) and t-wise
 -- (t = 3) learners' defaults (lambda 4, a quarter of the paper's T; chosen by
--- test/bench/bench_defaults.c) must beat the old setting, lambda = 1 with the
+-- bench/bench_defaults.c) must beat the old setting, lambda = 1 with the
 -- paper's T = ceil((R n sqrt(rho'))^(2/3)) at R = 2 lambda k and rho' =
 -- rho / (p k) (pairwise, MrfPairwiseProblemRho) or R = 2 lambda and rho' =
 -- rho / p (t-wise l1, MrfTwiseNodeRho), on sampled models of two widths

@@ -1,5 +1,5 @@
 -- server: session_preload
--- The learner driver (src/pg/plan.c): options parsed once and planned at the
+-- The learner driver (src/pg/driver/plan.c): options parsed once and planned at the
 -- first row, so a learner-specific option error stops the scan at its first
 -- row (a sequence, which no rollback resets, counts the rows the aggregate
 -- was given); the defaults table is what the SQL forms' NULL defaults mean.

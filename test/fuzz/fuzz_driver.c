@@ -53,11 +53,11 @@
 #include "utils/resowner.h"
 #include "utils/syscache.h"
 
-#include "pg/aggregates.h"
-#include "pg/learners.h"
-#include "pg/model.h"
-#include "pg/options.h"
-#include "pg/plan.h"
+#include "pg/driver/aggregates.h"
+#include "pg/driver/learners.h"
+#include "pg/model/model.h"
+#include "pg/sqlapi/options.h"
+#include "pg/driver/plan.h"
 
 extern int	LLVMFuzzerRunDriver(int *argc, char ***argv,
 								int (*callback) (const uint8_t *data, size_t size));
@@ -587,7 +587,7 @@ FuzzState(const PlanStep *s, MrfRowFormat format)
 }
 
 /*
- * The driver's plan of a release as both paths make it (plan.h): options,
+ * The driver's plan of a release as both paths make it (driver/plan.h): options,
  * then p and k, then n; and, when learning, the run.
  */
 static void

@@ -1,7 +1,7 @@
 -- server: session_preload
 -- mrfdp.blas_threads is the old name of mrfdp.learner_threads: it applies
 -- while the new name is at its default of 1, and the new name wins
--- otherwise (src/pg/release.c, EffectiveThreads). The thread count a
+-- otherwise (src/pg/driver/run.c, EffectiveThreads). The thread count a
 -- learner plans for is visible in its memory plan (per-thread scratch), so
 -- a plan that does not fit mrfdp.max_learner_memory names it.
 BEGIN;

@@ -1,7 +1,7 @@
 -- server: session_preload
 -- mrf_structure_rows_needed for pairwise and t-wise structures (issue 10
 -- item 2): the plan of each model against the rows the study measured for a
--- 90% exact release (test/bench/run_structure_plan_study.sh, README
+-- 90% exact release (bench/run_structure_plan_study.sh, README
 -- "Defaults": 94 blocks at epsilon 1, delta 1e-6), within 3x of each;
 -- the model's default lambda; no plan when lambda is well below the width;
 -- bad arguments with their SQLSTATE.

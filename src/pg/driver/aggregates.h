@@ -1,0 +1,129 @@
+/*
+ * driver/aggregates.h - the aggregate state shared by every learner: samples packed
+ * in the aggregate's memory context, one bit per variable for binary
+ * learners (MRF_ROWS_BITS, rows.h layout) or one byte per variable for k-ary
+ * learners (MRF_ROWS_BYTES, values 0..k-1).
+ */
+#ifndef MRF_PG_AGGREGATES_H
+#define MRF_PG_AGGREGATES_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/jsonb.h"
+
+#include "core/fw.h"
+#include "pg/driver/read_binary.h"
+#include "pg/driver/read_kary.h"
+
+struct MrfStableStep;
+struct MrfStructure;
+
+/*
+ * The stable mode's blocks cut where the rows are (citus/stable.c): runs
+ * the step over the shards and returns the non-abstaining blocks'
+ * canonical structures (palloc'd, *nstructs of them).
+ */
+typedef void (*MrfStableBlocksFn) (void *arg, const struct MrfStableStep *step,
+								   struct MrfStructure **structs, int *nstructs);
+
+typedef enum MrfRowFormat
+{
+	MRF_ROWS_BITS = 1,
+	MRF_ROWS_BYTES = 2
+} MrfRowFormat;
+
+typedef struct MrfRowsState
+{
+	MrfRowFormat format;
+	int			p;				/* variables; -1 until the first row */
+	int			k;				/* alphabet size (bytes format) */
+	uint8	   *alphabets;		/* bytes: each variable's k_i (p entries), NULL when all are k */
+	Size		row_bytes;		/* bytes per stored row */
+	int64		n;				/* rows stored */
+	int64		capacity;		/* rows allocated */
+	char	   *rows;			/* n x row_bytes */
+	Jsonb	   *options;		/* the options document, the same for every row */
+	bool		options_per_row;	/* not provably constant: compare every row's */
+	struct MrfPlan *plan;		/* planned at the first row (learner known), else NULL */
+	char	   *variables;		/* names and labels from the rows' type (model/names.h), or NULL */
+	char	   *source;			/* the relation the rows' type belongs to (model/names.h), or NULL */
+	MrfBinaryReader reader;		/* bits format */
+	MrfKaryReader kreader;		/* bytes format */
+	/* Instead of rows (rows NULL): the learner's exact tables of n rows (driver/learners.h) */
+	int64	   *counts;
+	int64		ncells;
+	/*
+	 * Instead of rows (distributed Frank-Wolfe, citus/fw.c): each iteration's
+	 * exact score sums over n rows, computed where the rows are (core/fw.h).
+	 */
+	MrfFwScoresFn fw_scores;
+	void	   *fw_arg;
+	/*
+	 * Instead of rows (the stable mode's blocks on the shards,
+	 * citus/stable.c): the non-abstaining blocks' structures, cut and
+	 * learned where the rows are.
+	 */
+	MrfStableBlocksFn stable_blocks;
+	void	   *stable_arg;
+} MrfRowsState;
+
+/* Packed binary rows of a bits state (rows.h layout). */
+static inline const uint64 *
+MrfRowsBits(const MrfRowsState *state)
+{
+	return (const uint64 *) state->rows;
+}
+
+/* Rows of a bytes state (n x p, values 0..k-1). */
+static inline const uint8 *
+MrfRowsBytes(const MrfRowsState *state)
+{
+	return (const uint8 *) state->rows;
+}
+
+/* A new empty state in the given (aggregate) context. */
+MrfRowsState *MrfRowsStateCreate(MemoryContext cxt, MrfRowFormat format);
+
+/* Fixes p (and k) and the row size. */
+void		MrfRowsStateSetShape(MrfRowsState *state, int p, int k);
+
+/* Room for one more row, zeroed, under mrfdp.max_learner_memory. */
+void	   *MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner);
+
+/*
+ * As MrfRowsStateAppend, but NULL, adding nothing, when the row would not
+ * fit under the limit (the protected path's read stops, then errors outside
+ * the owner's read); MrfRowsStateBytes is the need to report.
+ */
+void	   *MrfRowsStateTryAppend(MrfRowsState *state, MemoryContext cxt);
+double		MrfRowsStateBytes(const MrfRowsState *state, int64 rows);
+
+/* The learner's SQL name (the aggregate's, less "_agg"), for messages. */
+const char *MrfAggregateLearnerName(FunctionCallInfo fcinfo);
+
+struct MrfLearner;
+
+/*
+ * The transition of every learner's aggregate: packs one sample.  At the
+ * first row it parses the options once, plans the release with p and k and
+ * checks the budget (so every option error surfaces before the scan) when
+ * the learner is known: given (each learner's own transition), or found
+ * from the aggregate's name (0.1.0's shared transitions; a window aggregate
+ * has none, and its plan then waits for the final function).  format: the
+ * rows' format when no plan decides it.
+ */
+Datum		MrfRowsAccum(FunctionCallInfo fcinfo, const struct MrfLearner *learner,
+						 MrfRowFormat format);
+
+/*
+ * The body of every learner's final function: plans (unless the first row
+ * did), checks, learns, charges the statement's relations (returning only
+ * once the charge is committed), then releases.
+ */
+Datum		MrfAggregateRelease(FunctionCallInfo fcinfo, const struct MrfLearner *learner);
+
+/* The aggregate memory context; errors when fn is not called as an aggregate. */
+MemoryContext MrfAggregateContext(FunctionCallInfo fcinfo, const char *fn);
+
+#endif

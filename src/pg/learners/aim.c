@@ -1,0 +1,468 @@
+/*
+ * aim.c - AIM (McKenna, Mullins, Sheldon, Miklau 2022; privacy.md 13) from
+ * byte rows of per-variable alphabets to a released clique model, for the
+ * aggregate's final function and the protected path.  The model is of kind
+ * cliques (the maximal measured marginals), as MST's; the workload names
+ * columns, resolved against the rows' public names when the plan learns p.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "core/aim.h"
+#include "core/bp.h"
+#include "core/cliques.h"
+#include "core/privacy.h"
+#include "pg/driver/aggregates.h"
+#include "pg/driver/learners.h"
+#include "pg/model/model.h"
+#include "pg/sqlapi/options.h"
+#include "pg/driver/plan.h"
+#include "pg/driver/run.h"
+
+/* Options accepted by mrf_learn_aim. */
+#define AIM_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_K | \
+					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_NULLS | MRF_OPT_WORKLOAD)
+
+#define AIM_MAX_ITERATIONS 100000
+
+/*
+ * Most variables: every round triangulates the model plus each candidate
+ * (min-fill, p^3 a candidate), and the default workload holds every pair.
+ */
+#define AIM_MAX_VARIABLES 256
+
+/*
+ * Most cells of the model's junction tree: 2^16 (time: every estimator
+ * step and every candidate's score runs inference on it; at p = 10, k = 4
+ * a learn took 19 s of CPU at this cap, see README), and at most a quarter
+ * of mrfdp.max_learner_memory at the estimator's bytes a cell.
+ */
+#define AIM_MAX_MODEL_CELLS ((int64) 1 << 16)
+#define AIM_BYTES_PER_MODEL_CELL 160.0
+
+/*
+ * A counts state (Citus workers count the tables AIM may read, so tables
+ * travel instead of rows: citus/state.c) holds at most this many cells
+ * (32 MB; 64 MB as the text Citus ships), and, for the default workload,
+ * whose every triple may be read, at most AIM_COUNTS_MAX_DEFAULT_TABLES
+ * tables (every row adds into each: 1,024 is p = 18's one-ways, pairs and
+ * triples; a given workload's tables are those one node counts anyway).
+ * Beyond either, the workers ship packed rows (as before).
+ */
+#define AIM_COUNTS_MAX_CELLS ((int64) 1 << 22)
+#define AIM_COUNTS_MAX_DEFAULT_TABLES 1024
+
+/* The typed options of a plan. */
+typedef struct AimParams
+{
+	double		rho;
+	int			iterations;
+	/* the workload, resolved once p and the names are known (0: the default) */
+	int			nworkload;
+	int		   *wstart;
+	int		   *wvar;
+	int64		max_model_cells;
+	int64		max_candidate_cells;
+	/* a counts state's tables (AimTables), planned once: -1 none (rows travel) */
+	bool		tables_planned;
+	int64		table_cells;
+	MrfAimTables tables;
+} AimParams;
+
+/* Each variable's alphabet as the core's card array (palloc). */
+static int *
+AimCard(int p, int k, const uint8 *alphabets)
+{
+	int		   *card = palloc(sizeof(int) * p);
+
+	for (int i = 0; i < p; i++)
+		card[i] = alphabets != NULL ? alphabets[i] : k;
+	return card;
+}
+
+/*
+ * The options of mrf_learn_aim, from the document alone: validated, typed
+ * and charged: rho, the whole budget (privacy.md 13).
+ */
+static MrfRefusal *
+AimOptions(MrfPlan *plan)
+{
+	const MrfOptions *opt = &plan->opt;
+	const char *learner = plan->learner->name;
+	AimParams  *ap = palloc0(sizeof(AimParams));
+	double		m,
+				s;
+
+	MRF_REFUSE_IF(MrfOptionsCheckAllowed(opt, AIM_OPTIONS, learner));
+	MRF_REFUSE_IF(MrfOptionsZcdpBudget(opt, learner, &ap->rho));
+	if (MrfAimInitialRates(ap->rho, MrfAimRounds(2), &m, &s) != 0)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"rho\"",
+						 psprintf("%s spreads rho over its rounds; rho = %g cannot be split.", learner, ap->rho),
+						 NULL);
+	/* the final estimate's steps: the defaults table's 1000 (sqlapi/options.c) unless given */
+	ap->iterations = (int) MrfOptionDefaultNumber(learner, "iterations");
+	if (opt->given & MRF_OPT_ITERATIONS)
+	{
+		if (opt->iterations < 1 || opt->iterations > AIM_MAX_ITERATIONS)
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 "invalid value for option \"iterations\"",
+							 psprintf("%s takes from 1 to %d mirror-descent iterations.",
+									  learner, AIM_MAX_ITERATIONS),
+							 NULL);
+		ap->iterations = opt->iterations;
+	}
+	plan->params = ap;
+	MrfChargeZcdp(&plan->charge, learner, ap->rho);
+	return NULL;
+}
+
+static int64 AimTableCells(const MrfPlan *plan);
+
+/* The name of variable i in the rows' names (model/names.h's JSON array), or NULL. */
+static char **
+VariableNames(const char *variables, int p)
+{
+	char	  **names = palloc0(sizeof(char *) * p);
+	Jsonb	   *jb;
+
+	if (variables == NULL)
+		return names;
+	jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(variables)));
+	if (!JB_ROOT_IS_ARRAY(jb))
+		return names;
+	for (int i = 0; i < p && i < (int) JB_ROOT_COUNT(jb); i++)
+	{
+		JsonbValue *v = getIthJsonbValueFromContainer(&jb->root, i);
+		JsonbValue *name;
+
+		if (v == NULL || v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+			continue;
+		name = getKeyJsonValueFromContainer(v->val.binary.data, "name", 4, NULL);
+		if (name != NULL && name->type == jbvString)
+			names[i] = pnstrdup(name->val.string.val, name->val.string.len);
+	}
+	return names;
+}
+
+/* The text of workload marginal w, for messages. */
+static char *
+MarginalText(Jsonb *workload, int w)
+{
+	JsonbValue *m = getIthJsonbValueFromContainer(&workload->root, w);
+
+	return JsonbToCString(NULL, m->val.binary.data, -1);
+}
+
+/*
+ * Resolves the workload against the rows' columns: names to 0-based
+ * variables, numbers from 1; refuses unknown columns, repeated columns or
+ * marginals, and marginals whose table exceeds the model's cap.
+ */
+static MrfRefusal *
+ResolveWorkload(MrfPlan *plan, AimParams *ap, const int *card)
+{
+	const char *learner = plan->learner->name;
+	Jsonb	   *wl = plan->opt.workload;
+	int			n = JB_ROOT_COUNT(wl);
+	char	  **names = VariableNames(plan->variables, plan->p);
+	int			why;
+	int			bad;
+
+	ap->nworkload = n;
+	ap->wstart = palloc(sizeof(int) * (n + 1));
+	ap->wvar = palloc(sizeof(int) * (n * MRF_AIM_MAX_MARGINAL_VARS + 1));
+	ap->wstart[0] = 0;
+	for (int w = 0; w < n; w++)
+	{
+		JsonbValue *m = getIthJsonbValueFromContainer(&wl->root, w);
+		int			size = JsonContainerSize(m->val.binary.data);
+		int64		cells;
+
+		for (int i = 0; i < size; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(m->val.binary.data, i);
+			int			v = -1;
+
+			if (e->type == jbvString)
+			{
+				char	   *col = pnstrdup(e->val.string.val, e->val.string.len);
+
+				for (int j = 0; j < plan->p && v < 0; j++)
+					if (names[j] != NULL && strcmp(names[j], col) == 0)
+						v = j;
+				if (v < 0)
+					return MrfRefuse(ERRCODE_UNDEFINED_COLUMN,
+									 psprintf("workload of %s names column \"%s\", which the rows do not have", learner, col),
+									 psprintf("Marginal %d, %s, names it.", w + 1, MarginalText(wl, w)),
+									 names[0] == NULL ? "Rows without column names (arrays) number their variables from 1 instead." : NULL);
+			}
+			else
+			{
+				double		d = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+																   NumericGetDatum(e->val.numeric)));
+
+				if (d < 1 || d > plan->p)
+					return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+									 "invalid value for option \"workload\"",
+									 psprintf("Marginal %d, %s, names a variable outside 1..%d.",
+											  w + 1, MarginalText(wl, w), plan->p),
+									 NULL);
+				v = (int) d - 1;
+			}
+			ap->wvar[ap->wstart[w] + i] = v;
+		}
+		ap->wstart[w + 1] = ap->wstart[w] + size;
+		/* sorted, as the core takes them */
+		for (int i = ap->wstart[w] + 1; i < ap->wstart[w + 1]; i++)
+			for (int j = i; j > ap->wstart[w] && ap->wvar[j - 1] > ap->wvar[j]; j--)
+			{
+				int			t = ap->wvar[j];
+
+				ap->wvar[j] = ap->wvar[j - 1];
+				ap->wvar[j - 1] = t;
+			}
+		cells = MrfVarsCells(card, size, ap->wvar + ap->wstart[w], ap->max_model_cells);
+		if (cells < 0)
+			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 psprintf("a marginal of the workload of %s is too large", learner),
+							 psprintf("Marginal %d, %s, has a table of more than " INT64_FORMAT " cells, the model's limit under mrfdp.max_learner_memory.",
+									  w + 1, MarginalText(wl, w), (int64) ap->max_model_cells),
+							 "Use marginals over fewer columns or smaller alphabets.");
+	}
+	bad = MrfAimWorkloadCheck(plan->p, n, ap->wstart, ap->wvar, &why);
+	if (bad > 0)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"workload\"",
+						 why == 3 ? psprintf("Marginal %d, %s, repeats the columns of an earlier marginal.",
+											 bad, MarginalText(wl, bad - 1)) :
+						 psprintf("Marginal %d, %s, names the same column twice.",
+								  bad, MarginalText(wl, bad - 1)),
+						 why == 3 ? "List each marginal once; the order of its columns does not matter." : NULL);
+	return NULL;
+}
+
+/*
+ * Plans an AIM release: with p and the alphabets, what they refuse (one
+ * variable, too many, a budget whose noise leaves the sampler's range, a
+ * workload naming unknown columns or too large a marginal); with n, the
+ * memory of the run.
+ */
+static MrfRefusal *
+AimPlan(MrfPlan *plan)
+{
+	AimParams  *ap = plan->params;
+	const char *learner = plan->learner->name;
+	int			p = plan->p;
+	int		   *card;
+	double		m,
+				s;
+	uint64		num,
+				den;
+	double		limit = (double) MrfMaxLearnerMemory * 1024.0;
+	MrfAimOptions ao;
+	int			ncand;
+
+	if (p < 2)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s needs at least 2 variables", learner),
+						 psprintf("The rows have %d variable; a workload of marginals needs two or more.", p),
+						 NULL);
+	if (p > AIM_MAX_VARIABLES)
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("%s learns from at most %d variables", learner, AIM_MAX_VARIABLES),
+						 psprintf("The rows have %d variables; every round triangulates the model with each candidate marginal.", p),
+						 "Use mrf_learn_mst for wider tables.");
+	if (plan->k < 2 || plan->k > 256)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 psprintf("%s takes k from 2 to 256", learner), NULL, NULL);
+	card = AimCard(p, plan->k, plan->alphabets);
+	if (MrfAimInitialRates(ap->rho, MrfAimRounds(p), &m, &s) != 0 ||
+		MrfAimGaussianVariance(m, &num, &den) != 0 ||
+		!isfinite(MrfAimSelectionScale(s, 1.0)))
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"rho\"",
+						 psprintf("With %d variables, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
+								  p, ap->rho),
+						 "Raise rho, or learn from fewer variables.");
+	/* the caps: a quarter of the memory limit each, for the model and the candidates' tables */
+	ap->max_model_cells = (int64) fmin((double) AIM_MAX_MODEL_CELLS,
+									   floor(limit / 4.0 / AIM_BYTES_PER_MODEL_CELL));
+	ap->max_candidate_cells = (int64) floor(limit / 4.0 / sizeof(int64));
+	if (ap->max_model_cells < 1)
+		ap->max_model_cells = 1;
+	if (plan->opt.given & MRF_OPT_WORKLOAD && ap->wstart == NULL)
+		MRF_REFUSE_IF(ResolveWorkload(plan, ap, card));
+	if (MrfAimClosureCells(p, card, ap->nworkload, ap->wstart, ap->wvar,
+						   ap->max_candidate_cells, &ncand) < 0)
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("the workload's tables of %s would be too large", learner),
+						 psprintf("The marginals of the workload and their subsets hold more than " INT64_FORMAT " cells, a quarter of mrfdp.max_learner_memory.",
+								  (int64) ap->max_candidate_cells),
+						 "Use fewer or smaller marginals.");
+	if (plan->n == 0)
+		return NULL;
+	MrfAimDefaultOptions(&ao);
+	ao.rho = ap->rho;
+	ao.max_model_cells = ap->max_model_cells;
+	ao.max_candidate_cells = ap->max_candidate_cells;
+	ao.nworkload = ap->nworkload;
+	ao.wstart = ap->wstart;
+	ao.wvar = ap->wvar;
+	plan->iterations = ap->iterations;
+	/* the run's input: the rows, or the tables counted where they are (Citus) */
+	plan->memory = (plan->counts ? (double) sizeof(int64) * AimTableCells(plan) :
+					(double) plan->n * p) + MrfAimWorkspaceBytes(p, card, &ao);
+	return NULL;
+}
+
+/*
+ * See driver/learners.h: the cells of the tables a counts state holds (every
+ * one-way, and the workload's closure or, by default, every pair and
+ * triple), or -1 when they pass AIM_COUNTS_MAX_CELLS or, for the default
+ * workload, AIM_COUNTS_MAX_DEFAULT_TABLES: then rows travel.  A function
+ * of the options, p and the alphabets only (not of a node's settings), so
+ * every worker and the coordinator decide alike; the memory the tables
+ * take is checked against mrfdp.max_learner_memory where they are
+ * allocated, and counted in the release's plan.
+ */
+static int64
+AimTableCells(const MrfPlan *plan)
+{
+	AimParams  *ap = plan->params;
+
+	if (!ap->tables_planned)
+	{
+		int		   *card = AimCard(plan->p, plan->k, plan->alphabets);
+		int64		cells;
+
+		if (plan->p < 2 || ap->max_candidate_cells < 1)
+			elog(ERROR, "%s: tables asked for before the plan knows p", plan->learner->name);
+		cells = MrfAimTablesPlan(plan->p, card, ap->nworkload, ap->wstart, ap->wvar,
+								 ap->nworkload > 0 ? INT64_MAX : AIM_COUNTS_MAX_DEFAULT_TABLES,
+								 AIM_COUNTS_MAX_CELLS, &MrfPallocEnv, &ap->tables);
+		if (cells == -2)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory in %s", plan->learner->name)));
+		ap->table_cells = cells < 0 ? -1 : cells;
+		ap->tables_planned = true;
+		pfree(card);
+	}
+	return ap->table_cells;
+}
+
+/* See driver/learners.h: adds the tables of n byte rows into counts. */
+static void
+AimCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
+{
+	const AimParams *ap = plan->params;
+	int		   *card = AimCard(plan->p, plan->k, plan->alphabets);
+
+	if (AimTableCells(plan) < 0)
+		elog(ERROR, "%s: rows counted without tables", plan->learner->name);
+	MrfAimTablesCount(&ap->tables, rows, n, plan->p, card, counts);
+	pfree(card);
+}
+
+/* Learns an AIM model from byte rows, rho-zCDP. */
+static MrfModel *
+AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
+{
+	const AimParams *ap = plan->params;
+	int64		n = plan->n;
+	int			p = plan->p;
+	int		   *card = AimCard(p, plan->k, rows->alphabets);
+	MrfAimOptions ao;
+	MrfAimReport rep;
+	MrfCliqueSet *set = NULL;
+	double	   *logpot = NULL;
+	StringInfoData meta;
+
+	/* the rows' alphabets are the plan's (both from the rows' type) */
+	if ((rows->alphabets == NULL) != (plan->alphabets == NULL) ||
+		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, p) != 0))
+		elog(ERROR, "%s: the rows' alphabets are not the plan's", plan->learner->name);
+	MrfAimDefaultOptions(&ao);
+	ao.rho = ap->rho;
+	ao.max_model_cells = ap->max_model_cells;
+	ao.max_candidate_cells = ap->max_candidate_cells;
+	/* the core's default steps after each round (README, "AIM's defaults"), at most iterations */
+	ao.round_iterations = Min(ao.round_iterations, ap->iterations);
+	ao.estimate.iterations = ap->iterations;
+	ao.nworkload = ap->nworkload;
+	ao.wstart = ap->wstart;
+	ao.wvar = ap->wvar;
+	if (rows->counts != NULL)
+	{
+		/* tables counted where the rows are (Citus): the same candidates' tables */
+		if (rows->ncells != AimTableCells(plan))
+			elog(ERROR, "%s: counts of %lld cells for tables of %lld", plan->learner->name,
+				 (long long) rows->ncells, (long long) AimTableCells(plan));
+		MrfRunCheck(run, MrfAimLearnTables(&ap->tables, rows->counts, n, p, card, &ao, &run->rng,
+										   &run->env, &set, &logpot, &rep));
+	}
+	else
+		MrfRunCheck(run, MrfAimLearn(MrfRowsBytes(rows), n, p, card, &ao, &run->rng, &run->env,
+									 &set, &logpot, &rep));
+
+	MrfPlanMetaBegin(&meta, plan, run, "mckenna2022-aim");
+	appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"annealed\": %d",
+					 rep.rounds, MrfAimRounds(p), rep.annealed);
+	appendStringInfo(&meta, ", \"rho_one_way\": %s", MrfDoubleText(rep.rho_one_way));
+	appendStringInfo(&meta, ", \"mechanism\": \"discrete-gaussian\", \"l2_sensitivity_per_table\": %s",
+					 MrfDoubleText(sqrt(MrfMarginalSquaredSensitivity())));
+	appendStringInfo(&meta, ", \"sigma2_first\": %s, \"sigma2_last\": %s",
+					 MrfDoubleText(rep.sigma2_first), MrfDoubleText(rep.sigma2_last));
+	appendStringInfo(&meta, ", \"selection\": {\"mechanism\": \"exponential\", \"epsilon_first\": %s, \"epsilon_last\": %s, \"quality_sensitivity\": \"2 max weight\"}",
+					 MrfDoubleText(rep.epsilon_first), MrfDoubleText(rep.epsilon_last));
+	appendStringInfo(&meta, ", \"workload\": {\"given\": %s, \"marginals\": %d, \"candidates\": %d, \"triples_added\": %d, \"triples_skipped\": %d}",
+					 ap->nworkload > 0 ? "true" : "false", ap->nworkload, rep.candidates,
+					 rep.triples, rep.triples_skipped);
+	appendStringInfo(&meta, ", \"max_model_cells\": " INT64_FORMAT ", \"junction_tree_cells\": " INT64_FORMAT,
+					 (int64) ap->max_model_cells, (int64) rep.tree_cells);
+	appendStringInfo(&meta, ", \"estimation\": {\"method\": \"mirror-descent\", \"iterations\": %d, \"max_iterations\": %d, \"round_iterations\": %d, \"inference\": \"%s\", \"loss\": ",
+					 rep.estimate.iterations, ap->iterations, ao.round_iterations,
+					 rep.estimate.exact ? "exact" : "loopy");
+	MrfJsonAppendDouble(&meta, rep.estimate.loss);
+	appendStringInfoChar(&meta, '}');
+	appendStringInfo(&meta, ", \"cliques\": %d, \"cells\": " INT64_FORMAT, set->m, (int64) set->cells);
+	{
+		MrfModel   *model = MrfCliquesModelOf(set, logpot, run->not_private ? MRF_FLAG_NOT_PRIVATE : 0,
+											  MrfMetaFinish(&meta));
+
+		MrfCliqueSetFree(&run->env, set);
+		MrfFree(&run->env, logpot);
+		return model;
+	}
+}
+
+const MrfLearner MrfAimLearner = {
+	"mrf_learn_aim", MRF_ROWS_BYTES, NULL, AimOptions, AimPlan, AimRun, NULL,
+	AimTableCells, AimCountRows
+};
+
+PG_FUNCTION_INFO_V1(mrf_aim_accum);
+/*
+ * Transition: plans at the first row of each group (option errors, the
+ * workload's columns and the budget refused at the first row, not after
+ * the scan), then stores bytes.
+ */
+Datum
+mrf_aim_accum(PG_FUNCTION_ARGS)
+{
+	return MrfRowsAccum(fcinfo, &MrfAimLearner, MRF_ROWS_BYTES);
+}
+
+PG_FUNCTION_INFO_V1(mrf_aim_final);
+/* Final: learns, charges the statement's relations, then releases. */
+Datum
+mrf_aim_final(PG_FUNCTION_ARGS)
+{
+	return MrfAggregateRelease(fcinfo, &MrfAimLearner);
+}

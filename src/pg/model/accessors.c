@@ -1,0 +1,304 @@
+/*
+ * model/accessors.c - set-returning functions that read a model as rows, and
+ * sampling from a model; each dispatches to the model's kind.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+#include "utils/typcache.h"
+
+#include "pg/model/model.h"
+#include "pg/model/names.h"
+#include "pg/driver/run.h"
+
+/* Errors for an accessor the model's kind does not have. */
+static void
+pg_attribute_noreturn()
+NotForKind(const MrfModel *model, const char *fn)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("%s does not apply to models of kind %s", fn, MrfKindName(model->kind))));
+}
+
+/* Edges (i, j, weight) with |weight| > threshold, 1-based. */
+static Datum
+EdgeCodes(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	double		threshold = PG_GETARG_FLOAT8(1);
+	const MrfKindOps *ops = MrfKindOpsOf(model);
+
+	if (ops->edges == NULL)
+		NotForKind(model, "mrf_edges");
+	if (isnan(threshold) || threshold < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("threshold must be a non-negative number")));
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	ops->edges(model, threshold, (ReturnSetInfo *) fcinfo->resultinfo);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_edges);
+/* Edges (i, j, weight, name_i, name_j). */
+Datum
+mrf_edges(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, EdgeCodes, MRF_NAMED_EDGE);
+}
+
+/* External fields (i, a, theta). */
+static Datum
+FieldCodes(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	const MrfKindOps *ops = MrfKindOpsOf(model);
+
+	if (ops->fields == NULL)
+		NotForKind(model, "mrf_fields");
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	ops->fields(model, (ReturnSetInfo *) fcinfo->resultinfo);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_fields);
+/* External fields (i, a, theta, name, label). */
+Datum
+mrf_fields(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, FieldCodes, MRF_NAMED_FIELD);
+}
+
+/* Most samples one mrf_sample call may draw. */
+#define MRF_MAX_SAMPLES 100000000
+
+PG_FUNCTION_INFO_V1(mrf_sample);
+/* Samples from a model: exact enumeration for small models, Gibbs otherwise. */
+Datum
+mrf_sample(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model;
+	const MrfKindOps *ops;
+	int32		n;
+	int32		burn_in;
+	int32		thin;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MrfRun		run;
+	int32	   *out;
+	Datum	   *elems;
+	int			p;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrf_sample needs a model, n, burn_in and thin")));
+	model = PG_GETARG_MRF_P(0);
+	ops = MrfKindOpsOf(model);
+	n = PG_GETARG_INT32(1);
+	burn_in = PG_GETARG_INT32(2);
+	thin = PG_GETARG_INT32(3);
+	if (ops->sample == NULL)
+		NotForKind(model, "mrf_sample");
+	if (n < 0 || n > MRF_MAX_SAMPLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n must be between 0 and %d", MRF_MAX_SAMPLES)));
+	if (burn_in < 0 || thin < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("burn_in must be at least 0 and thin at least 1")));
+
+	p = model->p;
+	MrfCheckMemory("mrf_sample", (double) n * p * (sizeof(int32) + 1));
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+
+	MrfRunBegin(&run, "mrf_sample");
+	/* Sampling from a released model is post-processing: any seed is fine. */
+	if (!PG_ARGISNULL(4))
+		MrfRngInitSeeded(&run.rng, (uint64) PG_GETARG_INT64(4));
+
+	out = MemoryContextAllocHuge(run.mcxt, sizeof(int32) * ((Size) n * p + 1));
+	MrfRunCheck(&run, ops->sample(model, n, burn_in, thin, &run.rng, &run.env, out));
+
+	elems = palloc(sizeof(Datum) * p);
+	for (int64 m = 0; m < n; m++)
+	{
+		Datum		value;
+		bool		isnull = false;
+
+		for (int j = 0; j < p; j++)
+			elems[j] = Int32GetDatum(out[m * p + j]);
+		value = PointerGetDatum(construct_array(elems, p, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	}
+	MrfRunEnd(&run);
+	return (Datum) 0;
+}
+
+/* The value of code `code` of variable j as a Datum of a column's type, or NULL. */
+static Datum
+SynthValue(const MrfModel *model, const MrfNames *names, int j, int32 code, Oid typid,
+		   FmgrInfo *input, Oid ioparam, int32 typmod, bool *isnull)
+{
+	const char *label = MrfNamesLabel(names, model->kind, j, code);
+	Oid			base = getBaseType(typid);
+	bool		binary = model->kind == MRF_KIND_ISING || model->kind == MRF_KIND_TWISE;
+
+	/*
+	 * Every value, NULL included, goes through the column type's input
+	 * function: for a domain that is domain_in, which enforces its NOT NULL
+	 * and CHECK constraints (a value built here directly would bypass them
+	 * and land in a table of that domain unchecked).
+	 */
+	if (names->present && names->labels[j] != NULL)
+	{
+		/* a labelled value; a NULL label is the 'category' of missing values */
+		*isnull = (label == NULL);
+		return InputFunctionCall(input, (char *) label, ioparam, typmod);
+	}
+	*isnull = false;
+	/* codes only: booleans from the coding, integers as the codes */
+	if (base == BOOLOID)
+		return InputFunctionCall(input, (char *) ((binary ? code > 0 : code != 0) ? "true" : "false"),
+								 ioparam, typmod);
+	return InputFunctionCall(input, psprintf("%d", code), ioparam, typmod);
+}
+
+PG_FUNCTION_INFO_V1(mrf_synthesize);
+/*
+ * n synthetic rows of the row type of the third argument (e.g. NULL::votes,
+ * the source relation's row type): variable j goes to the j-th column, its
+ * code turned into the column's type through the model's labels (booleans,
+ * enum labels, declared values, NULL for a 'category' of missing values).
+ * Sampling from a released model is post-processing: no budget.
+ */
+Datum
+mrf_synthesize(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model;
+	const MrfKindOps *ops;
+	int32		n;
+	Oid			rowtype = get_fn_expr_argtype(fcinfo->flinfo, 2);
+	TupleDesc	desc;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MrfNames   *names;
+	MrfRun		run;
+	int32	   *out;
+	int		   *column;
+	FmgrInfo   *inputs;
+	Oid		   *ioparams;
+	Datum	   *values;
+	bool	   *nulls;
+	int			p;
+	int			width = 0;
+	MemoryContext rowcxt;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("mrf_synthesize needs a model, n, burn_in and thin")));
+	if (PG_GETARG_INT32(4) < 0 || PG_GETARG_INT32(5) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("burn_in must be at least 0 and thin at least 1")));
+	model = PG_GETARG_MRF_P(0);
+	ops = MrfKindOpsOf(model);
+	n = PG_GETARG_INT32(1);
+	if (ops->sample == NULL)
+		NotForKind(model, "mrf_synthesize");
+	if (n < 0 || n > MRF_MAX_SAMPLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n must be between 0 and %d", MRF_MAX_SAMPLES)));
+	/* a domain over a row type: the rows would be the base type's, unchecked (and no SRF row) */
+	if (!OidIsValid(rowtype) || !type_is_rowtype(rowtype) || getBaseType(rowtype) != rowtype ||
+		rowtype == RECORDOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("mrf_synthesize needs a row type as its third argument"),
+				 errhint("Pass NULL::a_table (the source relation's row type) or NULL::a_composite_type.")));
+	p = model->p;
+	names = MrfNamesOf(model);
+	desc = lookup_rowtype_tupdesc_copy(getBaseType(rowtype), -1);
+	column = palloc(sizeof(int) * p);
+	inputs = palloc0(sizeof(FmgrInfo) * desc->natts);
+	ioparams = palloc0(sizeof(Oid) * desc->natts);
+	for (int c = 0; c < desc->natts; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, c);
+		Oid			infunc;
+
+		if (att->attisdropped)
+			continue;
+		if (width < p)
+			column[width] = c;
+		width++;
+		getTypeInputInfo(att->atttypid, &infunc, &ioparams[c]);
+		fmgr_info(infunc, &inputs[c]);
+	}
+	if (width != p)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("row type %s has %d columns and the model %d variables",
+						format_type_be(rowtype), width, p)));
+	for (int j = 0; j < p; j++)
+	{
+		const char *name = names->present ? names->names[j] : NULL;
+		const char *att = NameStr(TupleDescAttr(desc, column[j])->attname);
+
+		if (name != NULL && strcmp(name, att) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of row type %s is \"%s\", but the model's variable %d is \"%s\"",
+							column[j] + 1, format_type_be(rowtype), att, j + 1, name),
+					 errhint("Pass the row type of the relation the model was learned from.")));
+	}
+
+	MrfCheckMemory("mrf_synthesize", (double) n * p * (sizeof(int32) + 1));
+	InitMaterializedSRF(fcinfo, 0);
+	MrfRunBegin(&run, "mrf_synthesize");
+	if (!PG_ARGISNULL(3))
+		MrfRngInitSeeded(&run.rng, (uint64) PG_GETARG_INT64(3));
+	out = MemoryContextAllocHuge(run.mcxt, sizeof(int32) * ((Size) n * p + 1));
+	MrfRunCheck(&run, ops->sample(model, n, PG_GETARG_INT32(4), PG_GETARG_INT32(5), &run.rng,
+								  &run.env, out));
+	values = palloc0(sizeof(Datum) * desc->natts);
+	nulls = palloc0(sizeof(bool) * desc->natts);
+	for (int c = 0; c < desc->natts; c++)
+		nulls[c] = true;
+	/* what one row's input functions allocate goes with it (the store keeps a copy) */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "mrfdp synthetic row",
+								   ALLOCSET_DEFAULT_SIZES);
+	for (int64 m = 0; m < n; m++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		for (int j = 0; j < p; j++)
+		{
+			int			c = column[j];
+
+			values[c] = SynthValue(model, names, j, out[m * p + j],
+								   TupleDescAttr(desc, c)->atttypid, &inputs[c], ioparams[c],
+								   TupleDescAttr(desc, c)->atttypmod, &nulls[c]);
+		}
+		MemoryContextSwitchTo(old);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextReset(rowcxt);
+		if ((m & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	MemoryContextDelete(rowcxt);
+	MrfRunEnd(&run);
+	return (Datum) 0;
+}
