@@ -5,26 +5,20 @@ MODULE_big = mrfdp
 # current version's install script is assembled from sql/parts/ (one file per
 # concern); released install scripts and every upgrade script
 # (sql/mrfdp--A--B.sql) are checked in and installed as they are.  See the
-# README, "Changing the SQL".
+# src/README.md, "Changing the SQL".
 EXTVERSION := $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(EXTENSION).control)
 DATA_built = sql/mrfdp--$(EXTVERSION).sql
 DATA = $(filter-out $(DATA_built),$(wildcard sql/mrfdp--*.sql))
 
-CORE_SRCS = $(wildcard src/core/*.c)
+MRF_TOP = .
+include mk/core.mk
+CORE_SRCS = $(MRF_CORE_SRCS)
 PG_SRCS = src/mrfdp.c $(wildcard src/pg/*/*.c)
 OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 
-OPENBLAS_CFLAGS := $(shell pkg-config --cflags openblas 2>/dev/null)
-OPENBLAS_LIBS := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
-
-# oneDNN (Debian libdnnl-dev) supplies one of the Frank-Wolfe score kernels
-# when it is installed (src/core/fwkernel.c); without it the others remain.
-DNNL_CPPFLAGS := $(shell test -f /usr/include/dnnl.h && echo -DMRF_HAVE_DNNL)
-DNNL_LIBS := $(if $(DNNL_CPPFLAGS),-ldnnl -lgomp)
-
-PG_CPPFLAGS = -I$(srcdir)/src $(OPENBLAS_CFLAGS) $(DNNL_CPPFLAGS)
+PG_CPPFLAGS = -I$(srcdir)/src $(MRF_BLAS_CFLAGS) $(MRF_DNNL_CPPFLAGS)
 PG_CFLAGS = -O2 -fno-math-errno
-SHLIB_LINK = $(OPENBLAS_LIBS) $(DNNL_LIBS) -lpthread -lm
+SHLIB_LINK = $(MRF_LIBS)
 
 # pg_regress tests: test/regress/sql/<name>.sql against
 # test/regress/expected/<name>.out.
@@ -45,14 +39,8 @@ $(OBJS): CFLAGS += -MMD -MP
 -include $(OBJS:.o=.d)
 EXTRA_CLEAN = $(OBJS:.o=.d)
 
-# The numerical core is plain C that never relies on signed overflow
-# wrapping; PostgreSQL's -fwrapv stops GCC from vectorising its integer and
-# float loops (the Frank-Wolfe gradient weights ran 3x slower with it).
-$(CORE_SRCS:.c=.o): CFLAGS += -fno-wrapv
-# The Frank-Wolfe margins must come out bit-identical from the scalar, AVX2
-# and AVX-512 paths (fwkernel.c): no multiply-add may be fused on one path
-# and not on another.
-$(CORE_SRCS:.c=.o): CFLAGS += -ffp-contract=off
+# The core's own flags (mk/core.mk), after PostgreSQL's.
+$(CORE_SRCS:.c=.o): CFLAGS += $(MRF_CORE_CFLAGS)
 
 # Tests.  test/run_all_tests.sh runs every target below (as root on Debian 12,
 # after installing packages and building); each also runs alone.
@@ -72,11 +60,18 @@ $(CORE_SRCS:.c=.o): CFLAGS += -ffp-contract=off
 #   make test-shared     throwaway cluster, mrfdp in shared_preload_libraries
 #   make test-citus      a Citus coordinator and two workers (test/citus)
 #   make test            all of them
+#   make check-subject S=<subject>
+#                        one subject alone: S=regress (pg_regress in a stock
+#                        cluster), S=c (make ctest), S=packaging, S=citus, S=cron
+#                        (the session configuration, where the pg_cron
+#                        scenario runs), or any test/<subject>/ (its pgTAP
+#                        files in throwaway clusters of the configurations
+#                        they name, and its TAP scripts)
 # The throwaway clusters (pg_virtualenv) test the installed build, or a staged
 # one with MRFDP_DESTDIR (scripts/pg_options.sh); their logs go to TEST_LOG.
 TEST_LOG ?= results/test-logs
 CONFIG ?= session_preload
-.PHONY: ctest pgtap test-packaging test-stock test-session test-shared test-citus test
+.PHONY: ctest pgtap test-packaging test-stock test-session test-shared test-citus test check-subject
 ctest:
 	$(MAKE) -C test/c check
 pgtap:
@@ -88,6 +83,17 @@ test-stock test-session test-shared:
 test-citus:
 	mkdir -p $(TEST_LOG) && test/citus/run_citus_tests.sh $(TEST_LOG)/prove-citus.txt
 test: ctest test-packaging test-stock test-session test-shared test-citus
+check-subject:
+	@test -n "$(S)" || { echo "usage: make check-subject S=<subject> (a folder of test/, or regress, c)"; exit 2; }
+	@case "$(S)" in \
+		regress) $(MAKE) -s test-stock ;; \
+		c) $(MAKE) -s ctest ;; \
+		packaging) $(MAKE) -s test-packaging ;; \
+		citus) $(MAKE) -s test-citus ;; \
+		cron) $(MAKE) -s test-session ;; \
+		*) test -d test/$(S) || { echo "no subject test/$(S)"; exit 2; }; \
+			mkdir -p $(TEST_LOG) && MRFDP_SUBJECT=$(S) test/run_cluster.sh subject $(TEST_LOG) ;; \
+	esac
 
 # PGXN: META.json is META.json.in with EXTVERSION filled in, so the version
 # stays written once; `make dist` zips the tree at HEAD with META.json and

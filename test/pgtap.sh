@@ -10,6 +10,7 @@
 #   shared_preload   mrfdp in shared_preload_libraries (restart needed)
 #   pg_cron          after the jobs of test/cron/setup.sql ran (test/cron/wait.sh)
 #   citus            a Citus coordinator with workers (test/citus/run_citus_tests.sh)
+# MRFDP_SUBJECT=<subject> keeps only the files of test/<subject>/.
 # Usage: test/pgtap.sh CONFIGURATION [pg_prove options]
 #        test/pgtap.sh --list CONFIGURATION     the files, one a line
 #        test/pgtap.sh --check                  every pgTAP file names one known configuration
@@ -19,7 +20,7 @@ configurations="session_preload no_preload shared_preload pg_cron citus"
 
 # pgTAP files: SQL under test/<subject>/ that plans tests.
 pgtap_files() {
-	grep -l -E 'SELECT (plan|no_plan)\(' test/*/*.sql 2>/dev/null | sort
+	grep -l -E 'SELECT (plan|no_plan)\(' test/"${MRFDP_SUBJECT:-*}"/*.sql 2>/dev/null | sort
 }
 files_of() {
 	for f in $(pgtap_files); do

@@ -9,7 +9,10 @@
 #   shared   mrfdp in shared_preload_libraries: the shared_preload pgTAP files
 #   stock    no setting at all: pg_regress (make installcheck) alone, which
 #            must pass on a stock server
-# Usage: test/run_cluster.sh session|shared|stock LOGDIR.  MRFDP_DESTDIR
+#   subject  the files of one subject, test/$MRFDP_SUBJECT/ (make
+#            check-subject S=<subject>): its pgTAP files in the
+#            configurations they name, its TAP scripts (*.sh)
+# Usage: test/run_cluster.sh session|shared|stock|subject LOGDIR.  MRFDP_DESTDIR
 # tests a staged install (scripts/pg_options.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +60,18 @@ case "$config" in
 		st=$?
 		cat "$log/regress-stock.txt"
 		[ $st -eq 0 ] || { [ -f regression.diffs ] && head -n 200 regression.diffs; }
+		exit $st ;;
+	subject)
+		s=${MRFDP_SUBJECT:?MRFDP_SUBJECT names the subject}
+		st=0
+		if [ -n "$(test/pgtap.sh --list session_preload)$(test/pgtap.sh --list no_preload)$(ls test/"$s"/*.sh 2>/dev/null)" ]; then
+			virtualenv -o session_preload_libraries=mrfdp bash test/in_subject.sh "$log" || st=1
+		fi
+		if [ -n "$(test/pgtap.sh --list shared_preload)" ]; then
+			virtualenv -o shared_preload_libraries=mrfdp \
+				sh -c 'createdb mrfdp_shared && psql -X -q -d mrfdp_shared -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION mrfdp" &&
+					PGDATABASE=mrfdp_shared test/pgtap.sh shared_preload' || st=1
+		fi
 		exit $st ;;
 	*)
 		echo "unknown configuration $config" >&2
