@@ -20,7 +20,11 @@ configurations="session_preload no_preload shared_preload pg_cron citus"
 
 # pgTAP files: SQL under test/<subject>/ that plans tests.
 pgtap_files() {
-	grep -l -E 'SELECT (plan|no_plan)\(' test/"${MRFDP_SUBJECT:-*}"/*.sql 2>/dev/null | sort
+	local dirs=(test/*/)
+	[ -n "${MRFDP_SUBJECT:-}" ] && dirs=("test/$MRFDP_SUBJECT/")
+	for d in "${dirs[@]}"; do
+		grep -l -E 'SELECT (plan|no_plan)\(' "$d"*.sql 2>/dev/null
+	done | sort
 }
 files_of() {
 	for f in $(pgtap_files); do
