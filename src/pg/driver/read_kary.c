@@ -17,6 +17,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "pg/driver/alphabets.h"
 #include "pg/driver/read_binary.h"
 #include "pg/driver/read_kary.h"
 #include "pg/sqlapi/options.h"
@@ -201,6 +202,74 @@ DomainOf(const MrfKaryReader *reader, const char *column)
 	return findJsonbValueFromContainer(&reader->domains->root, JB_FOBJECT, &key);
 }
 
+/*
+ * The alphabet of column i (base type base) declared or given by the
+ * schema, in code order, or NULL: the column's own entry in option domains,
+ * else its CHECK constraints (a public schema fact, driver/alphabets.c),
+ * else the entry "*" of option domains.  *source says which, for messages.
+ */
+static char **
+ColumnAlphabet(MrfKaryReader *reader, int i, Oid base, Oid relid, int *n, const char **source)
+{
+	Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
+	const char *name = NameStr(att->attname);
+	JsonbValue *v = DomainOf(reader, name);
+	const char *why = NULL;
+	char	  **labels;
+
+	*source = "option domains";
+	if (v == NULL)
+	{
+		labels = MrfCheckAlphabet(relid, att->attnum, att->atttypid, n);
+		if (labels != NULL || *n > 0)
+		{
+			*source = "its CHECK constraint";
+			if (*n < 2 || *n > 255)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s: the CHECK constraint of column \"%s\" allows %d value%s; a column's alphabet has from 2 to 255",
+								reader->learner, name, *n, *n == 1 ? "" : "s"),
+						 errdetail("A column's CHECK constraint (IN or BETWEEN) is read as its alphabet when option domains does not name it."),
+						 errhint("Name the column in option domains, e.g. domains => '{\"%s\": %s}'.",
+								 name, base == INT2OID || base == INT4OID || base == INT8OID ?
+								 "{\"min\": 1, \"max\": 10}" : "[\"a\", \"b\"]")));
+			return labels;
+		}
+		if (reader->domains != NULL)
+		{
+			JsonbValue	key;
+
+			key.type = jbvString;
+			key.val.string.val = "*";
+			key.val.string.len = 1;
+			v = findJsonbValueFromContainer(&reader->domains->root, JB_FOBJECT, &key);
+			*source = "the entry \"*\" of option domains";
+		}
+		if (v == NULL)
+			return NULL;
+	}
+	labels = MrfDomainLabels(v, name, n, &why);
+	if (labels == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for option \"domains\""),
+				 errdetail("%s", why)));
+	return labels;
+}
+
+/* The hint for a column of type base that has no alphabet: an example in its own type. */
+static int
+NoAlphabetHint(Oid base, const char *column)
+{
+	if (base == INT2OID || base == INT4OID || base == INT8OID)
+		return errhint("Declare the column's values, e.g. domains => '{\"%s\": {\"min\": 1, \"max\": 5}}' or '{\"%s\": [1, 2, 3]}', or give it a CHECK (%s BETWEEN 1 AND 5) constraint: the alphabet is never read from the data.",
+					   column, column, quote_identifier(column));
+	if (DeclaredDomainType(base))
+		return errhint("Declare the column's values, e.g. domains => '{\"%s\": [\"a\", \"b\"]}', or give it a CHECK (%s IN ('a', 'b')) constraint: the alphabet is never read from the data.",
+					   column, quote_identifier(column));
+	return errhint("Cast the column to an enum type, or to text with a declared domain.");
+}
+
 /* Orders C strings through pointers, for the declared domains' lookup. */
 static int
 StringPtrCompare(const void *a, const void *b)
@@ -247,14 +316,12 @@ DeclaredValueCanMatch(const char *label, Oid base)
 	return true;
 }
 
-/* Loads column i's declared domain (values checked by the options' parser). */
+/* Loads column i's alphabet: labels, n of them, from source (for messages). */
 static void
-LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base)
+LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base, char **labels, int n, const char *source)
 {
-	JsonbValue *arr = DomainOf(reader, NameStr(TupleDescAttr(reader->tupdesc, i)->attname));
 	MrfDeclaredDomain *dom = &reader->declared[i];
 	MemoryContext old = MemoryContextSwitchTo(reader->mcxt);
-	int			n = JsonContainerSize(arr->val.binary.data);
 	Oid			outfunc;
 	bool		varlena;
 
@@ -264,16 +331,15 @@ LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base)
 	dom->index = palloc(n);
 	for (int a = 0; a < n; a++)
 	{
-		dom->labels[a] = MrfDomainValueText(getIthJsonbValueFromContainer(arr->val.binary.data, a));
-		if (dom->labels[a] == NULL)
-			elog(ERROR, "invalid declared domain");
+		dom->labels[a] = pstrdup(labels[a]);
 		if (!DeclaredValueCanMatch(dom->labels[a], base))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: the domain of column \"%s\" lists \"%s\", which no value of type %s can equal",
 							reader->learner, NameStr(TupleDescAttr(reader->tupdesc, i)->attname),
 							dom->labels[a], format_type_be(base)),
-					 errdetail("A value matches when its text form equals the declared one%s.",
+					 errdetail("The domain comes from %s. A value matches when its text form equals the declared one%s.",
+							   source,
 							   base == INT2OID || base == INT4OID || base == INT8OID ?
 							   ": integers are written without a sign +, leading zeros, a fraction or an exponent, within the type's range" :
 							   base == CHAROID ? ": a \"char\" is one byte" :
@@ -534,6 +600,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 {
 	int			width = 0;
 	int			k = 2;
+	Oid			relid = InvalidOid;
 
 	reader->alphabets = MemoryContextAllocZero(reader->mcxt,
 											   sizeof(MrfEnumAlphabet) * reader->tupdesc->natts);
@@ -543,10 +610,18 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	reader->null_code = MemoryContextAlloc(reader->mcxt, sizeof(int16) * (reader->tupdesc->natts + 1));
 	reader->null_extra = MemoryContextAllocZero(reader->mcxt, sizeof(bool) * (reader->tupdesc->natts + 1));
 
+	/* a misspelt column is named as such, before any type error of the others */
+	CheckColumnsNamed(reader, reader->domains, "domains", "*");
+	CheckColumnsNamed(reader, reader->null_columns, "nulls", "*");
+	if (reader->tupdesc->tdtypeid != RECORDOID)
+		relid = get_typ_typrelid(reader->tupdesc->tdtypeid);
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
 		Oid			base = getBaseType(att->atttypid);
+		char	  **labels = NULL;
+		const char *source = NULL;
+		int			n = 0;
 
 		if (att->attisdropped)
 			continue;
@@ -565,9 +640,10 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		}
 		else if (base == BOOLOID)
 			reader->sizes[width] = 2;
-		else if (DeclaredDomainType(base) && DomainOf(reader, NameStr(att->attname)) != NULL)
+		else if (DeclaredDomainType(base) &&
+				 (labels = ColumnAlphabet(reader, i, base, relid, &n, &source)) != NULL)
 		{
-			LoadDeclaredDomain(reader, i, base);
+			LoadDeclaredDomain(reader, i, base, labels, n, source);
 			k = Max(k, reader->declared[i].nlabels);
 			reader->sizes[width] = (uint8) reader->declared[i].nlabels;
 		}
@@ -578,10 +654,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 							reader->learner),
 					 errdetail("Column \"%s\" has type %s.", NameStr(att->attname),
 							   format_type_be(att->atttypid)),
-					 DeclaredDomainType(base) ?
-					 errhint("Declare the column's values, e.g. domains => '{\"%s\": [\"a\", \"b\"]}': the alphabet is never read from the data.",
-							 NameStr(att->attname)) :
-					 errhint("Cast the column to an enum type, or to text with a declared domain.")));
+					 NoAlphabetHint(base, NameStr(att->attname))));
 		/* what a NULL reads as; 'category' adds a last value */
 		reader->null_code[i] = (int16) NullCode(reader, i, base, reader->sizes[width]);
 		if (reader->null_extra[i])
@@ -591,8 +664,6 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		}
 		width++;
 	}
-	CheckColumnsNamed(reader, reader->domains, "domains", NULL);
-	CheckColumnsNamed(reader, reader->null_columns, "nulls", "*");
 	if (reader->null_policy != NULL && !reader->null_category)
 	{
 		bool		used = false;

@@ -166,10 +166,93 @@ IsChoice(const char *choices, const char *word, int len)
 	return false;
 }
 
+/* Most values of one column's alphabet (the codes are bytes). */
+#define MRF_MAX_DOMAIN 255
+
+/*
+ * The labels of one column's declared domain, in code order: an array of
+ * distinct values (strings or numbers), or an integer range {"min": a,
+ * "max": b} (a, a + 1, ..., b).  NULL with *why set when the value is not a
+ * domain of 2 to 255 values; column names the column in *why.
+ */
+char	  **
+MrfDomainLabels(JsonbValue *v, const char *column, int *n, const char **why)
+{
+	char	  **labels;
+
+	*n = 0;
+	if (v != NULL && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+	{
+		JsonbContainer *obj = v->val.binary.data;
+		JsonbValue *lo = getKeyJsonValueFromContainer(obj, "min", 3, NULL);
+		JsonbValue *hi = getKeyJsonValueFromContainer(obj, "max", 3, NULL);
+		double		a;
+		double		b;
+
+		if (lo == NULL || hi == NULL || JsonContainerSize(obj) != 2 ||
+			lo->type != jbvNumeric || hi->type != jbvNumeric)
+		{
+			*why = psprintf("The domain of column \"%s\" must be an array of its values or an integer range like {\"min\": 1, \"max\": 10}.", column);
+			return NULL;
+		}
+		a = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(lo->val.numeric)));
+		b = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(hi->val.numeric)));
+		if (a != floor(a) || b != floor(b) || fabs(a) > 1e18 || fabs(b) > 1e18)
+		{
+			*why = psprintf("The range of column \"%s\" must have integer bounds min and max.", column);
+			return NULL;
+		}
+		if (b - a + 1 < 2 || b - a + 1 > MRF_MAX_DOMAIN)
+		{
+			*why = psprintf("The range of column \"%s\" has %.0f value%s; a domain has from 2 to %d (min < max).",
+							column, Max(b - a + 1, 0), b - a + 1 == 1 ? "" : "s", MRF_MAX_DOMAIN);
+			return NULL;
+		}
+		*n = (int) (b - a + 1);
+		labels = palloc(sizeof(char *) * *n);
+		for (int i = 0; i < *n; i++)
+			labels[i] = psprintf("%lld", (long long) a + i);
+		return labels;
+	}
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+	{
+		*why = psprintf("The domain of column \"%s\" must be an array of its values or an integer range like {\"min\": 1, \"max\": 10}.", column);
+		return NULL;
+	}
+	*n = JsonContainerSize(v->val.binary.data);
+	if (*n < 2 || *n > MRF_MAX_DOMAIN)
+	{
+		*why = psprintf("The domain of column \"%s\" lists %d value%s; a domain has from 2 to %d.",
+						column, *n, *n == 1 ? "" : "s", MRF_MAX_DOMAIN);
+		return NULL;
+	}
+	labels = palloc(sizeof(char *) * *n);
+	for (int i = 0; i < *n; i++)
+	{
+		labels[i] = MrfDomainValueText(getIthJsonbValueFromContainer(v->val.binary.data, i));
+		if (labels[i] == NULL)
+		{
+			*why = psprintf("The values of column \"%s\" must be strings or numbers.", column);
+			return NULL;
+		}
+		for (int j = 0; j < i; j++)
+			if (strcmp(labels[i], labels[j]) == 0)
+			{
+				*why = psprintf("The domain of column \"%s\" lists \"%s\" twice; a domain lists each value once.",
+								column, labels[i]);
+				return NULL;
+			}
+	}
+	return labels;
+}
+
 /*
  * Parses the domains option: an object naming columns, each with an array
  * of 2 to 255 distinct values (strings or numbers), the column's alphabet in
- * code order.  Public: it is declared, never read from the data.
+ * code order, or an integer range {"min": a, "max": b}; the key "*" gives
+ * the domain of every column of a type without an alphabet that is neither
+ * named nor given one by a CHECK constraint.  Public: it is declared, never
+ * read from the data.
  */
 static void
 StoreDomains(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
@@ -179,32 +262,21 @@ StoreDomains(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 	JsonbIteratorToken tok;
 
 	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
-		BadOption(spec->name, "The value must be an object naming columns, e.g. '{\"state\": [\"CA\", \"NY\"]}'.");
+		BadOption(spec->name, "The value must be an object naming columns, e.g. '{\"state\": [\"CA\", \"NY\"], \"score\": {\"min\": 1, \"max\": 10}}'.");
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
 	{
 		JsonbValue	val;
+		const char *why = NULL;
+		char	   *column;
 		int			n;
-		char	  **labels;
 
 		if (tok != WJB_KEY)
 			continue;
+		column = pnstrdup(key.val.string.val, key.val.string.len);
 		tok = JsonbIteratorNext(&it, &val, true);
-		if (val.type != jbvBinary || !JsonContainerIsArray(val.val.binary.data))
-			BadOption(spec->name, "Each column's domain must be an array of its values.");
-		n = JsonContainerSize(val.val.binary.data);
-		if (n < 2 || n > 255)
-			BadOption(spec->name, "A domain has from 2 to 255 values.");
-		labels = palloc(sizeof(char *) * n);
-		for (int i = 0; i < n; i++)
-		{
-			labels[i] = MrfDomainValueText(getIthJsonbValueFromContainer(val.val.binary.data, i));
-			if (labels[i] == NULL)
-				BadOption(spec->name, "Domain values must be strings or numbers.");
-			for (int j = 0; j < i; j++)
-				if (strcmp(labels[i], labels[j]) == 0)
-					BadOption(spec->name, "A domain lists each value once.");
-		}
+		if (MrfDomainLabels(&val, column, &n, &why) == NULL)
+			BadOption(spec->name, why);
 	}
 	opt->domains = JsonbValueToJsonb(v);
 }

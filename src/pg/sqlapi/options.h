@@ -111,6 +111,13 @@ MrfRefusal *MrfOptionsLambdaTooLarge(const char *learner, double lambda);
 /* The text of a declared domain value (a string, or a number as written), or NULL. */
 char	   *MrfDomainValueText(JsonbValue *v);
 
+/*
+ * The labels of one column's declared domain (an array of values or an
+ * integer range {"min": a, "max": b}) in code order, or NULL with *why
+ * saying what is wrong (naming column).
+ */
+char	  **MrfDomainLabels(JsonbValue *v, const char *column, int *n, const char **why);
+
 /* Whether a nulls option is a per-column policy (a JSON object), not one word. */
 bool		MrfNullsPerColumn(const char *nulls);
 
