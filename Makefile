@@ -13,7 +13,7 @@ DATA = $(filter-out $(DATA_built),$(wildcard sql/mrfdp--*.sql))
 MRF_TOP = .
 include mk/core.mk
 CORE_SRCS = $(MRF_CORE_SRCS)
-PG_SRCS = src/mrfdp.c $(wildcard src/pg/*/*.c)
+PG_SRCS = src/mrfdp.c $(wildcard src/pg/*.c src/pg/*/*.c)
 OBJS = $(CORE_SRCS:.c=.o) $(PG_SRCS:.c=.o)
 
 PG_CPPFLAGS = -I$(srcdir)/src $(MRF_BLAS_CFLAGS) $(MRF_DNNL_CPPFLAGS)

@@ -74,8 +74,8 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 -- block counts, the rows per block for the block learner of the model
 -- ('ising', the default; 'pairwise' with k; 'twise' with t) at lambda (the
 -- model's default when NULL) on a model of the given width (lambda when
--- given, else 2), sized for a 90% exact release (fitted to the studies of
--- issue 10), and the rows of the whole table; NULL rows when lambda is well
+-- given, else 2), sized for a 90% exact release (fitted to the defaults
+-- study), and the rows of the whole table; NULL rows when lambda is well
 -- below the width.
 CREATE FUNCTION mrf_structure_rows_needed(p int, eta float8, epsilon float8, delta float8,
 										  lambda float8 DEFAULT NULL, blocks int DEFAULT NULL,

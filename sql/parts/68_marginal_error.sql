@@ -1,4 +1,4 @@
--- mrf_marginal_error (issue 12 item 3): how far a model's one-, two- and
+-- mrf_marginal_error: how far a model's one-, two- and
 -- three-way marginals are from a relation's rows (clique, Ising and pairwise
 -- models). NOT PRIVATE: it reads the relation with the caller's rights
 -- (SECURITY INVOKER: SELECT on it is needed, row security applies),

@@ -1,4 +1,4 @@
--- Citus (issue 13): the identity that hides a grouping column from Citus, so
+-- Citus: the identity that hides a grouping column from Citus, so
 -- that a query calling a learner is grouped, learned and charged on the
 -- coordinator (src/pg/citus/cluster.c); not meant to be called directly.
 CREATE FUNCTION mrf_citus_group_key(anyelement) RETURNS anyelement

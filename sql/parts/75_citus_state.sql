@@ -1,4 +1,4 @@
--- Citus (issue 13, item 2): each learner's aggregate with a bytea state that
+-- Citus: each learner's aggregate with a bytea state that
 -- Citus can combine (worker_partial_agg on the workers, coord_combine_agg on
 -- the coordinator), so packed rows travel instead of tuples.  mrfdp's planner
 -- hook uses them in query levels that read a Citus table (src/pg/citus/cluster.c);

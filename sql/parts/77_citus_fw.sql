@@ -1,4 +1,4 @@
--- Distributed Frank-Wolfe on Citus (issue 13 item 3; src/pg/citus/fw.c,
+-- Distributed Frank-Wolfe on Citus (src/pg/citus/fw.c,
 -- docs/citus_fw.md): one Frank-Wolfe iteration's exact integer score sums of
 -- a binary learner (Ising, t-wise, structure's threshold method) over a
 -- distributed table's shards.  Called only by the mrf_learn_*_from functions
@@ -45,7 +45,7 @@ CREATE FUNCTION mrfdp.mrf_fw_kary_codes(anyelement, int, int, jsonb, text) RETUR
 -- boolean columns): the boolean[] the lenient reader reads, or NULL.
 CREATE FUNCTION mrfdp.mrf_fw_binary_codes(anyelement, int) RETURNS boolean[]
 	AS 'MODULE_PATHNAME', 'mrf_fw_binary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
--- The kept-parts scan (issue 13 item 3, fast iterations): the driver reads
+-- The kept-parts scan (fast iterations): the driver reads
 -- the shards through TABLESAMPLE mrfdp.mrf_fw_kept(step); on a shard whose
 -- part the serving backend keeps, the scan stops after one row, else it
 -- returns every row.  By hand it returns rows the caller can SELECT.

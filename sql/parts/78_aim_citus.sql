@@ -1,4 +1,4 @@
--- mrf_learn_aim on Citus tables (issue 13 item 2): the bytea state of
+-- mrf_learn_aim on Citus tables: the bytea state of
 -- 75_citus_state.sql holds the counts of the tables AIM may read (every
 -- one-way, and the workload's closure or, by default, every pair and
 -- triple), which workers count and the coordinator adds; packed rows

@@ -1,5 +1,5 @@
--- The stable mode's blocks cut where the rows are (issue 13 item 3;
--- src/pg/citus/stable.c, docs/privacy.md 7.3): each shard of a distributed
+-- The stable mode's blocks cut where the rows are
+-- (src/pg/citus/stable.c, docs/privacy.md 7.3): each shard of a distributed
 -- table sends its rows to blocks of its own, learns each block's structure
 -- without privacy, and ships only the structures.  Called only by
 -- mrf_learn_structure_from (as the table's owner); its final function

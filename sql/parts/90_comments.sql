@@ -87,7 +87,7 @@ BEGIN
 	('function', 'mrf_mst_accum', 'Aggregate support: plans the MST release at a group''s first row, then stores its rows as bytes.'),
 	('function', 'mrf_aim_final', 'Aggregate support: learns, charges and releases the AIM model of a group.'),
 	('function', 'mrf_aim_accum', 'Aggregate support: plans the AIM release at a group''s first row (its workload''s columns included), then stores its rows as bytes.'),
-	-- Citus (issue 13): aggregates with a state Citus combines, and their support
+	-- Citus: aggregates with a state Citus combines, and their support
 	('function', 'mrf_learn_ising_citus_agg', 'mrf_learn_ising_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_pairwise_citus_agg', 'mrf_learn_pairwise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
 	('function', 'mrf_learn_twise_citus_agg', 'mrf_learn_twise_agg with a bytea state Citus combines: workers pack rows, the coordinator learns; mrfdp uses it on Citus tables.'),
@@ -110,7 +110,7 @@ BEGIN
 	('function', 'mrf_learn_cliques_citus_final', 'Aggregate support (Citus): learns, charges and releases the clique model of a packed row state.'),
 	('function', 'mrf_learn_mst_citus_final', 'Aggregate support (Citus): learns, charges and releases the MST model of a packed row state.'),
 	('function', 'mrf_learn_aim_citus_final', 'Aggregate support (Citus): learns, charges and releases the AIM model of a counts or packed row state.'),
-	-- distributed Frank-Wolfe (issue 13 item 3)
+	-- distributed Frank-Wolfe
 	('function', 'mrf_fw_ising_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of a binary learner (Ising, t-wise, structure''s threshold method) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),
 	('function', 'mrf_fw_kary_scores_agg', 'One Frank-Wolfe iteration''s exact score sums of the pairwise k-ary learner (or structure''s threshold method on a pairwise model) over a distributed table''s shards; called only by the mrf_learn_*_from functions.'),
 	('function', 'mrf_fw_kary_codes', 'Distributed Frank-Wolfe support: a k-ary sample (a row of columns, an enum array) as the codes the protected path''s reader reads, or NULL when it cannot; a function of its argument alone.'),
@@ -118,7 +118,7 @@ BEGIN
 	('function', 'mrf_fw_scores_accum', 'Aggregate support (distributed Frank-Wolfe): reads one sample as the protected path does and packs it.'),
 	('function', 'mrf_fw_scores_combine', 'Aggregate support (distributed Frank-Wolfe): adds two parts'' score sums; checks a state that arrives as text.'),
 	('function', 'mrf_fw_scores_final', 'Aggregate support (distributed Frank-Wolfe): the sums, to the mrf_learn_*_from functions only; refuses anywhere else.'),
-	-- the stable mode's blocks on the shards (issue 13 item 3, privacy.md 7.3)
+	-- the stable mode's blocks on the shards (privacy.md 7.3)
 	('function', 'mrf_stable_blocks_agg', 'The stable mode''s blocks of a distributed table cut and learned on its shards (the blocks'' non-private structures); called only by mrf_learn_structure_from.'),
 	('function', 'mrf_stable_blocks_accum', 'Aggregate support (stable mode on the shards): reads one sample as the protected path does and keeps it in a uniformly drawn block of its shard.'),
 	('function', 'mrf_stable_blocks_combine', 'Aggregate support (stable mode on the shards): puts two parts'' block structures side by side; checks a state that arrives as text.'),

@@ -669,7 +669,7 @@ MrfPairwiseCentre(double *W, double *theta, int p, int k)
 }
 
 /*
- * Per-variable alphabets (issue 11).  Variable i takes values 0..k_i - 1,
+ * Per-variable alphabets.  Variable i takes values 0..k_i - 1,
  * 2 <= k_i <= k; k = max k_i is the storage stride, so a model keeps the
  * layout above and the cells of values a >= k_i are zero (and never
  * occur).  The regressions and the design follow the alphabets exactly:
@@ -751,7 +751,7 @@ MrfPairwiseIterationsAlphabets(const MrfPairwiseOptions *opt, int p, int k,
 		return -1;
 	if (opt->iterations != 0)
 		return opt->iterations;
-	/* the same fraction of the paper's T as MrfPairwiseIterations (issue 10's study) */
+	/* the same fraction of the paper's T as MrfPairwiseIterations (the defaults study) */
 	return MrfFwIterations(PairwiseRadius(opt, k), n, ProblemRho(opt, p, k, kv),
 						   MRF_PAIRWISE_T_FRACTION);
 }

@@ -150,7 +150,7 @@ MrfFwDefaultIterations(double radius, int64_t n, double rho_node)
 }
 
 /*
- * Not a calibration: the study of issue 10 found the paper's T 2 to 16
+ * Not a calibration: the defaults study found the paper's T 2 to 16
  * times too many at every lambda (each selection then gets too little of the
  * budget), so the learners run a fraction of it.  The fraction is a public
  * constant, so T stays a function of public values.
@@ -185,7 +185,7 @@ MrfFwStepRho(double rho_node, int iterations)
  * u != v.  [Z20] and the first calibration used rho / (k^2 p); the proof below shows
  * that k times that is still rho-zCDP, and that no split of the budget over
  * the regressions, each calibrated as a sum-score Frank-Wolfe run, can give
- * more (issue 10, item 4).
+ * more (the defaults study).
  *
  * Neighbouring relation.  D and D' are sequences of n rows over {0..k-1}^p
  * that differ in one position m only: row z in D, z' != z in D' (replace-
@@ -271,7 +271,7 @@ MrfPairwiseProblemRho(double rho, int p, int k)
 }
 
 /*
- * Per-variable alphabets (issue 11): variable i has k_i values, node i runs
+ * Per-variable alphabets: variable i has k_i values, node i runs
  * k_i (k_i - 1) regressions over its own values, and the features are the
  * 0/1 one-hot blocks of the other variables' own alphabets (R = 2 lambda k
  * with k = max k_i bounds every regression's weights, see pairwise.c).
@@ -807,7 +807,7 @@ MrfDpToZcdp(double epsilon)
  * What the block learner may be.  Nothing above looks inside the block
  * learner: the proof needs only that a block's structure is a function of
  * that block's rows and of public values.  The pairwise block learner with
- * per-variable alphabets (issue 11) is such a function: the alphabets k_i,
+ * per-variable alphabets is such a function: the alphabets k_i,
  * the design (sum_i k_i + 1 one-hot columns, sum_i k_i (k_i - 1)
  * regressions), the radius 2 lambda k and the NULL policy (a 'category'
  * value adds one to k_i) come from the column types and the options, never

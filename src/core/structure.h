@@ -97,7 +97,7 @@ typedef struct MrfBlockLearner
 	 * Blocks of fewer rows release nothing (0: no minimum): a node
 	 * regression with fewer than twice as many rows as coefficients is
 	 * nearly separable, and a generous radius then drives block after block
-	 * to the same complete graph (issue 10: a 6-chain in blocks of 3 rows
+	 * to the same complete graph (the defaults study: a 6-chain in blocks of 3 rows
 	 * at lambda 8 gave the complete graph in 24 of 94 blocks).
 	 */
 	int64_t		min_rows;

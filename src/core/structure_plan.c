@@ -10,7 +10,7 @@
 #include "twise.h"
 
 /*
- * Planning constants, fitted by experiment, not derived (issue 10;
+ * Planning constants, fitted by experiment, not derived (the defaults study;
  * bench/bench_defaults.c --study structure-plan,
  * run_structure_plan_study.sh and defaults_table.py, README "Defaults"):
  * block sizes a factor sqrt 2 apart, 20 blocks each, on sampled models

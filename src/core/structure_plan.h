@@ -1,6 +1,6 @@
 /*
  * structure_plan.h - how many rows the stable mode's pairwise and t-wise
- * block learners need (issue 10 item 2), beside the Ising plan of
+ * block learners need (the defaults study), beside the Ising plan of
  * structure_ising.h: fitted to measured exact recovery, not derived.
  */
 #ifndef MRF_STRUCTURE_PLAN_H

@@ -1,7 +1,7 @@
 /*
  * workload.h - the marginals of arbitrary variable sets under a clique model
  * (exact inference) and their L1 distance to a table's empirical marginals:
- * the workload error of mrf_marginal_error (issue 12 item 3).
+ * the workload error of mrf_marginal_error.
  *
  * Non-private: the counts come from the rows themselves.  The L1 error of a
  * set S is sum_x |mu_S(x) - N_S(x) / n| over the cells x of S's table, mu_S

@@ -1,5 +1,5 @@
 /*
- * citus/cluster.c - mrfdp on a Citus cluster (issue 13).
+ * citus/cluster.c - mrfdp on a Citus cluster.
  *
  * Budgets, grants and the ledger live in the coordinator's catalog, and the
  * coordinator's statement range table names the logical relations (Citus
@@ -7,7 +7,7 @@
  * correctly only where the coordinator runs the learner's final function.
  * Two rules keep it so:
  *
- * - On the coordinator, a planner hook keeps learners from being pushed to
+ * - On the coordinator, the planner hook (hooks.c) keeps learners from being pushed to
  *   a worker: plain columns in the GROUP BY and window PARTITION BY of every
  *   query level that calls a learner are wrapped in mrf_citus_group_key(),
  *   an identity, so Citus does not see its distribution column there and
@@ -32,9 +32,9 @@
  *   rights, and would let a query sent to a worker directly spend budget
  *   outside the coordinator's statement tracking.  Refusing is fail closed.
  *
- * The planner hook also checks, on every server, that every learner call's
- * options are constants or parameters before the planner folds constants
- * (sqlapi/options_check.c).
+ * Before this, the planner hook checks on every server that every learner
+ * call's options are constants or parameters, before the planner folds
+ * constants (sqlapi/options_check.c).
  *
  * mrfdp does not link against Citus: it reads Citus's catalog tables
  * (pg_dist_local_group, pg_dist_shard) and its settings by name.
@@ -73,9 +73,7 @@
 #include "pg/citus/cluster.h"
 #include "pg/ledger/ledger.h"
 #include "pg/ledger/catalog.h"
-#include "pg/sqlapi/options_check.h"
 
-static planner_hook_type PrevPlanner = NULL;
 
 /* Application name prefixes of the connections Citus opens between nodes. */
 static const char *const CitusInternalPrefixes[] = {
@@ -652,20 +650,15 @@ SetCitusOff(const char *name)
 }
 
 /*
- * The planner hook: a query that calls a learner, in a database with Citus,
- * is planned so that Citus runs the learners on this node (see the file
- * comment); other queries pass through untouched.
+ * See citus/cluster.h: a query that calls a learner, in a database with
+ * Citus, is planned so that Citus runs the learners on this node (see the
+ * file comment); other queries pass through untouched.
  */
-static PlannedStmt *
-MrfCitusPlanner(Query *parse, const char *query_string, int cursorOptions,
-				ParamListInfo boundParams)
+int
+MrfCitusBeforePlanning(Query *parse)
 {
 	LearnerWalk walk = {InvalidOid, InvalidOid, InvalidOid, parse, NULL, false};
 	int			nestlevel = -1;
-	PlannedStmt *result;
-
-	/* on every server, before the planner folds constants */
-	MrfCheckLearnerOptions(parse);
 
 	/* the setting exists only where the Citus library is loaded: a cheap first test */
 	if (parse->commandType != CMD_UTILITY && IsTransactionState() &&
@@ -685,19 +678,13 @@ MrfCitusPlanner(Query *parse, const char *query_string, int cursorOptions,
 			SetCitusOff("citus.enable_fast_path_router_planner");
 		}
 	}
-	if (PrevPlanner)
-		result = PrevPlanner(parse, query_string, cursorOptions, boundParams);
-	else
-		result = standard_planner(parse, query_string, cursorOptions, boundParams);
-	if (nestlevel >= 0)
-		AtEOXact_GUC(true, nestlevel);
-	return result;
+	return nestlevel;
 }
 
 /* See citus/cluster.h. */
 void
-MrfCitusInit(void)
+MrfCitusAfterPlanning(int nestlevel)
 {
-	PrevPlanner = planner_hook;
-	planner_hook = MrfCitusPlanner;
+	if (nestlevel >= 0)
+		AtEOXact_GUC(true, nestlevel);
 }

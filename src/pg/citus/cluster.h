@@ -12,8 +12,14 @@
 #include "nodes/pg_list.h"
 #include "nodes/plannodes.h"
 
-/* Installs the planner hook that keeps learners on the Citus coordinator. */
-void		MrfCitusInit(void);
+/*
+ * The planner hook's Citus part (hooks.c): before planning a query that
+ * calls a learner on a Citus table, wraps its grouping columns and switches
+ * Citus's router planners off for it, returning the GUC nest level to undo
+ * after planning (-1: nothing to undo); does nothing without Citus.
+ */
+int			MrfCitusBeforePlanning(Query *parse);
+void		MrfCitusAfterPlanning(int nestlevel);
 
 /*
  * Errors when this backend runs on a Citus worker, or for another Citus

@@ -1,6 +1,5 @@
 /*
- * citus/fw.c - distributed Frank-Wolfe on Citus (issue 13, item 3;
- * docs/citus_fw.md): the exact integer score sums of one Frank-Wolfe
+ * citus/fw.c - distributed Frank-Wolfe on Citus (docs/citus_fw.md): the exact integer score sums of one Frank-Wolfe
  * iteration of any Frank-Wolfe learner's problem (core/fwdesign.h: Ising,
  * pairwise k-ary, t-wise) as an aggregate Citus splits over the shards,
  * mrfdp.mrf_fw_ising_scores_agg (binary rows) or mrf_fw_kary_scores_agg

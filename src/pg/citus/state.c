@@ -1,6 +1,6 @@
 /*
- * citus/state.c - learner aggregates whose state Citus can combine (issue
- * 13, item 2): the workers pack their shards' rows, and packed rows travel
+ * citus/state.c - learner aggregates whose state Citus can combine: the
+ * workers pack their shards' rows, and packed rows travel
  * to the coordinator instead of tuples.
  *
  * Citus splits an aggregate into worker_partial_agg / coord_combine_agg only

@@ -691,7 +691,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	}
 	/*
 	 * k is the largest column's alphabet; each variable keeps its own
-	 * (sizes), which the pairwise learner follows (issue 11).
+	 * (sizes), which the pairwise learner follows (per-variable alphabets).
 	 */
 	MatchK(reader, reader->k, k);
 	return width;

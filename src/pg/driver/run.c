@@ -71,7 +71,7 @@ AssignBlasThreadsAlias(int newval, void *extra)
 
 /* Defines the settings a learner run reads (called from _PG_init). */
 void
-MrfReleaseInit(void)
+MrfRunInit(void)
 {
 	DefineCustomIntVariable("mrfdp.test_seed",
 							"Seed for reproducible, NOT private learning (tests only).",

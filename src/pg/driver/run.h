@@ -31,7 +31,7 @@ extern int	MrfLearnerThreads;
 extern int	MrfLearnerThreadCount(void);
 
 /* Defines the settings above (called from _PG_init). */
-void		MrfReleaseInit(void);
+void		MrfRunInit(void);
 
 typedef struct MrfRun
 {
@@ -79,7 +79,7 @@ Jsonb	   *MrfMetaFinish(StringInfo buf);
 
 /*
  * An estimate whose width reaches this fraction of lambda sits at the bound
- * (issue 10): the Frank-Wolfe iterate lies on the L1 sphere of radius
+ * (the defaults study): the Frank-Wolfe iterate lies on the L1 sphere of radius
  * 2 lambda when lambda is below the model's width, and well inside it
  * otherwise (bench/bench_defaults.c).
  */

@@ -1,6 +1,6 @@
 /*
  * ledger/ledger.c - the privacy ledger (privacy.md 9): what a release is charged to.
- * The pieces: ledger/hooks.c records what a statement reads,
+ * The pieces: ledger/reads.c records what a statement reads,
  * ledger/catalog.c reads and writes the mrfdp catalog as the extension's
  * owner (the budget condition, the over-budget error), ledger/worker.c
  * charges in a transaction of its own, ledger/decimal.c writes the exact amounts.
@@ -34,7 +34,7 @@
 #include "pg/citus/cluster.h"
 #include "pg/ledger/ledger.h"
 #include "pg/ledger/catalog.h"
-#include "pg/ledger/hooks.h"
+#include "pg/ledger/reads.h"
 #include "pg/ledger/worker.h"
 
 /*
@@ -210,7 +210,7 @@ MrfChargeStatement(const MrfCharge *charge)
 		MrfRecordUnprotected(charge, read, nread);
 		return;
 	}
-	MrfRunCharge(charge, GetUserId(), false, read, nread);
+	MrfChargeInWorker(charge, GetUserId(), false, read, nread);
 }
 
 /*
@@ -260,5 +260,5 @@ MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
 	if (found == 0 || family[0] != relid)
 		elog(ERROR, "could not list the relations covered by relation %u", relid);
 
-	MrfRunCharge(charge, role, true, family, (int) found);
+	MrfChargeInWorker(charge, role, true, family, (int) found);
 }

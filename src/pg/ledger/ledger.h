@@ -1,7 +1,7 @@
 /*
  * ledger/ledger.h - the privacy ledger: which relations a statement reads, and
  * charging them before a release, in a transaction the caller cannot undo
- * (ledger/ledger.c; its pieces have their own headers: ledger/hooks.h,
+ * (ledger/ledger.c; its pieces have their own headers: ledger/reads.h,
  * ledger/catalog.h, ledger/worker.h).
  */
 #ifndef MRF_PG_LEDGER_H

@@ -394,7 +394,7 @@ mrf_charge_worker_main(Datum main_arg)
 
 /* See ledger/worker.h. */
 void
-MrfRunCharge(const MrfCharge *charge, Oid role, bool protected_path,
+MrfChargeInWorker(const MrfCharge *charge, Oid role, bool protected_path,
 			 const Oid *relids, int nrelations)
 {
 	dsm_segment *seg;

@@ -18,7 +18,7 @@
  * the charge worker's transaction; returns only when it has committed, and
  * errors (nothing charged) when a budget would be exceeded.
  */
-void		MrfRunCharge(const MrfCharge *charge, Oid role, bool protected_path,
+void		MrfChargeInWorker(const MrfCharge *charge, Oid role, bool protected_path,
 						 const Oid *relids, int nrelations);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * workload.c - mrf_marginal_error and mrf_marginal_errors (issue 12 item
- * 3): the L1 error of a model's marginals of every set of one, two, three
- * (the ways asked) variables against a relation's rows: clique models, and
+ * model/marginal_error.c - mrf_marginal_error and mrf_marginal_errors: the
+ * L1 error of a model's marginals of every set of one, two, three (the ways
+ * asked) variables against a relation's rows: clique models, and
  * Ising and pairwise models through their clique form.
  *
  * Not private and not charged: it reads the relation with the caller's

@@ -48,17 +48,13 @@
 #define AGGREGATE_SUFFIX	"_agg"
 #define OPTIONS_FUNCTION	"mrf_options"
 
-/* Whether this backend's parse analysis goes through our hook. */
-static bool MrfNamedCallHookInstalled = false;
-
 /*
- * Whether the hook has analysed at least one statement since it was
- * installed.  If not, a named form reaching execution was parsed before the
- * library was loaded (a lazy load, not a preload).
+ * Whether the parse-analysis hook (hooks.c) has analysed at least one
+ * statement since the library was loaded.  If not, a named form reaching
+ * execution was parsed before the library was loaded (a lazy load, not a
+ * preload).
  */
 static bool MrfNamedCallHookHasRun = false;
-
-static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 
 /* What makes the arguments of a named call impossible to rewrite. */
 typedef enum NamedArgProblem
@@ -85,8 +81,6 @@ typedef struct RewriteContext
 
 PG_FUNCTION_INFO_V1(mrf_learn_named_form);
 
-static void mrf_post_parse_analyze(ParseState *pstate, Query *query,
-								   JumbleState *jstate);
 static void rewrite_statement(ParseState *pstate, Query *query);
 static void rewrite_query(ParseState *pstate, Query *query);
 static bool nested_query_walker(Node *node, void *context);
@@ -105,24 +99,10 @@ static bool is_named_form(Oid funcid);
 static Oid	common_collation(List *exprs);
 static int	input_arg_names(HeapTuple proctup, char ***names);
 
-/* Installs the hook once per backend, keeping whatever hook was there. */
+/* See sqlapi/named_call.h. */
 void
-MrfInstallNamedCallHook(void)
+MrfRewriteNamedCalls(ParseState *pstate, Query *query)
 {
-	if (MrfNamedCallHookInstalled)
-		return;
-	prev_post_parse_analyze_hook = post_parse_analyze_hook;
-	post_parse_analyze_hook = mrf_post_parse_analyze;
-	MrfNamedCallHookInstalled = true;
-}
-
-/* The hook: earlier hooks (e.g. pg_stat_statements) see the tree as parsed. */
-static void
-mrf_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
-{
-	if (prev_post_parse_analyze_hook)
-		prev_post_parse_analyze_hook(pstate, query, jstate);
-
 	MrfNamedCallHookHasRun = true;
 	rewrite_statement(pstate, query);
 }
@@ -797,7 +777,7 @@ mrf_learn_named_form(PG_FUNCTION_ARGS)
 	 * Calling this function is what loads the library lazily; then the hook
 	 * was installed only now and has not analysed any statement yet.
 	 */
-	if (!MrfNamedCallHookInstalled || !MrfNamedCallHookHasRun)
+	if (!MrfNamedCallHookHasRun)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("%s must be rewritten into an aggregate call", name),

@@ -9,10 +9,16 @@
 #ifndef MRFDP_NAMED_CALL_H
 #define MRFDP_NAMED_CALL_H
 
+#include "postgres.h"
+
+#include "nodes/parsenodes.h"
+#include "parser/parse_node.h"
+
 /*
- * Installs the post_parse_analyze_hook (chaining any previous one).  Called
- * from _PG_init; a second call does nothing.
+ * Rewrites the named learner calls of a statement just analysed: the body of
+ * the post_parse_analyze_hook (hooks.c), after earlier hooks (e.g.
+ * pg_stat_statements) saw the tree as parsed.
  */
-extern void MrfInstallNamedCallHook(void);
+void		MrfRewriteNamedCalls(ParseState *pstate, Query *query);
 
 #endif

@@ -96,7 +96,7 @@ static const struct
 	const char *option;
 	const char *value;
 }			OptionDefaults[] = {
-	/* lambda: the study of issue 10 (README "Defaults and the study behind them") */
+	/* lambda: the defaults study (README "Defaults and the study behind them") */
 	{NULL, "lambda", "8"},
 	{"mrf_learn_pairwise", "lambda", "4"},
 	{"mrf_learn_twise", "lambda", "4"},

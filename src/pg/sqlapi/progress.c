@@ -39,8 +39,6 @@ typedef struct MrfProgressSlot
 static MrfProgressSlot *ProgressSlots = NULL;
 static int	ProgressSlotCount = 0;
 static bool ProgressCallbackRegistered = false;
-static shmem_request_hook_type PrevShmemRequestHook = NULL;
-static shmem_startup_hook_type PrevShmemStartupHook = NULL;
 
 /* Size of the slot array. */
 static Size
@@ -49,41 +47,25 @@ ProgressShmemSize(void)
 	return mul_size(MaxBackends + 1, sizeof(MrfProgressSlot));
 }
 
-/* Asks the postmaster for the slots. */
-static void
-ProgressShmemRequest(void)
+/* See sqlapi/progress.h. */
+void
+MrfProgressShmemRequest(void)
 {
-	if (PrevShmemRequestHook)
-		PrevShmemRequestHook();
 	RequestAddinShmemSpace(ProgressShmemSize());
 }
 
-/* Creates or attaches to the slots. */
-static void
-ProgressShmemStartup(void)
+/* See sqlapi/progress.h. */
+void
+MrfProgressShmemStartup(void)
 {
 	bool		found;
 
-	if (PrevShmemStartupHook)
-		PrevShmemStartupHook();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	ProgressSlots = ShmemInitStruct("mrfdp progress", ProgressShmemSize(), &found);
 	if (!found)
 		memset(ProgressSlots, 0, ProgressShmemSize());
 	ProgressSlotCount = MaxBackends + 1;
 	LWLockRelease(AddinShmemInitLock);
-}
-
-/* Requests the shared memory (shared preload only). */
-void
-MrfProgressInit(void)
-{
-	if (!process_shared_preload_libraries_in_progress)
-		return;
-	PrevShmemRequestHook = shmem_request_hook;
-	shmem_request_hook = ProgressShmemRequest;
-	PrevShmemStartupHook = shmem_startup_hook;
-	shmem_startup_hook = ProgressShmemStartup;
 }
 
 /* This backend's slot, or NULL without shared memory. */

@@ -8,8 +8,12 @@
 
 #include "postgres.h"
 
-/* Requests the shared memory (from _PG_init, during shared preload only). */
-void		MrfProgressInit(void);
+/*
+ * The bodies of the shared-memory hooks (hooks.c, installed during shared
+ * preload only): ask for the slots, then create or attach to them.
+ */
+void		MrfProgressShmemRequest(void);
+void		MrfProgressShmemStartup(void);
 
 /* This backend starts a learner. */
 void		MrfProgressStart(const char *learner);

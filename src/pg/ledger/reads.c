@@ -1,5 +1,5 @@
 /*
- * ledger/hooks.c - what a statement reads, for the privacy ledger: the
+ * ledger/reads.c - what a statement reads, for the privacy ledger: the
  * executor hook records the range table of every query the transaction runs
  * (views, subqueries, CTEs, functions' queries), a transaction callback
  * marks the set for renewal, and parallel workers refuse nested reads of
@@ -29,9 +29,7 @@
 #include "utils/syscache.h"
 
 #include "pg/ledger/catalog.h"
-#include "pg/ledger/hooks.h"
-
-static ExecutorStart_hook_type PrevExecutorStart = NULL;
+#include "pg/ledger/reads.h"
 
 /* Relations read by the running top-level statement (TopMemoryContext). */
 static Oid *StatementRelations = NULL;
@@ -88,7 +86,7 @@ AddRangeTable(List *rtable)
 static LocalTransactionId UntrackedTransaction = InvalidLocalTransactionId;
 static TimestampTz UntrackedStatement = 0;
 
-/* In a parallel worker: its plan fragment has started (see LedgerExecutorStart). */
+/* In a parallel worker: its plan fragment has started (see MrfLedgerBeforeExecutorStart). */
 static bool WorkerFragmentStarted = false;
 
 /* In a parallel worker: the fragment's relations and their ancestors, once computed. */
@@ -244,13 +242,13 @@ CheckWorkerQuery(List *rtable)
 }
 
 /*
- * ExecutorStart: remember what every query of the transaction reads.  A
- * parallel worker runs one plan fragment, always its first ExecutorStart
- * (ParallelQueryMain); any later one is a query nested in it, checked by
- * CheckWorkerQuery before it runs.
+ * ExecutorStart (hooks.c): remember what every query of the transaction
+ * reads.  A parallel worker runs one plan fragment, always its first
+ * ExecutorStart (ParallelQueryMain); any later one is a query nested in it,
+ * checked by CheckWorkerQuery before it runs.  See ledger/reads.h.
  */
-static void
-LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
+bool
+MrfLedgerBeforeExecutorStart(QueryDesc *queryDesc)
 {
 	bool		track = queryDesc->plannedstmt != NULL && !MrfCatalogQueryRunning();
 
@@ -268,10 +266,13 @@ LedgerExecutorStart(QueryDesc *queryDesc, int eflags)
 			CheckWorkerQuery(queryDesc->plannedstmt->rtable);
 		track = false;
 	}
-	if (PrevExecutorStart)
-		PrevExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
+	return track;
+}
+
+/* See ledger/reads.h. */
+void
+MrfLedgerAfterExecutorStart(QueryDesc *queryDesc, bool track)
+{
 	if (track)
 		AddRangeTable(queryDesc->plannedstmt->rtable);
 }
@@ -309,15 +310,14 @@ ForgetEndedTransactions(void)
 }
 
 /*
- * Installs the executor hooks.  Loaded inside a transaction (on demand, not
- * preloaded), the hooks missed its start: that transaction is remembered and
- * may release nothing on the aggregate path (MrfRequireTrackedTransaction).
+ * Registers the transaction callback.  Loaded inside a transaction (on
+ * demand, not preloaded), the executor hook (hooks.c) missed its start: that
+ * transaction is remembered and may release nothing on the aggregate path
+ * (MrfRequireTrackedTransaction).
  */
 void
 MrfLedgerInit(void)
 {
-	PrevExecutorStart = ExecutorStart_hook;
-	ExecutorStart_hook = LedgerExecutorStart;
 	RegisterXactCallback(LedgerXactCallback, NULL);
 	if (IsTransactionState() && !IsParallelWorker() && MyProc != NULL)
 	{
@@ -348,7 +348,7 @@ MrfRequireTrackedTransaction(const char *learner)
 }
 
 
-/* See ledger/hooks.h. */
+/* See ledger/reads.h. */
 const Oid *
 MrfStatementRelations(int *n)
 {
