@@ -362,7 +362,8 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							em_iterations int DEFAULT NULL,
 							domains jsonb DEFAULT NULL,
 							nulls text DEFAULT NULL,
-							workload jsonb DEFAULT NULL)
+							workload jsonb DEFAULT NULL,
+							bins jsonb DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION mrf_learn_pairwise(x anyelement,
@@ -375,7 +376,8 @@ CREATE FUNCTION mrf_learn_pairwise(x anyelement,
 								   mechanism text DEFAULT NULL,
 								   symmetrize boolean DEFAULT NULL,
 								   domains jsonb DEFAULT NULL,
-								   nulls text DEFAULT NULL)
+								   nulls text DEFAULT NULL,
+								   bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
@@ -389,7 +391,8 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										symmetrize boolean DEFAULT NULL,
 										variables int DEFAULT NULL,
 										domains jsonb DEFAULT NULL,
-										nulls text DEFAULT NULL)
+										nulls text DEFAULT NULL,
+										bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -408,7 +411,8 @@ CREATE FUNCTION mrf_learn_cliques(x anyelement,
 								  tolerance float8 DEFAULT NULL,
 								  em_iterations int DEFAULT NULL,
 								  domains jsonb DEFAULT NULL,
-								  nulls text DEFAULT NULL)
+								  nulls text DEFAULT NULL,
+								  bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
@@ -420,7 +424,8 @@ CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
 									   em_iterations int DEFAULT NULL,
 									   variables int DEFAULT NULL,
 									   domains jsonb DEFAULT NULL,
-									   nulls text DEFAULT NULL)
+									   nulls text DEFAULT NULL,
+									   bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -457,7 +462,8 @@ CREATE FUNCTION mrf_learn_structure(x anyelement,
 									k int DEFAULT NULL,
 									t int DEFAULT NULL,
 									domains jsonb DEFAULT NULL,
-									nulls text DEFAULT NULL)
+									nulls text DEFAULT NULL,
+									bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
@@ -475,7 +481,8 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 										 t int DEFAULT NULL,
 										 variables int DEFAULT NULL,
 										 domains jsonb DEFAULT NULL,
-										 nulls text DEFAULT NULL)
+										 nulls text DEFAULT NULL,
+										 bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -566,7 +573,8 @@ CREATE FUNCTION mrf_learn_mst(x anyelement,
 							  k int DEFAULT NULL,
 							  iterations int DEFAULT NULL,
 							  domains jsonb DEFAULT NULL,
-							  nulls text DEFAULT NULL)
+							  nulls text DEFAULT NULL,
+							  bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -579,7 +587,8 @@ CREATE FUNCTION mrf_learn_mst_from(relation regclass, column_name text,
 								   iterations int DEFAULT NULL,
 								   variables int DEFAULT NULL,
 								   domains jsonb DEFAULT NULL,
-								   nulls text DEFAULT NULL)
+								   nulls text DEFAULT NULL,
+								   bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -648,7 +657,8 @@ CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  k int DEFAULT NULL,
 							  iterations int DEFAULT NULL,
 							  domains jsonb DEFAULT NULL,
-							  nulls text DEFAULT NULL)
+							  nulls text DEFAULT NULL,
+							  bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -662,7 +672,8 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 								   iterations int DEFAULT NULL,
 								   variables int DEFAULT NULL,
 								   domains jsonb DEFAULT NULL,
-								   nulls text DEFAULT NULL)
+								   nulls text DEFAULT NULL,
+								   bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -778,15 +789,18 @@ BEGIN
 				typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY
 					(ARRAY['pg_catalog.bool', 'pg_catalog.text', 'pg_catalog.varchar', 'pg_catalog.bpchar',
 						   'pg_catalog.char', 'pg_catalog.int2', 'pg_catalog.int4',
-						   'pg_catalog.int8']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
+						   'pg_catalog.int8', 'pg_catalog.numeric', 'pg_catalog.float4',
+						   'pg_catalog.float8', 'pg_catalog.date', 'pg_catalog.timestamp',
+						   'pg_catalog.timestamptz']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
 				RAISE EXCEPTION USING ERRCODE = '42804',
 					MESSAGE = pg_catalog.format('type %s of the model''s variable %s is not a type mrfdp learns from',
 												typ, i),
-					DETAIL = 'Models record booleans, enums, and text, character, "char" or integer columns.',
+					DETAIL = 'Models record booleans, enums, and text, character, "char" or integer columns, and binned numeric, floating-point, date and timestamp columns.',
 					HINT = 'Create the table yourself and use mrf_synthesize(model, n, NULL::the_table).';
 			END IF;
 			IF NOT typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY
-					(ARRAY['pg_catalog.varchar', 'pg_catalog.bpchar']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
+					(ARRAY['pg_catalog.varchar', 'pg_catalog.bpchar', 'pg_catalog.numeric', 'pg_catalog.timestamp',
+						   'pg_catalog.timestamptz']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
 				typmod := -1;
 			END IF;
 		END IF;

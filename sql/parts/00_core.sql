@@ -161,15 +161,18 @@ BEGIN
 				typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY
 					(ARRAY['pg_catalog.bool', 'pg_catalog.text', 'pg_catalog.varchar', 'pg_catalog.bpchar',
 						   'pg_catalog.char', 'pg_catalog.int2', 'pg_catalog.int4',
-						   'pg_catalog.int8']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
+						   'pg_catalog.int8', 'pg_catalog.numeric', 'pg_catalog.float4',
+						   'pg_catalog.float8', 'pg_catalog.date', 'pg_catalog.timestamp',
+						   'pg_catalog.timestamptz']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
 				RAISE EXCEPTION USING ERRCODE = '42804',
 					MESSAGE = pg_catalog.format('type %s of the model''s variable %s is not a type mrfdp learns from',
 												typ, i),
-					DETAIL = 'Models record booleans, enums, and text, character, "char" or integer columns.',
+					DETAIL = 'Models record booleans, enums, and text, character, "char" or integer columns, and binned numeric, floating-point, date and timestamp columns.',
 					HINT = 'Create the table yourself and use mrf_synthesize(model, n, NULL::the_table).';
 			END IF;
 			IF NOT typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY
-					(ARRAY['pg_catalog.varchar', 'pg_catalog.bpchar']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
+					(ARRAY['pg_catalog.varchar', 'pg_catalog.bpchar', 'pg_catalog.numeric', 'pg_catalog.timestamp',
+						   'pg_catalog.timestamptz']::pg_catalog.regtype[]::pg_catalog.oid[]) THEN
 				typmod := -1;
 			END IF;
 		END IF;
@@ -248,6 +251,7 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							em_iterations int DEFAULT NULL,
 							domains jsonb DEFAULT NULL,
 							nulls text DEFAULT NULL,
-							workload jsonb DEFAULT NULL)
+							workload jsonb DEFAULT NULL,
+							bins jsonb DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -33,7 +33,8 @@ CREATE FUNCTION mrf_learn_pairwise(x anyelement,
 								   mechanism text DEFAULT NULL,
 								   symmetrize boolean DEFAULT NULL,
 								   domains jsonb DEFAULT NULL,
-								   nulls text DEFAULT NULL)
+								   nulls text DEFAULT NULL,
+								   bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -49,7 +50,8 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										symmetrize boolean DEFAULT NULL,
 										variables int DEFAULT NULL,
 										domains jsonb DEFAULT NULL,
-										nulls text DEFAULT NULL)
+										nulls text DEFAULT NULL,
+										bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

@@ -43,7 +43,8 @@ CREATE FUNCTION mrf_learn_structure(x anyelement,
 									k int DEFAULT NULL,
 									t int DEFAULT NULL,
 									domains jsonb DEFAULT NULL,
-									nulls text DEFAULT NULL)
+									nulls text DEFAULT NULL,
+									bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -63,7 +64,8 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 										 t int DEFAULT NULL,
 										 variables int DEFAULT NULL,
 										 domains jsonb DEFAULT NULL,
-										 nulls text DEFAULT NULL)
+										 nulls text DEFAULT NULL,
+										 bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

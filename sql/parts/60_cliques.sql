@@ -34,7 +34,8 @@ CREATE FUNCTION mrf_learn_cliques(x anyelement,
 								  tolerance float8 DEFAULT NULL,
 								  em_iterations int DEFAULT NULL,
 								  domains jsonb DEFAULT NULL,
-								  nulls text DEFAULT NULL)
+								  nulls text DEFAULT NULL,
+								  bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -48,7 +49,8 @@ CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
 									   em_iterations int DEFAULT NULL,
 									   variables int DEFAULT NULL,
 									   domains jsonb DEFAULT NULL,
-									   nulls text DEFAULT NULL)
+									   nulls text DEFAULT NULL,
+									   bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

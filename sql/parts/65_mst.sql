@@ -33,7 +33,8 @@ CREATE FUNCTION mrf_learn_mst(x anyelement,
 							  k int DEFAULT NULL,
 							  iterations int DEFAULT NULL,
 							  domains jsonb DEFAULT NULL,
-							  nulls text DEFAULT NULL)
+							  nulls text DEFAULT NULL,
+							  bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -46,7 +47,8 @@ CREATE FUNCTION mrf_learn_mst_from(relation regclass, column_name text,
 								   iterations int DEFAULT NULL,
 								   variables int DEFAULT NULL,
 								   domains jsonb DEFAULT NULL,
-								   nulls text DEFAULT NULL)
+								   nulls text DEFAULT NULL,
+								   bins jsonb DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

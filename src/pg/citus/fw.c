@@ -886,7 +886,7 @@ KaryCodesOptions(Jsonb *domains, const char *nulls, Jsonb **checked_domains, cha
 	}
 	appendStringInfoChar(&doc, '}');
 	MrfOptionsParse(DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(doc.data))), &opt);
-	*checked_domains = (opt.given & MRF_OPT_DOMAINS) ? opt.domains : NULL;
+	*checked_domains = opt.domains;
 	*checked_nulls = (opt.given & MRF_OPT_NULLS) ? opt.nulls : NULL;
 }
 

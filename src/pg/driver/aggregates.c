@@ -320,7 +320,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 				MrfOptionsParse(state->options, &opt);
 			MrfKaryReaderInit(&state->kreader, get_fn_expr_argtype(fcinfo->flinfo, 1),
 							  (o->given & MRF_OPT_K) ? o->k : 0, aggctx, state->kreader.learner);
-			if (o->given & MRF_OPT_DOMAINS)
+			if (o->domains != NULL)
 				MrfKaryReaderSetDomains(&state->kreader, o->domains);
 			if (o->given & MRF_OPT_NULLS)
 				MrfKaryReaderSetNulls(&state->kreader, o->nulls);

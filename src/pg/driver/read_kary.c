@@ -267,6 +267,12 @@ NoAlphabetHint(Oid base, const char *column)
 	if (DeclaredDomainType(base))
 		return errhint("Declare the column's values, e.g. domains => '{\"%s\": [\"a\", \"b\"]}', or give it a CHECK (%s IN ('a', 'b')) constraint: the alphabet is never read from the data.",
 					   column, quote_identifier(column));
+	if (MrfBinScaleOf(base) == MRF_BIN_NUMBER)
+		return errhint("Give the column public bins, e.g. bins => '{\"%s\": [0, 10, 100]}' or '{\"%s\": {\"min\": 0, \"max\": 100, \"width\": 10}}': the bins are never read from the data.",
+					   column, column);
+	if (MrfBinScaleOf(base) != MRF_BIN_NONE)
+		return errhint("Give the column public bins, e.g. bins => '{\"%s\": [\"2020-01-01\", \"2021-01-01\"]}' or '{\"%s\": {\"min\": \"2020-01-01\", \"max\": \"2021-01-01\", \"width\": \"30 days\"}}': the bins are never read from the data.",
+					   column, column);
 	return errhint("Cast the column to an enum type, or to text with a declared domain.");
 }
 
@@ -358,12 +364,43 @@ LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base, char **labels, int n,
 	MemoryContextSwitchTo(old);
 }
 
-/* The code of a value of a column with a declared domain, or -1. */
+/*
+ * Loads binned column i (option bins, carried as its domains entry
+ * {"bins": ...}): the bins' labels are its alphabet, in bin order.
+ */
+static void
+LoadBinnedColumn(MrfKaryReader *reader, int i, Oid base, JsonbValue *spec)
+{
+	MrfDeclaredDomain *dom = &reader->declared[i];
+	MemoryContext old = MemoryContextSwitchTo(reader->mcxt);
+	int			n;
+
+	MrfBinsLoad(spec, base, NameStr(TupleDescAttr(reader->tupdesc, i)->attname), &dom->bins);
+	n = dom->bins.nedges + 1;
+	dom->base = base;
+	dom->nlabels = n;
+	dom->labels = dom->bins.labels;
+	dom->sorted = palloc(sizeof(char *) * n);
+	dom->index = palloc(n);
+	memcpy(dom->sorted, dom->labels, sizeof(char *) * n);
+	qsort(dom->sorted, n, sizeof(char *), StringPtrCompare);
+	for (int s = 0; s < n; s++)
+		for (int a = 0; a < n; a++)
+			if (dom->sorted[s] == dom->labels[a])
+				dom->index[s] = (uint8) a;
+	MemoryContextSwitchTo(old);
+}
+
+/* The code of a value of a column with a declared domain or bins, or -1. */
 static int
 DeclaredIndex(MrfDeclaredDomain *dom, Datum value)
 {
-	char	   *text = OutputFunctionCall(&dom->output, value);
+	char	   *text;
 	char	  **hit;
+
+	if (dom->bins.nedges > 0)
+		return MrfBinOf(&dom->bins, dom->base, value);
+	text = OutputFunctionCall(&dom->output, value);
 
 	if (dom->blankpadded)
 	{
@@ -622,17 +659,25 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		char	  **labels = NULL;
 		const char *source = NULL;
 		int			n = 0;
+		JsonbValue *binspec;
 
 		if (att->attisdropped)
 			continue;
-		if (DomainOf(reader, NameStr(att->attname)) != NULL &&
-			(type_is_enum(base) || base == BOOLOID))
+		if ((binspec = MrfDomainBins(DomainOf(reader, NameStr(att->attname)))) != NULL)
+		{
+			/* option bins: public edges of a number, date or timestamp column */
+			LoadBinnedColumn(reader, i, base, binspec);
+			k = Max(k, reader->declared[i].nlabels);
+			reader->sizes[width] = (uint8) reader->declared[i].nlabels;
+		}
+		else if (DomainOf(reader, NameStr(att->attname)) != NULL &&
+				 (type_is_enum(base) || base == BOOLOID))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: column \"%s\" takes its values from its type %s", reader->learner,
 							NameStr(att->attname), format_type_be(att->atttypid)),
 					 errhint("Declare domains only for text, character, \"char\" and integer columns.")));
-		if (type_is_enum(base))
+		else if (type_is_enum(base))
 		{
 			reader->alphabets[i] = LoadEnum(base, reader->mcxt, reader->learner);
 			k = Max(k, reader->alphabets[i].nlabels);

@@ -15,6 +15,8 @@
 #include "fmgr.h"
 #include "utils/jsonb.h"
 
+#include "pg/driver/bins.h"
+
 typedef enum MrfKaryForm
 {
 	MRF_KARY_INT2_ARRAY = 1,
@@ -41,6 +43,8 @@ typedef struct MrfDeclaredDomain
 	uint8	   *index;			/* code of sorted[i] */
 	bool		blankpadded;	/* character(n): trailing blanks do not count */
 	FmgrInfo	output;			/* the column type's output function */
+	MrfBins		bins;			/* option bins: nedges > 0 for a binned column */
+	Oid			base;			/* a binned column's base type */
 } MrfDeclaredDomain;
 
 typedef struct MrfKaryReader

@@ -38,7 +38,7 @@
 /* Options accepted by mrf_learn_pairwise. */
 #define PAIRWISE_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_LAMBDA | \
 						  MRF_OPT_ITERATIONS | MRF_OPT_MECHANISM | MRF_OPT_SYMMETRIZE | \
-						  MRF_OPT_K | MRF_OPT_DOMAINS | MRF_OPT_NULLS)
+						  MRF_OPT_K | MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS)
 
 /* Doubles of a pairwise model's parameters; -1 if beyond a model's size limit. */
 static int64

@@ -72,7 +72,7 @@
  * alphabet k, declared domains and the NULL policy, exactly as
  * mrf_learn_pairwise takes them (the same reader reads the rows).
  */
-#define PAIRWISE_ROW_OPTIONS (MRF_OPT_K | MRF_OPT_DOMAINS | MRF_OPT_NULLS)
+#define PAIRWISE_ROW_OPTIONS (MRF_OPT_K | MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS)
 
 static const char *const StructureLearner = "mrf_learn_structure";
 
@@ -237,7 +237,7 @@ MrfStructureShardable(const MrfPlan *plan)
 
 	return sp != NULL && !sp->threshold &&
 		(!sp->pairwise || (plan->alphabets == NULL &&
-						   !(plan->opt.given & (MRF_OPT_DOMAINS | MRF_OPT_NULLS))));
+						   !(plan->opt.given & (MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS))));
 }
 
 /*

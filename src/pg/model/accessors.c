@@ -17,6 +17,7 @@
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
+#include "pg/driver/bins.h"
 #include "pg/model/model.h"
 #include "pg/model/names.h"
 #include "pg/driver/run.h"
@@ -149,7 +150,7 @@ mrf_sample(PG_FUNCTION_ARGS)
 /* The value of code `code` of variable j as a Datum of a column's type, or NULL. */
 static Datum
 SynthValue(const MrfModel *model, const MrfNames *names, int j, int32 code, Oid typid,
-		   FmgrInfo *input, Oid ioparam, int32 typmod, bool *isnull)
+		   FmgrInfo *input, Oid ioparam, int32 typmod, MrfRng *rng, bool *isnull)
 {
 	const char *label = MrfNamesLabel(names, model->kind, j, code);
 	Oid			base = getBaseType(typid);
@@ -165,6 +166,11 @@ SynthValue(const MrfModel *model, const MrfNames *names, int j, int32 code, Oid 
 	{
 		/* a labelled value; a NULL label is the 'category' of missing values */
 		*isnull = (label == NULL);
+		/* a bin of a column of a binnable type: a value of that type within the bin */
+		if (label != NULL && names->nedges[j] > 0 && MrfBinScaleOf(base) != MRF_BIN_NONE)
+			return InputFunctionCall(input, MrfBinValueText(MrfBinScaleOf(base), names->edges[j],
+															names->nedges[j], code, rng),
+									 ioparam, typmod);
 		return InputFunctionCall(input, (char *) label, ioparam, typmod);
 	}
 	*isnull = false;
@@ -290,7 +296,7 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 
 			values[c] = SynthValue(model, names, j, out[m * p + j],
 								   TupleDescAttr(desc, c)->atttypid, &inputs[c], ioparams[c],
-								   TupleDescAttr(desc, c)->atttypmod, &nulls[c]);
+								   TupleDescAttr(desc, c)->atttypmod, &run.rng, &nulls[c]);
 		}
 		MemoryContextSwitchTo(old);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

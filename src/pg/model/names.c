@@ -22,6 +22,7 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
@@ -35,7 +36,7 @@
  */
 static void
 AppendVariable(StringInfo buf, const char *name, const char *const *labels, int nlabels,
-			   Oid typid, int32 typmod)
+			   Oid typid, int32 typmod, const MrfBins *bins)
 {
 	appendStringInfoString(buf, "{\"name\": ");
 	if (name != NULL)
@@ -65,6 +66,14 @@ AppendVariable(StringInfo buf, const char *name, const char *const *labels, int 
 		escape_json(buf, format_type_extended(typid, -1, FORMAT_TYPE_FORCE_QUALIFY));
 		if (typmod >= 0)
 			appendStringInfo(buf, ", \"typmod\": %d", typmod);
+	}
+	if (bins != NULL && bins->nedges > 0)
+	{
+		/* a binned column's edges on its type's scale (driver/bins.h), for mrf_synthesize */
+		appendStringInfoString(buf, ", \"bins\": [");
+		for (int e = 0; e < bins->nedges; e++)
+			appendStringInfo(buf, "%s%s", e > 0 ? ", " : "", MrfDoubleText(bins->edges[e]));
+		appendStringInfoChar(buf, ']');
 	}
 	appendStringInfoChar(buf, '}');
 }
@@ -112,7 +121,7 @@ MrfBinaryReaderVariables(const MrfBinaryReader *reader)
 			continue;
 		if (j++ > 0)
 			appendStringInfoString(&buf, ", ");
-		AppendVariable(&buf, NameStr(att->attname), BoolLabels, 2, att->atttypid, att->atttypmod);
+		AppendVariable(&buf, NameStr(att->attname), BoolLabels, 2, att->atttypid, att->atttypmod, NULL);
 	}
 	appendStringInfoChar(&buf, ']');
 	return buf.data;
@@ -141,7 +150,7 @@ MrfKaryReaderVariables(const MrfKaryReader *reader)
 			if (j > 0)
 				appendStringInfoString(&buf, ", ");
 			AppendVariable(&buf, NULL, labels, reader->alphabets[0].nlabels,
-						   reader->alphabets[0].typid, -1);
+						   reader->alphabets[0].typid, -1, NULL);
 		}
 	}
 	else if (reader->tupdesc != NULL)
@@ -181,7 +190,8 @@ MrfKaryReaderVariables(const MrfKaryReader *reader)
 				labels = more;
 				n++;
 			}
-			AppendVariable(&buf, NameStr(att->attname), labels, n, att->atttypid, att->atttypmod);
+			AppendVariable(&buf, NameStr(att->attname), labels, n, att->atttypid, att->atttypmod,
+						   reader->declared != NULL ? &reader->declared[i].bins : NULL);
 		}
 	}
 	else
@@ -351,11 +361,14 @@ MrfNamesOf(const MrfModel *model)
 	names->names = palloc0(sizeof(char *) * model->p);
 	names->nlabels = palloc0(sizeof(int) * model->p);
 	names->labels = palloc0(sizeof(char **) * model->p);
+	names->nedges = palloc0(sizeof(int) * model->p);
+	names->edges = palloc0(sizeof(double *) * model->p);
 	for (int i = 0; i < model->p; i++)
 	{
 		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
 		JsonbValue	name;
 		JsonbValue	labels;
+		JsonbValue	bins;
 		int			alphabet = VariableAlphabet(model, i);
 
 		if (e == NULL || e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
@@ -391,6 +404,31 @@ MrfNamesOf(const MrfModel *model)
 					names->labels[i][a] = pnstrdup(l->val.string.val, l->val.string.len);
 				else if (l->type != jbvNull)
 					MrfModelMalformed("A variable's labels must be strings or null.");
+			}
+		}
+		if (getKeyJsonValueFromContainer(e->val.binary.data, "bins", 4, &bins) != NULL)
+		{
+			/* a binned variable: its edges, one fewer than its bins */
+			int			m;
+
+			if (bins.type != jbvBinary || !JsonContainerIsArray(bins.val.binary.data) ||
+				(m = JsonContainerSize(bins.val.binary.data)) < 1 || names->labels[i] == NULL ||
+				m > names->nlabels[i] - 1)
+				MrfModelMalformed("A variable's \"bins\" must be an array of its edges, one fewer than its labels (a NULL label aside).");
+			names->nedges[i] = m;
+			names->edges[i] = palloc(sizeof(double) * m);
+			for (int a = 0; a < m; a++)
+			{
+				JsonbValue *x = getIthJsonbValueFromContainer(bins.val.binary.data, a);
+				double		d;
+
+				if (x->type != jbvNumeric)
+					MrfModelMalformed("A variable's bins are numbers.");
+				d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+													   NumericGetDatum(x->val.numeric)));
+				if (isnan(d) || isinf(d) || (a > 0 && !(d > names->edges[i][a - 1])))
+					MrfModelMalformed("A variable's bins are finite and increase strictly.");
+				names->edges[i][a] = d;
 			}
 		}
 	}

@@ -11,7 +11,9 @@
  * "name" is null when the rows had no column names (arrays); "labels" is
  * null when the codes are all there is (integer arrays with k declared);
  * "type" (schema-qualified) and "typmod" (when the column has one) are the
- * column's declared type, for mrf_synthesize_into.
+ * column's declared type, for mrf_synthesize_into; "bins" (option bins) are
+ * a binned column's edges on its type's scale (driver/bins.h), from which
+ * mrf_synthesize draws values of the column's type.
  * The text form writes the metadata and reads it back; the reader checks
  * "variables" against the model's shape.
  */
@@ -35,6 +37,8 @@ typedef struct MrfNames
 	char	  **names;			/* p entries, NULL when unknown */
 	int		   *nlabels;		/* p entries, 0 when unknown */
 	char	 ***labels;			/* p arrays of nlabels[i] entries (NULL: the label is SQL NULL) */
+	int		   *nedges;			/* p entries: a binned variable's edges, else 0 */
+	double	  **edges;			/* p arrays of nedges[i] edges on the column type's scale */
 } MrfNames;
 
 /* The "variables" JSON array of a binary reader whose p is known, or NULL. */

@@ -1065,7 +1065,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	{
 		MrfKaryReaderInit(&state->kreader, typid, (plan.opt.given & MRF_OPT_K) ? plan.opt.k : 0,
 						  cxt, learner);
-		if (plan.opt.given & MRF_OPT_DOMAINS)
+		if (plan.opt.domains != NULL)
 			MrfKaryReaderSetDomains(&state->kreader, plan.opt.domains);
 		if (plan.opt.given & MRF_OPT_NULLS)
 			MrfKaryReaderSetNulls(&state->kreader, plan.opt.nulls);
@@ -1150,7 +1150,7 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 		else if (codes)
 			scored = psprintf("mrfdp.mrf_fw_kary_codes(%s, %d, %d, %s::jsonb, %s::text)", sample_expr, p,
 							  (plan.opt.given & MRF_OPT_K) ? plan.opt.k : 0,
-							  (plan.opt.given & MRF_OPT_DOMAINS) ?
+							  plan.opt.domains != NULL ?
 							  quote_literal_cstr(JsonbToCString(NULL, &plan.opt.domains->root,
 																VARSIZE(plan.opt.domains))) : "NULL",
 							  (plan.opt.given & MRF_OPT_NULLS) ? quote_literal_cstr(plan.opt.nulls) : "NULL");

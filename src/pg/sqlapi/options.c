@@ -22,6 +22,7 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "pg/driver/bins.h"
 #include "pg/model/model.h"
 #include "pg/sqlapi/options.h"
 
@@ -34,6 +35,7 @@ typedef enum OptionType
 	OPT_BOOLEAN,
 	OPT_CLIQUES,				/* JSON array of arrays of variable numbers */
 	OPT_DOMAINS,				/* JSON object: column name -> array of values */
+	OPT_BINS,					/* JSON object: column name -> edges, or min/max/width */
 	OPT_WORKLOAD,				/* JSON array of arrays of column names or numbers */
 	OPT_TEXT					/* a non-empty string */
 } OptionType;
@@ -74,6 +76,7 @@ static const OptionSpec OptionSpecs[] = {
 	{"domains", MRF_OPT_DOMAINS, OPT_DOMAINS, FIELD(domains)},
 	{"nulls", MRF_OPT_NULLS, OPT_TEXT, FIELD(nulls)},
 	{"workload", MRF_OPT_WORKLOAD, OPT_WORKLOAD, FIELD(workload)},
+	{"bins", MRF_OPT_BINS, OPT_BINS, FIELD(bins)},
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)
@@ -165,6 +168,8 @@ IsChoice(const char *choices, const char *word, int len)
 	}
 	return false;
 }
+
+static JsonbValue *BinsEntry(JsonbValue *v);
 
 /* Most values of one column's alphabet (the codes are bytes). */
 #define MRF_MAX_DOMAIN 255
@@ -275,10 +280,124 @@ StoreDomains(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 			continue;
 		column = pnstrdup(key.val.string.val, key.val.string.len);
 		tok = JsonbIteratorNext(&it, &val, true);
+		if (BinsEntry(&val) != NULL)
+		{
+			/* a binned column, as option bins is carried (MergeBins) */
+			if (strcmp(column, "*") == 0)
+				BadOption(spec->name, "The entry \"*\" is a domain, not bins.");
+			MrfBinsCheckShape(BinsEntry(&val), column);
+			continue;
+		}
 		if (MrfDomainLabels(&val, column, &n, &why) == NULL)
 			BadOption(spec->name, why);
 	}
 	opt->domains = JsonbValueToJsonb(v);
+}
+
+/*
+ * Parses the bins option: an object naming columns, each with an array of
+ * edges or an object of min, max and width (driver/bins.c, which checks
+ * them against the column's type).  Public: declared with the query.
+ */
+static void
+StoreBins(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
+{
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbIteratorToken tok;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) < 1)
+		BadOption(spec->name, "The value must be an object naming columns, e.g. '{\"age\": [18, 25, 35, 50, 65], \"income\": {\"min\": 0, \"max\": 200000, \"width\": 10000}}'.");
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		JsonbValue	val;
+		char	   *column;
+
+		if (tok != WJB_KEY)
+			continue;
+		column = pnstrdup(key.val.string.val, key.val.string.len);
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (strcmp(column, "*") == 0)
+			BadOption(spec->name, "Bins name their columns (\"*\" is for domains).");
+		MrfBinsCheckShape(&val, column);
+	}
+	opt->bins = JsonbValueToJsonb(v);
+}
+
+/*
+ * The readers take a binned column's bins as its entry {"bins": ...} of
+ * option domains, so that every place that carries domains (the workers'
+ * readers on Citus included) carries bins: the domains with every column of
+ * bins added.  A column with both is refused.
+ */
+static Jsonb *
+MergeBins(Jsonb *domains, Jsonb *bins)
+{
+	StringInfoData buf;
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbIteratorToken tok;
+	bool		first = true;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	if (domains != NULL)
+	{
+		char	   *text = JsonbToCString(NULL, &domains->root, VARSIZE(domains));
+		int			len = strlen(text);
+
+		/* the object's members without its braces */
+		if (JsonContainerSize(&domains->root) > 0)
+		{
+			appendBinaryStringInfo(&buf, text + 1, len - 2);
+			first = false;
+		}
+	}
+	it = JsonbIteratorInit(&bins->root);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		JsonbValue	val;
+		char	   *column;
+		Jsonb	   *one;
+
+		if (tok != WJB_KEY)
+			continue;
+		column = pnstrdup(key.val.string.val, key.val.string.len);
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (domains != NULL &&
+			getKeyJsonValueFromContainer(&domains->root, column, strlen(column), NULL) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("column \"%s\" has both a domain and bins", column),
+					 errhint("A column's values are either listed (domains) or binned (bins).")));
+		one = JsonbValueToJsonb(&val);
+		if (!first)
+			appendStringInfoString(&buf, ", ");
+		first = false;
+		escape_json(&buf, column);
+		appendStringInfo(&buf, ": {\"bins\": %s}", JsonbToCString(NULL, &one->root, VARSIZE(one)));
+	}
+	appendStringInfoChar(&buf, '}');
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+/* The bins of a domains entry {"bins": ...}, or NULL. */
+static JsonbValue *
+BinsEntry(JsonbValue *v)
+{
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) != 1)
+		return NULL;
+	return getKeyJsonValueFromContainer(v->val.binary.data, "bins", 4, NULL);
+}
+
+/* See sqlapi/options.h. */
+JsonbValue *
+MrfDomainBins(JsonbValue *v)
+{
+	return BinsEntry(v);
 }
 
 /* The text of a domain value (a string, or a number as written), or NULL. */
@@ -487,6 +606,9 @@ StoreOption(const OptionSpec *spec, JsonbValue *v, MrfOptions *opt)
 		case OPT_DOMAINS:
 			StoreDomains(spec, v, opt);
 			break;
+		case OPT_BINS:
+			StoreBins(spec, v, opt);
+			break;
 		case OPT_WORKLOAD:
 			StoreWorkload(spec, v, opt);
 			break;
@@ -557,6 +679,9 @@ MrfOptionsParse(Jsonb *doc, MrfOptions *opt)
 			continue;
 		StoreOption(spec, &v, opt);
 	}
+	/* the readers find a column's bins among the domains */
+	if (opt->bins != NULL)
+		opt->domains = MergeBins(opt->domains, opt->bins);
 }
 
 /*
@@ -619,6 +744,7 @@ CopyOption(const OptionSpec *spec, MrfOptions *dst, const MrfOptions *src)
 			break;
 		case OPT_CLIQUES:
 		case OPT_DOMAINS:
+		case OPT_BINS:
 		case OPT_WORKLOAD:
 		case OPT_TEXT:
 			elog(ERROR, "option \"%s\" cannot have a default", spec->name);
@@ -814,6 +940,7 @@ AppendValue(StringInfo buf, const OptionSpec *spec, Datum value)
 			break;
 		case OPT_CLIQUES:
 		case OPT_DOMAINS:
+		case OPT_BINS:
 		case OPT_WORKLOAD:
 			{
 				Jsonb	   *jb = DatumGetJsonbP(value);
@@ -874,6 +1001,7 @@ OptionSqlType(const OptionSpec *spec)
 			return BOOLOID;
 		case OPT_CLIQUES:
 		case OPT_DOMAINS:
+		case OPT_BINS:
 		case OPT_WORKLOAD:
 			return JSONBOID;
 	}

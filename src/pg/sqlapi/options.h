@@ -35,6 +35,7 @@
 #define MRF_OPT_DOMAINS			0x40000
 #define MRF_OPT_NULLS			0x80000
 #define MRF_OPT_WORKLOAD		0x100000
+#define MRF_OPT_BINS			0x200000
 
 /* Longest text of a choice option ('exponential'). */
 #define MRF_OPT_CHOICE_LEN 16
@@ -62,7 +63,9 @@ typedef struct MrfOptions
 	int			ncliques;		/* cliques: 0-based variable lists */
 	int		   *clique_size;
 	int		  **clique_vars;
-	Jsonb	   *domains;		/* declared domains: {"column": [value, ...], ...} */
+	Jsonb	   *domains;		/* declared domains: {"column": [value, ...], ...}, with
+								 * each column of bins as {"column": {"bins": ...}} */
+	Jsonb	   *bins;			/* option bins as given (also merged into domains) */
 	char	   *nulls;			/* 'error', 'category' or a declared value */
 	Jsonb	   *workload;		/* marginals: [[column name or 1-based number, ...], ...] */
 } MrfOptions;
@@ -117,6 +120,9 @@ char	   *MrfDomainValueText(JsonbValue *v);
  * saying what is wrong (naming column).
  */
 char	  **MrfDomainLabels(JsonbValue *v, const char *column, int *n, const char **why);
+
+/* The bins of a domains entry {"bins": ...} (a binned column), or NULL. */
+JsonbValue *MrfDomainBins(JsonbValue *v);
 
 /* Whether a nulls option is a per-column policy (a JSON object), not one word. */
 bool		MrfNullsPerColumn(const char *nulls);
