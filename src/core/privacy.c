@@ -400,24 +400,34 @@ MrfZcdpToDpTight(double rho, double delta)
 	 * Every alpha gives a valid epsilon, but evaluating one in floating point
 	 * can land a few ulp (up to about 1e-10 relative when delta is near 1)
 	 * below the exact value at that alpha; a relative margin of 1e-9 covers
-	 * that, so the result is never below a valid epsilon.
+	 * that, so the result is never below a valid epsilon.  An epsilon beyond
+	 * the largest double is no value (NaN), never +infinity.
 	 */
-	return best * (1.0 + 1e-9);
+	best *= 1.0 + 1e-9;
+	return isfinite(best) ? best : NAN;
 }
 
-/* [BS16] Prop. 1.3: eps = rho + 2 sqrt(rho ln(1/delta)). */
+/*
+ * [BS16] Prop. 1.3: eps = rho + 2 sqrt(rho ln(1/delta)); NaN beyond the
+ * largest double.
+ */
 double
 MrfZcdpToDpBs16(double rho, double delta)
 {
+	double		eps;
+
 	if (!PositiveFinite(rho) || !isfinite(delta) || delta <= 0.0 || delta >= 1.0)
 		return NAN;
-	return rho + 2.0 * sqrt(rho * log(1.0 / delta));
+	eps = rho + 2.0 * sqrt(rho * log(1.0 / delta));
+	return isfinite(eps) ? eps : NAN;
 }
 
 /*
  * Largest rho with MrfZcdpToDpTight(rho, delta) <= epsilon, by bisection on
  * the increasing map rho -> eps.  The lower end always satisfies the
  * inequality, and that end is returned, so the answer is on the safe side.
+ * NaN when no positive double fits (an epsilon so small that the rho it
+ * allows underflows, e.g. epsilon = delta = 1e-300): rho = 0 is no budget.
  */
 double
 MrfZcdpForDp(double epsilon, double delta)
@@ -469,11 +479,13 @@ MrfZcdpForDpBs16(double epsilon, double delta)
 	if (!PositiveFinite(epsilon) || !isfinite(delta) || delta <= 0.0 || delta >= 1.0)
 		return NAN;
 	L = log(1.0 / delta);
-	s = sqrt(L + epsilon) - sqrt(L);
+	/* sqrt(eps + L) - sqrt(L) without cancellation for a small eps */
+	s = epsilon / (sqrt(L + epsilon) + sqrt(L));
 	rho = s * s;
 	while (rho > 0.0 && MrfZcdpToDpBs16(rho, delta) > epsilon)
 		rho = nextafter(rho, 0.0);
-	return rho;
+	/* as MrfZcdpForDp: no positive double fits, no value */
+	return rho > 0.0 ? rho : NAN;
 }
 
 /*
@@ -749,13 +761,22 @@ MrfBudgetLargestApproxDelta(const MrfBudget *b)
 	return BudgetValid(b) ? LargestFitting(b, FIT_APPROX_DELTA, DoubleOfBits(1)) : NAN;
 }
 
-/* [BS16] Prop. 1.4: a pure eps-DP mechanism is eps^2/2-zCDP. */
+/*
+ * [BS16] Prop. 1.4: a pure eps-DP mechanism is eps^2/2-zCDP.  NaN when
+ * eps^2/2 is no positive double: it underflows to 0 (eps below about
+ * 1.5e-162; rounding up to the smallest subnormal would overstate a
+ * conversion the caller may use as a budget, so none is given) or
+ * overflows (eps above about 1.9e154).
+ */
 double
 MrfDpToZcdp(double epsilon)
 {
+	double		rho;
+
 	if (!PositiveFinite(epsilon))
 		return NAN;
-	return 0.5 * epsilon * epsilon;
+	rho = 0.5 * epsilon * epsilon;
+	return PositiveFinite(rho) ? rho : NAN;
 }
 
 /*

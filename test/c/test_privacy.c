@@ -2,6 +2,8 @@
  * test_privacy.c - the calibration functions against their formulas, the
  * conversion values of docs/privacy.md 2.1, and NaN on invalid input.
  */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +100,16 @@ TestInvalid(void)
 	CHECK(isnan(MrfZcdpForDp(INFINITY, 1e-6)));
 	CHECK(isnan(MrfDpToZcdp(-1.0)));
 	CHECK(isnan(MrfDpToZcdp(NAN)));
+	/* no value: the exact answer underflows to 0 or overflows */
+	CHECK(isnan(MrfZcdpForDp(1e-300, 1e-300)));
+	CHECK(isnan(MrfZcdpForDpBs16(1e-300, 1e-300)));
+	CHECK(isnan(MrfDpToZcdp(1e-300)));
+	CHECK(isnan(MrfDpToZcdp(1e200)));
+	CHECK(isnan(MrfZcdpToDpTight(DBL_MAX, 1e-6)));
+	/* the smallest answers that exist are positive */
+	CHECK(MrfZcdpForDp(1e-150, 1e-6) > 0);
+	CHECK(MrfZcdpForDpBs16(1e-150, 1e-6) > 0);
+	CHECK(MrfDpToZcdp(1e-150) > 0);
 	CHECK(isnan(MrfFwScoreSensitivity(0.0)));
 	CHECK(isnan(MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, 0.0)));
 	CHECK(isnan(MrfFwStepEpsilon((MrfMechanism) 7, 1.0)));

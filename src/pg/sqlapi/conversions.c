@@ -53,6 +53,23 @@ RequireDelta(double delta)
 				 errmsg("delta must lie strictly between 0 and 1")));
 }
 
+/*
+ * Returns a conversion's result, or errors where none exists: the core
+ * gives NaN when no finite double answers (an amount that underflows to
+ * zero, or overflows), which is never returned as a number.
+ */
+static double
+RequireResult(double result, const char *what, const char *hint)
+{
+	if (isnan(result))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no %s exists for these arguments", what),
+				 errdetail("The exact value is zero or beyond the largest double precision number."),
+				 errhint("%s", hint)));
+	return result;
+}
+
 PG_FUNCTION_INFO_V1(mrf_zcdp_to_dp);
 /* rho-zCDP to the epsilon of (epsilon, delta)-DP. */
 Datum
@@ -64,8 +81,9 @@ mrf_zcdp_to_dp(PG_FUNCTION_ARGS)
 
 	RequirePositive("rho", rho);
 	RequireDelta(delta);
-	PG_RETURN_FLOAT8(method == CONVERT_TIGHT ? MrfZcdpToDpTight(rho, delta)
-					 : MrfZcdpToDpBs16(rho, delta));
+	PG_RETURN_FLOAT8(RequireResult(method == CONVERT_TIGHT ? MrfZcdpToDpTight(rho, delta)
+								   : MrfZcdpToDpBs16(rho, delta),
+								   "epsilon", "Use a smaller rho."));
 }
 
 PG_FUNCTION_INFO_V1(mrf_dp_to_zcdp);
@@ -76,7 +94,8 @@ mrf_dp_to_zcdp(PG_FUNCTION_ARGS)
 	double		epsilon = PG_GETARG_FLOAT8(0);
 
 	RequirePositive("epsilon", epsilon);
-	PG_RETURN_FLOAT8(MrfDpToZcdp(epsilon));
+	PG_RETURN_FLOAT8(RequireResult(MrfDpToZcdp(epsilon), "rho",
+								   "epsilon must lie between about 1.5e-162 and 1.9e154."));
 }
 
 PG_FUNCTION_INFO_V1(mrf_zcdp_for_dp);
@@ -95,5 +114,6 @@ mrf_zcdp_for_dp(PG_FUNCTION_ARGS)
 		rho = MrfZcdpForDp(epsilon, delta);
 	else
 		rho = MrfZcdpForDpBs16(epsilon, delta);
-	PG_RETURN_FLOAT8(rho);
+	PG_RETURN_FLOAT8(RequireResult(rho, "rho",
+								   "The rho that epsilon allows at this delta underflows to zero: use a larger epsilon or delta."));
 }
