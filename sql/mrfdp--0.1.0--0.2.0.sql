@@ -929,6 +929,25 @@ CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit varying, bytea, oid) (
 CREATE FUNCTION mrfdp.mrf_fw_kept(internal) RETURNS tsm_handler
 	AS 'MODULE_PATHNAME', 'mrf_fw_kept_handler' LANGUAGE C STRICT;
 
+-- Charge before reading (sql/parts/20_ledger.sql): the
+-- protected path's ledger rows are settled with n after the read.
+CREATE OR REPLACE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF TG_OP = 'UPDATE' AND OLD.relation IS NOT NULL AND NEW.relation IS NULL
+	   AND to_jsonb(NEW) - 'relation' = to_jsonb(OLD) - 'relation'
+	   AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = OLD.relation::oid) THEN
+		RETURN NEW;
+	END IF;
+	IF TG_OP = 'UPDATE' AND OLD.rows_read = -1 AND NEW.rows_read >= 0 AND OLD.protected
+	   AND to_jsonb(NEW) - 'rows_read' = to_jsonb(OLD) - 'rows_read' THEN
+		RETURN NEW;
+	END IF;
+	RAISE EXCEPTION 'mrfdp.ledger is append-only'
+		USING ERRCODE = 'insufficient_privilege',
+			  HINT = 'Ledger rows are never updated or deleted.';
+END $$;
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -1070,7 +1089,7 @@ BEGIN
 	('function', 'spent_epsilon', 'Total epsilon spent, composing a relation''s spent sums as the ledger does (docs/privacy.md, section 9).'),
 	('function', 'exact_numeric', 'The exact decimal value of a float8, as the ledger stores charges.'),
 	('function', 'holds_learning_marker', 'Whether a role itself holds the learning marker privilege on mrfdp.learning_grantees.'),
-	('function', 'ledger_append_only', 'Trigger: refuses UPDATE, DELETE and TRUNCATE of the ledger (except clearing a dropped relation''s OID).'),
+	('function', 'ledger_append_only', 'Trigger: refuses UPDATE, DELETE and TRUNCATE of the ledger (except clearing a dropped relation''s OID, and settling the rows read of a protected release charged before its read).'),
 	('function', 'budget_arriving', 'Trigger: skips a restored budget whose relation is missing.'),
 	('function', 'grant_arriving', 'Trigger: gives a new grant''s role the marker privilege, skipping a restored grant whose relation or role is missing.'),
 	('function', 'grant_gone', 'Trigger: takes the marker privilege from a role whose last grant is gone.'),

@@ -116,14 +116,20 @@ CREATE TABLE mrfdp.ledger (
 );
 CREATE INDEX ledger_relation ON mrfdp.ledger (relation);
 
--- The one update allowed is the drop trigger's: the OID of a relation that
--- no longer exists becomes NULL, every other column unchanged.
+-- The updates allowed: the drop trigger's (the OID of a relation that no
+-- longer exists becomes NULL, every other column unchanged), and the charge
+-- worker's settling of a protected release charged before its read
+-- (rows_read -1 becomes the number of rows read, nothing else changes).
 CREATE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	IF TG_OP = 'UPDATE' AND OLD.relation IS NOT NULL AND NEW.relation IS NULL
 	   AND to_jsonb(NEW) - 'relation' = to_jsonb(OLD) - 'relation'
 	   AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = OLD.relation::oid) THEN
+		RETURN NEW;
+	END IF;
+	IF TG_OP = 'UPDATE' AND OLD.rows_read = -1 AND NEW.rows_read >= 0 AND OLD.protected
+	   AND to_jsonb(NEW) - 'rows_read' = to_jsonb(OLD) - 'rows_read' THEN
 		RETURN NEW;
 	END IF;
 	RAISE EXCEPTION 'mrfdp.ledger is append-only'

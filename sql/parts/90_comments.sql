@@ -145,7 +145,7 @@ BEGIN
 	('function', 'spent_epsilon', 'Total epsilon spent, composing a relation''s spent sums as the ledger does (docs/privacy.md, section 9).'),
 	('function', 'exact_numeric', 'The exact decimal value of a float8, as the ledger stores charges.'),
 	('function', 'holds_learning_marker', 'Whether a role itself holds the learning marker privilege on mrfdp.learning_grantees.'),
-	('function', 'ledger_append_only', 'Trigger: refuses UPDATE, DELETE and TRUNCATE of the ledger (except clearing a dropped relation''s OID).'),
+	('function', 'ledger_append_only', 'Trigger: refuses UPDATE, DELETE and TRUNCATE of the ledger (except clearing a dropped relation''s OID, and settling the rows read of a protected release charged before its read).'),
 	('function', 'budget_arriving', 'Trigger: skips a restored budget whose relation is missing.'),
 	('function', 'grant_arriving', 'Trigger: gives a new grant''s role the marker privilege, skipping a restored grant whose relation or role is missing.'),
 	('function', 'grant_gone', 'Trigger: takes the marker privilege from a role whose last grant is gone.'),

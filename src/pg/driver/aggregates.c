@@ -78,6 +78,23 @@ MrfRowsStateSetShape(MrfRowsState *state, int p, int k)
 		sizeof(uint64) * MrfBitWords(p) : (Size) p;
 }
 
+/* See driver/aggregates.h. */
+void
+MrfRowsStateInitReader(MrfRowsState *state, Oid typid, const MrfOptions *opt, MemoryContext cxt,
+					   const char *learner)
+{
+	if (state->format == MRF_ROWS_BITS)
+	{
+		MrfBinaryReaderInit(&state->reader, typid, cxt, learner);
+		return;
+	}
+	MrfKaryReaderInit(&state->kreader, typid, (opt->given & MRF_OPT_K) ? opt->k : 0, cxt, learner);
+	if (opt->domains != NULL)
+		MrfKaryReaderSetDomains(&state->kreader, opt->domains);
+	if (opt->given & MRF_OPT_NULLS)
+		MrfKaryReaderSetNulls(&state->kreader, opt->nulls);
+}
+
 /*
  * Grows the row storage to hold at least `rows` rows, under the memory limit:
  * beyond it, an error names learner, or, with learner NULL, false is
@@ -302,29 +319,23 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 
 	if (state == NULL)
 	{
+		MrfOptions	opt;
+		const MrfOptions *o = NULL;
+
 		/* the learner: given, or (0.1.0's shared transitions) the aggregate's */
 		if (learner == NULL && AggGetAggref(fcinfo) != NULL)
 			learner = MrfLearnerFind(MrfAggregateLearnerName(fcinfo));
 		state = StateStart(fcinfo, learner, format, aggctx);
-		if (state->format == MRF_ROWS_BITS)
-			MrfBinaryReaderInit(&state->reader, get_fn_expr_argtype(fcinfo->flinfo, 1),
-								aggctx, state->reader.learner);
-		else
+		if (state->plan != NULL)
+			o = &state->plan->opt;
+		else if (state->format == MRF_ROWS_BYTES)
 		{
-			MrfOptions	opt;
-			const MrfOptions *o = &opt;
-
-			if (state->plan != NULL)
-				o = &state->plan->opt;
-			else
-				MrfOptionsParse(state->options, &opt);
-			MrfKaryReaderInit(&state->kreader, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							  (o->given & MRF_OPT_K) ? o->k : 0, aggctx, state->kreader.learner);
-			if (o->domains != NULL)
-				MrfKaryReaderSetDomains(&state->kreader, o->domains);
-			if (o->given & MRF_OPT_NULLS)
-				MrfKaryReaderSetNulls(&state->kreader, o->nulls);
+			MrfOptionsParse(state->options, &opt);
+			o = &opt;
 		}
+		MrfRowsStateInitReader(state, get_fn_expr_argtype(fcinfo->flinfo, 1), o, aggctx,
+							   state->format == MRF_ROWS_BITS ? state->reader.learner :
+							   state->kreader.learner);
 	}
 	CheckRow(fcinfo, state, state->reader.learner);
 

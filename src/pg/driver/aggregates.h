@@ -15,6 +15,7 @@
 #include "core/fw.h"
 #include "pg/driver/read_binary.h"
 #include "pg/driver/read_kary.h"
+#include "pg/sqlapi/options.h"
 
 struct MrfStableStep;
 struct MrfStructure;
@@ -87,6 +88,14 @@ MrfRowsState *MrfRowsStateCreate(MemoryContext cxt, MrfRowFormat format);
 
 /* Fixes p (and k) and the row size. */
 void		MrfRowsStateSetShape(MrfRowsState *state, int p, int k);
+
+/*
+ * Sets up the state's reader (of its format) for samples of typid, with
+ * the options that shape it (k, domains and nulls; opt may be NULL for
+ * binary rows): the one set-up of the aggregates and the protected path.
+ */
+void		MrfRowsStateInitReader(MrfRowsState *state, Oid typid, const MrfOptions *opt,
+								   MemoryContext cxt, const char *learner);
 
 /* Room for one more row, zeroed, under mrfdp.max_learner_memory. */
 void	   *MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner);

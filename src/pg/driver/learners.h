@@ -105,6 +105,15 @@ typedef struct MrfLearner
 	 * coordinator's memory only (MrfPlanFwDistributedMemory).
 	 */
 	bool		(*fw_design) (const MrfPlan *plan, struct MrfFwDesign *design);
+
+	/*
+	 * Optional (the structure learner's stable mode): whether this plan's
+	 * blocks can be cut and learned on a Citus table's shards (privacy.md
+	 * 7.3; citus/from_routes.c).  Such a run must also accept the blocks'
+	 * structures instead of rows (MrfRowsState.stable_blocks,
+	 * plan->distributed, plan->shards).
+	 */
+	bool		(*stable_shardable) (const MrfPlan *plan);
 } MrfLearner;
 
 /*

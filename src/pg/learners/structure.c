@@ -885,7 +885,7 @@ StructureFwDesign(const MrfPlan *plan, MrfFwDesign *design)
 
 const MrfLearner MrfStructureLearner = {
 	"mrf_learn_structure", MRF_ROWS_BITS, StructureRowsFormat, StructureOptions, StructurePlan,
-	StructureRun, StructureReleasedNothing, NULL, NULL, StructureFwDesign
+	StructureRun, StructureReleasedNothing, NULL, NULL, StructureFwDesign, MrfStructureShardable
 };
 
 PG_FUNCTION_INFO_V1(mrf_structure_accum);

@@ -210,7 +210,7 @@ MrfChargeStatement(const MrfCharge *charge)
 		MrfRecordUnprotected(charge, read, nread);
 		return;
 	}
-	MrfChargeInWorker(charge, GetUserId(), false, read, nread);
+	MrfChargeInWorker(charge, GetUserId(), false, read, nread, NULL);
 }
 
 /*
@@ -222,7 +222,7 @@ MrfChargeStatement(const MrfCharge *charge)
  * lists (a relation unprotected meanwhile fails the charge: fail closed).
  */
 void
-MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
+MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge, MrfLedgerReceipt *receipt)
 {
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
@@ -260,5 +260,5 @@ MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge)
 	if (found == 0 || family[0] != relid)
 		elog(ERROR, "could not list the relations covered by relation %u", relid);
 
-	MrfChargeInWorker(charge, role, true, family, (int) found);
+	MrfChargeInWorker(charge, role, true, family, (int) found, receipt);
 }

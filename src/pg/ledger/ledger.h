@@ -27,6 +27,9 @@ typedef struct MrfCharge
 	int64		rows;
 } MrfCharge;
 
+/* The ledger rows a charge wrote (ledger/worker.h). */
+typedef struct MrfLedgerReceipt MrfLedgerReceipt;
+
 /*
  * Aggregate path: charges every protected relation the running statement
  * reads and records the unprotected ones.  Returns only when the charge is
@@ -39,9 +42,12 @@ void		MrfChargeStatement(const MrfCharge *charge);
  * protected relation relid and every protected relation among its
  * inheritance/partition ancestors and descendants (the read covers the
  * descendants; ancestors cover their children).  Returns only when the
- * charge is committed.
+ * charge is committed; receipt (may be NULL) gets its ledger rows, which
+ * MrfSettleRows (ledger/worker.h) settles when the charge was made with
+ * rows -1, before the read.
  */
-void		MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge);
+void		MrfChargeRelation(Oid relid, Oid role, const MrfCharge *charge,
+							  MrfLedgerReceipt *receipt);
 
 /*
  * Aggregate path, before learning: whether the transaction has read a

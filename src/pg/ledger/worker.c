@@ -7,6 +7,12 @@
  * commits.  Only after that commit does the caller see the model, so
  * ROLLBACK, an exception block or a later error in the same statement cannot
  * undo the charge.
+ *
+ * The protected path charges before it reads (its charge is known from the
+ * options), when n is not yet known: its ledger rows are written with
+ * rows_read -1, and once the rows are counted a second request of the same
+ * worker settles them (MrfSettleRows): rows_read becomes n, the one update
+ * the ledger's append-only trigger allows besides the drop trigger's.
  */
 #include "postgres.h"
 
@@ -61,6 +67,7 @@ typedef struct ChargeRelation
 {
 	Oid			relid;
 	bool		protected;		/* filled by the worker */
+	int64		ledger_id;		/* the ledger row: filled by the worker, or settled */
 	ChargeRelationFacts facts;	/* filled by DescribeForLedger */
 } ChargeRelation;
 
@@ -75,6 +82,7 @@ typedef struct ChargeRequest
 	Oid			owner;			/* the extension's owner: the worker's role */
 	Oid			role;			/* who released */
 	bool		protected_path; /* every relation must be protected */
+	bool		settle;			/* only set rows_read of the ledger rows rel[].ledger_id */
 	char		learner[NAMEDATALEN];
 	char		notion[16];
 	char		rho[MRF_EXACT_DECIMAL_LEN];		/* exact decimal texts of the charge */
@@ -140,7 +148,7 @@ static void
 DescribeForLedger(ChargeRequest *req)
 {
 	req->not_private = MrfTestSeed >= 0;
-	for (int i = 0; i < req->nrelations; i++)
+	for (int i = 0; i < req->nrelations && !req->settle; i++)
 	{
 		ChargeRelationFacts *f = &req->rel[i].facts;
 		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(req->rel[i].relid));
@@ -204,6 +212,7 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the mrfdp charge worker"),
+				 req->settle ? errdetail("The release was charged; nothing was released.") :
 				 errdetail("Nothing was released or charged."),
 				 errhint("Raise max_worker_processes.")));
 	status = WaitForBackgroundWorkerStartup(handle, &pid);
@@ -211,6 +220,7 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the mrfdp charge worker"),
+				 req->settle ? errdetail("The release was charged; nothing was released.") :
 				 errdetail("Nothing was released or charged.")));
 	status = WaitForBackgroundWorkerShutdown(handle);
 	if (status != BGWH_STOPPED)
@@ -258,6 +268,27 @@ WorkerRefuse(ChargeRequest *req, ChargeStatus status, Oid relid)
 					status == CHARGE_OVER_BUDGET ? "over budget" : "not protected")));
 }
 
+/*
+ * Worker: settles the ledger rows of a charge committed before the read
+ * (rows_read -1) with the number of rows read.  A row already settled is
+ * left as it is.
+ */
+static void
+SettleLedgerRows(ChargeRequest *req)
+{
+	for (int i = 0; i < req->nrelations; i++)
+	{
+		Oid			types[2] = {INT8OID, INT8OID};
+		Datum		values[2] = {Int64GetDatum(req->rel[i].ledger_id), Int64GetDatum(req->rows)};
+		int			rc;
+
+		rc = SPI_execute_with_args("UPDATE mrfdp.ledger SET rows_read = $2 WHERE id = $1 AND rows_read = -1",
+								   2, types, values, NULL, false, 0);
+		if (rc != SPI_OK_UPDATE)
+			elog(ERROR, "mrfdp ledger settle failed: %s", SPI_result_code_string(rc));
+	}
+}
+
 /* Background worker: checks and charges in one transaction, then commits. */
 void
 mrf_charge_worker_main(Datum main_arg)
@@ -283,7 +314,9 @@ mrf_charge_worker_main(Datum main_arg)
 	SetConfigOption("lock_timeout", "10s", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("search_path", "pg_catalog", PGC_SUSET, PGC_S_OVERRIDE);
 
-	for (int i = 0; i < req->nrelations; i++)
+	if (req->settle)
+		SettleLedgerRows(req);
+	for (int i = 0; i < req->nrelations && !req->settle; i++)
 	{
 		Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
 		Datum		values[5];
@@ -329,7 +362,7 @@ mrf_charge_worker_main(Datum main_arg)
 		}
 	}
 
-	for (int i = 0; i < req->nrelations; i++)
+	for (int i = 0; i < req->nrelations && !req->settle; i++)
 	{
 		ChargeRelationFacts *f = &req->rel[i].facts;
 		Oid			types[16] = {OIDOID, BOOLOID, OIDOID, TEXTOID, TEXTOID, TEXTOID,
@@ -374,10 +407,17 @@ mrf_charge_worker_main(Datum main_arg)
 								   "  $9, $10, $16"
 								   " FROM (SELECT $1::oid AS oid) r"
 								   "  LEFT JOIN pg_class c ON c.oid = r.oid"
-								   "  LEFT JOIN pg_namespace n ON n.oid = c.relnamespace",
+								   "  LEFT JOIN pg_namespace n ON n.oid = c.relnamespace"
+								   " RETURNING id",
 								   16, types, values, NULL, false, 0);
-		if (rc != SPI_OK_INSERT)
+		if (rc != SPI_OK_INSERT_RETURNING || SPI_processed != 1)
 			elog(ERROR, "mrfdp ledger insert failed: %s", SPI_result_code_string(rc));
+		{
+			bool		isnull;
+
+			req->rel[i].ledger_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+																SPI_tuptable->tupdesc, 1, &isnull));
+		}
 	}
 
 	SPI_finish();
@@ -395,12 +435,46 @@ mrf_charge_worker_main(Datum main_arg)
 /* See ledger/worker.h. */
 void
 MrfChargeInWorker(const MrfCharge *charge, Oid role, bool protected_path,
-			 const Oid *relids, int nrelations)
+			 const Oid *relids, int nrelations, MrfLedgerReceipt *receipt)
 {
 	dsm_segment *seg;
 	ChargeRequest *req;
 
 	req = NewRequest(&seg, charge, role, protected_path, relids, nrelations);
+	PG_TRY();
+	{
+		RunChargeWorker(seg, req);
+		if (receipt != NULL)
+		{
+			receipt->nrows = nrelations;
+			receipt->ids = palloc(sizeof(int64) * nrelations);
+			for (int i = 0; i < nrelations; i++)
+				receipt->ids[i] = req->rel[i].ledger_id;
+		}
+	}
+	PG_FINALLY();
+	{
+		dsm_detach(seg);
+	}
+	PG_END_TRY();
+}
+
+/* See ledger/worker.h. */
+void
+MrfSettleRows(const MrfLedgerReceipt *receipt, const MrfCharge *charge, int64 rows)
+{
+	dsm_segment *seg;
+	ChargeRequest *req;
+	Oid		   *relids = palloc0(sizeof(Oid) * Max(receipt->nrows, 1));
+	MrfCharge	settle = *charge;
+
+	if (receipt->nrows < 1)
+		return;
+	settle.rows = rows;
+	req = NewRequest(&seg, &settle, GetUserId(), true, relids, receipt->nrows);
+	req->settle = true;
+	for (int i = 0; i < receipt->nrows; i++)
+		req->rel[i].ledger_id = receipt->ids[i];
 	PG_TRY();
 	{
 		RunChargeWorker(seg, req);
@@ -410,4 +484,5 @@ MrfChargeInWorker(const MrfCharge *charge, Oid role, bool protected_path,
 		dsm_detach(seg);
 	}
 	PG_END_TRY();
+	pfree(relids);
 }

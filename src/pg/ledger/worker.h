@@ -12,13 +12,27 @@
 /* Most relations one release may charge (the request is about 160 bytes each). */
 #define MRF_CHARGE_MAX_RELATIONS 100000
 
+/* The ledger rows a charge wrote (MrfChargeInWorker), for MrfSettleRows. */
+struct MrfLedgerReceipt
+{
+	int			nrows;
+	int64	   *ids;
+};
+
 /*
  * Charges charge, on behalf of role, to the protected ones among relids
  * (every one of them when protected_path) and records the ledger rows, in
  * the charge worker's transaction; returns only when it has committed, and
- * errors (nothing charged) when a budget would be exceeded.
+ * errors (nothing charged) when a budget would be exceeded.  receipt
+ * (may be NULL) gets the ledger rows written.
  */
 void		MrfChargeInWorker(const MrfCharge *charge, Oid role, bool protected_path,
-						 const Oid *relids, int nrelations);
+						 const Oid *relids, int nrelations, MrfLedgerReceipt *receipt);
+
+/*
+ * Settles the ledger rows of a charge committed with rows -1 (before its
+ * read) with the rows read, through the charge worker; charges nothing.
+ */
+void		MrfSettleRows(const MrfLedgerReceipt *receipt, const MrfCharge *charge, int64 rows);
 
 #endif
