@@ -276,6 +276,19 @@ WorkerRefuse(ChargeRequest *req, ChargeStatus status, Oid relid)
 static void
 SettleLedgerRows(ChargeRequest *req)
 {
+	bool		isnull;
+	Datum		settles;
+
+	/*
+	 * Under 0.1.0's catalog (this library before ALTER EXTENSION UPDATE)
+	 * the append-only trigger allows no settling: rows_read stays -1.
+	 */
+	if (SPI_execute("SELECT extversion <> '0.1.0' FROM pg_extension WHERE extname = 'mrfdp'",
+					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "mrfdp extension lookup failed");
+	settles = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull || !DatumGetBool(settles))
+		return;
 	for (int i = 0; i < req->nrelations; i++)
 	{
 		Oid			types[2] = {INT8OID, INT8OID};

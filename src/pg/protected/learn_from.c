@@ -410,6 +410,27 @@ static const MrfFromRoute *const Routes[] = {
 	&MrfCitusFwRoute, &MrfCitusStableRoute, &LocalRoute
 };
 
+/*
+ * Refuses, before the charge, a plan that no number of rows could fit in
+ * mrfdp.max_learner_memory: its memory at n = 1 (the learners' memory grows
+ * with n) is over the limit, a fact of the options, p and k alone (a
+ * clique engine, say).  Only for the local read: a distributed route plans
+ * the coordinator's memory otherwise.  A plan that n = 1 refuses for
+ * another reason is left to the count.
+ */
+static void
+RefuseWhatNoRowsFit(const MrfPlan *plan)
+{
+	MrfPlan		one = *plan;
+
+	one.n = 1;
+	one.iterations = 0;
+	one.memory = 0;
+	one.distributed = false;
+	if (plan->learner->plan(&one) == NULL)
+		MrfCheckMemory(one.run_name, one.memory);
+}
+
 /* Every error after the charge says that the release was charged. */
 static void
 ChargedContext(void *arg)
@@ -479,6 +500,10 @@ mrf_learn_from(PG_FUNCTION_ARGS)
 	/* the routes that may serve the call: public facts only */
 	for (r = 0; r < lengthof(Routes); r++)
 		args[r] = Routes[r]->prepare(&fc);
+	for (r = 0; r < lengthof(Routes) - 1 && args[r] == NULL; r++)
+		;
+	if (r == lengthof(Routes) - 1)
+		RefuseWhatNoRowsFit(&plan);
 
 	/*
 	 * The planned charge, committed before anything of the relation is read
