@@ -46,6 +46,7 @@ FROM pg_dist_shard s JOIN pg_dist_placement pl USING (shardid) JOIN pg_dist_node
 WHERE s.logicalrelid = 'cf'::regclass ORDER BY s.shardid LIMIT 1 \gset
 SELECT dblink_connect('cf_lock', format('host=%s port=%s dbname=%s user=postgres',
 	split_part(current_setting('unix_socket_directories'), ',', 1), :'cf_port', current_database())) IS NOT NULL AS connected \gset
+SELECT dblink_exec('cf_lock', 'SET citus.enable_manual_changes_to_shards = on') IS NOT NULL AS manual \gset
 SELECT dblink_exec('cf_lock', 'BEGIN') IS NOT NULL AS began \gset
 SELECT dblink_exec('cf_lock', format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', :'cf_shard')) IS NOT NULL AS locked \gset
 
