@@ -929,8 +929,9 @@ CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit varying, bytea, oid) (
 CREATE FUNCTION mrfdp.mrf_fw_kept(internal) RETURNS tsm_handler
 	AS 'MODULE_PATHNAME', 'mrf_fw_kept_handler' LANGUAGE C STRICT;
 
--- Charge before reading (sql/parts/20_ledger.sql): the
--- protected path's ledger rows are settled with n after the read.
+-- Charge before reading (sql/parts/20_ledger.sql): the protected path's
+-- ledger rows are settled with n after the read; a parked relation's ledger
+-- rows are claimed by the table that takes its place.
 CREATE OR REPLACE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -943,10 +944,106 @@ BEGIN
 	   AND to_jsonb(NEW) - 'rows_read' = to_jsonb(OLD) - 'rows_read' THEN
 		RETURN NEW;
 	END IF;
+	IF TG_OP = 'UPDATE' AND OLD.relation IS NULL AND NEW.relation IS NOT NULL
+	   AND to_jsonb(NEW) - 'relation' = to_jsonb(OLD) - 'relation'
+	   AND EXISTS (SELECT 1 FROM mrfdp.parked p
+				   WHERE p.xact = pg_current_xact_id_if_assigned()
+					 AND p.claimed_by = NEW.relation::oid AND OLD.id = ANY (p.ledger)) THEN
+		RETURN NEW;
+	END IF;
 	RAISE EXCEPTION 'mrfdp.ledger is append-only'
 		USING ERRCODE = 'insufficient_privilege',
 			  HINT = 'Ledger rows are never updated or deleted.';
 END $$;
+
+-- Budgets survive Citus conversions (sql/parts/20_ledger.sql): a protected
+-- relation dropped in a transaction is parked by name until it ends; a table
+-- renamed to that name in it takes the budget, grants and ledger rows.
+CREATE TABLE mrfdp.parked (
+	xact xid8 NOT NULL,
+	nspname name NOT NULL,
+	relname name NOT NULL,
+	old_oid oid NOT NULL,
+	budget jsonb NOT NULL,		-- the budget row
+	grants jsonb NOT NULL,		-- its grant rows, an array
+	ledger bigint[] NOT NULL,	-- the ids of its ledger rows
+	claimed_by oid,				-- the table that took them
+	PRIMARY KEY (xact, nspname, relname)
+);
+REVOKE ALL ON mrfdp.parked FROM PUBLIC;
+
+-- At commit (a deferred constraint trigger): the transaction's parked rows go.
+CREATE FUNCTION mrfdp.forget_parked() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM mrfdp.parked WHERE xact = NEW.xact AND nspname = NEW.nspname AND relname = NEW.relname;
+	RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER parked_until_commit AFTER INSERT ON mrfdp.parked
+	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION mrfdp.forget_parked();
+ALTER TABLE mrfdp.parked ENABLE ALWAYS TRIGGER parked_until_commit;
+CREATE OR REPLACE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	INSERT INTO mrfdp.parked (xact, nspname, relname, old_oid, budget, grants, ledger)
+	SELECT pg_current_xact_id(), d.schema_name, d.object_name, d.objid, to_jsonb(b),
+		   coalesce((SELECT jsonb_agg(to_jsonb(g)) FROM mrfdp.grants g WHERE g.relation::oid = d.objid), '[]'),
+		   coalesce((SELECT array_agg(l.id ORDER BY l.id) FROM mrfdp.ledger l WHERE l.relation::oid = d.objid), '{}')
+	FROM pg_event_trigger_dropped_objects() d JOIN mrfdp.budget b ON b.relation::oid = d.objid
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND NOT d.is_temporary
+	ON CONFLICT (xact, nspname, relname) DO UPDATE
+		SET old_oid = EXCLUDED.old_oid, budget = EXCLUDED.budget, grants = EXCLUDED.grants,
+			ledger = EXCLUDED.ledger, claimed_by = NULL;
+	DELETE FROM mrfdp.grants g
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = g.relation::oid;
+	DELETE FROM mrfdp.budget b
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = b.relation::oid;
+	UPDATE mrfdp.ledger l SET relation = NULL
+	FROM pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = l.relation::oid;
+END $$;
+CREATE FUNCTION mrfdp.claim_parked() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	p record;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM mrfdp.parked
+				   WHERE xact = pg_current_xact_id_if_assigned() AND claimed_by IS NULL) THEN
+		RETURN;
+	END IF;
+	FOR p IN SELECT k.xact, k.nspname, k.relname, k.budget, k.grants, k.ledger, c.oid AS new_oid
+			 FROM pg_event_trigger_ddl_commands() e
+			 JOIN pg_class c ON c.oid = e.objid
+			 JOIN pg_namespace n ON n.oid = c.relnamespace
+			 JOIN mrfdp.parked k ON k.xact = pg_current_xact_id_if_assigned() AND k.claimed_by IS NULL
+				  AND k.nspname = n.nspname AND k.relname = c.relname
+			 WHERE e.classid = 'pg_class'::regclass AND e.objsubid = 0
+	LOOP
+		IF EXISTS (SELECT 1 FROM mrfdp.budget b WHERE b.relation::oid = p.new_oid) THEN
+			RAISE EXCEPTION 'relation %.% already has a privacy budget', quote_ident(p.nspname), quote_ident(p.relname)
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = 'A protected relation of this name was dropped in this transaction; mrfdp gives its budget to the table that takes its name, and this one has a budget of its own.',
+					  HINT = 'Give the table another name, or roll back.';
+		END IF;
+		UPDATE mrfdp.parked SET claimed_by = p.new_oid
+		WHERE xact = p.xact AND nspname = p.nspname AND relname = p.relname;
+		INSERT INTO mrfdp.budget
+		SELECT * FROM jsonb_populate_record(NULL::mrfdp.budget,
+											p.budget || jsonb_build_object('relation', p.new_oid::regclass::text));
+		INSERT INTO mrfdp.grants
+		SELECT * FROM jsonb_populate_recordset(NULL::mrfdp.grants,
+			(SELECT jsonb_agg(g || jsonb_build_object('relation', p.new_oid::regclass::text))
+			 FROM jsonb_array_elements(p.grants) g))
+		WHERE p.grants <> '[]';
+		UPDATE mrfdp.ledger SET relation = p.new_oid WHERE id = ANY (p.ledger);
+	END LOOP;
+END $$;
+CREATE EVENT TRIGGER mrfdp_claim_parked ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'ALTER MATERIALIZED VIEW')
+	EXECUTE FUNCTION mrfdp.claim_parked();
+ALTER EVENT TRIGGER mrfdp_claim_parked ENABLE ALWAYS;
 
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
@@ -1080,6 +1177,7 @@ BEGIN
 	('table', 'grants', 'Roles allowed to learn from a protected relation through the mrf_learn_*_from functions (mrfdp.grant_learning).'),
 	('table', 'learning_grantees', 'Empty marker table: a role with a learning grant holds REFERENCES on it, so DROP ROLE is refused while the grant exists.'),
 	('table', 'ledger', 'Append-only: one row per release and relation read (protected or not), with the amounts charged and the names as they were at release time.'),
+	('table', 'parked', 'Budgets, grants and ledger rows of protected relations dropped in the current transaction, until it ends: a table renamed to such a name in it (a Citus conversion) claims them.'),
 	('view', 'budget_status', 'Budget, spent and remaining per protected relation, for its owner, its granted roles and superusers.'),
 	('view', 'releases', 'The ledger rows the current role may read: its own releases and those from relations it owns or owned at release time.'),
 	('function', 'protect', 'Protects a relation with a total privacy budget (epsilon, delta; optional rho_cap), or changes it (never below what is spent). Owner or superuser only.'),
@@ -1094,10 +1192,13 @@ BEGIN
 	('function', 'grant_arriving', 'Trigger: gives a new grant''s role the marker privilege, skipping a restored grant whose relation or role is missing.'),
 	('function', 'grant_gone', 'Trigger: takes the marker privilege from a role whose last grant is gone.'),
 	('function', 'ledger_arriving', 'Trigger: records names with new ledger rows and clears references a restore could not resolve.'),
-	('function', 'forget_dropped', 'Event trigger function: a dropped relation loses its budget and grants; its ledger rows keep its name.'),
+	('function', 'forget_dropped', 'Event trigger function: a dropped relation loses its budget and grants; its ledger rows keep its name. They are parked first, for a table renamed to its name in the same transaction (a Citus conversion) to claim.'),
+	('function', 'claim_parked', 'Event trigger function: a table renamed to the name of a protected relation dropped in the same transaction (a Citus conversion) takes its budget, grants and ledger rows.'),
+	('function', 'forget_parked', 'Trigger (deferred to commit): forgets the transaction''s parked budgets.'),
 	('function', 'forget_revoked', 'Event trigger function: deletes learning grants voided by DROP OWNED or REVOKE.'),
 	('function', 'refuse_drop_with_budgets', 'Event trigger function: refuses DROP EXTENSION mrfdp (and drops that would include it) while budgets or ledger rows exist, unless mrfdp.allow_drop_with_budgets is on.'),
 	('event trigger', 'mrfdp_forget_dropped', 'Drops the budget and grants of a dropped protected relation.'),
+	('event trigger', 'mrfdp_claim_parked', 'Gives a protected relation''s budget, grants and ledger rows to the table a Citus conversion renamed to its name.'),
 	('event trigger', 'mrfdp_forget_revoked', 'Deletes learning grants voided by DROP OWNED or REVOKE.'),
 	('event trigger', 'mrfdp_refuse_drop_with_budgets', 'Refuses to drop mrfdp while budgets or ledger rows exist.')
 	) AS v(kind, name, description)

@@ -117,9 +117,11 @@ CREATE TABLE mrfdp.ledger (
 CREATE INDEX ledger_relation ON mrfdp.ledger (relation);
 
 -- The updates allowed: the drop trigger's (the OID of a relation that no
--- longer exists becomes NULL, every other column unchanged), and the charge
+-- longer exists becomes NULL, every other column unchanged), the charge
 -- worker's settling of a protected release charged before its read
--- (rows_read -1 becomes the number of rows read, nothing else changes).
+-- (rows_read -1 becomes the number of rows read, nothing else changes), and
+-- a claim of a parked relation's rows by the table that took its place in
+-- the same transaction (NULL becomes that table's OID; see mrfdp.parked).
 CREATE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -130,6 +132,13 @@ BEGIN
 	END IF;
 	IF TG_OP = 'UPDATE' AND OLD.rows_read = -1 AND NEW.rows_read >= 0 AND OLD.protected
 	   AND to_jsonb(NEW) - 'rows_read' = to_jsonb(OLD) - 'rows_read' THEN
+		RETURN NEW;
+	END IF;
+	IF TG_OP = 'UPDATE' AND OLD.relation IS NULL AND NEW.relation IS NOT NULL
+	   AND to_jsonb(NEW) - 'relation' = to_jsonb(OLD) - 'relation'
+	   AND EXISTS (SELECT 1 FROM mrfdp.parked p
+				   WHERE p.xact = pg_current_xact_id_if_assigned()
+					 AND p.claimed_by = NEW.relation::oid AND OLD.id = ANY (p.ledger)) THEN
 		RETURN NEW;
 	END IF;
 	RAISE EXCEPTION 'mrfdp.ledger is append-only'
@@ -315,16 +324,61 @@ CREATE FUNCTION mrfdp.remaining(relation regclass, delta float8 DEFAULT NULL,
 CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric
 	AS 'MODULE_PATHNAME', 'mrf_ledger_exact_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Citus rebuilds a table to convert it (alter_distributed_table,
+-- undistribute_table, alter_table_set_access_method, and by itself when a
+-- Citus local table loses its last foreign key to a reference table): it
+-- creates a new table, copies the rows, drops the old table and renames the
+-- new one to the old name, in one transaction.  So that such a conversion
+-- keeps the budget, a protected relation dropped in a transaction is parked
+-- here by name until the transaction ends: a table renamed to that name, in
+-- that schema, in the same transaction takes its budget (with what was
+-- spent), its grants and its ledger rows (mrfdp.claim_parked); at commit
+-- every row of the transaction goes (mrfdp.forget_parked), so what was not
+-- claimed is forgotten as before.  Only the extension's owner reads it.
+CREATE TABLE mrfdp.parked (
+	xact xid8 NOT NULL,
+	nspname name NOT NULL,
+	relname name NOT NULL,
+	old_oid oid NOT NULL,
+	budget jsonb NOT NULL,		-- the budget row
+	grants jsonb NOT NULL,		-- its grant rows, an array
+	ledger bigint[] NOT NULL,	-- the ids of its ledger rows
+	claimed_by oid,				-- the table that took them
+	PRIMARY KEY (xact, nspname, relname)
+);
+REVOKE ALL ON mrfdp.parked FROM PUBLIC;
+
+-- At commit (a deferred constraint trigger): the transaction's parked rows go.
+CREATE FUNCTION mrfdp.forget_parked() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM mrfdp.parked WHERE xact = NEW.xact AND nspname = NEW.nspname AND relname = NEW.relname;
+	RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER parked_until_commit AFTER INSERT ON mrfdp.parked
+	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION mrfdp.forget_parked();
+ALTER TABLE mrfdp.parked ENABLE ALWAYS TRIGGER parked_until_commit;
+
 -- Dropping a protected relation drops its budget and grants; its ledger rows
 -- stay, keeping the relation's name, with the dropped OID set to NULL.  Only
 -- the relation itself (objsubid 0) counts: dropping one of its columns, or a
 -- type a column uses (DROP TYPE ... CASCADE by the type's owner), lists the
 -- column, never the relation, and must not end the budget.  The grants are
 -- deleted here, not only by the foreign key's cascade, which does not run
--- under session_replication_role = replica.
+-- under session_replication_role = replica.  The budget, grants and ledger
+-- rows are parked first (mrfdp.parked), for a conversion to claim.
 CREATE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+	INSERT INTO mrfdp.parked (xact, nspname, relname, old_oid, budget, grants, ledger)
+	SELECT pg_current_xact_id(), d.schema_name, d.object_name, d.objid, to_jsonb(b),
+		   coalesce((SELECT jsonb_agg(to_jsonb(g)) FROM mrfdp.grants g WHERE g.relation::oid = d.objid), '[]'),
+		   coalesce((SELECT array_agg(l.id ORDER BY l.id) FROM mrfdp.ledger l WHERE l.relation::oid = d.objid), '{}')
+	FROM pg_event_trigger_dropped_objects() d JOIN mrfdp.budget b ON b.relation::oid = d.objid
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND NOT d.is_temporary
+	ON CONFLICT (xact, nspname, relname) DO UPDATE
+		SET old_oid = EXCLUDED.old_oid, budget = EXCLUDED.budget, grants = EXCLUDED.grants,
+			ledger = EXCLUDED.ledger, claimed_by = NULL;
 	DELETE FROM mrfdp.grants g
 	USING pg_event_trigger_dropped_objects() d
 	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = g.relation::oid;
@@ -336,6 +390,50 @@ BEGIN
 	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = l.relation::oid;
 END $$;
 CREATE EVENT TRIGGER mrfdp_forget_dropped ON sql_drop EXECUTE FUNCTION mrfdp.forget_dropped();
+
+-- A table renamed (or moved) to the name of a protected relation parked in
+-- this transaction takes its budget, grants and ledger rows: the last step of
+-- a Citus conversion.  A table that has a budget of its own cannot take
+-- another: the rename is refused, so that no budget is lost unseen.
+CREATE FUNCTION mrfdp.claim_parked() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	p record;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM mrfdp.parked
+				   WHERE xact = pg_current_xact_id_if_assigned() AND claimed_by IS NULL) THEN
+		RETURN;
+	END IF;
+	FOR p IN SELECT k.xact, k.nspname, k.relname, k.budget, k.grants, k.ledger, c.oid AS new_oid
+			 FROM pg_event_trigger_ddl_commands() e
+			 JOIN pg_class c ON c.oid = e.objid
+			 JOIN pg_namespace n ON n.oid = c.relnamespace
+			 JOIN mrfdp.parked k ON k.xact = pg_current_xact_id_if_assigned() AND k.claimed_by IS NULL
+				  AND k.nspname = n.nspname AND k.relname = c.relname
+			 WHERE e.classid = 'pg_class'::regclass AND e.objsubid = 0
+	LOOP
+		IF EXISTS (SELECT 1 FROM mrfdp.budget b WHERE b.relation::oid = p.new_oid) THEN
+			RAISE EXCEPTION 'relation %.% already has a privacy budget', quote_ident(p.nspname), quote_ident(p.relname)
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = 'A protected relation of this name was dropped in this transaction; mrfdp gives its budget to the table that takes its name, and this one has a budget of its own.',
+					  HINT = 'Give the table another name, or roll back.';
+		END IF;
+		UPDATE mrfdp.parked SET claimed_by = p.new_oid
+		WHERE xact = p.xact AND nspname = p.nspname AND relname = p.relname;
+		INSERT INTO mrfdp.budget
+		SELECT * FROM jsonb_populate_record(NULL::mrfdp.budget,
+											p.budget || jsonb_build_object('relation', p.new_oid::regclass::text));
+		INSERT INTO mrfdp.grants
+		SELECT * FROM jsonb_populate_recordset(NULL::mrfdp.grants,
+			(SELECT jsonb_agg(g || jsonb_build_object('relation', p.new_oid::regclass::text))
+			 FROM jsonb_array_elements(p.grants) g))
+		WHERE p.grants <> '[]';
+		UPDATE mrfdp.ledger SET relation = p.new_oid WHERE id = ANY (p.ledger);
+	END LOOP;
+END $$;
+CREATE EVENT TRIGGER mrfdp_claim_parked ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'ALTER MATERIALIZED VIEW')
+	EXECUTE FUNCTION mrfdp.claim_parked();
 
 -- DROP OWNED BY a role (or a REVOKE of the marker privilege) voids its
 -- learning grants; their rows go at once, so none is left behind under an
@@ -364,6 +462,7 @@ CREATE EVENT TRIGGER mrfdp_refuse_drop_with_budgets ON ddl_command_start
 -- Event triggers are off under session_replication_role = replica unless
 -- enabled always.
 ALTER EVENT TRIGGER mrfdp_forget_dropped ENABLE ALWAYS;
+ALTER EVENT TRIGGER mrfdp_claim_parked ENABLE ALWAYS;
 ALTER EVENT TRIGGER mrfdp_forget_revoked ENABLE ALWAYS;
 ALTER EVENT TRIGGER mrfdp_refuse_drop_with_budgets ENABLE ALWAYS;
 

@@ -136,6 +136,7 @@ BEGIN
 	('table', 'grants', 'Roles allowed to learn from a protected relation through the mrf_learn_*_from functions (mrfdp.grant_learning).'),
 	('table', 'learning_grantees', 'Empty marker table: a role with a learning grant holds REFERENCES on it, so DROP ROLE is refused while the grant exists.'),
 	('table', 'ledger', 'Append-only: one row per release and relation read (protected or not), with the amounts charged and the names as they were at release time.'),
+	('table', 'parked', 'Budgets, grants and ledger rows of protected relations dropped in the current transaction, until it ends: a table renamed to such a name in it (a Citus conversion) claims them.'),
 	('view', 'budget_status', 'Budget, spent and remaining per protected relation, for its owner, its granted roles and superusers.'),
 	('view', 'releases', 'The ledger rows the current role may read: its own releases and those from relations it owns or owned at release time.'),
 	('function', 'protect', 'Protects a relation with a total privacy budget (epsilon, delta; optional rho_cap), or changes it (never below what is spent). Owner or superuser only.'),
@@ -150,10 +151,13 @@ BEGIN
 	('function', 'grant_arriving', 'Trigger: gives a new grant''s role the marker privilege, skipping a restored grant whose relation or role is missing.'),
 	('function', 'grant_gone', 'Trigger: takes the marker privilege from a role whose last grant is gone.'),
 	('function', 'ledger_arriving', 'Trigger: records names with new ledger rows and clears references a restore could not resolve.'),
-	('function', 'forget_dropped', 'Event trigger function: a dropped relation loses its budget and grants; its ledger rows keep its name.'),
+	('function', 'forget_dropped', 'Event trigger function: a dropped relation loses its budget and grants; its ledger rows keep its name. They are parked first, for a table renamed to its name in the same transaction (a Citus conversion) to claim.'),
+	('function', 'claim_parked', 'Event trigger function: a table renamed to the name of a protected relation dropped in the same transaction (a Citus conversion) takes its budget, grants and ledger rows.'),
+	('function', 'forget_parked', 'Trigger (deferred to commit): forgets the transaction''s parked budgets.'),
 	('function', 'forget_revoked', 'Event trigger function: deletes learning grants voided by DROP OWNED or REVOKE.'),
 	('function', 'refuse_drop_with_budgets', 'Event trigger function: refuses DROP EXTENSION mrfdp (and drops that would include it) while budgets or ledger rows exist, unless mrfdp.allow_drop_with_budgets is on.'),
 	('event trigger', 'mrfdp_forget_dropped', 'Drops the budget and grants of a dropped protected relation.'),
+	('event trigger', 'mrfdp_claim_parked', 'Gives a protected relation''s budget, grants and ledger rows to the table a Citus conversion renamed to its name.'),
 	('event trigger', 'mrfdp_forget_revoked', 'Deletes learning grants voided by DROP OWNED or REVOKE.'),
 	('event trigger', 'mrfdp_refuse_drop_with_budgets', 'Refuses to drop mrfdp while budgets or ledger rows exist.')
 	) AS v(kind, name, description)

@@ -174,7 +174,8 @@ RESET mrfdp.max_learner_memory;
 RESET mrfdp.distributed_frank_wolfe;
 SELECT ok(fwk_same('auto fits', 'pw local') AND NOT fwk_dist('auto fits'), 'auto: rows that fit the coordinator are gathered, the same model');
 SELECT ok(fwk_same('auto big', 'big local') AND fwk_dist('auto big'), 'auto: rows that do not fit are learned on the shards, the one-node model');
-SELECT is(fwk_spent('fwk_big'), 1 * (1 + 1.0 / 128), 'charged once; the refused learn charged nothing');
+SELECT is(fwk_spent('fwk_big'), 2 * 1 * (1 + 1.0 / 128),
+	'charged twice: the refused learn too, its read had begun (charge before reading)');
 
 -- Refused where it must be.
 SET ROLE fwk_analyst;

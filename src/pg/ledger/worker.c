@@ -378,9 +378,9 @@ mrf_charge_worker_main(Datum main_arg)
 	for (int i = 0; i < req->nrelations && !req->settle; i++)
 	{
 		ChargeRelationFacts *f = &req->rel[i].facts;
-		Oid			types[16] = {OIDOID, BOOLOID, OIDOID, TEXTOID, TEXTOID, TEXTOID,
-			TEXTOID, TEXTOID, INT8OID, TEXTOID, BOOLOID, BOOLOID, TEXTOID, TEXTOID, OIDOID, BOOLOID};
-		Datum		values[16];
+		Oid			types[17] = {OIDOID, BOOLOID, OIDOID, TEXTOID, TEXTOID, TEXTOID,
+			TEXTOID, TEXTOID, INT8OID, TEXTOID, BOOLOID, BOOLOID, TEXTOID, TEXTOID, OIDOID, BOOLOID, INT8OID};
+		Datum		values[17];
 		int			rc;
 
 		values[0] = ObjectIdGetDatum(req->rel[i].relid);
@@ -401,15 +401,32 @@ mrf_charge_worker_main(Datum main_arg)
 		values[15] = BoolGetDatum(!req->not_private);
 
 		/*
+		 * The row's id first, for MrfSettleRows: with Citus loaded, the
+		 * INSERT ... SELECT below may run through Citus's executor, which
+		 * reports no RETURNING row and whose sequence call is not this
+		 * session's.
+		 */
+		rc = SPI_execute("SELECT nextval(pg_get_serial_sequence('mrfdp.ledger', 'id'))", false, 1);
+		if (rc != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "mrfdp ledger id failed: %s", SPI_result_code_string(rc));
+		{
+			bool		isnull;
+
+			req->rel[i].ledger_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+																SPI_tuptable->tupdesc, 1, &isnull));
+		}
+		values[16] = Int64GetDatum(req->rel[i].ledger_id);
+
+		/*
 		 * Name and owner as the releasing backend saw them.  The OID is kept
 		 * only if that backend saw a permanent relation and this transaction
 		 * sees it committed: never an OID that may end up naming nothing (a
 		 * relation the caller created or dropped and may roll back or commit).
 		 */
 		rc = SPI_execute_with_args(
-								   "INSERT INTO mrfdp.ledger (relation, relation_name, relation_owner, protected,"
+								   "INSERT INTO mrfdp.ledger (id, relation, relation_name, relation_owner, protected,"
 								   " role, learner, notion, rho, epsilon, delta, rows_read, statement, private)"
-								   " SELECT CASE WHEN $11 AND c.oid IS NOT NULL THEN c.oid::regclass END,"
+								   " SELECT $17, CASE WHEN $11 AND c.oid IS NOT NULL THEN c.oid::regclass END,"
 								   "  CASE WHEN $12 THEN quote_ident($13) || '.' || quote_ident($14)"
 								   "   ELSE coalesce(quote_ident(n.nspname) || '.' || quote_ident(c.relname), r.oid::text) END,"
 								   "  CASE WHEN $12 THEN $15 ELSE c.relowner END::regrole,"
@@ -420,17 +437,10 @@ mrf_charge_worker_main(Datum main_arg)
 								   "  $9, $10, $16"
 								   " FROM (SELECT $1::oid AS oid) r"
 								   "  LEFT JOIN pg_class c ON c.oid = r.oid"
-								   "  LEFT JOIN pg_namespace n ON n.oid = c.relnamespace"
-								   " RETURNING id",
-								   16, types, values, NULL, false, 0);
-		if (rc != SPI_OK_INSERT_RETURNING || SPI_processed != 1)
+								   "  LEFT JOIN pg_namespace n ON n.oid = c.relnamespace",
+								   17, types, values, NULL, false, 0);
+		if (rc != SPI_OK_INSERT)
 			elog(ERROR, "mrfdp ledger insert failed: %s", SPI_result_code_string(rc));
-		{
-			bool		isnull;
-
-			req->rel[i].ledger_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-																SPI_tuptable->tupdesc, 1, &isnull));
-		}
 	}
 
 	SPI_finish();
