@@ -157,7 +157,7 @@ ALTER ROLE mrfdp_adm_renamed_x RENAME TO mrfdp_adm_renamed;
 -- Finding 5: session_replication_role = replica switches nothing off.
 SELECT is((SELECT array_agg(evtname::text || ' ' || evtenabled::text ORDER BY evtname) FROM pg_event_trigger
            WHERE evtname LIKE 'mrfdp%'),
-          ARRAY['mrfdp_forget_dropped A', 'mrfdp_forget_revoked A', 'mrfdp_refuse_drop_with_budgets A'],
+          ARRAY['mrfdp_claim_parked A', 'mrfdp_forget_dropped A', 'mrfdp_forget_revoked A', 'mrfdp_refuse_drop_with_budgets A'],
           'the event triggers are enabled always');
 SELECT is((SELECT array_agg(tgrelid::regclass::text || '.' || tgname || ' ' || tgenabled::text ORDER BY tgrelid::regclass::text, tgname) FROM pg_trigger
            WHERE tgrelid IN ('mrfdp.budget'::regclass, 'mrfdp.grants'::regclass, 'mrfdp.ledger'::regclass)
