@@ -47,10 +47,6 @@ typedef struct MrfAimOptions
 	int64_t		max_model_cells;	/* cap on the junction tree's cells */
 	int64_t		max_candidate_cells;	/* cap on the candidates' exact tables */
 	int			round_iterations;	/* estimator steps after each round */
-	double		round_stop_fraction;	/* adaptive steps (MrfEstimateOptions.stop_fraction); 0: all */
-	int			reference_scoring;	/* tests: each uncovered candidate scored by
-									 * building the model with it (the slow
-									 * reference of the local elimination) */
 	MrfEstimateOptions estimate;	/* the final estimate (and its engine) */
 	/* the workload: nworkload marginals wvar[wstart[w] .. wstart[w+1]-1]; 0: default */
 	int			nworkload;
@@ -65,7 +61,6 @@ typedef struct MrfAimReport
 {
 	int			rounds;			/* selections made */
 	int			annealed;		/* rounds after which sigma halved */
-	int64_t		steps;			/* estimator steps, every round's and the final's */
 	int			candidates;		/* candidates at the end */
 	int			triples;		/* default workload: triples added */
 	int			triples_skipped;	/* default workload: over max_candidate_cells */
@@ -101,33 +96,6 @@ int64_t		MrfAimClosureCells(int p, const int *card, int nworkload,
 
 /* Bytes MrfAimLearn allocates beyond the rows and its outputs, at most. */
 double		MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt);
-
-/*
- * What a release would be, from public sizes only (p, the alphabets, the
- * options; no row): MrfAimPlan for mrf_learn_aim_plan.  The time is a
- * rough model fitted on bench/bench_aim_width (user CPU seconds on this
- * project's 2-core machine): a round costs about 1.2 us per candidate per
- * variable (the fit test and the marginal of each candidate) plus 80 ns
- * per estimator step and junction-tree cell, at a tree of model_cells
- * (32 cells a variable, what tree-shaped tables of 16 to 96 columns grew
- * to, at most the cap).  Annealing ends most runs well before max_rounds
- * (37, 62 and 128 rounds of 256, 768 and 1,536 at 16, 48 and 96 columns,
- * rho 1), so seconds_max is an upper bound at the modelled tree size.
- */
-typedef struct MrfAimPlanReport
-{
-	int			max_rounds;		/* T: rounds at the initial rates */
-	int			candidates;		/* the workload's closure (default: one-ways and pairs) */
-	int64_t		candidate_cells;	/* their exact tables' cells (-1 above the cap) */
-	double		rho_one_way;	/* spent on the one-way marginals */
-	double		sigma2_first;	/* the first rounds' noise variance */
-	double		epsilon_first;	/* the first rounds' selection epsilon */
-	int64_t		model_cells;	/* the modelled junction tree */
-	double		seconds_per_round;
-	double		seconds_max;	/* max_rounds rounds and the final estimate */
-} MrfAimPlanReport;
-
-MrfStatus	MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *out);
 
 /*
  * AIM's quality of a candidate ([MMSM22] Alg. 2 line 12): weight times the

@@ -28,6 +28,53 @@
 #include "cliques.h"
 #include "sample.h"
 #include "twise.h"
+#include "workload.h"
+
+/* See sample.h. */
+const char *
+MrfSamplerName(MrfSampler sampler)
+{
+	switch (sampler)
+	{
+		case MRF_SAMPLER_ENUMERATE:
+			return "exact (enumeration)";
+		case MRF_SAMPLER_TREE:
+			return "exact (junction tree)";
+		case MRF_SAMPLER_GIBBS:
+			return "gibbs";
+	}
+	return "unknown";
+}
+
+/*
+ * Exact rows of a clique model through its junction tree, when one fits
+ * max_cells: *done 1 and the rows in out; *done 0 (and MRF_OK) when the
+ * triangulation is larger, for the caller's chain.
+ */
+static MrfStatus
+SampleTree(const MrfCliqueSet *set, const double *logpot, int64_t n,
+		   int64_t max_cells, MrfRng *rng, const MrfEnv *env, uint8_t *out,
+		   int *done)
+{
+	MrfBpOptions bopt;
+	MrfBp	   *bp = NULL;
+	MrfStatus	status;
+
+	*done = 0;
+	memset(&bopt, 0, sizeof(bopt));
+	bopt.mode = MRF_INFER_EXACT;
+	bopt.max_exact_cells = max_cells > 0 ? max_cells : MRF_SAMPLE_TREE_MAX_CELLS;
+	status = MrfBpBuild(set, &bopt, env, &bp);
+	if (status == MRF_EINVAL)
+		return MRF_OK;			/* no junction tree within the limit */
+	if (status != MRF_OK)
+		return status;
+	status = MrfBpSample(bp, logpot, n, rng, out);
+	MrfBpFree(bp);
+	if (status == MRF_OK)
+		*done = 1;
+	return status;
+}
 
 /*
  * Approximate multiply-adds of Gibbs work between two polls.  A sweep costs
@@ -406,6 +453,19 @@ MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 			   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 			   int8_t *out)
 {
+	MrfSampleOptions opt = {burn_in, thin, 0};
+
+	return MrfIsingSampleWith(A, theta, p, n, &opt, rng, env, out, NULL);
+}
+
+/* See sample.h. */
+MrfStatus
+MrfIsingSampleWith(const double *A, const double *theta, int p, int64_t n,
+				   const MrfSampleOptions *opt, MrfRng *rng, const MrfEnv *env,
+				   int8_t *out, MrfSampler *used)
+{
+	int			burn_in = opt->burn_in;
+	int			thin = opt->thin;
 	MrfNeighbours nb;
 	MrfStatus	status;
 	int64_t		k;
@@ -430,6 +490,35 @@ MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 	if (n == 0)
 		return MRF_OK;
 
+	if (p > MRF_EXACT_MAX_P)
+	{
+		MrfCliqueSet *set = NULL;
+		double	   *logpot = NULL;
+		uint8_t    *codes;
+		int			done = 0;
+
+		/* the clique form codes -1 as 0 and +1 as 1 */
+		codes = MrfAllocUninit(env, (size_t) n * p);
+		if (codes == NULL)
+			return MRF_ENOMEM;
+		status = MrfIsingAsCliques(A, theta, p, env, &set, &logpot);
+		if (status == MRF_OK)
+			status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, codes, &done);
+		if (status == MRF_OK && done)
+			for (int64_t c = 0; c < n * p; c++)
+				out[c] = codes[c] ? 1 : -1;
+		MrfFree(env, codes);
+		MrfFree(env, logpot);
+		if (set != NULL)
+			MrfCliqueSetFree(env, set);
+		if (status != MRF_OK || done)
+		{
+			if (used != NULL)
+				*used = MRF_SAMPLER_TREE;
+			return status;
+		}
+	}
+
 	status = NeighboursBuild(A, p, env, &nb);
 	if (status != MRF_OK)
 		return status;
@@ -439,6 +528,8 @@ MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 	else
 		status = SampleIsingGibbs(&nb, theta, p, n, burn_in, thin, rng, env,
 								  out);
+	if (used != NULL)
+		*used = p <= MRF_EXACT_MAX_P ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_GIBBS;
 
 	NeighboursFree(env, &nb);
 	return status;
@@ -1019,6 +1110,19 @@ MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 				  int64_t n, int burn_in, int thin, MrfRng *rng,
 				  const MrfEnv *env, uint8_t *out)
 {
+	MrfSampleOptions opt = {burn_in, thin, 0};
+
+	return MrfPairwiseSampleWith(W, theta, p, k, n, &opt, rng, env, out, NULL);
+}
+
+/* See sample.h. */
+MrfStatus
+MrfPairwiseSampleWith(const double *W, const double *theta, int p, int k,
+					  int64_t n, const MrfSampleOptions *opt, MrfRng *rng,
+					  const MrfEnv *env, uint8_t *out, MrfSampler *used)
+{
+	int			burn_in = opt->burn_in;
+	int			thin = opt->thin;
 	PairwiseNeighbours nb;
 	MrfStatus	status;
 	int64_t		states;
@@ -1045,15 +1149,42 @@ MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 	if (n == 0)
 		return MRF_OK;
 
+	states = PairwiseStateCount(p, k, MRF_PAIRWISE_EXACT_MAX_STATES);
+	if (states <= 0)
+	{
+		MrfCliqueSet *set = NULL;
+		double	   *logpot = NULL;
+		int		   *card = MrfAllocUninit(env, sizeof(int) * (size_t) p);
+		int			done = 0;
+
+		if (card == NULL)
+			return MRF_ENOMEM;
+		for (int i = 0; i < p; i++)
+			card[i] = k;
+		status = MrfPairwiseAsCliques(W, theta, p, k, card, env, &set, &logpot);
+		if (status == MRF_OK)
+			status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, out, &done);
+		MrfFree(env, logpot);
+		if (set != NULL)
+			MrfCliqueSetFree(env, set);
+		MrfFree(env, card);
+		if (status != MRF_OK || done)
+		{
+			if (used != NULL)
+				*used = MRF_SAMPLER_TREE;
+			return status;
+		}
+	}
 	status = PairwiseNeighboursBuild(W, p, k, env, &nb);
 	if (status != MRF_OK)
 		return status;
-	states = PairwiseStateCount(p, k, MRF_PAIRWISE_EXACT_MAX_STATES);
 	if (states > 0)
 		status = SamplePairwiseExact(&nb, theta, states, n, rng, env, out);
 	else
 		status = SamplePairwiseGibbs(&nb, theta, n, burn_in, thin, rng, env,
 									 out);
+	if (used != NULL)
+		*used = states > 0 ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_GIBBS;
 	PairwiseNeighboursFree(env, &nb);
 	return status;
 }
@@ -1301,8 +1432,23 @@ MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
 				 int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 				 uint8_t *out)
 {
+	MrfSampleOptions opt = {burn_in, thin, 0};
+
+	return MrfCliquesSampleWith(set, logpot, n, &opt, rng, env, out, NULL);
+}
+
+/* See sample.h. */
+MrfStatus
+MrfCliquesSampleWith(const MrfCliqueSet *set, const double *logpot, int64_t n,
+					 const MrfSampleOptions *opt, MrfRng *rng, const MrfEnv *env,
+					 uint8_t *out, MrfSampler *used)
+{
+	int			burn_in = opt->burn_in;
+	int			thin = opt->thin;
 	int64_t		states;
 	int64_t		x;
+	int			done = 0;
+	MrfStatus	status;
 
 	if (n < 0 || set->k > 256)
 		return MRF_EINVAL;
@@ -1313,7 +1459,20 @@ MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
 		return MRF_OK;
 	states = set->p <= 256 ? MrfCliqueSetStates(set, MRF_CLIQUES_EXACT_SAMPLE_STATES) : -1;
 	if (states > 0)
+	{
+		if (used != NULL)
+			*used = MRF_SAMPLER_ENUMERATE;
 		return SampleCliquesExact(set, logpot, states, n, rng, env, out);
+	}
+	status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, out, &done);
+	if (status != MRF_OK || done)
+	{
+		if (used != NULL)
+			*used = MRF_SAMPLER_TREE;
+		return status;
+	}
+	if (used != NULL)
+		*used = MRF_SAMPLER_GIBBS;
 	return SampleCliquesGibbs(set, logpot, n, burn_in < 0 ? 0 : burn_in,
 							  thin < 1 ? 1 : thin, rng, env, out);
 }

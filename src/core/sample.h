@@ -1,7 +1,9 @@
 /*
  * sample.h - drawing samples from a model of every kind (Ising, t-wise,
- * pairwise, cliques): exact enumeration for few states, one Gibbs chain
- * otherwise.
+ * pairwise, cliques): exact enumeration for few states; exact forward
+ * sampling through a junction tree for clique, pairwise and Ising models
+ * whose graph triangulates within a cell limit (MrfBpSample); one Gibbs
+ * chain otherwise.
  */
 #ifndef MRF_SAMPLE_H
 #define MRF_SAMPLE_H
@@ -11,6 +13,33 @@
 #include "bp.h"
 #include "env.h"
 #include "noise.h"
+
+/* Which sampler drew the rows, for the caller to report. */
+typedef enum MrfSampler
+{
+	MRF_SAMPLER_ENUMERATE = 0,	/* exact: every state enumerated */
+	MRF_SAMPLER_TREE = 1,		/* exact: forward sampling on a junction tree */
+	MRF_SAMPLER_GIBBS = 2		/* a Markov chain: burn_in and thin apply */
+} MrfSampler;
+
+/* Name of a sampler, for messages and metadata ("exact", "junction tree", ...). */
+const char *MrfSamplerName(MrfSampler sampler);
+
+/*
+ * How a model is sampled: the chain's burn-in sweeps and thinning (used only
+ * when no exact sampler applies), and the largest junction tree (cells of
+ * all its cluster tables) the exact tree sampler may build; 0 means
+ * MRF_SAMPLE_TREE_MAX_CELLS.  MrfBpSampleBytes and the engine's bytes come
+ * to about 48 bytes a cell.
+ */
+typedef struct MrfSampleOptions
+{
+	int			burn_in;
+	int			thin;
+	int64_t		max_tree_cells;
+} MrfSampleOptions;
+
+#define MRF_SAMPLE_TREE_MAX_CELLS ((int64_t) 1 << 22)
 
 /* Largest p sampled exactly by enumerating all 2^p states. */
 #define MRF_EXACT_MAX_P 16
@@ -24,6 +53,17 @@
 MrfStatus	MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 						   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 						   int8_t *out);
+
+/*
+ * MrfIsingSample with options, and the exact tree sampler between
+ * enumeration and the chain: a model of more than MRF_EXACT_MAX_P spins
+ * whose nonzero couplings triangulate within opt->max_tree_cells is sampled
+ * exactly through its clique form (MrfIsingAsCliques).  *used (may be NULL)
+ * gets the sampler that ran.
+ */
+MrfStatus	MrfIsingSampleWith(const double *A, const double *theta, int p, int64_t n,
+							   const MrfSampleOptions *opt, MrfRng *rng,
+							   const MrfEnv *env, int8_t *out, MrfSampler *used);
 
 /*
  * Draws n samples of the binary t-wise model P(z) proportional to
@@ -54,6 +94,11 @@ MrfStatus	MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 							  int64_t n, int burn_in, int thin, MrfRng *rng,
 							  const MrfEnv *env, uint8_t *out);
 
+/* MrfPairwiseSample with options and the exact tree sampler, as MrfIsingSampleWith. */
+MrfStatus	MrfPairwiseSampleWith(const double *W, const double *theta, int p, int k,
+								  int64_t n, const MrfSampleOptions *opt, MrfRng *rng,
+								  const MrfEnv *env, uint8_t *out, MrfSampler *used);
+
 /* Most states (prod card[i]) that MrfCliquesSample draws exactly; Gibbs above. */
 #define MRF_CLIQUES_EXACT_SAMPLE_STATES ((int64_t) 1 << 16)
 
@@ -67,5 +112,16 @@ MrfStatus	MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 MrfStatus	MrfCliquesSample(const MrfCliqueSet *set, const double *logpot,
 							 int64_t n, int burn_in, int thin, MrfRng *rng,
 							 const MrfEnv *env, uint8_t *out);
+
+/*
+ * MrfCliquesSample with options, and the exact tree sampler between
+ * enumeration and the chain: a model of more states whose junction tree fits
+ * opt->max_tree_cells (MST's trees, AIM's and known-structure models) is
+ * sampled exactly (MrfBpSample).  *used (may be NULL) gets the sampler.
+ */
+MrfStatus	MrfCliquesSampleWith(const MrfCliqueSet *set, const double *logpot,
+								 int64_t n, const MrfSampleOptions *opt,
+								 MrfRng *rng, const MrfEnv *env, uint8_t *out,
+								 MrfSampler *used);
 
 #endif

@@ -148,6 +148,7 @@ main(void)
 		{"ising", TestIsing},
 		{"fwparts", TestFwParts},
 		{"sample", TestSample},
+		{"sample_tree", TestSampleTree},
 		{"cliques", TestCliques},
 		{"pairwise", TestPairwise},
 		{"structure", TestStructure},

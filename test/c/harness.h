@@ -83,6 +83,7 @@ void		TestFw(void);
 void		TestIsing(void);
 void		TestFwParts(void);
 void		TestSample(void);
+void		TestSampleTree(void);
 void		TestCliques(void);
 void		TestPairwise(void);
 void		TestStructure(void);

@@ -27,6 +27,23 @@ void		TestSample(void);
 /* Draws of the exact-enumeration tests. */
 #define EXACT_DRAWS 200000
 
+/*
+ * MrfIsingSample with the chain forced (a junction tree of at most one cell
+ * never fits): the chain's own tests, now that tree-shaped models are
+ * sampled exactly through their junction tree (test_sample_tree.c).
+ */
+static MrfStatus
+IsingGibbs(const double *A, const double *theta, int p, int64_t n, int burn_in,
+		   int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
+{
+	MrfSampleOptions opt = {burn_in, thin, 1};
+	MrfSampler	used = MRF_SAMPLER_TREE;
+	MrfStatus	status = MrfIsingSampleWith(A, theta, p, n, &opt, rng, env, out, &used);
+
+	CHECK(status != MRF_OK || used == MRF_SAMPLER_GIBBS);
+	return status;
+}
+
 /* Log-weights of all 2^p states (bit i of the index set means z_i = +1), normalised. */
 static void
 ExactProbabilities(const double *A, const double *theta, int p, double *prob)
@@ -254,7 +271,7 @@ TestGibbsChain(void)
 		A[(i + 1) * p + i] = coupling;
 	}
 	MrfRngInitSeeded(&rng, 104);
-	CHECK(MrfIsingSample(A, theta, p, n, 1000, 2, &rng, &MrfMallocEnv, rows) == MRF_OK);
+	CHECK(IsingGibbs(A, theta, p, n, 1000, 2, &rng, &MrfMallocEnv, rows) == MRF_OK);
 
 	mean = ChainCorrelation(rows, n, p, 1, &worst, tanh(coupling));
 	CHECK_NEAR(mean, tanh(coupling), 0.006);
@@ -342,7 +359,7 @@ TestGibbsVsExact(void)
 		}
 
 	MrfRngInitSeeded(&rng, 105);
-	CHECK(MrfIsingSample(A, theta, p, n, 500, 3, &rng, &MrfMallocEnv, rows) == MRF_OK);
+	CHECK(IsingGibbs(A, theta, p, n, 500, 3, &rng, &MrfMallocEnv, rows) == MRF_OK);
 	for (i = 0; i < p; i++)
 		for (j = i; j < p; j++)
 		{
@@ -512,9 +529,9 @@ TestGibbsSchedule(void)
 	for (i = 0; i + 1 < p; i++)
 		A[i * p + i + 1] = A[(i + 1) * p + i] = 0.5;
 	MrfRngInitSeeded(&rng, 109);
-	CHECK(MrfIsingSample(A, theta, p, every, 0, 1, &rng, &MrfMallocEnv, all) == MRF_OK);
+	CHECK(IsingGibbs(A, theta, p, every, 0, 1, &rng, &MrfMallocEnv, all) == MRF_OK);
 	MrfRngInitSeeded(&rng, 109);
-	CHECK(MrfIsingSample(A, theta, p, n, burnIn, thin, &rng, &MrfMallocEnv, kept) == MRF_OK);
+	CHECK(IsingGibbs(A, theta, p, n, burnIn, thin, &rng, &MrfMallocEnv, kept) == MRF_OK);
 	for (m = 0; m < n; m++)
 		same &= memcmp(kept + m * p, all + (burnIn + thin * (m + 1) - 1) * p, p) == 0;
 	CHECK_MSG(same, "kept states are not every %d-th state after %d sweeps", thin, burnIn);

@@ -710,8 +710,8 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 
 /* Samples with values 0..k_i - 1 for variable i. */
 static int
-CliquesSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
-			  const MrfEnv *env, int32 *out)
+CliquesSample(MrfModel *model, int64 n, const MrfSampleOptions *opt, MrfRng *rng,
+			  const MrfEnv *env, int32 *out, MrfSampler *used)
 {
 	MrfCliqueSet *set = CliquesSetOf(model, env);
 	uint8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
@@ -719,7 +719,7 @@ CliquesSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
 
 	if (raw == NULL)
 		return MRF_ENOMEM;
-	status = MrfCliquesSample(set, CliquesTables(model), n, burn_in, thin, rng, env, raw);
+	status = MrfCliquesSampleWith(set, CliquesTables(model), n, opt, rng, env, raw, used);
 	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
 		out[i] = raw[i];
 	MrfFree(env, raw);

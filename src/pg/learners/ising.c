@@ -260,16 +260,16 @@ IsingFields(MrfModel *model, ReturnSetInfo *rsinfo)
 
 /* Samples coded -1/+1. */
 static int
-IsingSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
-			const MrfEnv *env, int32 *out)
+IsingSample(MrfModel *model, int64 n, const MrfSampleOptions *opt, MrfRng *rng,
+			const MrfEnv *env, int32 *out, MrfSampler *used)
 {
 	int8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
 	int			status;
 
 	if (raw == NULL)
 		return MRF_ENOMEM;
-	status = MrfIsingSample(MrfIsingWeights(model), MrfIsingFields(model), model->p, n,
-							burn_in, thin, rng, env, raw);
+	status = MrfIsingSampleWith(MrfIsingWeights(model), MrfIsingFields(model), model->p, n,
+								opt, rng, env, raw, used);
 	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
 		out[i] = raw[i];
 	MrfFree(env, raw);

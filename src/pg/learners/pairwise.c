@@ -455,8 +455,8 @@ PairwiseFields(MrfModel *model, ReturnSetInfo *rsinfo)
 
 /* Samples with values 0..k_i - 1. */
 static int
-PairwiseSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
-			   const MrfEnv *env, int32 *out)
+PairwiseSample(MrfModel *model, int64 n, const MrfSampleOptions *opt, MrfRng *rng,
+			   const MrfEnv *env, int32 *out, MrfSampler *used)
 {
 	uint8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
 	double	   *theta = PairwiseTheta(model);
@@ -477,8 +477,8 @@ PairwiseSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
 			for (int a = MrfModelAlphabet(model, i); a < model->k; a++)
 				theta[(Size) i * model->k + a] = PAIRWISE_IMPOSSIBLE;
 	}
-	status = MrfPairwiseSample(PairwiseW(model), theta, model->p, model->k,
-							   n, burn_in, thin, rng, env, raw);
+	status = MrfPairwiseSampleWith(PairwiseW(model), theta, model->p, model->k,
+								   n, opt, rng, env, raw, used);
 	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
 		out[i] = raw[i];
 	MrfFree(env, raw);

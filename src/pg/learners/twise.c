@@ -451,15 +451,17 @@ TwiseFields(MrfModel *model, ReturnSetInfo *rsinfo)
 
 /* Samples coded -1/+1. */
 static int
-TwiseSample(MrfModel *model, int64 n, int burn_in, int thin, MrfRng *rng,
-			const MrfEnv *env, int32 *out)
+TwiseSample(MrfModel *model, int64 n, const MrfSampleOptions *opt, MrfRng *rng,
+			const MrfEnv *env, int32 *out, MrfSampler *used)
 {
 	int8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
 	int			status;
 
 	if (raw == NULL)
 		return MRF_ENOMEM;
-	status = MrfTwiseSample(model->params, model->p, model->t, n, burn_in, thin, rng, env, raw);
+	status = MrfTwiseSample(model->params, model->p, model->t, n, opt->burn_in, opt->thin,
+							rng, env, raw);
+	*used = model->p <= MRF_EXACT_MAX_P ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_GIBBS;
 	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
 		out[i] = raw[i];
 	MrfFree(env, raw);

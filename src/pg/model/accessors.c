@@ -84,8 +84,39 @@ mrf_fields(PG_FUNCTION_ARGS)
 /* Most samples one mrf_sample call may draw. */
 #define MRF_MAX_SAMPLES 100000000
 
+/* Bytes a junction-tree cell costs the exact sampler (engine and sampler tables). */
+#define SAMPLE_TREE_BYTES_PER_CELL 64
+
+/*
+ * n rows of a model into out by the sampler sample.h chooses: exact
+ * (enumeration, or forward sampling through a junction tree that fits what
+ * mrfdp.max_learner_memory leaves beside the rows), else a chain with
+ * burn_in and thin.  Rows that come from a chain are said so in a NOTICE:
+ * only they depend on burn_in and thin, and only they can stay in one mode.
+ */
+static void
+SampleRows(const char *fn, MrfModel *model, const MrfKindOps *ops, int64 n, int burn_in,
+		   int thin, MrfRun *run, int32 *out)
+{
+	MrfSampleOptions opt;
+	MrfSampler	used = MRF_SAMPLER_GIBBS;
+	double		left = (double) MrfMaxLearnerMemory * 1024.0 -
+		(double) n * model->p * (sizeof(int32) + 1);
+
+	opt.burn_in = burn_in;
+	opt.thin = thin;
+	opt.max_tree_cells = (int64) Min((double) MRF_SAMPLE_TREE_MAX_CELLS,
+									 Max(1.0, left / SAMPLE_TREE_BYTES_PER_CELL));
+	MrfRunCheck(run, ops->sample(model, n, &opt, &run->rng, &run->env, out, &used));
+	if (used == MRF_SAMPLER_GIBBS && n > 0)
+		ereport(NOTICE,
+				(errmsg("%s drew the rows from a Gibbs chain (burn_in %d, thin %d)", fn, burn_in, thin),
+				 errdetail("The model has no junction tree within %lld cells, so it cannot be sampled exactly; a chain may stay near the mode where it starts.",
+						   (long long) opt.max_tree_cells)));
+}
+
 PG_FUNCTION_INFO_V1(mrf_sample);
-/* Samples from a model: exact enumeration for small models, Gibbs otherwise. */
+/* Samples from a model (SampleRows). */
 Datum
 mrf_sample(PG_FUNCTION_ARGS)
 {
@@ -130,7 +161,7 @@ mrf_sample(PG_FUNCTION_ARGS)
 		MrfRngInitSeeded(&run.rng, (uint64) PG_GETARG_INT64(4));
 
 	out = MemoryContextAllocHuge(run.mcxt, sizeof(int32) * ((Size) n * p + 1));
-	MrfRunCheck(&run, ops->sample(model, n, burn_in, thin, &run.rng, &run.env, out));
+	SampleRows("mrf_sample", model, ops, n, burn_in, thin, &run, out);
 
 	elems = palloc(sizeof(Datum) * p);
 	for (int64 m = 0; m < n; m++)
@@ -277,8 +308,7 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(3))
 		MrfRngInitSeeded(&run.rng, (uint64) PG_GETARG_INT64(3));
 	out = MemoryContextAllocHuge(run.mcxt, sizeof(int32) * ((Size) n * p + 1));
-	MrfRunCheck(&run, ops->sample(model, n, PG_GETARG_INT32(4), PG_GETARG_INT32(5), &run.rng,
-								  &run.env, out));
+	SampleRows("mrf_synthesize", model, ops, n, PG_GETARG_INT32(4), PG_GETARG_INT32(5), &run, out);
 	values = palloc0(sizeof(Datum) * desc->natts);
 	nulls = palloc0(sizeof(bool) * desc->natts);
 	for (int c = 0; c < desc->natts; c++)

@@ -14,6 +14,7 @@
 
 #include "core/env.h"
 #include "core/noise.h"
+#include "core/sample.h"
 
 #define MRF_MODEL_VERSION 1
 
@@ -73,9 +74,13 @@ typedef struct MrfKindOps
 	void		(*edges) (MrfModel *model, double threshold, ReturnSetInfo *rsinfo);
 	/* mrf_fields rows (i, a, theta). */
 	void		(*fields) (MrfModel *model, ReturnSetInfo *rsinfo);
-	/* n samples into out (n x p, values as the learners read them). */
-	int			(*sample) (MrfModel *model, int64 n, int burn_in, int thin,
-						   MrfRng *rng, const MrfEnv *env, int32 *out);
+	/*
+	 * n samples into out (n x p, values as the learners read them), by the
+	 * sampler sample.h chooses under opt; *used gets it.
+	 */
+	int			(*sample) (MrfModel *model, int64 n, const MrfSampleOptions *opt,
+						   MrfRng *rng, const MrfEnv *env, int32 *out,
+						   MrfSampler *used);
 } MrfKindOps;
 
 /* The operations of a model's kind. */
