@@ -99,11 +99,12 @@ void		MrfFwDriverCall(bool active);
 
 /*
  * The result of the scores aggregate, checked to be of a step of d
- * coordinates, q problems and iteration t: the rows, the substituted rows
- * and (t >= 1) the d q sums.
+ * coordinates, q problems and iteration t: the rows, the substituted rows,
+ * the rows' fingerprint (the sum of a hash of each row as read) and
+ * (t >= 1) the d q sums.
  */
 void		MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted,
-						  int64 *sums);
+						  uint64 *fingerprint, int64 *sums);
 
 /* ---- the stable mode's blocks on the shards (citus/stable.c; privacy.md 7.3) ---- */
 

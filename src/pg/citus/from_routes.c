@@ -51,6 +51,7 @@ typedef struct FwDriver
 	uint64		learn;			/* random: the workers' cache key */
 	int64		n;
 	int64		substituted;
+	uint64		fingerprint;	/* of the rows the counting pass read */
 } FwDriver;
 
 /*
@@ -64,17 +65,19 @@ typedef struct FwDriver
  * and the shards not kept replay from their rows.  n is public, so which
  * of the two ran says nothing about the data that n does not.  The learn
  * was charged before its first iteration; a failure here withholds its
- * cause and fails, and so does a relation whose rows changed in number
- * since they were counted (the model would not be that of one set of rows).
+ * cause and fails, and so does a relation whose rows changed since they
+ * were counted: in number, or in what was read (the rows' fingerprint,
+ * citus/fw.c), as an UPDATE between two iterations changes them (the model
+ * would not be that of one set of rows).
  */
-
 static MrfStatus
 DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64_t *scores)
 {
 	FwDriver   *drv = arg;
-	MrfOwnerCall	call;
+	MrfOwnerCall call;
 	int64		n;
 	int64		substituted;
+	uint64		fingerprint;
 
 	MrfOwnerCallInit(&call, drv->relid, drv->sql, CurrentMemoryContext);
 	if (t >= 2)
@@ -88,9 +91,9 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 		pfree(call.step);
 		if (call.result != NULL)
 		{
-			MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, scores);
+			MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, &fingerprint, scores);
 			pfree(call.result);
-			if (n == drv->n && substituted == drv->substituted)
+			if (n == drv->n && substituted == drv->substituted && fingerprint == drv->fingerprint)
 				return MRF_OK;
 		}
 		call.null_ok = false;
@@ -98,8 +101,8 @@ DistributedScores(void *arg, int t, const int *sel_j, const int *sel_sign, int64
 	call.step = MrfFwStepCreate(drv->learn, &drv->design, t, false, sel_j, sel_sign);
 	if (MrfAsOwner(&call, MrfOwnerAggregate) != MRF_READ_DONE)
 		MrfReadFailedAfterCharge(drv->relid);
-	MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, scores);
-	if (n != drv->n || substituted != drv->substituted)
+	MrfFwSumsRead(call.result, drv->d, drv->q, t, &n, &substituted, &fingerprint, scores);
+	if (n != drv->n || substituted != drv->substituted || fingerprint != drv->fingerprint)
 		MrfChangedDuringLearn(drv->relid, "two Frank-Wolfe iterations");
 	pfree(call.step);
 	pfree(call.result);
@@ -321,7 +324,7 @@ FwCount(MrfFromCall *fc, void *arg)
 	MrfOwnerCallInit(&call, fc->relid, drv->sql, fc->cxt);
 	call.step = MrfFwStepCreate(drv->learn, &drv->design, 0, false, NULL, NULL);
 	MrfOwnerOutcomeCheck(&call, MrfAsOwner(&call, MrfOwnerAggregate), fc->fname);
-	MrfFwSumsRead(call.result, drv->d, drv->q, 0, &drv->n, &drv->substituted, NULL);
+	MrfFwSumsRead(call.result, drv->d, drv->q, 0, &drv->n, &drv->substituted, &drv->fingerprint, NULL);
 	fc->n = drv->n;
 	fc->substituted = drv->substituted;
 }

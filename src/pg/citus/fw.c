@@ -16,7 +16,7 @@
  * shards hold), and its partial state, when Citus ships it, is that part's
  * score sums (MrfFwDesignPartScores per batch: the design's X of the
  * batch, the margins replayed from w_1 = 0 with the selections, then one
- * product): [magic "MRFU", d, q, t, n, substituted, d q int64 sums].  A worker backend keeps the batches of the
+ * product): [magic "MRFU", d, q, t, n, substituted, fingerprint, d q int64 sums].  A worker backend keeps the batches of the
  * shards it served, best-effort (below), so that a later iteration only
  * counts a kept shard's rows and moves its margins one step.  States add.  Integer sums over any partition of
  * the rows are the one-node sums, so the selections, the noise (drawn only
@@ -34,6 +34,7 @@
 #include <math.h>
 
 #include "access/tsmapi.h"
+#include "common/hashfn.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -67,7 +68,7 @@
 #define STEP_LAST_MAGIC 0x4d524656	/* "MRFV": a step with the last selections only */
 #define SUMS_MAGIC 0x4d524655	/* "MRFU": score sums */
 #define STEP_HEADER 48
-#define SUMS_HEADER (4 + 4 + 4 + 4 + 8 + 8)
+#define SUMS_HEADER (4 + 4 + 4 + 4 + 8 + 8 + 8)
 
 /*
  * Rows a part packs before it adds their score sums and starts again.  A
@@ -275,6 +276,7 @@ typedef struct CachedPart
 	Oid			shard;			/* the relation the rows came from (tableoid) */
 	int64		n;
 	int64		substituted;
+	uint64		fingerprint;	/* of the rows kept (RowFingerprint) */
 	List	   *batches;		/* of MrfFwDesignPart, in the order of the rows */
 	bool		complete;		/* every row of the shard is in batches */
 	bool		busy;			/* an update started and did not finish (an error):
@@ -394,6 +396,7 @@ typedef struct FwState
 	CachedPart *keep;			/* this shard being kept, batch by batch, or NULL */
 	int64		n;
 	int64		substituted;
+	uint64		fingerprint;	/* the sum of its rows' RowFingerprint, mod 2^64 */
 	/* rows: the current batch of at most FW_BATCH_ROWS, row_bytes each */
 	uint8	   *rows;
 	Size		row_bytes;
@@ -407,6 +410,19 @@ typedef struct FwState
 	/* sums: (p + 1) p, or NULL until computed */
 	int64	   *sums;
 } FwState;
+
+/*
+ * A row's fingerprint, as read (codes or bits, the substituted row
+ * included): the driver compares the sum over the rows of every read with
+ * the counting pass's, so that a learn whose rows changed between two
+ * iterations (an UPDATE that keeps their number) fails instead of mixing two
+ * versions of the rows.  Sums are order-free, as the shards' parts are.
+ */
+static uint64
+RowFingerprint(const uint8 *row, Size row_bytes)
+{
+	return hash_bytes_extended(row, (int) row_bytes, UINT64CONST(0x6d72666470));
+}
 
 static Size FwFlatSize(ExpandedObjectHeader *eohptr);
 static void FwFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
@@ -488,6 +504,7 @@ FwComputeSums(FwState *s)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("a shard changed during a distributed learn")));
 		s->substituted = s->hit->substituted;
+		s->fingerprint = s->hit->fingerprint;
 		s->sums = MemoryContextAllocZero(s->hdr.eoh_context, sizeof(int64) * SumCells(&s->step));
 		s->hit->busy = true;
 		foreach(lb, s->hit->batches)
@@ -507,6 +524,7 @@ FwComputeSums(FwState *s)
 	{
 		s->keep->n = s->n;
 		s->keep->substituted = s->substituted;
+		s->keep->fingerprint = s->fingerprint;
 		s->keep->complete = true;
 		s->keep->busy = false;
 	}
@@ -540,6 +558,7 @@ FwFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 	memcpy(out, head, 16);
 	memcpy(out + 16, &s->n, 8);
 	memcpy(out + 24, &s->substituted, 8);
+	memcpy(out + 32, &s->fingerprint, 8);
 	if (s->step.t >= 1)
 		memcpy(out + SUMS_HEADER, s->sums, SumCells(&s->step) * sizeof(int64));
 }
@@ -581,6 +600,7 @@ FwFromFlat(bytea *flat, MemoryContext aggctx)
 	s->step = step;
 	memcpy(&s->n, in + 16, 8);
 	memcpy(&s->substituted, in + 24, 8);
+	memcpy(&s->fingerprint, in + 32, 8);
 	if (s->n < 0 || s->n > INT_MAX || s->substituted < 0 || s->substituted > s->n)
 		BadFwState("The state's row counts are out of range.");
 	if (step.t >= 1)
@@ -738,6 +758,7 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 									   (uint64 *) slot, MrfBitWords(s->step.design.p));
 	if (!read)
 		s->substituted++;
+	s->fingerprint += RowFingerprint(slot, s->row_bytes);
 	if (s->step.t >= 1)
 		s->batch++;
 	s->n++;
@@ -755,6 +776,7 @@ FwAdd(FwState *a, FwState *b)
 			a->sums[c] += b->sums[c];
 	a->n += b->n;
 	a->substituted += b->substituted;
+	a->fingerprint += b->fingerprint;
 	if (a->n > INT_MAX)
 		BadFwState("The states' row counts are out of range.");
 }
@@ -824,7 +846,8 @@ MrfFwDriverCall(bool active)
 
 /* See citus/cluster.h. */
 void
-MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted, int64 *sums)
+MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted, uint64 *fingerprint,
+			  int64 *sums)
 {
 	FwState    *s = FwFromFlat(flat, CurrentMemoryContext);
 
@@ -832,6 +855,7 @@ MrfFwSumsRead(bytea *flat, int d, int q, int t, int64 *n, int64 *substituted, in
 		BadFwState("The sums are not of the step the driver sent.");
 	*n = s->n;
 	*substituted = s->substituted;
+	*fingerprint = s->fingerprint;
 	if (t >= 1)
 		memcpy(sums, s->sums, SumCells(&s->step) * sizeof(int64));
 	MemoryContextDelete(s->hdr.eoh_context);

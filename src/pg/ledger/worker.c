@@ -208,19 +208,27 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 	worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
 	worker.bgw_notify_pid = MyProcPid;
 
+	/*
+	 * A settling that cannot run leaves rows_read -1 (the charge and the
+	 * release stand): it must never cost a release that was paid for.
+	 */
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+	{
+		if (req->settle)
+			return;
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the mrfdp charge worker"),
-				 req->settle ? errdetail("The release was charged; nothing was released.") :
 				 errdetail("Nothing was released or charged."),
 				 errhint("Raise max_worker_processes.")));
+	}
 	status = WaitForBackgroundWorkerStartup(handle, &pid);
+	if (status != BGWH_STARTED && status != BGWH_STOPPED && req->settle)
+		return;
 	if (status != BGWH_STARTED && status != BGWH_STOPPED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the mrfdp charge worker"),
-				 req->settle ? errdetail("The release was charged; nothing was released.") :
 				 errdetail("Nothing was released or charged.")));
 	status = WaitForBackgroundWorkerShutdown(handle);
 	if (status != BGWH_STOPPED)
@@ -230,6 +238,8 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 				 errdetail("The release was withheld; the budget may have been charged.")));
 
 	pg_read_barrier();
+	if (req->settle)
+		return;					/* settled, or left -1 (see above) */
 	switch (req->status)
 	{
 		case CHARGE_COMMITTED:

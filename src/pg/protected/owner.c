@@ -216,6 +216,7 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 	ResourceOwner oldowner = CurrentResourceOwner;
 	MemoryContext cxt = call->cxt;
 	MrfReadOutcome outcome = MRF_READ_DONE;
+	int			quiet_nestlevel;
 
 	if (!HeapTupleIsValid(reltup))
 		elog(ERROR, "cache lookup failed for relation %u", call->relid);
@@ -232,6 +233,17 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 	 * own rollback (a PL/pgSQL exception block) turned into a FATAL
 	 * (test/citus/fw_kept.sql cancels a distributed learn).
 	 */
+	/*
+	 * Nothing raised by the owner-rights work reaches the caller, not even a
+	 * notice: client_min_messages is error from before the subtransaction
+	 * starts until after it ends, at a GUC level of its own, because on Citus
+	 * the subtransaction's start and end send SAVEPOINT, RELEASE or ROLLBACK
+	 * TO to the workers, whose notices (citus.log_remote_commands) and
+	 * warnings (a lost connection) name the owner's connections.
+	 */
+	quiet_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("client_min_messages", "error", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	HOLD_INTERRUPTS();
 	BeginInternalSubTransaction(NULL);
 	RESUME_INTERRUPTS();
@@ -251,9 +263,6 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 		/* no policy may filter (or fail) the owner's read: see MrfRefuseFallibleSources */
 		(void) set_config_option("row_security", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
-		/* nothing raised during the read reaches the caller, not even a notice */
-		(void) set_config_option("client_min_messages", "error", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
 
 		SPI_connect();
 		outcome = body(call);
@@ -266,6 +275,7 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 		RESUME_INTERRUPTS();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = oldowner;
+		AtEOXact_GUC(false, quiet_nestlevel);
 	}
 	PG_CATCH();
 	{
@@ -281,6 +291,7 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 		RESUME_INTERRUPTS();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = oldowner;
+		AtEOXact_GUC(false, quiet_nestlevel);
 		if (ErrorCarriesNoData(edata->sqlerrcode))
 		{
 			/*
@@ -427,9 +438,9 @@ MrfReadFailedAfterCharge(Oid relid)
 }
 
 /*
- * A distributed learn whose relation changed in number of rows (or of
- * unreadable rows) between two of its reads, after the charge: the model
- * would not be that of one set of rows.
+ * A distributed learn whose relation changed between two of its reads (in
+ * number of rows, of unreadable rows, or in the rows read), after the
+ * charge: the model would not be that of one set of rows.
  */
 void
 pg_attribute_noreturn()
@@ -438,7 +449,7 @@ MrfChangedDuringLearn(Oid relid, const char *between)
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("relation %s changed during a distributed learn", get_rel_name(relid)),
-			 errdetail("Its number of rows (or of unreadable rows) differs between %s. "
+			 errdetail("Its rows differ between %s. "
 					   "The release's privacy budget was charged.", between),
 			 errhint("Learn while no one writes to the relation, or in a REPEATABLE READ transaction.")));
 }
