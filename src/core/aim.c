@@ -35,6 +35,16 @@ typedef struct Cand
 	int64_t		cells;
 	int64_t    *x;				/* exact counts (cells), NULL when not kept */
 	int			workload;		/* a marginal of the workload itself */
+	/*
+	 * The model's junction tree with this candidate added, for the model
+	 * of structure version fitver (0: not known): whether the cliques with
+	 * it are a junction tree, their cells, and the cells of the min-fill
+	 * triangulation (-1 above max_model_cells).
+	 */
+	int			fitver;
+	int			fitdec;
+	int64_t		fitcells;
+	int64_t		fittri;
 } Cand;
 
 /* A measurement: y = x + N_Z(0, sigma2) over s. */
@@ -71,6 +81,14 @@ typedef struct Aim
 	MrfCliqueSet *set;
 	double	   *logpot;
 	double	   *mu;				/* clique marginals of logpot (probabilities) */
+	MrfBp	   *bp;				/* the exact engine that computed mu, calibrated */
+	int			structver;		/* bumped whenever the cliques change */
+	double		loss;			/* the last estimate's loss */
+	int64_t		steps;			/* estimator steps taken */
+	int64_t		pdone;			/* progress: see ProgressTotal */
+	int64_t		ptotal;
+	int		   *fstart;			/* FitsUncovered's clique lists (capcl + 1) */
+	int		   *fvar;			/* (capcl * MAXV) */
 	Meas	   *meas;
 	int			nmeas;
 	int			capmeas;
@@ -364,6 +382,7 @@ CandAdd(Aim *a, const VarSet *s, int workload, int *skipped)
 		MrfFree(a->env, a->cand[c].x);
 		return -3;
 	}
+	MrfPoll(a->env, 0, 0);		/* a table of n rows: an interrupt check */
 	a->cand_cells += cells;
 	a->ncand++;
 	HashPut(a, c);
@@ -706,6 +725,98 @@ done:
 	return status;
 }
 
+/*
+ * Whether adding cd to the model keeps its junction tree within limit
+ * (limit <= max): the test ScoreUncovered makes by building the engine,
+ * made on the structure alone and remembered in cd for as long as the
+ * model's cliques stay the same (a later round's larger limit then costs
+ * nothing).  The cliques with cd are a junction tree of their own cells,
+ * or the min-fill triangulation's cells count (MrfBpTriangulatedCells);
+ * a triangulation that had to fill says they are not a junction tree, so
+ * the spanning-tree test runs only when it did not.
+ */
+static MrfStatus
+FitsUncovered(Aim *a, Cand *cd, int64_t limit, int64_t max, VarSet *ncl, int *fits)
+{
+	MrfStatus	status;
+
+	*fits = 0;
+	if (cd->fitver != a->structver)
+	{
+		MrfCliqueSet light;
+		int			m = 0;
+		int64_t		cells = 0;
+		int64_t		fill;
+
+		for (int c = 0; c < a->m; c++)
+			if (!Subset(&a->cl[c], &cd->s))
+				ncl[m++] = a->cl[c];
+		ncl[m++] = cd->s;
+		a->fstart[0] = 0;
+		for (int c = 0; c < m; c++)
+		{
+			memcpy(a->fvar + a->fstart[c], ncl[c].vars, sizeof(int) * ncl[c].size);
+			a->fstart[c + 1] = a->fstart[c] + ncl[c].size;
+			cells += SetCells(a->card, &ncl[c], INT64_MAX);
+		}
+		/* the structure only: what MrfBpTriangulatedCells and the tree test read */
+		memset(&light, 0, sizeof(light));
+		light.p = a->p;
+		light.k = a->set->k;
+		light.card = (int *) a->card;
+		light.m = m;
+		light.start = a->fstart;
+		light.var = a->fvar;
+		light.cells = cells;
+		status = MrfBpTriangulatedCells(&light, max, a->env, &cd->fittri, &fill);
+		if (status != MRF_OK)
+			return status;
+		if (cd->fittri >= 0 && fill > 0)
+			cd->fitdec = 0;
+		else
+		{
+			status = MrfCliquesJunctionTree(&light, a->env, &cd->fitdec, NULL, NULL);
+			if (status != MRF_OK)
+				return status;
+		}
+		cd->fitcells = cells;
+		cd->fitver = a->structver;
+	}
+	*fits = (cd->fitdec && cd->fitcells <= limit) ||
+		(cd->fittri >= 0 && cd->fittri <= limit);
+	return MRF_OK;
+}
+
+/*
+ * The current model's marginal of an uncovered r (times n) into est, read
+ * off the calibrated engine by local elimination (MrfBpSetMarginal); when
+ * an elimination table would pass the engine's limit, by the engine of the
+ * model with r added (ScoreUncovered), the same distribution.
+ */
+static MrfStatus
+UncoveredMarginal(Aim *a, const VarSet *r, int64_t limit, VarSet *ncl, int32_t *map,
+				  double *est)
+{
+	int64_t		cells = SetCells(a->card, r, INT64_MAX);
+	MrfStatus	status;
+	int			fits;
+	int64_t		tc;
+
+	status = MrfBpSetMarginal(a->bp, r->size, r->vars, 0, est, NULL);
+	if (status == MRF_OK)
+	{
+		for (int64_t x = 0; x < cells; x++)
+			est[x] *= (double) a->n;
+		return MRF_OK;
+	}
+	if (status != MRF_EINVAL)
+		return status;
+	status = ScoreUncovered(a, r, limit, ncl, map, &fits, &tc, est);
+	if (status == MRF_OK && !fits)
+		status = MRF_EINVAL;
+	return status;
+}
+
 /* mu = the clique marginals of the current model; *tree_cells its junction tree's. */
 static MrfStatus
 Infer(Aim *a, int64_t limit, int64_t *tree_cells)
@@ -716,6 +827,9 @@ Infer(Aim *a, int64_t limit, int64_t *tree_cells)
 	MrfStatus	status;
 
 	MrfFree(a->env, a->mu);
+	if (a->bp)
+		MrfBpFree(a->bp);
+	a->bp = NULL;
 	a->mu = MrfAlloc(a->env, sizeof(double) * (a->set->cells + 1));
 	if (a->mu == NULL)
 		return MRF_ENOMEM;
@@ -725,14 +839,15 @@ Infer(Aim *a, int64_t limit, int64_t *tree_cells)
 	MrfBpGetInfo(bp, &info);
 	*tree_cells = info.cluster_cells;
 	status = MrfBpMarginals(bp, a->logpot, a->mu, NULL);
-	MrfBpFree(bp);
+	/* kept calibrated: the round's candidates read their marginals off it */
+	a->bp = bp;
 	return status;
 }
 
 /* Runs the estimator over every measurement, warm-started from a->logpot. */
 static MrfStatus
-Estimate(Aim *a, int iterations, const MrfEstimateOptions *base, int64_t limit,
-		 MrfEstimateReport *rep)
+Estimate(Aim *a, int iterations, double stop_fraction, const MrfEstimateOptions *base,
+		 int64_t limit, MrfEstimateReport *rep)
 {
 	MrfMeasurement *ms = MrfAlloc(a->env, sizeof(MrfMeasurement) * (a->nmeas + 1));
 	MrfEstimateOptions eo = *base;
@@ -752,9 +867,16 @@ Estimate(Aim *a, int iterations, const MrfEstimateOptions *base, int64_t limit,
 	}
 	eo.iterations = iterations;
 	eo.warm_start = 1;
+	eo.stop_fraction = stop_fraction;
+	eo.prior_loss = a->loss;
+	eo.progress_base = a->pdone;
+	eo.progress_total = a->ptotal;
 	eo.bp = ExactWithin(limit);
-	status = MrfEstimate(a->set, a->card, ms, a->nmeas, a->n, &eo, a->env, a->logpot,
-						 rep ? rep : &local);
+	if (rep == NULL)
+		rep = &local;
+	status = MrfEstimate(a->set, a->card, ms, a->nmeas, a->n, &eo, a->env, a->logpot, rep);
+	a->loss = rep->loss;
+	a->steps += rep->iterations;
 	MrfFree(a->env, ms);
 	return status;
 }
@@ -837,13 +959,37 @@ AimFree(Aim *a)
 	MrfFree(a->env, a->deg);
 	MrfFree(a->env, a->strong);
 	MrfFree(a->env, a->cl);
+	MrfFree(a->env, a->fstart);
+	MrfFree(a->env, a->fvar);
 	for (int i = 0; i < a->nmeas; i++)
 		MrfFree(a->env, a->meas[i].y);
 	MrfFree(a->env, a->meas);
 	MrfFree(a->env, a->mu);
+	if (a->bp)
+		MrfBpFree(a->bp);
 	if (a->set)
 		MrfCliqueSetFree(a->env, a->set);
 	MrfFree(a->env, a->logpot);
+}
+
+/*
+ * Progress in units of work: the first estimate (from the one-ways) and
+ * each round are 1 (scoring the candidates) plus their estimator steps
+ * (round_iterations, however many the adaptive stop takes), the final
+ * estimate its iterations; round t starts at (t + 1) units a round.  The
+ * rounds after round t are those the budget left (rho - used, used
+ * counting round t) pays for at the current rates (annealing only makes
+ * them fewer), so the total is an upper bound that shrinks.
+ */
+static int64_t
+ProgressTotal(int t, double rho, double used, double per_round, int max_rounds,
+			  const MrfAimOptions *opt)
+{
+	double		after = per_round > 0.0 ? ceil(fmax(rho - used, 0.0) / per_round) : 0.0;
+
+	after = fmin(after, (double) (max_rounds - t - 1));
+	return ((int64_t) t + 2 + (int64_t) after) * (1 + opt->round_iterations) +
+		opt->estimate.iterations;
 }
 
 /* MrfAimLearn and MrfAimLearnTables: the exact tables from rows, or from counted tables. */
@@ -896,15 +1042,19 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 	a.env = env;
 	a.max_cand_cells = opt->max_candidate_cells > 0 ? opt->max_candidate_cells : INT64_MAX;
 	a.defaults = opt->nworkload == 0;
+	a.structver = 1;
 	a.capcl = p + rounds + 1;
 	a.capmeas = p + rounds + 1;
 	a.deg = MrfAlloc(env, sizeof(double) * p);
 	a.cl = MrfAlloc(env, sizeof(VarSet) * a.capcl);
 	a.meas = MrfAlloc(env, sizeof(Meas) * a.capmeas);
+	a.fstart = MrfAlloc(env, sizeof(int) * (a.capcl + 1));
+	a.fvar = MrfAlloc(env, sizeof(int) * a.capcl * MAXV);
 	ncl = MrfAlloc(env, sizeof(VarSet) * a.capcl);
 	if (a.defaults)
 		a.strong = MrfAlloc(env, (size_t) p * p);
-	if (!a.deg || !a.cl || !a.meas || !ncl || (a.defaults && !a.strong))
+	if (!a.deg || !a.cl || !a.meas || !ncl || !a.fstart || !a.fvar ||
+		(a.defaults && !a.strong))
 	{
 		status = MRF_ENOMEM;
 		goto done;
@@ -988,7 +1138,10 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 		status = MRF_ENOMEM;
 		goto done;
 	}
-	status = Estimate(&a, opt->round_iterations, &opt->estimate, opt->max_model_cells, NULL);
+	a.pdone = 1;
+	a.ptotal = ProgressTotal(-1, rho, used, rho_measure + rho_select, rounds + p, opt);
+	status = Estimate(&a, opt->round_iterations, opt->round_stop_fraction, &opt->estimate,
+					  opt->max_model_cells, NULL);
 	if (status != MRF_OK)
 		goto done;
 	status = Infer(&a, opt->max_model_cells, &tree_cells);
@@ -1006,7 +1159,6 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 		double		moved = 0.0;
 		int64_t		at = 0;
 
-		MrfPoll(env, t, rounds);
 		if (MrfAimIsLastRound(rho, used, rho_measure, rho_select) || t + 1 >= rounds + p)
 		{
 			if (MrfAimLastRates(rho, used, &rho_measure, &rho_select) != 0)
@@ -1021,6 +1173,10 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 			goto done;
 		}
 		sigma = sqrt((double) num / (double) den);
+		a.pdone = (int64_t) (t + 1) * (1 + opt->round_iterations);
+		a.ptotal = last ? a.pdone + 1 + opt->estimate.iterations :
+			ProgressTotal(t, rho, used, rho_measure + rho_select, rounds + p, opt);
+		MrfPoll(env, a.pdone, a.ptotal);
 		limit = (int64_t) fmin((double) opt->max_model_cells,
 							   floor((double) opt->max_model_cells * fmin(1.0, used / rho)));
 
@@ -1058,6 +1214,7 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 			int			h = Holder(a.cl, a.m, &cd->s);
 			double		w = 0.0;
 
+			MrfPoll(env, a.pdone, a.ptotal);
 			for (int i = 0; i < cd->s.size; i++)
 				w += a.deg[cd->s.vars[i]];
 			if (w <= 0.0)
@@ -1075,7 +1232,17 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 				/* uncovered: a larger table can exceed any junction tree's budget */
 				if (cd->cells > limit)
 					continue;
-				status = ScoreUncovered(&a, &cd->s, limit, ncl, map, &fits, &tc, est + estoff[c]);
+				if (opt->reference_scoring)
+					status = ScoreUncovered(&a, &cd->s, limit, ncl, map, &fits, &tc,
+											est + estoff[c]);
+				else
+				{
+					status = FitsUncovered(&a, &a.cand[c], limit, opt->max_model_cells, ncl,
+										   &fits);
+					if (status == MRF_OK && fits)
+						status = UncoveredMarginal(&a, &cd->s, limit, ncl, map,
+												   est + estoff[c]);
+				}
 				if (status != MRF_OK)
 					goto done;
 				eligible[c] = fits;
@@ -1111,6 +1278,7 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 		}
 
 		/* 4. the model takes the pick as a clique, warm-started, and is re-estimated */
+		a.pdone++;
 		covered = Holder(a.cl, a.m, &a.cand[pick].s) >= 0;
 		if (!covered)
 		{
@@ -1127,9 +1295,11 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 			a.logpot = nlogpot;
 			memcpy(a.cl, ncl, sizeof(VarSet) * nm);
 			a.m = nm;
+			a.structver++;
 		}
 		status = Estimate(&a, last ? opt->estimate.iterations : opt->round_iterations,
-						  &opt->estimate, opt->max_model_cells, last ? &rep->estimate : NULL);
+						  last ? 0.0 : opt->round_stop_fraction, &opt->estimate,
+						  opt->max_model_cells, last ? &rep->estimate : NULL);
 		if (status != MRF_OK)
 			goto done;
 		status = Infer(&a, opt->max_model_cells, &tree_cells);
@@ -1162,6 +1332,7 @@ AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts,
 	}
 
 	rep->rho_used = used;
+	rep->steps = a.steps;
 	rep->candidates = a.ncand;
 	rep->triples = a.triples;
 	rep->triples_skipped = a.triples_skipped;

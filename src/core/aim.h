@@ -47,6 +47,10 @@ typedef struct MrfAimOptions
 	int64_t		max_model_cells;	/* cap on the junction tree's cells */
 	int64_t		max_candidate_cells;	/* cap on the candidates' exact tables */
 	int			round_iterations;	/* estimator steps after each round */
+	double		round_stop_fraction;	/* adaptive steps (MrfEstimateOptions.stop_fraction); 0: all */
+	int			reference_scoring;	/* tests: each uncovered candidate scored by
+									 * building the model with it (the slow
+									 * reference of the local elimination) */
 	MrfEstimateOptions estimate;	/* the final estimate (and its engine) */
 	/* the workload: nworkload marginals wvar[wstart[w] .. wstart[w+1]-1]; 0: default */
 	int			nworkload;
@@ -61,6 +65,7 @@ typedef struct MrfAimReport
 {
 	int			rounds;			/* selections made */
 	int			annealed;		/* rounds after which sigma halved */
+	int64_t		steps;			/* estimator steps, every round's and the final's */
 	int			candidates;		/* candidates at the end */
 	int			triples;		/* default workload: triples added */
 	int			triples_skipped;	/* default workload: over max_candidate_cells */

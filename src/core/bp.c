@@ -66,6 +66,19 @@ struct MrfBp
 	double		last_change;
 	int			last_converged;
 	size_t		bytes;
+
+	/*
+	 * Set queries (MrfBpSetMarginal) on the last exact calibration: each
+	 * cluster's table as a conditional given its separator with the parent
+	 * (the root's: its marginal) and as a marginal, in probabilities; the
+	 * first cluster holding each variable.  Built at the first query after a
+	 * calibration.
+	 */
+	int			calibrated;		/* beliefs hold the last exact calibration */
+	int			query_ready;	/* cond, margp match them */
+	double	   *cond;			/* coff[nc] */
+	double	   *margp;			/* coff[nc] */
+	int		   *vhost;			/* p: a cluster holding v, or -1 */
 };
 
 /* k^size, or -1 when it exceeds limit. */
@@ -315,23 +328,33 @@ MrfCliquesJunctionTree(const MrfCliqueSet *set, const MrfEnv *env,
  * Greedy min-fill elimination (ties: fewest neighbours, then lowest index) of
  * the variables that occur in some clique; the clusters are each eliminated
  * variable with its live neighbours, the non-maximal ones dropped.  Returns
- * MRF_OK with *fits = 0 when a cluster table would exceed limit cells.
- * On success the caller owns *cstart_out and *cvar_out.
+ * MRF_OK with *fits = 0 when the clusters' tables together (the
+ * non-maximal ones included) would exceed limit cells; else *total_out (may
+ * be NULL) is that sum and *fill_out (may be NULL) the edges it added.  On
+ * success the caller owns *cstart_out and *cvar_out (both may be NULL: then
+ * nothing is kept).
  */
 static MrfStatus
 Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
-			int *fits, int *nc_out, int **cstart_out, int **cvar_out)
+			int *fits, int *nc_out, int **cstart_out, int **cvar_out,
+			int64_t *total_out, int64_t *fill_out)
 {
 	int			p = set->p;
-	unsigned char *adj = NULL;
-	unsigned char *alive = NULL;
-	int		   *nbr = NULL;
+	uint64_t   *adj = NULL;
+	uint64_t   *alive = NULL;
+	uint64_t   *dirty;
+	uint64_t   *nb;
+	int64_t    *fillc = NULL;
+	int		   *degc = NULL;
+	int			words;
+	int			w;
 	int		   *cstart = NULL;
 	int		   *cvar = NULL;
 	int		   *keep = NULL;
 	int			ncovered = 0;
 	int			nc = 0;
 	int64_t		total = 0;
+	int64_t		filled = 0;
 	int64_t		nvars = 0;
 	MrfStatus	status = MRF_ENOMEM;
 	int			c;
@@ -342,27 +365,46 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 	*fits = 0;
 	if (p > BP_MAX_TRIANGULATE_P)
 		return MRF_OK;
-	adj = MrfAlloc(env, (size_t) p * (size_t) p);
-	alive = MrfAlloc(env, (size_t) p);
-	nbr = MrfAlloc(env, sizeof(int) * (size_t) p);
+	words = (p + 63) / 64;
+	adj = MrfAlloc(env, sizeof(uint64_t) * (size_t) p * (size_t) words);
+	alive = MrfAlloc(env, sizeof(uint64_t) * (size_t) words * 3);
+	fillc = MrfAlloc(env, sizeof(int64_t) * (size_t) p);
+	degc = MrfAlloc(env, sizeof(int) * (size_t) p);
 	cstart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
 	/* p clusters of at most p variables each, bounded below by the limit */
-	cvar = MrfAlloc(env, sizeof(int) * (size_t) p * (size_t) p);
+	cvar = MrfAllocUninit(env, sizeof(int) * (size_t) p * (size_t) p);
 	keep = MrfAlloc(env, sizeof(int) * (size_t) p);
-	if (adj == NULL || alive == NULL || nbr == NULL || cstart == NULL ||
-		cvar == NULL || keep == NULL)
+	if (adj == NULL || alive == NULL || fillc == NULL || degc == NULL ||
+		cstart == NULL || cvar == NULL || keep == NULL)
 		goto done;
+	dirty = alive + words;
+	nb = alive + 2 * words;
 
+	/*
+	 * Adjacency as bit rows: a vertex's fill is the pairs of its live
+	 * neighbours that are not adjacent, d (d - 1) / 2 less the edges among
+	 * them, which popcounts of the rows count.  A vertex's fill and degree
+	 * change only when it or a neighbour is in the cluster just made (its
+	 * neighbourhood lost the eliminated vertex or gained an edge), so only
+	 * those are counted again: the same order as counting every vertex at
+	 * every step, ties included.
+	 */
 	for (c = 0; c < set->m; c++)
 		for (i = set->start[c]; i < set->start[c + 1]; i++)
 		{
-			alive[set->var[i]] = 1;
+			int			v = set->var[i];
+
+			alive[v / 64] |= (uint64_t) 1 << (v % 64);
 			for (j = set->start[c]; j < set->start[c + 1]; j++)
 				if (i != j)
-					adj[(size_t) set->var[i] * p + set->var[j]] = 1;
+					adj[(size_t) v * words + set->var[j] / 64] |=
+						(uint64_t) 1 << (set->var[j] % 64);
 		}
-	for (i = 0; i < p; i++)
-		ncovered += alive[i];
+	for (w = 0; w < words; w++)
+	{
+		ncovered += __builtin_popcountll(alive[w]);
+		dirty[w] = alive[w];
+	}
 
 	for (step = 0; step < ncovered; step++)
 	{
@@ -374,33 +416,56 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 
 		for (i = 0; i < p; i++)
 		{
-			int64_t		fill = 0;
+			const uint64_t *row = adj + (size_t) i * words;
+			int64_t		inner = 0;
 			int			d = 0;
-			int			a;
-			int			b;
 
-			if (!alive[i])
+			if (!(alive[i / 64] >> (i % 64) & 1))
 				continue;
-			for (a = 0; a < p; a++)
-				if (alive[a] && adj[(size_t) i * p + a])
-					nbr[d++] = a;
-			for (a = 0; a < d; a++)
-				for (b = a + 1; b < d; b++)
-					if (!adj[(size_t) nbr[a] * p + nbr[b]])
-						fill++;
-			if (best < 0 || fill < best_fill ||
-				(fill == best_fill && d < best_deg))
+			if (dirty[i / 64] >> (i % 64) & 1)
+			{
+				for (w = 0; w < words; w++)
+				{
+					nb[w] = row[w] & alive[w];
+					d += __builtin_popcountll(nb[w]);
+				}
+				for (w = 0; w < words; w++)
+				{
+					uint64_t	bits = nb[w];
+
+					while (bits)
+					{
+						int			a = w * 64 + __builtin_ctzll(bits);
+						const uint64_t *ra = adj + (size_t) a * words;
+
+						bits &= bits - 1;
+						for (int x = 0; x < words; x++)
+							inner += __builtin_popcountll(ra[x] & nb[x]);
+					}
+				}
+				degc[i] = d;
+				fillc[i] = (int64_t) d * (d - 1) / 2 - inner / 2;
+			}
+			if (best < 0 || fillc[i] < best_fill ||
+				(fillc[i] == best_fill && degc[i] < best_deg))
 			{
 				best = i;
-				best_fill = fill;
-				best_deg = d;
+				best_fill = fillc[i];
+				best_deg = degc[i];
 			}
 		}
 
 		/* the cluster: best and its live neighbours, in increasing order */
 		cstart[nc] = (int) nvars;
+		for (w = 0; w < words; w++)
+		{
+			nb[w] = adj[(size_t) best * words + w] & alive[w];
+			if (w == best / 64)
+				nb[w] |= (uint64_t) 1 << (best % 64);
+			dirty[w] = nb[w];
+		}
 		for (i = 0; i < p; i++)
-			if (i == best || (alive[i] && adj[(size_t) best * p + i]))
+			if (nb[i / 64] >> (i % 64) & 1)
 			{
 				cvar[nvars++] = i;
 				deg++;
@@ -412,16 +477,25 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 			goto done;
 		}
 		total += cells;
+		filled += best_fill;
 		nc++;
 		cstart[nc] = (int) nvars;
 		for (i = cstart[nc - 1]; i < cstart[nc]; i++)
-			for (j = cstart[nc - 1]; j < cstart[nc]; j++)
-				if (i != j)
-					adj[(size_t) cvar[i] * p + cvar[j]] = 1;
-		alive[best] = 0;
+		{
+			uint64_t   *row = adj + (size_t) cvar[i] * words;
+
+			for (w = 0; w < words; w++)
+			{
+				row[w] |= nb[w];
+				dirty[w] |= row[w];
+			}
+			row[cvar[i] / 64] &= ~((uint64_t) 1 << (cvar[i] % 64));
+		}
+		alive[best / 64] &= ~((uint64_t) 1 << (best % 64));
 	}
 
-	/* keep maximal clusters; of equal ones the first */
+	/* keep maximal clusters; of equal ones the first (when they are kept) */
+	if (cstart_out != NULL && cvar_out != NULL)
 	{
 		int			nk = 0;
 		int			nv = 0;
@@ -460,17 +534,26 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 		nc = nk;
 	}
 	*fits = 1;
-	*nc_out = nc;
-	*cstart_out = cstart;
-	*cvar_out = cvar;
-	cstart = NULL;
-	cvar = NULL;
+	if (total_out != NULL)
+		*total_out = total;
+	if (fill_out != NULL)
+		*fill_out = filled;
+	if (nc_out != NULL)
+		*nc_out = nc;
+	if (cstart_out != NULL && cvar_out != NULL)
+	{
+		*cstart_out = cstart;
+		*cvar_out = cvar;
+		cstart = NULL;
+		cvar = NULL;
+	}
 	status = MRF_OK;
 
 done:
 	MrfFree(env, adj);
 	MrfFree(env, alive);
-	MrfFree(env, nbr);
+	MrfFree(env, fillc);
+	MrfFree(env, degc);
 	MrfFree(env, cstart);
 	MrfFree(env, cvar);
 	MrfFree(env, keep);
@@ -702,7 +785,7 @@ MrfBpBuild(const MrfCliqueSet *set, const MrfBpOptions *opt,
 			int			fits = 0;
 
 			status = Triangulate(set, bp->opt.max_exact_cells, env, &fits,
-								 &bp->nc, &bp->cstart, &bp->cvar);
+								 &bp->nc, &bp->cstart, &bp->cvar, NULL, NULL);
 			if (status != MRF_OK)
 				goto fail;
 			bp->exact = fits;
@@ -732,6 +815,27 @@ MrfBpBuild(const MrfCliqueSet *set, const MrfBpOptions *opt,
 
 fail:
 	MrfBpFree(bp);
+	return status;
+}
+
+/* See bp.h. */
+MrfStatus
+MrfBpTriangulatedCells(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
+					   int64_t *cells, int64_t *fill)
+{
+	MrfStatus	status;
+	int			fits = 0;
+	int64_t		total = -1;
+
+	*cells = -1;
+	*fill = -1;
+	if (set == NULL || set->m < 1 || set->k < 2)
+		return MRF_EINVAL;
+	status = Triangulate(set, limit, env, &fits, NULL, NULL, NULL, &total, fill);
+	if (status == MRF_OK && fits)
+		*cells = total;
+	else
+		*fill = -1;
 	return status;
 }
 
@@ -1083,6 +1187,8 @@ MrfBpMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
 	if (bp->exact)
 	{
 		ExactMarginals(bp, logpot, marg, logz);
+		bp->calibrated = 1;
+		bp->query_ready = 0;
 		bp->last_iterations = 1;
 		bp->last_change = 0.0;
 		bp->last_converged = 1;
@@ -1309,5 +1415,516 @@ MrfBpFree(MrfBp *bp)
 	MrfFree(env, bp->tab);
 	MrfFree(env, bp->lse);
 	MrfFree(env, bp->lsemax);
+	MrfFree(env, bp->cond);
+	MrfFree(env, bp->margp);
+	MrfFree(env, bp->vhost);
 	MrfFree(env, bp);
+}
+
+/*
+ * ---- marginals of any set of variables on a calibrated junction tree ----
+ *
+ * After calibration, cluster u's belief divided by its separator's belief
+ * is P(C_u \ S_u | S_u), and the product of these conditionals over a
+ * connected subtree, times the marginal of the subtree's top cluster, is the
+ * joint distribution of the subtree's variables (the junction tree
+ * factorisation, Lauritzen and Spiegelhalter 1988; Koller and Friedman 2009,
+ * 10.3.3: "out-of-clique" queries).  A set's marginal is therefore variable
+ * elimination over the smallest subtree that holds every variable of the
+ * set, summing out everything else: no new triangulation, and the work is
+ * that of the clusters between the set's variables, not of the model.
+ */
+
+/* A factor of variable elimination: a table over sorted variables. */
+typedef struct BpFactor
+{
+	int			nv;
+	int		   *vars;
+	int64_t		cells;
+	double	   *val;
+	int			owned;			/* val and vars allocated here */
+	int			live;
+} BpFactor;
+
+/* Fills bp's query tables from the last calibration. */
+static MrfStatus
+BpQueryPrepare(MrfBp *bp)
+{
+	const MrfCliqueSet *set = bp->set;
+	int64_t		total = bp->coff[bp->nc];
+	int			u;
+	int			v;
+
+	if (bp->cond == NULL)
+	{
+		bp->cond = BpAlloc(bp, sizeof(double) * (size_t) (total > 0 ? total : 1));
+		bp->margp = BpAlloc(bp, sizeof(double) * (size_t) (total > 0 ? total : 1));
+		bp->vhost = BpAlloc(bp, sizeof(int) * (size_t) set->p);
+		if (bp->cond == NULL || bp->margp == NULL || bp->vhost == NULL)
+			return MRF_ENOMEM;
+	}
+	for (v = 0; v < set->p; v++)
+		bp->vhost[v] = -1;
+	for (u = 0; u < bp->nc; u++)
+	{
+		const double *b = bp->belief + bp->coff[u];
+		int64_t		n = bp->coff[u + 1] - bp->coff[u];
+		int64_t		ns = bp->soff[u + 1] - bp->soff[u];
+		const int32_t *cm = bp->cmap + bp->coff[u];
+		double	   *sep = bp->up + bp->soff[u];	/* free after calibration */
+		double		z;
+		int64_t		x;
+		int			i;
+
+		for (i = bp->cstart[u]; i < bp->cstart[u + 1]; i++)
+			if (bp->vhost[bp->cvar[i]] < 0)
+				bp->vhost[bp->cvar[i]] = u;
+		LogSumBuckets(b, NULL, n, 1, &z, bp->scratch);
+		if (bp->parent[u] < 0)
+		{
+			for (x = 0; x < n; x++)
+				bp->cond[bp->coff[u] + x] = bp->margp[bp->coff[u] + x] = exp(b[x] - z);
+			continue;
+		}
+		LogSumBuckets(b, cm, n, ns, sep, bp->scratch);
+		for (x = 0; x < n; x++)
+		{
+			bp->margp[bp->coff[u] + x] = exp(b[x] - z);
+			/* a separator cell of probability 0 has a conditional of 0 */
+			bp->cond[bp->coff[u] + x] = isfinite(sep[cm[x]]) ? exp(b[x] - sep[cm[x]]) : 0.0;
+		}
+	}
+	bp->query_ready = 1;
+	return MRF_OK;
+}
+
+/* Cells of the union of two sorted variable lists (written to out), or -1 above limit. */
+static int64_t
+UnionVars(const int *card, const int *a, int na, const int *b, int nb, int *out,
+		  int *nout, int64_t limit)
+{
+	int			i = 0;
+	int			j = 0;
+	int			n = 0;
+
+	while (i < na || j < nb)
+	{
+		if (j >= nb || (i < na && a[i] < b[j]))
+			out[n++] = a[i++];
+		else if (i >= na || b[j] < a[i])
+			out[n++] = b[j++];
+		else
+		{
+			out[n++] = a[i++];
+			j++;
+		}
+		if (n >= 64)
+			return -1;
+	}
+	*nout = n;
+	return MrfVarsCells(card, n, out, limit);
+}
+
+/*
+ * out (over the sorted variables r, a subset of u) = sum over the cells of
+ * u of the product of the factors fs (each over a subset of u), by an
+ * odometer that moves every factor's index by its stride.
+ */
+static void
+FactorProductSum(const int *card, int nu, const int *u, int nf, BpFactor *const *fs,
+				 int nr, const int *r, double *out, const MrfEnv *env)
+{
+	int64_t		fstride[16][64];
+	int64_t		rstride[64];
+	int64_t		fidx[16];
+	int64_t		ridx = 0;
+	int			digit[64];
+	int64_t		cells = 1;
+	int64_t		rcells = 1;
+	int64_t		x;
+	int			i;
+	int			f;
+
+	for (f = 0; f < nf; f++)
+	{
+		int			j = fs[f]->nv - 1;
+		int64_t		s = 1;
+
+		for (i = nu - 1; i >= 0; i--)
+		{
+			if (j >= 0 && fs[f]->vars[j] == u[i])
+			{
+				fstride[f][i] = s;
+				s *= card[u[i]];
+				j--;
+			}
+			else
+				fstride[f][i] = 0;
+		}
+		fidx[f] = 0;
+	}
+	{
+		int			j = nr - 1;
+		int64_t		s = 1;
+
+		for (i = nu - 1; i >= 0; i--)
+		{
+			if (j >= 0 && r[j] == u[i])
+			{
+				rstride[i] = s;
+				s *= card[u[i]];
+				j--;
+			}
+			else
+				rstride[i] = 0;
+		}
+		rcells = s;
+	}
+	for (i = 0; i < nu; i++)
+	{
+		digit[i] = 0;
+		cells *= card[u[i]];
+	}
+	memset(out, 0, sizeof(double) * (size_t) rcells);
+	for (x = 0; x < cells; x++)
+	{
+		double		v = 1.0;
+
+		for (f = 0; f < nf; f++)
+			v *= fs[f]->val[fidx[f]];
+		out[ridx] += v;
+		if ((x & ((1 << 22) - 1)) == (1 << 22) - 1)
+			MrfPoll(env, x, cells);
+		for (i = nu - 1; i >= 0; i--)
+		{
+			if (++digit[i] < card[u[i]])
+			{
+				for (f = 0; f < nf; f++)
+					fidx[f] += fstride[f][i];
+				ridx += rstride[i];
+				break;
+			}
+			digit[i] = 0;
+			for (f = 0; f < nf; f++)
+				fidx[f] -= fstride[f][i] * (card[u[i]] - 1);
+			ridx -= rstride[i] * (card[u[i]] - 1);
+		}
+	}
+}
+
+/* Whether sorted list a holds v. */
+static int
+HasVar(const int *a, int na, int v)
+{
+	int			i;
+
+	for (i = 0; i < na; i++)
+		if (a[i] == v)
+			return 1;
+	return 0;
+}
+
+/* Marginal of vars (ascending, distinct) after an exact calibration. */
+MrfStatus
+MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
+				 double *out, int64_t *need)
+{
+	const MrfCliqueSet *set = bp->set;
+	const int  *card = set->card;
+	int			nc = bp->nc;
+	int		   *mark = NULL;
+	int		   *kids = NULL;
+	BpFactor   *fac = NULL;
+	int			nf = 0;
+	int			top;
+	int			cover = -1;
+	int64_t		outcells;
+	MrfStatus	status = MRF_OK;
+	int			j;
+	int			u;
+
+	if (need != NULL)
+		*need = 0;
+	if (size < 1 || size > 64 || !bp->exact || !bp->calibrated)
+		return MRF_EINVAL;
+	for (j = 0; j < size; j++)
+		if (vars[j] < 0 || vars[j] >= set->p || (j > 0 && vars[j] <= vars[j - 1]))
+			return MRF_EINVAL;
+	if (max_cells <= 0)
+		max_cells = bp->opt.max_exact_cells;
+	outcells = MrfVarsCells(card, size, vars, max_cells);
+	if (outcells < 0)
+	{
+		if (need != NULL)
+			*need = MrfVarsCells(card, size, vars, INT64_MAX);
+		return MRF_EINVAL;
+	}
+	if (!bp->query_ready && (status = BpQueryPrepare(bp)) != MRF_OK)
+		return status;
+
+	/* one cluster holding the whole set: its marginal, summed */
+	for (u = 0; u < nc && cover < 0; u++)
+		if (IsSubset(vars, size, bp->cvar + bp->cstart[u], bp->cstart[u + 1] - bp->cstart[u]))
+			cover = u;
+	if (cover >= 0)
+	{
+		BpFactor	f;
+		BpFactor   *fp = &f;
+
+		f.nv = bp->cstart[cover + 1] - bp->cstart[cover];
+		f.vars = bp->cvar + bp->cstart[cover];
+		f.val = bp->margp + bp->coff[cover];
+		FactorProductSum(card, f.nv, f.vars, 1, &fp, size, vars, out, bp->env);
+		goto normalise;
+	}
+
+	/*
+	 * The smallest subtree holding a cluster of every covered variable: the
+	 * paths of those clusters to the root, less the chain above their
+	 * lowest common ancestor.
+	 */
+	mark = MrfAlloc(bp->env, sizeof(int) * (size_t) nc);
+	kids = MrfAlloc(bp->env, sizeof(int) * (size_t) nc);
+	if (mark == NULL || kids == NULL)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	for (j = 0; j < size; j++)
+	{
+		u = bp->vhost[vars[j]];
+		if (u < 0)
+			continue;
+		mark[u] |= 2;			/* a terminal */
+		while (u >= 0 && !(mark[u] & 1))
+		{
+			mark[u] |= 1;
+			if (bp->parent[u] >= 0)
+				kids[bp->parent[u]]++;
+			u = bp->parent[u];
+		}
+	}
+	top = bp->order[0];
+	if (!(mark[top] & 1))
+		top = -1;				/* no variable of the set is covered */
+	while (top >= 0 && !(mark[top] & 2) && kids[top] == 1)
+	{
+		int			next = -1;
+
+		mark[top] = 0;
+		for (u = 0; u < nc && next < 0; u++)
+			if ((mark[u] & 1) && bp->parent[u] == top)
+				next = u;
+		top = next;
+	}
+
+	/* the factors: the top's marginal, every other cluster's conditional */
+	fac = MrfAlloc(bp->env, sizeof(BpFactor) * ((size_t) nc + 1));
+	if (fac == NULL)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	for (u = 0; u < nc; u++)
+	{
+		if (!(mark[u] & 1))
+			continue;
+		fac[nf].nv = bp->cstart[u + 1] - bp->cstart[u];
+		fac[nf].vars = bp->cvar + bp->cstart[u];
+		fac[nf].cells = bp->coff[u + 1] - bp->coff[u];
+		fac[nf].val = (u == top ? bp->margp : bp->cond) + bp->coff[u];
+		fac[nf].owned = 0;
+		fac[nf].live = 1;
+		nf++;
+	}
+
+	/*
+	 * Greedy elimination: each step sums out the variable (not of the set)
+	 * whose factors' product is smallest (the work); the product is
+	 * streamed into its sum, so the tables held are the sums: on a tree at
+	 * most a separator times the set's own variables.
+	 */
+	for (;;)
+	{
+		int			best = -1;
+		int64_t		best_cells = -1;
+		int			uvars[64];
+		int			nu = 0;
+		int			rvars[64];
+		int			nr = 0;
+		BpFactor   *use[16];
+		int			nuse = 0;
+		int			f;
+		int			g;
+
+		for (f = 0; f < nf; f++)
+		{
+			if (!fac[f].live)
+				continue;
+			for (j = 0; j < fac[f].nv; j++)
+			{
+				int			v = fac[f].vars[j];
+				int			tmp[64];
+				int			ntmp = 0;
+				int64_t		cells = 1;
+				int			cnt = 0;
+
+				if (HasVar(vars, size, v))
+					continue;
+				/* the union of v's factors */
+				for (g = 0; g < nf && cells >= 0; g++)
+				{
+					int			merged[64];
+					int			nm;
+
+					if (!fac[g].live || !HasVar(fac[g].vars, fac[g].nv, v))
+						continue;
+					cells = UnionVars(card, tmp, ntmp, fac[g].vars, fac[g].nv, merged, &nm,
+									  INT64_MAX / 4);
+					if (cells >= 0)
+					{
+						memcpy(tmp, merged, sizeof(int) * (size_t) nm);
+						ntmp = nm;
+					}
+					cnt++;
+				}
+				if (cells < 0)
+					cells = INT64_MAX / 4;
+				if (cnt > 16)
+					cells = INT64_MAX / 4;	/* never: a variable's clusters in a subtree */
+				if (best < 0 || cells < best_cells)
+				{
+					best = v;
+					best_cells = cells;
+				}
+			}
+		}
+		if (best < 0)
+			break;
+		/* the product is streamed, never stored: only its sum is a table */
+		if (best_cells / card[best] > max_cells)
+		{
+			if (need != NULL)
+				*need = best_cells / card[best];
+			status = MRF_EINVAL;
+			goto done;
+		}
+		for (f = 0; f < nf; f++)
+		{
+			int			merged[64];
+			int			nm;
+
+			if (!fac[f].live || !HasVar(fac[f].vars, fac[f].nv, best))
+				continue;
+			if (nuse == 16)
+			{
+				status = MRF_EINVAL;
+				goto done;
+			}
+			use[nuse++] = &fac[f];
+			(void) UnionVars(card, uvars, nu, fac[f].vars, fac[f].nv, merged, &nm, INT64_MAX);
+			memcpy(uvars, merged, sizeof(int) * (size_t) nm);
+			nu = nm;
+		}
+		for (j = 0; j < nu; j++)
+			if (uvars[j] != best)
+				rvars[nr++] = uvars[j];
+		{
+			BpFactor   *nfct = &fac[nf];
+
+			nfct->nv = nr;
+			nfct->vars = MrfAlloc(bp->env, sizeof(int) * (size_t) (nr > 0 ? nr : 1));
+			nfct->cells = MrfVarsCells(card, nr, rvars, INT64_MAX);
+			nfct->val = MrfAllocUninit(bp->env, sizeof(double) * (size_t) nfct->cells);
+			nfct->owned = 1;
+			nfct->live = 1;
+			if (nfct->vars == NULL || nfct->val == NULL)
+			{
+				MrfFree(bp->env, nfct->vars);
+				MrfFree(bp->env, nfct->val);
+				status = MRF_ENOMEM;
+				goto done;
+			}
+			memcpy(nfct->vars, rvars, sizeof(int) * (size_t) nr);
+			FactorProductSum(card, nu, uvars, nuse, use, nr, rvars, nfct->val, bp->env);
+			for (g = 0; g < nuse; g++)
+			{
+				use[g]->live = 0;
+				if (use[g]->owned)
+				{
+					MrfFree(bp->env, use[g]->vars);
+					MrfFree(bp->env, use[g]->val);
+					use[g]->owned = 0;
+				}
+			}
+			/* compact: the slots of dead factors are reused */
+			{
+				int			w = 0;
+
+				for (g = 0; g <= nf; g++)
+					if (fac[g].live)
+						fac[w++] = fac[g];
+				nf = w;
+			}
+		}
+		MrfPoll(bp->env, 0, 0);
+	}
+
+	/*
+	 * What is left is over the set's variables: their product, one factor
+	 * at a time into out (a variable no cluster holds is uniform).
+	 */
+	{
+		double	   *tmp = MrfAllocUninit(bp->env, sizeof(double) * (size_t) outcells);
+		BpFactor	acc;
+		int64_t		x;
+		int			f;
+
+		if (tmp == NULL)
+		{
+			status = MRF_ENOMEM;
+			goto done;
+		}
+		for (x = 0; x < outcells; x++)
+			out[x] = 1.0;
+		acc.nv = size;
+		acc.vars = (int *) vars;
+		acc.val = out;
+		for (f = 0; f < nf; f++)
+		{
+			BpFactor   *two[2];
+
+			if (!fac[f].live)
+				continue;
+			two[0] = &acc;
+			two[1] = &fac[f];
+			FactorProductSum(card, size, vars, 2, two, size, vars, tmp, bp->env);
+			memcpy(out, tmp, sizeof(double) * (size_t) outcells);
+		}
+		MrfFree(bp->env, tmp);
+	}
+
+normalise:
+	{
+		double		sum = 0.0;
+		int64_t		x;
+
+		for (x = 0; x < outcells; x++)
+			sum += out[x];
+		if (sum > 0)
+			for (x = 0; x < outcells; x++)
+				out[x] /= sum;
+	}
+done:
+	if (fac != NULL)
+		for (j = 0; j < nf; j++)
+			if (fac[j].owned)
+			{
+				MrfFree(bp->env, fac[j].vars);
+				MrfFree(bp->env, fac[j].val);
+			}
+	MrfFree(bp->env, fac);
+	MrfFree(bp->env, mark);
+	MrfFree(bp->env, kids);
+	return status;
 }

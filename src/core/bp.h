@@ -125,6 +125,20 @@ MrfStatus	MrfBpBuild(const MrfCliqueSet *set, const MrfBpOptions *opt,
 					   const MrfEnv *env, MrfBp **out);
 
 /*
+ * The cells of every cluster of the min-fill triangulation MrfBpBuild makes
+ * when the cliques are not a junction tree within its limit (the sum that
+ * limit is checked against, non-maximal clusters included), or -1 above
+ * limit, without building the engine; *fill the edges the triangulation
+ * added (-1 above limit).  So MrfBpBuild exact within L <= limit succeeds
+ * iff the cliques are a junction tree (MrfCliquesJunctionTree) of set->cells
+ * <= L cells, or *cells <= L.  Cliques that are a junction tree have a
+ * chordal graph, which min-fill triangulates with no fill: *fill > 0 says
+ * they are not one.  The set needs p, k, card, m, start and var only.
+ */
+MrfStatus	MrfBpTriangulatedCells(const MrfCliqueSet *set, int64_t limit,
+								   const MrfEnv *env, int64_t *cells, int64_t *fill);
+
+/*
  * Clique marginals of the model with log-potentials logpot (set->cells):
  * marg (set->cells) gets each clique's normalised table; logz (may be NULL)
  * the log partition function when exact, NaN under loopy BP.  Loopy BP starts
@@ -148,6 +162,20 @@ MrfStatus	MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng,
 
 /* Bytes MrfBpSample allocates beyond the engine. */
 size_t		MrfBpSampleBytes(const MrfBp *bp);
+
+/*
+ * Exact marginal of the size variables vars (ascending, distinct) into out
+ * (prod card[vars[i]] cells, row-major as a clique's table), from the last
+ * MrfBpMarginals of an exact engine: variable elimination over the
+ * smallest subtree of the calibrated junction tree that holds the set
+ * (no new triangulation; the set need not lie in one cluster).  MRF_EINVAL
+ * for invalid vars, an engine that is not exact or not calibrated, or when
+ * the set's table or a table of the elimination would exceed max_cells
+ * (0: the engine's max_exact_cells); then *need (may be NULL) is the cells
+ * that table would have.
+ */
+MrfStatus	MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
+							 double *out, int64_t *need);
 
 /* Forgets loopy BP's messages (the next call starts from uniform ones). */
 void		MrfBpReset(MrfBp *bp);

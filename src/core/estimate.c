@@ -173,22 +173,15 @@ typedef struct Estimator
 } Estimator;
 
 /*
- * mu (set->cells) = total times the clique marginals of theta; returns the
- * loss and, when grad is not NULL, its gradient in mu (set->cells).
+ * The loss of mu (set->cells, total times the clique marginals) and, when
+ * grad is not NULL, its gradient in mu (set->cells).
  */
-static MrfStatus
-Evaluate(Estimator *e, const double *theta, double *mu, double *grad, double *loss)
+static void
+LossAndGradient(Estimator *e, const double *mu, double *grad, double *loss)
 {
 	const MrfCliqueSet *set = e->set;
-	MrfStatus	status;
 	double		l = 0.0;
 
-	status = MrfBpMarginals(e->bp, theta, mu, NULL);
-	if (status != MRF_OK)
-		return status;
-	e->evaluations++;
-	for (int64_t c = 0; c < set->cells; c++)
-		mu[c] *= e->total;
 	if (grad)
 		memset(grad, 0, sizeof(double) * set->cells);
 	for (int m = 0; m < e->nmeas; m++)
@@ -215,6 +208,25 @@ Evaluate(Estimator *e, const double *theta, double *mu, double *grad, double *lo
 				grad[off + x] += e->sub[map[x]];
 	}
 	*loss = l;
+}
+
+/*
+ * mu (set->cells) = total times the clique marginals of theta; returns the
+ * loss and, when grad is not NULL, its gradient in mu (set->cells).
+ */
+static MrfStatus
+Evaluate(Estimator *e, const double *theta, double *mu, double *grad, double *loss)
+{
+	const MrfCliqueSet *set = e->set;
+	MrfStatus	status;
+
+	status = MrfBpMarginals(e->bp, theta, mu, NULL);
+	if (status != MRF_OK)
+		return status;
+	e->evaluations++;
+	for (int64_t c = 0; c < set->cells; c++)
+		mu[c] *= e->total;
+	LossAndGradient(e, mu, grad, loss);
 	return MRF_OK;
 }
 
@@ -235,6 +247,7 @@ MrfEstimate(const MrfCliqueSet *set, const int *card, const MrfMeasurement *meas
 	double		loss;
 	double		alpha;
 	double		max_precision = 0.0;
+	double		stop_below = -1.0;	/* adaptive steps off: never */
 	MrfStatus	status;
 
 	memset(&e, 0, sizeof(e));
@@ -332,9 +345,12 @@ MrfEstimate(const MrfCliqueSet *set, const int *card, const MrfMeasurement *meas
 	 * half the linear prediction (Armijo), as Private-PGM does.
 	 */
 	alpha = max_precision > 0.0 ? 1.0 / (e.total * max_precision) : 1.0;
+	if (opt->stop_fraction > 0.0)
+		stop_below = opt->stop_fraction * fmax(loss - opt->prior_loss, 1.0);
 	for (int t = 0; t < opt->iterations && max_precision > 0.0; t++)
 	{
 		double		new_loss = loss;
+		double		before = loss;
 		int			accepted = 0;
 
 		memcpy(omega, logpot, sizeof(double) * cells);
@@ -365,11 +381,27 @@ MrfEstimate(const MrfCliqueSet *set, const int *card, const MrfMeasurement *meas
 			memcpy(mu, nu, sizeof(double) * cells);
 			break;
 		}
-		status = Evaluate(&e, logpot, mu, grad, &loss);
-		if (status != MRF_OK)
-			goto done;
+		/*
+		 * The accepted trial's mu is the marginal of logpot: exact inference
+		 * returns the same table again, so only the gradient is computed
+		 * (the same loss and gradient, without a second inference).  Loopy
+		 * BP restarts from its last messages, so it infers again.
+		 */
+		if (info.exact)
+			LossAndGradient(&e, mu, grad, &loss);
+		else
+		{
+			status = Evaluate(&e, logpot, mu, grad, &loss);
+			if (status != MRF_OK)
+				goto done;
+		}
 		rep->iterations = t + 1;
-		MrfPoll(env, t + 1, opt->iterations);
+		if (opt->progress_total > 0)
+			MrfPoll(env, opt->progress_base + t + 1, opt->progress_total);
+		else
+			MrfPoll(env, t + 1, opt->iterations);
+		if (before - loss < stop_below)
+			break;
 	}
 	rep->loss = loss;
 	rep->evaluations = e.evaluations;

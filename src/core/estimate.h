@@ -69,6 +69,22 @@ typedef struct MrfEstimateOptions
 {
 	int			iterations;		/* mirror-descent steps (default 1000) */
 	int			warm_start;		/* start from the logpot passed in (AIM's rounds), not 0 */
+	/*
+	 * Adaptive steps (AIM's rounds; 0: off, every step taken): with
+	 * prior_loss the loss the warm start had before the newest measurement
+	 * (so loss_start - prior_loss is the change that measurement made),
+	 * stop once a step lowers the loss by less than stop_fraction of that
+	 * change (a change below 1, half a unit-variance cell's squared error,
+	 * counts as 1).
+	 */
+	double		stop_fraction;
+	double		prior_loss;
+	/*
+	 * Progress: with progress_total > 0 step t polls (progress_base + t,
+	 * progress_total), a caller's figure; else (t, iterations).
+	 */
+	int64_t		progress_base;
+	int64_t		progress_total;
 	MrfBpOptions bp;			/* inference engine (exact on a junction tree) */
 } MrfEstimateOptions;
 

@@ -684,10 +684,151 @@ TestTables(void)
 	free(rows);
 }
 
+/* Progress figures a learn reported (env.poll), for TestLocalScoring. */
+typedef struct PollLog
+{
+	int64_t		polls;
+	int64_t		figures;
+	int64_t		last_done;
+	int			backwards;		/* a figure below the last */
+	int			over;			/* done above total */
+} PollLog;
+
+static void
+LogPoll(void *ctx, int64_t done, int64_t total)
+{
+	PollLog    *log = ctx;
+
+	log->polls++;
+	if (total <= 0)
+		return;
+	log->figures++;
+	log->backwards |= done < log->last_done;
+	log->over |= done > total;
+	log->last_done = done;
+}
+
+static void *
+LogAlloc(void *ctx, size_t bytes)
+{
+	(void) ctx;
+	return calloc(1, bytes);
+}
+
+static void
+LogRelease(void *ctx, void *ptr)
+{
+	(void) ctx;
+	free(ptr);
+}
+
+/*
+ * Rounds that read each uncovered candidate's marginal off the round's
+ * calibrated junction tree (local elimination) and decide its fit from the
+ * structure alone make the releases of the reference, which builds and
+ * calibrates the model with each candidate added: the same picks, cliques
+ * and rounds, and log-potentials equal up to rounding, on tree-shaped rows
+ * of 10 variables (alphabets 2..5) over seeds, budgets and workloads.  The
+ * progress figures only grow and never pass their total, and interrupts
+ * are polled at least once a candidate a round.
+ */
+static void
+TestLocalScoring(void)
+{
+	enum
+	{
+		P = 10
+	};
+	static const int card[P] = {2, 3, 4, 5, 2, 3, 4, 5, 2, 3};
+	static const int parent[P] = {-1, 0, 0, 1, 1, 2, 3, 3, 5, 6};
+	int64_t		n = 4000;
+	uint8_t    *rows = malloc(n * P);
+	int			wstart[4] = {0, 3, 5, 8};
+	int			wvar[8] = {0, 1, 3, 2, 5, 4, 6, 9};
+	MrfRng		rng;
+	int			same = 0;
+	int			runs = 0;
+
+	MrfRngInitSeeded(&rng, 2511);
+	for (int64_t r = 0; r < n; r++)
+		for (int v = 0; v < P; v++)
+		{
+			uint8_t    *z = rows + r * P;
+
+			z[v] = (uint8_t) (MrfRngU64(&rng) % card[v]);
+			if (parent[v] >= 0 && MrfRngU64(&rng) % 10 < 7)
+				z[v] = (uint8_t) (z[parent[v]] % card[v]);
+		}
+	for (int seed = 1; seed <= 3; seed++)
+		for (int b = 0; b < 2; b++)
+			for (int wl = 0; wl < 2; wl++)
+			{
+				MrfAimOptions opt;
+				MrfCliqueSet *s[2] = {NULL, NULL};
+				double	   *lp[2] = {NULL, NULL};
+				MrfAimReport rep[2];
+				PollLog		log;
+				MrfEnv		env = {LogAlloc, LogRelease, LogPoll, &log, NULL, NULL};
+				double		worst = 0.0;
+				int			ok;
+
+				MrfAimDefaultOptions(&opt);
+				opt.rho = b == 0 ? 1.0 : 10.0;
+				opt.round_stop_fraction = 0.0;
+				opt.max_model_cells = 4000;
+				if (wl)
+				{
+					opt.nworkload = 3;
+					opt.wstart = wstart;
+					opt.wvar = wvar;
+				}
+				for (int ref = 0; ref < 2; ref++)
+				{
+					MrfRngInitSeeded(&rng, 100 + seed);
+					memset(&log, 0, sizeof(log));
+					opt.reference_scoring = ref;
+					CHECK(MrfAimLearn(rows, n, P, card, &opt, &rng, &env, &s[ref], &lp[ref],
+									  &rep[ref]) == MRF_OK);
+					if (ref == 0)
+					{
+						CHECK_MSG(!log.backwards && !log.over && log.figures > rep[0].rounds,
+								  "progress: %lld figures, backwards %d, over %d",
+								  (long long) log.figures, log.backwards, log.over);
+						CHECK_MSG(log.polls >= (int64_t) rep[0].rounds * rep[0].candidates / 2,
+								  "%lld polls over %d rounds of %d candidates",
+								  (long long) log.polls, rep[0].rounds, rep[0].candidates);
+					}
+				}
+				if (s[0] == NULL || s[1] == NULL)
+					continue;
+				ok = s[0]->m == s[1]->m && s[0]->cells == s[1]->cells &&
+					rep[0].rounds == rep[1].rounds && rep[0].annealed == rep[1].annealed &&
+					memcmp(s[0]->start, s[1]->start, sizeof(int) * (s[0]->m + 1)) == 0 &&
+					memcmp(s[0]->var, s[1]->var, sizeof(int) * s[0]->start[s[0]->m]) == 0;
+				if (ok)
+					for (int64_t c = 0; c < s[0]->cells; c++)
+						worst = fmax(worst, fabs(lp[0][c] - lp[1][c]));
+				CHECK_MSG(ok && worst < 1e-6,
+						  "seed %d rho %g workload %d: local scoring made another release "
+						  "(%d/%d cliques, %d/%d rounds, logpot difference %g)",
+						  seed, opt.rho, wl, s[0]->m, s[1]->m, rep[0].rounds, rep[1].rounds, worst);
+				same += ok && worst < 1e-6;
+				runs++;
+				for (int ref = 0; ref < 2; ref++)
+				{
+					MrfCliqueSetFree(&env, s[ref]);
+					MrfFree(&env, lp[ref]);
+				}
+			}
+	printf("# aim local scoring: %d of %d releases the reference's\n", same, runs);
+	free(rows);
+}
+
 /* The test group. */
 void
 TestAim(void)
 {
+	TestLocalScoring();
 	TestTables();
 	TestSelectionCalibration();
 	TestTriangleEstimate();

@@ -192,23 +192,49 @@ const MrfEnv MrfPallocEnv = {
 	.ctx = &CurrentMemoryContext,
 };
 
-/* Core poll: honours cancel and statement_timeout, and reports progress. */
+/*
+ * Core poll: honours cancel and statement_timeout, and reports progress.
+ * total <= 0 is an interrupt check with no figure (the engines' inner
+ * loops).  A figure below the last starts a new phase (the scan, then the
+ * learner's own work): its percentages are reported afresh, and once a
+ * phase has run 5 seconds and done a tenth of its work, the NOTICE adds
+ * the time left at the phase's pace so far (never within a short run, so
+ * a short run's NOTICEs stay the same from run to run).
+ */
 static void
 RunPoll(void *ctx, int64_t done, int64_t total)
 {
 	MrfRun	   *run = (MrfRun *) ctx;
+	TimestampTz now;
 
 	CHECK_FOR_INTERRUPTS();
+	if (total <= 0)
+		return;
 	MrfProgressUpdate(done, total);
-	if (MrfProgress && total > 0)
+	if (done < run->last_done || run->phase_started == 0)
+	{
+		run->last_percent = 0;
+		run->phase_started = GetCurrentTimestamp();
+	}
+	run->last_done = done;
+	if (MrfProgress)
 	{
 		int64		percent = done * 100 / total;
 
 		if (percent / 10 > run->last_percent / 10)
 		{
+			double		elapsed;
+
 			run->last_percent = percent;
-			ereport(NOTICE,
-					(errmsg("%s: %d%% done", run->learner, (int) percent)));
+			now = GetCurrentTimestamp();
+			elapsed = (double) (now - run->phase_started) / 1e6;
+			if (elapsed >= 5.0 && percent >= 10 && percent < 100)
+				ereport(NOTICE,
+						(errmsg("%s: %d%% done, about %.0f s left", run->learner, (int) percent,
+								ceil(elapsed * (double) (total - done) / (double) done))));
+			else
+				ereport(NOTICE,
+						(errmsg("%s: %d%% done", run->learner, (int) percent)));
 		}
 	}
 }

@@ -42,6 +42,8 @@ typedef struct MrfRun
 	MrfRng		rng;
 	bool		not_private;	/* a test seed keyed the generator */
 	int64		last_percent;	/* progress already reported */
+	int64		last_done;		/* the last progress figure (a smaller one starts a phase) */
+	TimestampTz phase_started;	/* when the current phase's figures began */
 	TimestampTz started;		/* when the run began */
 } MrfRun;
 

@@ -1,0 +1,305 @@
+/*
+ * bench_aim_width.c - AIM and MST at the width of real tables: time and
+ * workload error of both learners on the same rows, in the same process
+ * (so the ratio of their times is measured under the same load).
+ *
+ * Data: p columns with alphabets cycling 2, 3, 4, 5, tree-shaped: column
+ * v >= 1 has a parent u < v drawn once (seeded); z_v copies z_u mod
+ * card[v] with probability s, else is uniform; z_0 is uniform.  On such
+ * data AIM can measure the very pairs MST does.
+ *
+ * Error: the mean L1 distance between the model's marginal and the rows'
+ * empirical one over every 2-way marginal (and, with --three, every 3-way
+ * one), as mrf_marginal_error reports it.
+ *
+ *   ./bench_aim_width [--p 48] [--n 10000] [--rho 1] [--seed 1]
+ *       [--strength 0.7] [--rounds 0] [--three] [--no-mst] [--no-aim]
+ *       [--stop F]  (round_stop_fraction; default the core's)
+ *       [--reference]  (score candidates by building each model: the slow reference)
+ *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aim.h"
+#include "bench_util.h"
+#include "bp.h"
+#include "cliques.h"
+#include "mst.h"
+#include "noise.h"
+#include "workload.h"
+
+/* Samples n rows of the random tree. */
+static void
+Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, uint8_t *rows)
+{
+	int		   *parent = XCalloc(p, sizeof(int));
+
+	for (int v = 1; v < p; v++)
+	{
+		parent[v] = (int) (MrfRngUniform(rng) * v);
+		if (parent[v] >= v)
+			parent[v] = v - 1;
+	}
+	for (int64_t r = 0; r < n; r++)
+	{
+		uint8_t    *z = rows + r * p;
+
+		for (int v = 0; v < p; v++)
+		{
+			int			u = (int) (MrfRngUniform(rng) * card[v]);
+
+			if (u >= card[v])
+				u = card[v] - 1;
+			if (v >= 1 && MrfRngUniform(rng) < s)
+				u = z[parent[v]] % card[v];
+			z[v] = (uint8_t) u;
+		}
+	}
+	free(parent);
+}
+
+/*
+ * Mean L1 over every pair (and every triple with three): one calibration
+ * of the model, then each set's marginal by elimination on the tree.
+ */
+static void
+WorkloadError(const uint8_t *rows, int64_t n, int p, const int *card,
+			  const MrfCliqueSet *set, const double *logpot, int three,
+			  double *e2, double *e3)
+{
+	MrfBpOptions bo;
+	MrfBp	   *bp = NULL;
+	double	   *cm = XCalloc(set->cells + 1, sizeof(double));
+	double		marg[256 * 256 * 4];
+	int64_t    *counts = XCalloc(256 * 256 * 4, sizeof(int64_t));
+	double		sum2 = 0,
+				sum3 = 0;
+	int64_t		c2 = 0,
+				c3 = 0;
+
+	memset(&bo, 0, sizeof(bo));
+	bo.mode = MRF_INFER_EXACT;
+	bo.max_exact_cells = (int64_t) 1 << 26;
+	if (MrfBpBuild(set, &bo, &MrfMallocEnv, &bp) != MRF_OK ||
+		MrfBpMarginals(bp, logpot, cm, NULL) != MRF_OK)
+		Die("inference failed", NULL);
+	for (int a = 0; a < p; a++)
+		for (int b = a + 1; b < p; b++)
+			for (int c = b; c < (three ? p : b + 1); c++)
+			{
+				/* c == b stands for the pair {a, b} */
+				int			vars[3] = {a, b, c};
+				int			size = c == b ? 2 : 3;
+				int64_t		cells = MrfVarsCells(card, size, vars, INT64_MAX);
+				double		l1;
+
+				memset(counts, 0, sizeof(int64_t) * cells);
+				if (MrfSubsetCountAdd(rows, n, p, card, size, vars, counts) != MRF_OK ||
+					MrfBpSetMarginal(bp, size, vars, 0, marg, NULL) != MRF_OK)
+					Die("marginal failed", NULL);
+				l1 = MrfMarginalL1(marg, counts, n, cells);
+				if (size == 2)
+				{
+					sum2 += l1;
+					c2++;
+				}
+				else
+				{
+					sum3 += l1;
+					c3++;
+				}
+			}
+	*e2 = sum2 / (double) (c2 > 0 ? c2 : 1);
+	*e3 = c3 > 0 ? sum3 / (double) c3 : NAN;
+	MrfBpFree(bp);
+	free(cm);
+	free(counts);
+}
+
+/* Progress so far, for the trace (env.poll). */
+typedef struct Trace
+{
+	BenchMemory mem;
+	double		t0;
+	int64_t		last;
+	int			verbose;
+} Trace;
+
+static void
+TracePoll(void *ctx, int64_t done, int64_t total)
+{
+	Trace	   *t = ctx;
+
+	if (t->verbose && total > 0 && done / 1000 != t->last / 1000)
+	{
+		fprintf(stderr, "  %lld of %lld units at %.1f s\n", (long long) done,
+				(long long) total, Now() - t->t0);
+		t->last = done;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	int			p = 48;
+	int64_t		n = 10000;
+	double		rho = 1.0;
+	double		s = 0.7;
+	int			seed = 1;
+	int			rounds = 0;
+	int			three = 0;
+	int			run_mst = 1;
+	int			run_aim = 1;
+	int			verbose = 0;
+	double		stop = -1;		/* -1: the core's default */
+	int			reference = 0;
+	const char *data = NULL;
+	int		   *card;
+	uint8_t    *rows;
+	Trace		trace;
+	MrfEnv		env;
+	double		mst_time = NAN,
+				aim_time = NAN;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--p") == 0)
+			p = (int) NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--n") == 0)
+			n = (int64_t) NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--rho") == 0)
+			rho = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--seed") == 0)
+			seed = (int) NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--strength") == 0)
+			s = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--rounds") == 0)
+			rounds = (int) NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--stop") == 0)
+			stop = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--reference") == 0)
+			reference = 1;
+		else if (strcmp(argv[i], "--three") == 0)
+			three = 1;
+		else if (strcmp(argv[i], "--no-mst") == 0)
+			run_mst = 0;
+		else if (strcmp(argv[i], "--no-aim") == 0)
+			run_aim = 0;
+		else if (strcmp(argv[i], "--verbose") == 0)
+			verbose = 1;
+		else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
+			data = argv[++i];
+		else
+			Die("unknown argument", argv[i]);
+	}
+	if (data != NULL)
+	{
+		int64_t		cols;
+
+		rows = NpyRead(data, "|u1", 1, &n, &cols);
+		p = (int) cols;
+		card = XCalloc(p, sizeof(int));
+		for (int64_t r = 0; r < n * p; r++)
+			if (rows[r] + 1 > card[r % p])
+				card[r % p] = rows[r] + 1;
+		for (int v = 0; v < p; v++)
+			if (card[v] < 2)
+				card[v] = 2;
+	}
+	else
+	{
+		MrfRng		rng;
+
+		if (p < 2 || p > 4096)
+			Die("--p must be 2..4096", NULL);
+		card = XCalloc(p, sizeof(int));
+		for (int v = 0; v < p; v++)
+			card[v] = 2 + v % 4;
+		rows = XCalloc((size_t) n * p, 1);
+		MrfRngInitSeeded(&rng, 20261128);
+		Sample(p, card, s, n, &rng, rows);
+	}
+	memset(&trace, 0, sizeof(trace));
+	trace.verbose = verbose;
+	memset(&env, 0, sizeof(env));
+	env.alloc = BenchAlloc;
+	env.release = BenchRelease;
+	env.poll = TracePoll;
+	env.ctx = &trace;
+
+	printf("# p %d, n %lld, rho %g, seed %d%s; error: mean L1 over every 2-way%s marginal\n",
+		   p, (long long) n, rho, seed, data ? " (data file)" : "", three ? " and 3-way" : "");
+	printf("%-5s %-9s %-8s %-9s %-9s %-10s\n", "algo", "seconds", "rounds", "err2", "err3",
+		   "tree_cells");
+	if (run_mst)
+	{
+		MrfMstOptions opt;
+		MrfMstReport rp;
+		MrfRng		rng;
+		int		   *edges = XCalloc(2 * (p - 1), sizeof(int));
+		double	   *logpot = XCalloc(MrfMstMaxTreeCells(p, card) + 1, sizeof(double));
+		int		   *start = XCalloc(p, sizeof(int));
+		MrfCliqueSet *set = NULL;
+		double		e2,
+					e3;
+
+		MrfMstDefaultOptions(&opt);
+		opt.rho = rho;
+		MrfRngInitSeeded(&rng, seed);
+		trace.t0 = Now();
+		if (MrfMstLearn(rows, n, p, card, &opt, &rng, &env, edges, logpot, &rp) != MRF_OK)
+			Die("MrfMstLearn failed", NULL);
+		mst_time = Now() - trace.t0;
+		for (int e = 0; e < p; e++)
+			start[e] = 2 * e;
+		if (MrfCliqueSetBuildAlphabets(p, card, p - 1, start, edges, INT64_MAX,
+									   &MrfMallocEnv, &set) != MRF_OK)
+			Die("tree set failed", NULL);
+		WorkloadError(rows, n, p, card, set, logpot, three, &e2, &e3);
+		printf("%-5s %-9.3f %-8d %-9.5f %-9.5f %-10lld\n", "mst", mst_time, p - 1, e2, e3,
+			   (long long) set->cells);
+		fflush(stdout);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+		free(edges);
+		free(logpot);
+		free(start);
+	}
+	if (run_aim)
+	{
+		MrfAimOptions opt;
+		MrfAimReport rp;
+		MrfRng		rng;
+		MrfCliqueSet *set = NULL;
+		double	   *logpot = NULL;
+		double		e2,
+					e3;
+
+		MrfAimDefaultOptions(&opt);
+		opt.rho = rho;
+		opt.rounds = rounds;
+		if (stop >= 0)
+			opt.round_stop_fraction = stop;
+		opt.reference_scoring = reference;
+		MrfRngInitSeeded(&rng, seed);
+		trace.t0 = Now();
+		if (MrfAimLearn(rows, n, p, card, &opt, &rng, &env, &set, &logpot, &rp) != MRF_OK)
+			Die("MrfAimLearn failed", NULL);
+		aim_time = Now() - trace.t0;
+		WorkloadError(rows, n, p, card, set, logpot, three, &e2, &e3);
+		printf("%-5s %-9.3f %-8d %-9.5f %-9.5f %-10lld\n", "aim", aim_time, rp.rounds, e2, e3,
+			   (long long) rp.tree_cells);
+		printf("# aim: %lld estimator steps, %d annealed, %d candidates, one-way rho %.4g, sigma2 %.4g .. %.4g, "
+			   "epsilon %.4g .. %.4g\n", (long long) rp.steps, rp.annealed, rp.candidates, rp.rho_one_way,
+			   rp.sigma2_first, rp.sigma2_last, rp.epsilon_first, rp.epsilon_last);
+		MrfCliqueSetFree(&env, set);
+		MrfFree(&env, logpot);
+	}
+	if (run_mst && run_aim)
+		printf("# time ratio aim / mst: %.1f\n", aim_time / mst_time);
+	free(rows);
+	free(card);
+	return 0;
+}

@@ -1,0 +1,48 @@
+-- server: session_preload
+-- AIM at width (issue 25 item 3): a wide AIM call hears statement_timeout
+-- within about a second (the rounds poll once a candidate and once an
+-- estimator step, not once a round), returns nothing, and a narrow call
+-- under the same timeout still finishes.
+BEGIN;
+SELECT plan(4);
+SET LOCAL mrfdp.test_seed = 25;
+
+-- 96 columns of 4 values, each mostly a copy of an earlier one (tree-shaped)
+CREATE TEMP TABLE aim_wide AS
+SELECT i AS g, array_agg(CASE WHEN j = 1 OR random() < 0.3 THEN floor(random() * 4)::int
+							  ELSE (i * 7 + j / 2) % 4 END ORDER BY j) AS x
+FROM generate_series(1, 3000) i, generate_series(1, 96) j GROUP BY i;
+
+CREATE FUNCTION pg_temp.aim_until_cancelled(q text, OUT state text, OUT seconds float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	EXECUTE q;
+	state := 'finished';
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+EXCEPTION WHEN query_canceled THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+END $$;
+
+SET LOCAL statement_timeout = '1s';
+CREATE TEMP TABLE wide_cancel AS
+SELECT * FROM pg_temp.aim_until_cancelled(
+	'SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 4)) FROM aim_wide');
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT state FROM wide_cancel), '57014', 'statement_timeout = 1s cancels AIM over 96 columns');
+SELECT cmp_ok((SELECT seconds FROM wide_cancel), '<', 2.5::float8,
+			  'and the call ends within about a second of the timeout');
+
+SET LOCAL statement_timeout = '20s';
+CREATE TEMP TABLE narrow AS
+SELECT * FROM pg_temp.aim_until_cancelled(
+	'SELECT mrf_learn_aim_agg(x[1:4], mrf_options(rho => 1, k => 4)) FROM aim_wide');
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT state FROM narrow), 'finished', 'a narrow AIM call under a timeout finishes');
+SELECT cmp_ok((SELECT seconds FROM wide_cancel), '>=', 0.9::float8,
+			  'the wide call ran until the timeout (it was not refused early)');
+
+SELECT * FROM finish();
+ROLLBACK;
