@@ -1045,6 +1045,14 @@ CREATE EVENT TRIGGER mrfdp_claim_parked ON ddl_command_end
 	EXECUTE FUNCTION mrfdp.claim_parked();
 ALTER EVENT TRIGGER mrfdp_claim_parked ENABLE ALWAYS;
 
+-- mrf_learn_aim_plan (sql/parts/66_aim.sql)
+-- What mrf_learn_aim would do with columns of these alphabets and budget,
+-- from public sizes only (no relation, no row, no charge): rounds, rates,
+-- candidates, the model's cap, a rough time and, with n, the memory.
+CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'mrf_learn_aim_plan' LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL SAFE;
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -1109,6 +1117,7 @@ BEGIN
 	('function', 'mrf_marginal_errors', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): the L1 error sum |P_model - N/n| of a model''s exact marginal (clique, Ising and pairwise models) of every set of one, two, three (ways) variables against the relation''s rows, one row per set.'),
 	('function', 'mrf_learn_aim', 'Learns a clique model of a whole table under rho-zCDP by AIM (McKenna, Mullins, Sheldon, Miklau 2022): discrete Gaussian one-way marginals, then rounds that select the worst-approximated workload marginal by the exponential mechanism within a junction-tree size cap, measure it and re-estimate, with budget annealing; workload by column names. Named form, rewritten into mrf_learn_aim_agg.'),
 	('function', 'mrf_learn_aim_agg', 'Aggregate form of mrf_learn_aim: one model per group, options from mrf_options().'),
+	('function', 'mrf_learn_aim_plan', 'What mrf_learn_aim would do with columns of these alphabet sizes and this rho, from public sizes only (names no relation, reads no row, charges nothing): rounds at the initial rates, the one-way share, noise and selection rates, candidates, the junction tree cap under mrfdp.max_learner_memory, a rough time estimate and, with n, the planned memory.'),
 	('function', 'mrf_learn_aim_from', 'Learns an AIM model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
 	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),

@@ -59,3 +59,10 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- What mrf_learn_aim would do with columns of these alphabets and budget,
+-- from public sizes only (no relation, no row, no charge): rounds, rates,
+-- candidates, the model's cap, a rough time and, with n, the memory.
+CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'mrf_learn_aim_plan' LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL SAFE;

@@ -529,6 +529,52 @@ MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
 }
 
 /* See aim.h. */
+MrfStatus
+MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *out)
+{
+	int			rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
+	double		rho_measure;
+	double		rho_select;
+	double		one_way = 0.0;
+	uint64_t	num,
+				den;
+	int			why;
+	double		per_round;
+
+	memset(out, 0, sizeof(*out));
+	if (p < 2 || rounds < 1 ||
+		MrfAimInitialRates(opt->rho, rounds, &rho_measure, &rho_select) != 0 ||
+		MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
+		return MRF_EINVAL;
+	for (int i = 0; i < p; i++)
+		if (card[i] < 2 || card[i] > 256)
+			return MRF_EINVAL;
+	if (opt->nworkload > 0 &&
+		MrfAimWorkloadCheck(p, opt->nworkload, opt->wstart, opt->wvar, &why) != 0)
+		return MRF_EINVAL;
+	for (int i = 0; i < p; i++)
+		one_way = MrfAimSpend(one_way, rho_measure);
+	out->max_rounds = rounds;
+	out->rho_one_way = one_way;
+	out->sigma2_first = (double) num / (double) den;
+	out->epsilon_first = MrfAimSelectionEpsilon(rho_select);
+	out->candidate_cells = MrfAimClosureCells(p, card, opt->nworkload, opt->wstart, opt->wvar,
+											  opt->max_candidate_cells > 0 ?
+											  opt->max_candidate_cells : INT64_MAX,
+											  &out->candidates);
+	if (out->candidate_cells < 0 && opt->nworkload == 0)
+		out->candidates = p + p * (p - 1) / 2;
+	out->model_cells = opt->max_model_cells < 32 * (int64_t) p ?
+		opt->max_model_cells : 32 * (int64_t) p;
+	per_round = 1.2e-6 * (double) out->candidates * p +
+		80e-9 * (double) opt->round_iterations * (double) out->model_cells;
+	out->seconds_per_round = per_round;
+	out->seconds_max = per_round * rounds +
+		80e-9 * (double) opt->estimate.iterations * (double) out->model_cells;
+	return MRF_OK;
+}
+
+/* See aim.h. */
 double
 MrfAimQuality(const int64_t *x, const double *est, int64_t cells, double weight,
 			  double sigma)

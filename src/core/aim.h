@@ -103,6 +103,33 @@ int64_t		MrfAimClosureCells(int p, const int *card, int nworkload,
 double		MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt);
 
 /*
+ * What a release would be, from public sizes only (p, the alphabets, the
+ * options; no row): MrfAimPlan for mrf_learn_aim_plan.  The time is a
+ * rough model fitted on bench/bench_aim_width (user CPU seconds on this
+ * project's 2-core machine): a round costs about 1.2 us per candidate per
+ * variable (the fit test and the marginal of each candidate) plus 80 ns
+ * per estimator step and junction-tree cell, at a tree of model_cells
+ * (32 cells a variable, what tree-shaped tables of 16 to 96 columns grew
+ * to, at most the cap).  Annealing ends most runs well before max_rounds
+ * (37, 62 and 128 rounds of 256, 768 and 1,536 at 16, 48 and 96 columns,
+ * rho 1), so seconds_max is an upper bound at the modelled tree size.
+ */
+typedef struct MrfAimPlanReport
+{
+	int			max_rounds;		/* T: rounds at the initial rates */
+	int			candidates;		/* the workload's closure (default: one-ways and pairs) */
+	int64_t		candidate_cells;	/* their exact tables' cells (-1 above the cap) */
+	double		rho_one_way;	/* spent on the one-way marginals */
+	double		sigma2_first;	/* the first rounds' noise variance */
+	double		epsilon_first;	/* the first rounds' selection epsilon */
+	int64_t		model_cells;	/* the modelled junction tree */
+	double		seconds_per_round;
+	double		seconds_max;	/* max_rounds rounds and the final estimate */
+} MrfAimPlanReport;
+
+MrfStatus	MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *out);
+
+/*
  * AIM's quality of a candidate ([MMSM22] Alg. 2 line 12): weight times the
  * L1 distance between its exact table x and the estimate's table est (n
  * times the model's marginal), less the expected L1 norm of its noise,

@@ -227,6 +227,7 @@ SELECT (SELECT count(*) FROM up_fw_kept TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524
 SELECT (mrf_learn_aim(r, rho => 1, workload => '[["c", "d"]]', domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')::jsonb ->> 'k')
 	= '3' AS aim_named_form
 FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
+SELECT (mrf_learn_aim_plan(ARRAY[2, 3, 4], 1, 1000) ->> 'max_rounds')::int AS aim_plan_rounds;
 SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 3, workload => '[[1, 2, 3]]')) IS NOT NULL AS aim_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 DO $$

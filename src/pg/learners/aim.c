@@ -9,7 +9,9 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -68,6 +70,7 @@ typedef struct AimParams
 	int		   *wvar;
 	int64		max_model_cells;
 	int64		max_candidate_cells;
+	int			skipped;		/* workload marginals over the model's cap, skipped */
 	/* a counts state's tables (AimTables), planned once: -1 none (rows travel) */
 	bool		tables_planned;
 	int64		table_cells;
@@ -162,7 +165,9 @@ MarginalText(Jsonb *workload, int w)
 /*
  * Resolves the workload against the rows' columns: names to 0-based
  * variables, numbers from 1; refuses unknown columns, repeated columns or
- * marginals, and marginals whose table exceeds the model's cap.
+ * marginals.  A marginal whose table exceeds the model's cap is skipped
+ * with a NOTICE (as Private-PGM skips marginals over its max_cells; the
+ * sizes are public), and a workload left empty is refused.
  */
 static MrfRefusal *
 ResolveWorkload(MrfPlan *plan, AimParams *ap, const int *card)
@@ -173,11 +178,14 @@ ResolveWorkload(MrfPlan *plan, AimParams *ap, const int *card)
 	char	  **names = VariableNames(plan->variables, plan->p);
 	int			why;
 	int			bad;
+	int		   *orig = palloc(sizeof(int) * (n + 1));	/* kept marginal -> its place in wl */
+	int			kept = 0;
+	int			first_skipped = -1;
 
-	ap->nworkload = n;
 	ap->wstart = palloc(sizeof(int) * (n + 1));
 	ap->wvar = palloc(sizeof(int) * (n * MRF_AIM_MAX_MARGINAL_VARS + 1));
 	ap->wstart[0] = 0;
+	ap->skipped = 0;
 	for (int w = 0; w < n; w++)
 	{
 		JsonbValue *m = getIthJsonbValueFromContainer(&wl->root, w);
@@ -215,27 +223,45 @@ ResolveWorkload(MrfPlan *plan, AimParams *ap, const int *card)
 									 NULL);
 				v = (int) d - 1;
 			}
-			ap->wvar[ap->wstart[w] + i] = v;
+			ap->wvar[ap->wstart[kept] + i] = v;
 		}
-		ap->wstart[w + 1] = ap->wstart[w] + size;
+		ap->wstart[kept + 1] = ap->wstart[kept] + size;
 		/* sorted, as the core takes them */
-		for (int i = ap->wstart[w] + 1; i < ap->wstart[w + 1]; i++)
-			for (int j = i; j > ap->wstart[w] && ap->wvar[j - 1] > ap->wvar[j]; j--)
+		for (int i = ap->wstart[kept] + 1; i < ap->wstart[kept + 1]; i++)
+			for (int j = i; j > ap->wstart[kept] && ap->wvar[j - 1] > ap->wvar[j]; j--)
 			{
 				int			t = ap->wvar[j];
 
 				ap->wvar[j] = ap->wvar[j - 1];
 				ap->wvar[j - 1] = t;
 			}
-		cells = MrfVarsCells(card, size, ap->wvar + ap->wstart[w], ap->max_model_cells);
+		cells = MrfVarsCells(card, size, ap->wvar + ap->wstart[kept], ap->max_model_cells);
 		if (cells < 0)
-			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-							 psprintf("a marginal of the workload of %s is too large", learner),
-							 psprintf("Marginal %d, %s, has a table of more than " INT64_FORMAT " cells, the model's limit under mrfdp.max_learner_memory.",
-									  w + 1, MarginalText(wl, w), (int64) ap->max_model_cells),
-							 "Use marginals over fewer columns or smaller alphabets.");
+		{
+			if (first_skipped < 0)
+				first_skipped = w;
+			ap->skipped++;
+			continue;
+		}
+		orig[kept++] = w;
 	}
-	bad = MrfAimWorkloadCheck(plan->p, n, ap->wstart, ap->wvar, &why);
+	if (kept == 0 && ap->skipped > 0)
+		return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+						 psprintf("every marginal of the workload of %s is too large", learner),
+						 psprintf("Marginal %d, %s, has a table of more than " INT64_FORMAT " cells, the model's limit under mrfdp.max_learner_memory.",
+								  first_skipped + 1, MarginalText(wl, first_skipped), (int64) ap->max_model_cells),
+						 "Use marginals over fewer columns or smaller alphabets.");
+	if (ap->skipped > 0)
+		ereport(NOTICE,
+				(errmsg("%s skips %d marginal%s of the workload over the model's limit of " INT64_FORMAT " cells",
+						learner, ap->skipped, ap->skipped == 1 ? "" : "s", (int64) ap->max_model_cells),
+				 errdetail("Marginal %d, %s, is the first skipped; the release measures the others.",
+						   first_skipped + 1, MarginalText(wl, first_skipped)),
+				 errhint("Raise mrfdp.max_learner_memory, or use marginals over fewer columns or smaller alphabets.")));
+	ap->nworkload = kept;
+	bad = MrfAimWorkloadCheck(plan->p, kept, ap->wstart, ap->wvar, &why);
+	if (bad > 0 && kept > 0)
+		bad = orig[bad - 1] + 1;
 	if (bad > 0)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 						 "invalid value for option \"workload\"",
@@ -245,6 +271,22 @@ ResolveWorkload(MrfPlan *plan, AimParams *ap, const int *card)
 								  bad, MarginalText(wl, bad - 1)),
 						 why == 3 ? "List each marginal once; the order of its columns does not matter." : NULL);
 	return NULL;
+}
+
+/*
+ * The caps under mrfdp.max_learner_memory: a quarter of it each, for the
+ * model (at most AIM_MAX_MODEL_CELLS) and for the candidates' tables.
+ */
+static void
+AimCaps(int64 *max_model_cells, int64 *max_candidate_cells)
+{
+	double		limit = (double) MrfMaxLearnerMemory * 1024.0;
+
+	*max_model_cells = (int64) fmin((double) AIM_MAX_MODEL_CELLS,
+									floor(limit / 4.0 / AIM_BYTES_PER_MODEL_CELL));
+	*max_candidate_cells = (int64) floor(limit / 4.0 / sizeof(int64));
+	if (*max_model_cells < 1)
+		*max_model_cells = 1;
 }
 
 /*
@@ -264,7 +306,6 @@ AimPlan(MrfPlan *plan)
 				s;
 	uint64		num,
 				den;
-	double		limit = (double) MrfMaxLearnerMemory * 1024.0;
 	MrfAimOptions ao;
 	int			ncand;
 
@@ -290,12 +331,7 @@ AimPlan(MrfPlan *plan)
 						 psprintf("With %d variables, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
 								  p, ap->rho),
 						 "Raise rho, or learn from fewer variables.");
-	/* the caps: a quarter of the memory limit each, for the model and the candidates' tables */
-	ap->max_model_cells = (int64) fmin((double) AIM_MAX_MODEL_CELLS,
-									   floor(limit / 4.0 / AIM_BYTES_PER_MODEL_CELL));
-	ap->max_candidate_cells = (int64) floor(limit / 4.0 / sizeof(int64));
-	if (ap->max_model_cells < 1)
-		ap->max_model_cells = 1;
+	AimCaps(&ap->max_model_cells, &ap->max_candidate_cells);
 	if (plan->opt.given & MRF_OPT_WORKLOAD && ap->wstart == NULL)
 		MRF_REFUSE_IF(ResolveWorkload(plan, ap, card));
 	if (MrfAimClosureCells(p, card, ap->nworkload, ap->wstart, ap->wvar,
@@ -421,8 +457,8 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 					 MrfDoubleText(rep.sigma2_first), MrfDoubleText(rep.sigma2_last));
 	appendStringInfo(&meta, ", \"selection\": {\"mechanism\": \"exponential\", \"epsilon_first\": %s, \"epsilon_last\": %s, \"quality_sensitivity\": \"2 max weight\"}",
 					 MrfDoubleText(rep.epsilon_first), MrfDoubleText(rep.epsilon_last));
-	appendStringInfo(&meta, ", \"workload\": {\"given\": %s, \"marginals\": %d, \"candidates\": %d, \"triples_added\": %d, \"triples_skipped\": %d}",
-					 ap->nworkload > 0 ? "true" : "false", ap->nworkload, rep.candidates,
+	appendStringInfo(&meta, ", \"workload\": {\"given\": %s, \"marginals\": %d, \"skipped\": %d, \"candidates\": %d, \"triples_added\": %d, \"triples_skipped\": %d}",
+					 ap->nworkload > 0 ? "true" : "false", ap->nworkload, ap->skipped, rep.candidates,
 					 rep.triples, rep.triples_skipped);
 	appendStringInfo(&meta, ", \"max_model_cells\": " INT64_FORMAT ", \"junction_tree_cells\": " INT64_FORMAT,
 					 (int64) ap->max_model_cells, (int64) rep.tree_cells);
@@ -465,4 +501,107 @@ Datum
 mrf_aim_final(PG_FUNCTION_ARGS)
 {
 	return MrfAggregateRelease(fcinfo, &MrfAimLearner);
+}
+
+PG_FUNCTION_INFO_V1(mrf_learn_aim_plan);
+/*
+ * mrf_learn_aim_plan(alphabets int[], rho float8, n bigint): what
+ * mrf_learn_aim would do with columns of these alphabets and this budget,
+ * from public sizes only: no relation is named, no row read, nothing
+ * charged.  The rounds and rates are the release's own (privacy.c); the
+ * time is the core's rough model (MrfAimPlan); with n, the memory the
+ * release would plan.
+ */
+Datum
+mrf_learn_aim_plan(PG_FUNCTION_ARGS)
+{
+	const char *learner = "mrf_learn_aim_plan";
+	ArrayType  *arr;
+	int			p;
+	int		   *card;
+	double		rho;
+	MrfAimOptions ao;
+	MrfAimPlanReport pr;
+	StringInfoData out;
+	Datum	   *elems;
+	bool	   *nulls;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s needs the columns' alphabets", learner),
+				 errhint("Pass one alphabet size a column, e.g. ARRAY[2, 3, 4].")));
+	if (PG_ARGISNULL(1) || !(PG_GETARG_FLOAT8(1) > 0) || !isfinite(PG_GETARG_FLOAT8(1)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for option \"rho\""),
+				 errdetail("%s needs a positive, finite zCDP budget rho.", learner),
+				 errhint("mrf_dp_to_zcdp converts an (epsilon, delta) budget.")));
+	rho = PG_GETARG_FLOAT8(1);
+	arr = PG_GETARG_ARRAYTYPE_P(0);
+	deconstruct_array(arr, INT4OID, 4, true, TYPALIGN_INT, &elems, &nulls, &p);
+	if (p < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mrf_learn_aim needs at least 2 variables"),
+				 errdetail("The alphabets list %d column%s.", p, p == 1 ? "" : "s")));
+	if (p > AIM_MAX_VARIABLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("mrf_learn_aim learns from at most %d variables", AIM_MAX_VARIABLES),
+				 errdetail("The alphabets list %d columns.", p),
+				 errhint("Use mrf_learn_mst for wider tables.")));
+	card = palloc(sizeof(int) * p);
+	for (int i = 0; i < p; i++)
+	{
+		int			a = nulls[i] ? 0 : DatumGetInt32(elems[i]);
+
+		if (a < 2 || a > 256)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid alphabet for column %d", i + 1),
+					 errdetail("Alphabet sizes run from 2 to 256; column %d has %s.", i + 1,
+							   nulls[i] ? "NULL" : psprintf("%d", a))));
+		card[i] = a;
+	}
+	MrfAimDefaultOptions(&ao);
+	ao.rho = rho;
+	AimCaps(&ao.max_model_cells, &ao.max_candidate_cells);
+	ao.round_iterations = Min(ao.round_iterations, (int) MrfOptionDefaultNumber("mrf_learn_aim", "iterations"));
+	ao.estimate.iterations = (int) MrfOptionDefaultNumber("mrf_learn_aim", "iterations");
+	if (MrfAimPlan(p, card, &ao, &pr) != MRF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for option \"rho\""),
+				 errdetail("With %d variables, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
+						   p, rho),
+				 errhint("Raise rho, or learn from fewer variables.")));
+	initStringInfo(&out);
+	appendStringInfo(&out, "{\"learner\": \"mrf_learn_aim\", \"charged\": false, \"variables\": %d, \"rho\": %s",
+					 p, MrfDoubleText(rho));
+	appendStringInfo(&out, ", \"max_rounds\": %d, \"rho_one_way\": %s, \"sigma2_first\": %s, \"epsilon_first\": %s",
+					 pr.max_rounds, MrfDoubleText(pr.rho_one_way), MrfDoubleText(pr.sigma2_first),
+					 MrfDoubleText(pr.epsilon_first));
+	appendStringInfo(&out, ", \"candidates\": %d, \"candidate_cells\": " INT64_FORMAT ", \"max_candidate_cells\": " INT64_FORMAT,
+					 pr.candidates, (int64) pr.candidate_cells, (int64) ao.max_candidate_cells);
+	appendStringInfo(&out, ", \"max_model_cells\": " INT64_FORMAT ", \"modelled_tree_cells\": " INT64_FORMAT,
+					 (int64) ao.max_model_cells, (int64) pr.model_cells);
+	appendStringInfo(&out, ", \"seconds_per_round\": %s, \"seconds_max\": %s",
+					 MrfDoubleText(pr.seconds_per_round), MrfDoubleText(pr.seconds_max));
+	if (!PG_ARGISNULL(2))
+	{
+		int64		n = PG_GETARG_INT64(2);
+		double		bytes;
+
+		if (n < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid row count " INT64_FORMAT, n),
+					 errdetail("n, when given, is a positive public row count.")));
+		bytes = (double) n * p + MrfAimWorkspaceBytes(p, card, &ao);
+		appendStringInfo(&out, ", \"rows\": " INT64_FORMAT ", \"memory_bytes\": %.0f, \"fits_memory\": %s",
+						 n, bytes, MrfMemoryFits(bytes) ? "true" : "false");
+	}
+	appendStringInfoChar(&out, '}');
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));
 }

@@ -1,0 +1,43 @@
+-- server: session_preload
+-- mrf_learn_aim_plan (issue 25 item 4): what an AIM release would be, from
+-- public sizes only: it names no relation, reads no row and charges
+-- nothing; its rounds and rates are the release's own (the learned model's
+-- metadata agrees); the work grows with width; bad input has its SQLSTATE.
+BEGIN;
+SELECT plan(12);
+SET LOCAL mrfdp.test_seed = 7;
+
+CREATE TEMP TABLE plans AS
+SELECT w, mrf_learn_aim_plan(array_fill(3, ARRAY[w]), 1, 10000) AS pl FROM (VALUES (16), (48), (96)) v(w);
+
+SELECT is((SELECT array_agg((pl ->> 'max_rounds')::int ORDER BY w) FROM plans), ARRAY[256, 768, 1536],
+		  'max_rounds is 16 rounds a variable');
+SELECT ok((SELECT bool_and((pl ->> 'charged')::boolean = false) FROM plans), 'the plan charges nothing');
+SELECT ok((SELECT (SELECT (pl ->> 'seconds_max')::float8 FROM plans WHERE w = 96) >
+				  10 * (SELECT (pl ->> 'seconds_max')::float8 FROM plans WHERE w = 16)),
+		  'the planned time grows steeply with width');
+SELECT ok((SELECT bool_and((pl ->> 'fits_memory')::boolean AND (pl ->> 'memory_bytes')::float8 > 10000 * w) FROM plans),
+		  'with n, the planned memory holds the rows');
+
+-- the release's own rounds and one-way share
+CREATE TEMP TABLE small AS
+SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3, (g / 9) % 3] AS x FROM generate_series(1, 500) g;
+CREATE TEMP TABLE learned AS
+SELECT mrf_info(mrf_learn_aim_agg(x, mrf_options(rho => 2, k => 3))) AS info FROM small;
+CREATE TEMP TABLE planned AS SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3], 2) AS pl;
+SELECT is((SELECT (info ->> 'max_rounds')::int FROM learned), (SELECT (pl ->> 'max_rounds')::int FROM planned),
+		  'the plan''s max_rounds is the release''s');
+SELECT ok((SELECT abs((info ->> 'rho_one_way')::float8 - (pl ->> 'rho_one_way')::float8) < 1e-12 FROM learned, planned),
+		  'the plan''s one-way share is the release''s');
+SELECT is((SELECT pl ? 'rows' FROM planned), false, 'without n the plan says nothing of rows');
+
+-- bad input
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(NULL, 1)$$, '22004', NULL, 'alphabets are required');
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[2, 1, 3], 1)$$, '22023', NULL, 'an alphabet below 2 is refused');
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[2, 3], 0)$$, '22023', NULL, 'rho must be positive');
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(array_fill(2, ARRAY[300]), 1)$$, '54000', NULL,
+				 'more variables than AIM takes are refused');
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[2, 3], 1, 0)$$, '22023', NULL, 'a row count must be positive');
+
+SELECT * FROM finish();
+ROLLBACK;
