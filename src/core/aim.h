@@ -43,7 +43,7 @@
 typedef struct MrfAimOptions
 {
 	double		rho;			/* the whole budget, zCDP */
-	int			rounds;			/* T; 0: MrfAimRounds(p) = 16 p */
+	int			rounds;			/* T; 0: MrfAimRounds(p) */
 	int64_t		max_model_cells;	/* cap on the junction tree's cells */
 	int64_t		max_candidate_cells;	/* cap on the candidates' exact tables */
 	int			round_iterations;	/* estimator steps after each round */

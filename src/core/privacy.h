@@ -223,7 +223,7 @@ double		MrfMstSelectionScale(double rho_select, int rounds);
 
 /* ---- AIM (McKenna, Mullins, Sheldon, Miklau 2022; privacy.md 13) ---- */
 
-/* AIM's rounds T: 16 p ([MMSM22] Alg. 2, its default). */
+/* AIM's rounds T: 16 p up to 16 columns ([MMSM22] Alg. 2's default), 256 up to 128, then 2 p. */
 int			MrfAimRounds(int p);
 
 /*

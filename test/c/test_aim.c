@@ -208,6 +208,8 @@ TestRates(void)
 	MrfRng		rng;
 
 	CHECK(MrfAimRounds(10) == 160);
+	CHECK(MrfAimRounds(16) == 256 && MrfAimRounds(17) == 256 && MrfAimRounds(128) == 256);
+	CHECK(MrfAimRounds(129) == 258 && MrfAimRounds(181) == 362);
 	CHECK(MrfAimInitialRates(1.0, 160, &m, &s) == 0);
 	CHECK(m <= 0.9 / 160 && m > 0.9 / 160 * (1 - 1e-15));
 	CHECK(s <= 0.1 / 160 && s > 0.1 / 160 * (1 - 1e-15));
@@ -822,6 +824,41 @@ TestLocalScoring(void)
 			}
 	printf("# aim local scoring: %d of %d releases the reference's\n", same, runs);
 	free(rows);
+
+	/*
+	 * Past 16 columns T is 256 rounds (MrfAimRounds): a release over 24
+	 * columns spends exactly its budget, never more, at two budgets.
+	 */
+	{
+		int			wcard[24];
+		uint8_t    *wide = malloc(600 * 24);
+
+		for (int v = 0; v < 24; v++)
+			wcard[v] = 2 + v % 3;
+		for (int64_t r = 0; r < 600; r++)
+			for (int v = 0; v < 24; v++)
+				wide[r * 24 + v] = (uint8_t) ((v > 0 && MrfRngU64(&rng) % 3 != 0 ?
+											   wide[r * 24 + v - 1] : MrfRngU64(&rng)) % wcard[v]);
+		for (int b = 0; b < 2; b++)
+		{
+			MrfAimOptions opt;
+			MrfAimReport rp;
+			MrfCliqueSet *set = NULL;
+			double	   *lp = NULL;
+
+			MrfAimDefaultOptions(&opt);
+			opt.rho = b == 0 ? 0.5 : 5.0;
+			MrfRngInitSeeded(&rng, 40 + b);
+			CHECK(MrfAimLearn(wide, 600, 24, wcard, &opt, &rng, &MrfMallocEnv, &set, &lp, &rp) == MRF_OK);
+			CHECK_MSG(rp.rho_used <= opt.rho && rp.rho_used >= opt.rho * (1 - 1e-12) &&
+					  rp.rounds <= 256 + 24,
+					  "24 columns at rho %g: used %.17g in %d rounds", opt.rho, rp.rho_used, rp.rounds);
+			if (set)
+				MrfCliqueSetFree(&MrfMallocEnv, set);
+			MrfFree(&MrfMallocEnv, lp);
+		}
+		free(wide);
+	}
 }
 
 /* The test group. */
