@@ -990,7 +990,7 @@ BEGIN
 		   coalesce((SELECT jsonb_agg(to_jsonb(g)) FROM mrfdp.grants g WHERE g.relation::oid = d.objid), '[]'),
 		   coalesce((SELECT array_agg(l.id ORDER BY l.id) FROM mrfdp.ledger l WHERE l.relation::oid = d.objid), '{}')
 	FROM pg_event_trigger_dropped_objects() d JOIN mrfdp.budget b ON b.relation::oid = d.objid
-	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND NOT d.is_temporary
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND NOT d.is_temporary AND d.original
 	ON CONFLICT (xact, nspname, relname) DO UPDATE
 		SET old_oid = EXCLUDED.old_oid, budget = EXCLUDED.budget, grants = EXCLUDED.grants,
 			ledger = EXCLUDED.ledger, claimed_by = NULL;

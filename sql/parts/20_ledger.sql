@@ -366,7 +366,12 @@ ALTER TABLE mrfdp.parked ENABLE ALWAYS TRIGGER parked_until_commit;
 -- column, never the relation, and must not end the budget.  The grants are
 -- deleted here, not only by the foreign key's cascade, which does not run
 -- under session_replication_role = replica.  The budget, grants and ledger
--- rows are parked first (mrfdp.parked), for a conversion to claim.
+-- rows are parked first (mrfdp.parked), for a conversion to claim, but only
+-- of a relation the DROP named (original): a Citus conversion drops the old
+-- table by name, which only its owner (or a superuser) can do, whereas a
+-- cascade (DROP SCHEMA ... CASCADE by the schema's owner, DROP TYPE ...
+-- CASCADE of a typed table's type) drops relations of other owners, who
+-- must not pass their budget, grants and ledger rows to the dropper's table.
 CREATE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
@@ -375,7 +380,7 @@ BEGIN
 		   coalesce((SELECT jsonb_agg(to_jsonb(g)) FROM mrfdp.grants g WHERE g.relation::oid = d.objid), '[]'),
 		   coalesce((SELECT array_agg(l.id ORDER BY l.id) FROM mrfdp.ledger l WHERE l.relation::oid = d.objid), '{}')
 	FROM pg_event_trigger_dropped_objects() d JOIN mrfdp.budget b ON b.relation::oid = d.objid
-	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND NOT d.is_temporary
+	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND NOT d.is_temporary AND d.original
 	ON CONFLICT (xact, nspname, relname) DO UPDATE
 		SET old_oid = EXCLUDED.old_oid, budget = EXCLUDED.budget, grants = EXCLUDED.grants,
 			ledger = EXCLUDED.ledger, claimed_by = NULL;
