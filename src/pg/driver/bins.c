@@ -357,6 +357,9 @@ MrfBinsLoad(JsonbValue *v, Oid base, const char *column, MrfBins *bins)
 			/* lo + i w below hi, then hi itself (the last bin may be narrower) */
 			bins->edges[i] = i == m - 1 ? hi : lo + i * w;
 			texts[i] = MrfBinScaleText(bins->scale, bins->edges[i]);
+			/* lo + i w rounds on the scale: far from 0, a small width gives equal edges */
+			if (i > 0 && !(bins->edges[i] > bins->edges[i - 1]))
+				BadBins(column, "min, max and width give edges that are equal as double precision numbers; give a wider width or edges.");
 		}
 	}
 	if (bins->scale == MRF_BIN_INTEGER)
