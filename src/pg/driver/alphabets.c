@@ -312,7 +312,8 @@ Collect(Node *n, CheckFacts *f)
  * (InvalidOid: none) whose type is typid: the constraints of the table that
  * are validated, and those of typid when it is a domain.  An IN list gives
  * its values in its order (values outside integer bounds dropped); integer
- * bounds on both sides give lo, lo + 1, ..., hi.  Returns the labels, or
+ * bounds on both sides give lo, lo + 1, ..., hi; a value listed twice is
+ * listed once.  Returns the labels, or
  * NULL with *n = 0 when the constraints fix no alphabet; *n may exceed 255,
  * which the caller refuses, naming the column.
  */
@@ -364,12 +365,21 @@ MrfCheckAlphabet(Oid relid, AttrNumber attnum, Oid typid, int *n)
 		{
 			int64		v;
 
+			bool		again = false;
+
 			/* integer bounds narrow an IN list */
 			if (IsIntegerType(f.base) &&
 				sscanf(lfirst(lc), INT64_FORMAT, &v) == 1 &&
 				((f.has_lo && v < f.lo) || (f.has_hi && v > f.hi)))
 				continue;
-			labels[i++] = lfirst(lc);
+			/*
+			 * a value listed twice (IN (1, 1, 2); 'x' and 'x  ' of a
+			 * character column) is one value: one code, as domains requires
+			 */
+			for (int j = 0; j < i && !again; j++)
+				again = strcmp(labels[j], lfirst(lc)) == 0;
+			if (!again)
+				labels[i++] = lfirst(lc);
 		}
 		*n = i;
 		return i > 0 ? labels : NULL;
