@@ -226,6 +226,13 @@ MrfSubstitutedCountCharge(MrfCharge *charge)
 										   MrfSubstitutedCountShare(charge->epsilon));
 			break;
 	}
+	/* a budget near the largest double: the share carries it past (an option's fact) */
+	if (isinf(charge->rho) || isinf(charge->epsilon))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for option \"%s\"",
+						charge->notion == MRF_NOTION_ZCDP ? "rho" : "epsilon"),
+				 errdetail("With the share of 1/128 charged for the count of substituted rows, the charge exceeds the largest double precision number. Nothing was read or charged.")));
 }
 
 /* Whether two charges are the same amounts. */
