@@ -784,6 +784,24 @@ BEGIN
 				typ := base.typbasetype;
 				typmod := base.typtypmod;
 			END LOOP;
+			-- An enum is its owner's: the owner can rename its labels, or drop the
+			-- new table's column with DROP TYPE ... CASCADE.  The model text can
+			-- name any enum (whichever relation it claims to come from: a model
+			-- is text anyone can write), so a column gets one only when the caller
+			-- may act as the enum's owner, or the owner is a superuser (trusted
+			-- anyway); other enums are refused.
+			IF base.typtype OPERATOR(pg_catalog.=) 'e'::pg_catalog."char" AND NOT EXISTS
+					(SELECT 1 FROM pg_catalog.pg_type t JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) t.typowner
+					 WHERE t.oid OPERATOR(pg_catalog.=) typ::pg_catalog.oid
+					   AND (r.rolsuper OR pg_catalog.pg_has_role(t.typowner, 'USAGE'))) THEN
+				RAISE EXCEPTION USING ERRCODE = '42501',
+					MESSAGE = pg_catalog.format('mrf_synthesize_into will not give the new table a column of enum type %s (variable %s)',
+												typ, i),
+					DETAIL = pg_catalog.format('The type belongs to role %s, who could rename its labels or drop the column with DROP TYPE ... CASCADE.',
+											   (SELECT t.typowner::pg_catalog.regrole FROM pg_catalog.pg_type t
+												WHERE t.oid OPERATOR(pg_catalog.=) typ::pg_catalog.oid)),
+					HINT = 'Create the table yourself, with an enum type you own or a text column, and use mrf_synthesize(model, n, NULL::the_table).';
+			END IF;
 			-- and only the types the learners read (their input functions run no one's code)
 			IF base.typtype OPERATOR(pg_catalog.<>) 'e'::pg_catalog."char" AND NOT
 				typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY
@@ -1053,6 +1071,74 @@ CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'mrf_learn_aim_plan' LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL SAFE;
 
+-- Plannable budgets (sql/parts/20_ledger.sql): protect() returns the
+-- budget as a row (DROP and CREATE: a new return type), remaining() reports
+-- the amounts to type on the protected path (DROP and CREATE: new OUT
+-- columns), budget_status shows them (the same columns first, new ones
+-- appended), and owners see the grants of their relations.
+DROP FUNCTION mrfdp.protect(regclass, float8, float8, float8);
+CREATE TYPE mrfdp.protected_budget AS (
+	relation regclass,
+	epsilon float8,
+	delta float8,
+	rho_cap float8,
+	rho float8,
+	rho_from float8,
+	remaining_rho float8,
+	remaining_rho_from float8
+);
+CREATE FUNCTION mrfdp.protect(relation regclass, epsilon float8, delta float8 DEFAULT NULL,
+							  rho_cap float8 DEFAULT NULL)
+	RETURNS mrfdp.protected_budget
+	AS 'MODULE_PATHNAME', 'mrf_ledger_protect' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+DROP FUNCTION mrfdp.remaining(regclass, float8);
+CREATE FUNCTION mrfdp.remaining(relation regclass, delta float8 DEFAULT NULL,
+								OUT rho float8, OUT pure_epsilon float8,
+								OUT approx_epsilon float8, OUT approx_delta float8,
+								OUT spent_epsilon float8, OUT spent_delta float8,
+								OUT spent_rho float8, OUT releases bigint,
+								OUT rho_from float8, OUT pure_epsilon_from float8,
+								OUT approx_epsilon_from float8)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE PARALLEL RESTRICTED;
+CREATE OR REPLACE VIEW mrfdp.budget_status WITH (security_barrier) AS
+SELECT v.relation, v.owner, v.epsilon, v.delta, v.rho_cap, v.spent_epsilon, v.spent_delta, v.spent_rho,
+	   v.remaining_epsilon, v.remaining_delta, v.releases, v.created,
+	   (v.r).rho AS remaining_rho, (v.r).rho_from AS remaining_rho_from,
+	   (v.r).pure_epsilon AS remaining_pure_epsilon, (v.r).pure_epsilon_from AS remaining_pure_epsilon_from,
+	   (v.r).approx_epsilon AS remaining_approx_epsilon,
+	   (v.r).approx_epsilon_from AS remaining_approx_epsilon_from,
+	   (v.r).approx_delta AS remaining_approx_delta
+FROM (SELECT b.relation::regclass AS relation, c.relowner::regrole AS owner, b.epsilon, b.delta, b.rho_cap,
+			 s.spent_epsilon,
+			 b.spent_approx_delta::float8 AS spent_delta,
+			 (b.spent_zcdp_rho + b.spent_pure_rho)::float8 AS spent_rho,
+			 greatest(b.epsilon - s.spent_epsilon, 0) AS remaining_epsilon,
+			 greatest(b.delta - b.spent_approx_delta::float8, 0) AS remaining_delta,
+			 b.releases, b.created,
+			 mrfdp.remaining(b.relation::regclass) AS r
+	  FROM mrfdp.budget b
+		   JOIN pg_class c ON c.oid = b.relation,
+		   LATERAL (SELECT mrfdp.spent_epsilon(b.spent_zcdp_rho, b.spent_pure_epsilon, b.spent_pure_rho,
+											   b.spent_approx_epsilon, b.spent_approx_delta, b.delta) AS spent_epsilon) s
+	  WHERE pg_has_role(c.relowner, 'USAGE')
+		 OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE')
+					AND mrfdp.holds_learning_marker(g.role))
+		 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+	  OFFSET 0) v;
+GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
+CREATE VIEW mrfdp.learning_grants WITH (security_barrier) AS
+SELECT g.relation::regclass AS relation, c.relowner::regrole AS owner, g.role::regrole AS role,
+	   g.granted_by::regrole AS granted_by, g.granted
+FROM mrfdp.grants g
+	 JOIN mrfdp.budget b ON b.relation = g.relation
+	 JOIN pg_class c ON c.oid = g.relation
+WHERE mrfdp.holds_learning_marker(g.role)
+  AND (pg_has_role(c.relowner, 'USAGE')
+	   OR pg_has_role(g.role, 'USAGE')
+	   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user));
+GRANT SELECT ON mrfdp.learning_grants TO PUBLIC;
+
 -- Descriptions of every function, aggregate, type, table, view and event
 -- trigger (sql/parts/90_comments.sql, repeated verbatim).  Keep this block
 -- LAST: it describes objects by name, so objects created or re-created
@@ -1187,12 +1273,14 @@ BEGIN
 	('table', 'learning_grantees', 'Empty marker table: a role with a learning grant holds REFERENCES on it, so DROP ROLE is refused while the grant exists.'),
 	('table', 'ledger', 'Append-only: one row per release and relation read (protected or not), with the amounts charged and the names as they were at release time.'),
 	('table', 'parked', 'Budgets, grants and ledger rows of protected relations dropped in the current transaction, until it ends: a table renamed to such a name in it (a Citus conversion) claims them.'),
-	('view', 'budget_status', 'Budget, spent and remaining per protected relation, for its owner, its granted roles and superusers.'),
+	('view', 'budget_status', 'Budget, spent and remaining per protected relation, for its owner, its granted roles and superusers; the remaining_* columns after releases are the largest amounts a release may ask for now (the _from ones on the protected path, its count''s share included).'),
+	('view', 'learning_grants', 'The learning grants the current role may see: every grant of the relations it owns, and its own.'),
+	('type', 'protected_budget', 'What mrfdp.protect() returns: the budget set, the total rho it allows (and as typed on the protected path), and what is left of each now.'),
 	('view', 'releases', 'The ledger rows the current role may read: its own releases and those from relations it owns or owned at release time.'),
-	('function', 'protect', 'Protects a relation with a total privacy budget (epsilon, delta; optional rho_cap), or changes it (never below what is spent). Owner or superuser only.'),
+	('function', 'protect', 'Protects a relation with a total privacy budget (epsilon, delta; optional rho_cap), or changes it (never below what is spent, with a NOTICE); returns the budget and the rho it allows. Owner or superuser only.'),
 	('function', 'grant_learning', 'Lets a role learn from a protected relation through the mrf_learn_*_from functions without reading it. Owner or superuser only.'),
 	('function', 'revoke_learning', 'Ends a role''s learning grant on a protected relation. Owner or superuser only.'),
-	('function', 'remaining', 'What a relation''s budget can still spend, each amount fitting if charged alone now (rho, pure epsilon, approximate epsilon at delta, approximate delta), and what was spent.'),
+	('function', 'remaining', 'What a relation''s budget can still spend, each amount fitting if charged alone now (rho, pure epsilon, approximate epsilon at delta, approximate delta), what was spent, and the largest rho and epsilons to type on the protected path (_from: its count''s share included).'),
 	('function', 'spent_epsilon', 'Total epsilon spent, composing a relation''s spent sums as the ledger does (docs/privacy.md, section 9).'),
 	('function', 'exact_numeric', 'The exact decimal value of a float8, as the ledger stores charges.'),
 	('function', 'holds_learning_marker', 'Whether a role itself holds the learning marker privilege on mrfdp.learning_grantees.'),

@@ -156,6 +156,24 @@ BEGIN
 				typ := base.typbasetype;
 				typmod := base.typtypmod;
 			END LOOP;
+			-- An enum is its owner's: the owner can rename its labels, or drop the
+			-- new table's column with DROP TYPE ... CASCADE.  The model text can
+			-- name any enum (whichever relation it claims to come from: a model
+			-- is text anyone can write), so a column gets one only when the caller
+			-- may act as the enum's owner, or the owner is a superuser (trusted
+			-- anyway); other enums are refused.
+			IF base.typtype OPERATOR(pg_catalog.=) 'e'::pg_catalog."char" AND NOT EXISTS
+					(SELECT 1 FROM pg_catalog.pg_type t JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) t.typowner
+					 WHERE t.oid OPERATOR(pg_catalog.=) typ::pg_catalog.oid
+					   AND (r.rolsuper OR pg_catalog.pg_has_role(t.typowner, 'USAGE'))) THEN
+				RAISE EXCEPTION USING ERRCODE = '42501',
+					MESSAGE = pg_catalog.format('mrf_synthesize_into will not give the new table a column of enum type %s (variable %s)',
+												typ, i),
+					DETAIL = pg_catalog.format('The type belongs to role %s, who could rename its labels or drop the column with DROP TYPE ... CASCADE.',
+											   (SELECT t.typowner::pg_catalog.regrole FROM pg_catalog.pg_type t
+												WHERE t.oid OPERATOR(pg_catalog.=) typ::pg_catalog.oid)),
+					HINT = 'Create the table yourself, with an enum type you own or a text column, and use mrf_synthesize(model, n, NULL::the_table).';
+			END IF;
 			-- and only the types the learners read (their input functions run no one's code)
 			IF base.typtype OPERATOR(pg_catalog.<>) 'e'::pg_catalog."char" AND NOT
 				typ::pg_catalog.oid OPERATOR(pg_catalog.=) ANY

@@ -272,33 +272,30 @@ CREATE FUNCTION mrfdp.spent_epsilon(zcdp_rho numeric, pure_epsilon numeric, pure
 	RETURNS float8
 	AS 'MODULE_PATHNAME', 'mrf_ledger_spent_epsilon' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- Spent and remaining per relation, for the relation's owner (its owner
--- now) and its granted roles (superusers see all).
-CREATE VIEW mrfdp.budget_status WITH (security_barrier) AS
-SELECT b.relation::regclass AS relation, c.relowner::regrole AS owner, b.epsilon, b.delta, b.rho_cap,
-	   s.spent_epsilon,
-	   b.spent_approx_delta::float8 AS spent_delta,
-	   (b.spent_zcdp_rho + b.spent_pure_rho)::float8 AS spent_rho,
-	   greatest(b.epsilon - s.spent_epsilon, 0) AS remaining_epsilon,
-	   greatest(b.delta - b.spent_approx_delta::float8, 0) AS remaining_delta,
-	   b.releases, b.created
-FROM mrfdp.budget b
-	 JOIN pg_class c ON c.oid = b.relation,
-	 LATERAL (SELECT mrfdp.spent_epsilon(b.spent_zcdp_rho, b.spent_pure_epsilon, b.spent_pure_rho,
-										 b.spent_approx_epsilon, b.spent_approx_delta, b.delta) AS spent_epsilon) s
-WHERE pg_has_role(c.relowner, 'USAGE')
-   OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE')
-			  AND mrfdp.holds_learning_marker(g.role))
-   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user);
-GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
+-- What mrfdp.protect() returns: the budget set, the largest total rho of
+-- zCDP releases it allows (nothing spent), the same as typed on the
+-- protected path (rho_from: the count of substituted rows takes 1/128 on
+-- top), and what is left of each now.
+CREATE TYPE mrfdp.protected_budget AS (
+	relation regclass,
+	epsilon float8,
+	delta float8,
+	rho_cap float8,
+	rho float8,
+	rho_from float8,
+	remaining_rho float8,
+	remaining_rho_from float8
+);
 
 -- Protects a relation with a total budget; only its owner (or a superuser).
--- Calling it again changes the budget (never below what is spent).  delta
--- must be given (NULL is refused with a hint): delta = 0 is a pure-DP budget
--- that only epsilon-DP learners can spend.
+-- Calling it again changes the budget (never below what is spent), with a
+-- NOTICE saying from what; the first call raises a NOTICE naming what
+-- PostgreSQL itself shows of the table (the threat model).  delta must be
+-- given (NULL is refused with a hint): delta = 0 is a pure-DP budget that
+-- only epsilon-DP learners can spend.
 CREATE FUNCTION mrfdp.protect(relation regclass, epsilon float8, delta float8 DEFAULT NULL,
 							  rho_cap float8 DEFAULT NULL)
-	RETURNS void
+	RETURNS mrfdp.protected_budget
 	AS 'MODULE_PATHNAME', 'mrf_ledger_protect' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 -- Lets a role learn from a protected relation without reading it.
@@ -311,14 +308,72 @@ CREATE FUNCTION mrfdp.revoke_learning(relation regclass, role regrole) RETURNS v
 -- charged alone now (owner, granted roles, superusers): the largest rho of a
 -- zCDP release, epsilon of a pure release, epsilon of an (epsilon, delta)
 -- release at the given delta (default: the smallest positive delta), and
--- delta of one (with the smallest positive epsilon); then what was spent.
+-- delta of one (with the smallest positive epsilon); then what was spent;
+-- then the largest rho, pure epsilon and epsilon at delta to type on the
+-- protected path (mrf_learn_*_from), whose charge adds 1/128 for the count
+-- of substituted rows: a request of exactly that amount is admitted.
 CREATE FUNCTION mrfdp.remaining(relation regclass, delta float8 DEFAULT NULL,
 								OUT rho float8, OUT pure_epsilon float8,
 								OUT approx_epsilon float8, OUT approx_delta float8,
 								OUT spent_epsilon float8, OUT spent_delta float8,
-								OUT spent_rho float8, OUT releases bigint)
+								OUT spent_rho float8, OUT releases bigint,
+								OUT rho_from float8, OUT pure_epsilon_from float8,
+								OUT approx_epsilon_from float8)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'mrf_ledger_remaining' LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+-- Spent and remaining per relation, for the relation's owner (its owner
+-- now) and its granted roles (superusers see all).  remaining_epsilon is
+-- epsilon minus what the composition counts as spent; the remaining_*
+-- columns after releases are what mrfdp.remaining() reports: the largest
+-- amount of each notion a release may ask for now, on the aggregate path
+-- and (_from) on the protected path, the count of substituted rows' share
+-- included, so a request of exactly that amount is admitted.  remaining()
+-- runs only for the rows the WHERE clause keeps (the OFFSET 0 fence keeps
+-- the planner from calling it earlier).
+CREATE VIEW mrfdp.budget_status WITH (security_barrier) AS
+SELECT v.relation, v.owner, v.epsilon, v.delta, v.rho_cap, v.spent_epsilon, v.spent_delta, v.spent_rho,
+	   v.remaining_epsilon, v.remaining_delta, v.releases, v.created,
+	   (v.r).rho AS remaining_rho, (v.r).rho_from AS remaining_rho_from,
+	   (v.r).pure_epsilon AS remaining_pure_epsilon, (v.r).pure_epsilon_from AS remaining_pure_epsilon_from,
+	   (v.r).approx_epsilon AS remaining_approx_epsilon,
+	   (v.r).approx_epsilon_from AS remaining_approx_epsilon_from,
+	   (v.r).approx_delta AS remaining_approx_delta
+FROM (SELECT b.relation::regclass AS relation, c.relowner::regrole AS owner, b.epsilon, b.delta, b.rho_cap,
+			 s.spent_epsilon,
+			 b.spent_approx_delta::float8 AS spent_delta,
+			 (b.spent_zcdp_rho + b.spent_pure_rho)::float8 AS spent_rho,
+			 greatest(b.epsilon - s.spent_epsilon, 0) AS remaining_epsilon,
+			 greatest(b.delta - b.spent_approx_delta::float8, 0) AS remaining_delta,
+			 b.releases, b.created,
+			 mrfdp.remaining(b.relation::regclass) AS r
+	  FROM mrfdp.budget b
+		   JOIN pg_class c ON c.oid = b.relation,
+		   LATERAL (SELECT mrfdp.spent_epsilon(b.spent_zcdp_rho, b.spent_pure_epsilon, b.spent_pure_rho,
+											   b.spent_approx_epsilon, b.spent_approx_delta, b.delta) AS spent_epsilon) s
+	  WHERE pg_has_role(c.relowner, 'USAGE')
+		 OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE')
+					AND mrfdp.holds_learning_marker(g.role))
+		 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+	  OFFSET 0) v;
+GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
+
+-- The learning grants a role may see: every grant of the relations it owns
+-- (or is a member of the owner of), and its own grants; superusers see all.
+-- mrfdp.grants itself stays closed (it names every grantee of every table).
+-- Only grants that count are shown (their role holds the marker privilege,
+-- their relation a budget).
+CREATE VIEW mrfdp.learning_grants WITH (security_barrier) AS
+SELECT g.relation::regclass AS relation, c.relowner::regrole AS owner, g.role::regrole AS role,
+	   g.granted_by::regrole AS granted_by, g.granted
+FROM mrfdp.grants g
+	 JOIN mrfdp.budget b ON b.relation = g.relation
+	 JOIN pg_class c ON c.oid = g.relation
+WHERE mrfdp.holds_learning_marker(g.role)
+  AND (pg_has_role(c.relowner, 'USAGE')
+	   OR pg_has_role(g.role, 'USAGE')
+	   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user));
+GRANT SELECT ON mrfdp.learning_grants TO PUBLIC;
 
 -- The exact value of a float8 as numeric, for ledger comparisons.
 CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric

@@ -1296,6 +1296,39 @@ MrfSubstitutedCountShare(double budget)
 }
 
 /*
+ * The largest learner budget B whose release with the count fits a total:
+ * the largest double B with MrfComposeUp(B, MrfSubstitutedCountShare(B)) <=
+ * total (0 if none, or total invalid).  The map is non-decreasing in B
+ * (a sum of two non-decreasing terms, rounded up), so the search steps from
+ * total / (1 + 1/128) by ulps: down while the charge exceeds the total, up
+ * while the next double still fits.  This is what a caller may type on the
+ * protected path when total is what the budget admits (remaining()).
+ */
+double
+MrfSubstitutedCountLargestBudget(double total)
+{
+	double		b;
+	int			i;
+
+	if (!PositiveFinite(total))
+		return 0.0;
+	b = total / (1.0 + 1.0 / 128.0);
+	for (i = 0; i < 64 && b > 0.0 && AddUp(b, MrfSubstitutedCountShare(b)) > total; i++)
+		b = nextafter(b, 0.0);
+	if (!(b > 0.0) || AddUp(b, MrfSubstitutedCountShare(b)) > total)
+		return 0.0;
+	for (i = 0; i < 64; i++)
+	{
+		double		up = nextafter(b, INFINITY);
+
+		if (!PositiveFinite(up) || AddUp(up, MrfSubstitutedCountShare(up)) > total)
+			break;
+		b = up;
+	}
+	return b;
+}
+
+/*
  * sigma^2 = num/den >= 1 / (2 rho_c) for the zCDP count (see above): with
  * x = fl(1 / (2 rho_c)) 2^k, one division has relative error <= 2^-53, so
  * the true value is at most x + 1 while x <= 2^40, and num = ceil(x) + 1

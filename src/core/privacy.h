@@ -185,6 +185,12 @@ double		MrfPmwSelectionScale(double rho_step);
 double		MrfSubstitutedCountShare(double budget);
 
 /*
+ * The largest learner budget B whose total with the count's share,
+ * MrfComposeUp(B, MrfSubstitutedCountShare(B)), is at most total (0: none).
+ */
+double		MrfSubstitutedCountLargestBudget(double total);
+
+/*
  * Discrete Gaussian variance num/den >= 1 / (2 rho_c) (sensitivity 1):
  * returns 0, or -1 if rho_c is invalid or the variance exceeds 2^40.
  */

@@ -291,6 +291,39 @@ TestSubstitutedCount(void)
 	CHECK(MrfComposeUp(0.125, MrfSubstitutedCountShare(0.125)) == 0.1259765625);
 	CHECK(MrfSubstitutedCountShare(0.0) == 0.0);
 	CHECK(MrfSubstitutedCountShare(NAN) == 0.0);
+	/* the largest typed budget under a total: fits, and the next double does not */
+	{
+		const double totals[] = {1.4666, 0.463, 1e-300, 1e-310, 5e-324, 1.0, 0.1, 3.0, 1e300, 0.0078125};
+		int			bad = 0;
+
+		for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++)
+		{
+			double		t = totals[i];
+			double		b = MrfSubstitutedCountLargestBudget(t);
+			double		up = nextafter(b, INFINITY);
+
+			if (b > 0 && MrfComposeUp(b, MrfSubstitutedCountShare(b)) > t)
+				bad++;
+			if (MrfComposeUp(up, MrfSubstitutedCountShare(up)) <= t)
+				bad++;
+		}
+		for (int i = 0; i < 20000; i++)
+		{
+			double		t = ldexp(1.0 + (double) i / 20000.0, (i % 80) - 40);
+			double		b = MrfSubstitutedCountLargestBudget(t);
+			double		up = nextafter(b, INFINITY);
+
+			if (!(b > 0) || MrfComposeUp(b, MrfSubstitutedCountShare(b)) > t ||
+				MrfComposeUp(up, MrfSubstitutedCountShare(up)) <= t)
+				bad++;
+		}
+		CHECK(bad == 0);
+		CHECK(MrfSubstitutedCountLargestBudget(0.0) == 0.0);
+		CHECK(MrfSubstitutedCountLargestBudget(NAN) == 0.0);
+		CHECK(MrfSubstitutedCountLargestBudget(INFINITY) == 0.0);
+		/* 1.4666 typed would charge 1.4780578...: above a total of 1.4666 */
+		CHECK(MrfSubstitutedCountLargestBudget(1.4666) < 1.4666 / (1 + 1.0 / 128) * (1 + 1e-15));
+	}
 	for (i = 0; i < sizeof(shares) / sizeof(shares[0]); i++)
 	{
 		double		c = shares[i];

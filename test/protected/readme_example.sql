@@ -3,7 +3,7 @@
 -- written (keep the statements marked README in step with README.md): the
 -- budget it sets has room for the ten releases of rho = 0.1 it announces.
 -- Not wrapped in a transaction: charges are committed by a background worker.
-SELECT plan(12);
+SELECT plan(17);
 
 DO $$
 BEGIN
@@ -30,8 +30,17 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 
 -- README: the owner
-SELECT lives_ok($$SELECT mrfdp.protect('samples', epsilon => 8, delta => 1e-6)$$, 'README: protect()');
+SET client_min_messages = warning;
+SELECT lives_ok($$SELECT * FROM mrfdp.protect('samples', epsilon => 8, delta => 1e-6)$$, 'README: protect()');
+RESET client_min_messages;
+-- the row the README shows, rounded as it is there
+SELECT is((SELECT format('%s %s %s %s %s %s', relation, epsilon, delta, round(rho::numeric, 3), round(rho_from::numeric, 3),
+						 round(remaining_rho_from::numeric, 3))
+		   FROM mrfdp.protect('samples', epsilon => 8, delta => 1e-6)),
+	'samples 8 1e-06 1.052 1.044 1.044', 'README: protect() returns the row shown');
 SELECT lives_ok($$SELECT mrfdp.grant_learning('samples', 'analyst')$$, 'README: grant_learning()');
+SELECT is((SELECT string_agg(relation::text || ' ' || role::text, ',') FROM mrfdp.learning_grants WHERE relation = 'samples'::regclass),
+	'samples analyst', 'README: learning_grants');
 -- README: the analyst
 SET ROLE analyst;
 SELECT throws_ok('SELECT count(*) FROM samples', '42501', NULL, 'the analyst has no SELECT on samples');
@@ -58,6 +67,13 @@ SELECT is((SELECT state || ': ' || msg FROM results WHERE n = 11),
           'the eleventh does not');
 SELECT is((SELECT releases FROM mrfdp.budget WHERE relation = 'samples'::regclass), 10::bigint,
           'ten releases were charged');
+-- README: exactly rho_from is admitted and spends what is left
+SET ROLE analyst;
+SELECT ok((SELECT rho_from > 0 AND rho_from < 0.1 FROM mrfdp.remaining('samples')), 'what is left is less than rho = 0.1');
+SELECT lives_ok($$SELECT mrf_learn_ising_from('samples', 'row', rho => (SELECT rho_from FROM mrfdp.remaining('samples')),
+                            variables => 64)$$, 'README: a release of exactly rho_from');
+SELECT is((SELECT rho_from FROM mrfdp.remaining('samples')), 0::float8, 'nothing is left');
+RESET ROLE;
 
 DROP TABLE samples;
 SELECT * FROM finish();

@@ -218,10 +218,12 @@ MrfSubstitutedCountCharge(MrfCharge *charge)
 	switch (charge->notion)
 	{
 		case MRF_NOTION_ZCDP:
+			charge->typed = charge->rho;
 			charge->rho = MrfComposeUp(charge->rho, MrfSubstitutedCountShare(charge->rho));
 			break;
 		case MRF_NOTION_PURE:
 		case MRF_NOTION_APPROX:
+			charge->typed = charge->epsilon;
 			charge->epsilon = MrfComposeUp(charge->epsilon,
 										   MrfSubstitutedCountShare(charge->epsilon));
 			break;

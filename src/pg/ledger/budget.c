@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -17,11 +18,13 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/snapmgr.h"
 
 #include "core/privacy.h"
 #include "pg/ledger/budget.h"
 #include "pg/ledger/decimal.h"
 #include "pg/ledger/catalog.h"
+#include "pg/model/model.h"
 
 /*
  * A numeric as the smallest double at least as large: exact sums of exact
@@ -88,8 +91,42 @@ RequireOwner(Oid relid)
 						get_rel_name(relid))));
 }
 
+/* A budget's text for messages: epsilon, delta and rho_cap if any. */
+static char *
+BudgetText(double epsilon, double delta, bool has_cap, double rho_cap)
+{
+	return psprintf("epsilon = %s, delta = %s%s%s", MrfDoubleText(epsilon), MrfDoubleText(delta),
+					has_cap ? ", rho_cap = " : "", has_cap ? MrfDoubleText(rho_cap) : "");
+}
+
+/*
+ * The platform's channels a budget does not cover, told once, when a
+ * relation is first protected (the threat model: README and privacy.md 10).
+ */
+static void
+NoticePlatformChannels(Oid relid)
+{
+	const char *rel = MrfRelationNameOrOid(relid);
+
+	ereport(NOTICE,
+			(errmsg("the privacy budget of %s covers mrfdp's releases, not what PostgreSQL itself shows of the table", rel),
+			 errdetail("Every role can read its size (pg_relation_size, pg_class.relpages and reltuples) and its "
+					   "activity counters (pg_stat_user_tables: rows inserted, updated, deleted, read; vacuum and "
+					   "analyze times); pg_stats shows its most common values and histograms to roles with SELECT "
+					   "on it. Counters of mrfdp.ledger and mrfdp.budget show when releases happen."),
+			 errhint("Keep the table in a schema analysts have no USAGE on (the _from functions read it as its "
+					 "owner); prefer fixed-width columns (a long text value changes the table's size); "
+					 "REVOKE SELECT from roles that should only learn (pg_stats then hides its statistics "
+					 "from them); see the README's threat model.")));
+}
+
 PG_FUNCTION_INFO_V1(mrf_ledger_protect);
-/* Protects a relation with a total budget, or changes its budget. */
+/*
+ * Protects a relation with a total budget, or changes its budget; returns
+ * the budget as a row (under the SQL of 0.1.0: nothing).  A NOTICE tells
+ * what an existing budget changed from, and, when the relation is first
+ * protected, which of the platform's channels the budget does not cover.
+ */
 Datum
 mrf_ledger_protect(PG_FUNCTION_ARGS)
 {
@@ -102,6 +139,14 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 	char		relkind;
 	bool		fits;
 	bool		isnull;
+	bool		updated;
+	bool		had_old;
+	double		old_epsilon = 0;
+	double		old_delta = 0;
+	double		old_cap = 0;
+	bool		old_has_cap = false;
+	TupleDesc	tupdesc;
+	bool		returns_row;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -162,7 +207,23 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 	values[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
 	nulls[3] = PG_ARGISNULL(3) ? 'n' : ' ';
 
+	returns_row = get_call_result_type(fcinfo, NULL, &tupdesc) == TYPEFUNC_COMPOSITE;
+
 	SPI_connect();
+	/* the budget before (locked, so the NOTICE tells what this call changed) */
+	had_old = MrfCatalogQuery("SELECT epsilon, delta, rho_cap FROM mrfdp.budget"
+							  " WHERE relation = $1::oid FOR UPDATE",
+							  1, types, values, nulls, false) > 0;
+	if (had_old)
+	{
+		Datum		d;
+
+		old_epsilon = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		old_delta = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull);
+		old_has_cap = !isnull;
+		old_cap = isnull ? 0 : DatumGetFloat8(d);
+	}
 	MrfCatalogQuery("INSERT INTO mrfdp.budget (relation, epsilon, delta, rho_cap)"
 					" VALUES ($1::oid, $2, $3, $4)"
 					" ON CONFLICT (relation) DO UPDATE"
@@ -170,15 +231,77 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 					" RETURNING mrfdp.spent_epsilon(spent_zcdp_rho, spent_pure_epsilon, spent_pure_rho,"
 					"   spent_approx_epsilon, spent_approx_delta, delta) <= epsilon"
 					"  AND spent_approx_delta <= delta"
-					"  AND (rho_cap IS NULL OR spent_zcdp_rho + spent_pure_rho <= rho_cap)",
+					"  AND (rho_cap IS NULL OR spent_zcdp_rho + spent_pure_rho <= rho_cap),"
+					"  xmax <> 0",
 					4, types, values, nulls, false);
 	fits = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
+	updated = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	if (!fits)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the new budget of %s is below what has been spent", get_rel_name(relid)),
 				 errhint("See mrfdp.remaining() for the amounts spent.")));
+	if (had_old)
+	{
+		bool		has_cap = !PG_ARGISNULL(3);
+		double		cap = has_cap ? PG_GETARG_FLOAT8(3) : 0;
+
+		if (old_epsilon != epsilon || old_delta != delta || old_has_cap != has_cap ||
+			(has_cap && old_cap != cap))
+			ereport(NOTICE,
+					(errmsg("the privacy budget of %s changed from %s to %s", MrfRelationNameOrOid(relid),
+							BudgetText(old_epsilon, old_delta, old_has_cap, old_cap),
+							BudgetText(epsilon, delta, has_cap, cap)),
+					 errdetail("mrfdp.protect() on a protected relation sets its total budget; what was spent stays spent.")));
+	}
+	else if (updated)
+		ereport(NOTICE,
+				(errmsg("the privacy budget of %s was set by another transaction meanwhile; it is now %s",
+						MrfRelationNameOrOid(relid),
+						BudgetText(epsilon, delta, !PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_FLOAT8(3)))));
+	else
+		NoticePlatformChannels(relid);
+
+	if (returns_row)
+	{
+		/*
+		 * The budget as a row: with what it allows as a whole (nothing
+		 * spent) and what is left now, for zCDP releases on each path.
+		 */
+		MrfBudget	fresh;
+		MrfBudget	now;
+		Datum		out[8];
+		bool		outnulls[8] = {false, false, false, false, false, false, false, false};
+		double		whole;
+
+		/* a snapshot that sees the row just written (read-only queries use the active one) */
+		CommandCounterIncrement();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		if (!MrfReadBudget(relid, &now))
+			elog(ERROR, "budget row of %s vanished", get_rel_name(relid));
+		fresh = now;
+		fresh.zcdp_rho = fresh.pure_epsilon = fresh.pure_rho = 0;
+		fresh.approx_epsilon = fresh.approx_delta = 0;
+		whole = MrfBudgetLargestZcdp(&fresh);
+		if (!(whole > 0))
+			whole = 0;
+		tupdesc = BlessTupleDesc(tupdesc);
+		if (tupdesc->natts != 8)
+			elog(ERROR, "mrfdp.protect: unexpected result columns");
+		out[0] = ObjectIdGetDatum(relid);
+		out[1] = Float8GetDatum(epsilon);
+		out[2] = Float8GetDatum(delta);
+		out[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
+		outnulls[3] = PG_ARGISNULL(3);
+		out[4] = Float8GetDatum(whole);
+		out[5] = Float8GetDatum(MrfSubstitutedCountLargestBudget(whole));
+		out[6] = Float8GetDatum(MrfLargestFit(relid, &now, MRF_FIT_ZCDP, 0));
+		out[7] = Float8GetDatum(MrfLargestFitFrom(relid, &now, MRF_FIT_ZCDP, 0));
+		PopActiveSnapshot();
+		SPI_finish();
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, out, outnulls)));
+	}
+	SPI_finish();
 	PG_RETURN_VOID();
 }
 
@@ -323,6 +446,99 @@ FitCharge(MrfFitKind kind, double x, double delta)
 	return c;
 }
 
+/*
+ * The largest double in [0, hi] for which fits(x) holds, given that it
+ * holds at 0 (unchecked) and that fits is monotone: bisection on the bit
+ * patterns (non-negative doubles order as integers), at most 64 steps.
+ */
+static double
+LargestByBisection(double hi, bool (*fits) (double x, void *arg), void *arg)
+{
+	double		lo = 0;
+
+	if (fits(hi, arg))
+		return hi;
+	while (lo < hi && nextafter(lo, INFINITY) < hi)
+	{
+		uint64		blo;
+		uint64		bhi;
+		uint64		bmid;
+		double		mid;
+
+		memcpy(&blo, &lo, sizeof(double));
+		memcpy(&bhi, &hi, sizeof(double));
+		bmid = blo + (bhi - blo) / 2;
+		memcpy(&mid, &bmid, sizeof(double));
+		if (fits(mid, arg))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A fit question for LargestByBisection: relid, the kind, the other amount. */
+typedef struct FitQuestion
+{
+	Oid			relid;
+	MrfFitKind	kind;
+	double		other;
+	bool		with_count;		/* x is typed: the count's share is added */
+} FitQuestion;
+
+/* Whether a release of x (as the question reads it) fits now. */
+static bool
+QuestionFits(double x, void *arg)
+{
+	const FitQuestion *q = arg;
+	MrfCharge	c;
+
+	if (q->with_count)
+		x = MrfComposeUp(x, MrfSubstitutedCountShare(x));
+	c = FitCharge(q->kind, x, q->other);
+	return MrfChargeFits(q->relid, &c);
+}
+
+/* Whether an (epsilon, delta) release fits, delta the unknown: other = epsilon. */
+static bool
+DeltaFits(double delta, void *arg)
+{
+	const FitQuestion *q = arg;
+	MrfCharge	c = FitCharge(MRF_FIT_APPROX_EPSILON, q->other, delta);
+
+	return MrfChargeFits(q->relid, &c);
+}
+
+/* See ledger/budget.h. */
+double
+MrfLargestFitFrom(Oid relid, const MrfBudget *budget, MrfFitKind kind, double delta)
+{
+	double		total = MrfLargestFit(relid, budget, kind, delta);
+	double		x;
+	FitQuestion q = {relid, kind, delta, true};
+
+	if (kind == MRF_FIT_APPROX_DELTA)
+		return total;			/* the count adds epsilon only */
+	x = MrfSubstitutedCountLargestBudget(total);
+	if (!(x > 0))
+		return 0;
+	/* the charge of x is at most total, which fits: confirmed all the same */
+	return LargestByBisection(x, QuestionFits, &q);
+}
+
+/* See ledger/budget.h. */
+double
+MrfLargestDeltaAt(Oid relid, double epsilon)
+{
+	FitQuestion q = {relid, MRF_FIT_APPROX_EPSILON, epsilon, false};
+	double		d;
+
+	if (!(epsilon > 0) || isinf(epsilon) || !DeltaFits(nextafter(0.0, 1.0), &q))
+		return 0;
+	d = LargestByBisection(nextafter(1.0, 0.0), DeltaFits, &q);
+	return d;
+}
+
 /* See ledger/budget.h. */
 double
 MrfLargestFit(Oid relid, const MrfBudget *budget, MrfFitKind kind, double delta)
@@ -362,29 +578,9 @@ MrfLargestFit(Oid relid, const MrfBudget *budget, MrfFitKind kind, double delta)
 		x = nextafter(x, 0.0);
 	}
 	{
-		double		lo = 0;
-		double		hi = x;
+		FitQuestion q = {relid, kind, delta, false};
 
-		while (lo < hi && nextafter(lo, INFINITY) < hi)
-		{
-			/* the midpoint of the bit patterns: non-negative doubles order as integers */
-			uint64		blo;
-			uint64		bhi;
-			uint64		bmid;
-			double		mid;
-
-			memcpy(&blo, &lo, sizeof(double));
-			memcpy(&bhi, &hi, sizeof(double));
-			bmid = blo + (bhi - blo) / 2;
-			memcpy(&mid, &bmid, sizeof(double));
-			c = FitCharge(kind, mid, delta);
-			if (MrfChargeFits(relid, &c))
-				lo = mid;
-			else
-				hi = mid;
-		}
-		c = FitCharge(kind, hi, delta);
-		return MrfChargeFits(relid, &c) ? hi : lo;
+		return LargestByBisection(x, QuestionFits, &q);
 	}
 }
 
@@ -394,7 +590,9 @@ PG_FUNCTION_INFO_V1(mrf_ledger_remaining);
  * rho of a zCDP release, epsilon of a pure release, epsilon of an
  * (epsilon, delta) release at the given delta (by default the smallest
  * positive one) and delta of one (with the smallest positive epsilon); each
- * fits exactly when charged alone now.  Then what was spent.
+ * fits exactly when charged alone now.  Then what was spent, and the largest
+ * rho, pure epsilon and epsilon at delta to type on the protected path (its
+ * count of substituted rows adds 1/128: MrfLargestFitFrom).
  */
 Datum
 mrf_ledger_remaining(PG_FUNCTION_ARGS)
@@ -403,8 +601,8 @@ mrf_ledger_remaining(PG_FUNCTION_ARGS)
 	Oid			types[1] = {OIDOID};
 	Datum		values[1];
 	TupleDesc	tupdesc;
-	Datum		out[8];
-	bool		outnulls[8] = {false, false, false, false, false, false, false, false};
+	Datum	   *out;
+	bool	   *outnulls;
 	int64		releases;
 	bool		isnull;
 	MrfBudget	b;
@@ -445,15 +643,48 @@ mrf_ledger_remaining(PG_FUNCTION_ARGS)
 	if (!MrfReadBudget(relid, &b))
 		elog(ERROR, "budget row of %s vanished", get_rel_name(relid));
 
-	out[0] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_ZCDP, 0));
-	out[1] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_PURE, 0));
-	out[2] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_APPROX_EPSILON, at_delta));
-	out[3] = Float8GetDatum(MrfLargestFit(relid, &b, MRF_FIT_APPROX_DELTA, 0));
-	out[4] = Float8GetDatum(MrfComposeEpsilon(b.zcdp_rho, b.pure_epsilon, b.pure_rho,
-											  b.approx_epsilon, b.approx_delta, b.delta));
-	out[5] = Float8GetDatum(b.approx_delta);
-	out[6] = Float8GetDatum(MrfComposeUp(b.zcdp_rho, b.pure_rho));
-	out[7] = Int64GetDatum(releases);
+	/*
+	 * By column name: the SQL of an older version (before the _from columns)
+	 * has fewer columns, and the library must serve it until the update.
+	 */
+	out = palloc0(sizeof(Datum) * tupdesc->natts);
+	outnulls = palloc(sizeof(bool) * tupdesc->natts);
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		const char *name = NameStr(TupleDescAttr(tupdesc, i)->attname);
+		double		v = 0;
+
+		outnulls[i] = false;
+		if (strcmp(name, "releases") == 0)
+		{
+			out[i] = Int64GetDatum(releases);
+			continue;
+		}
+		if (strcmp(name, "rho") == 0)
+			v = MrfLargestFit(relid, &b, MRF_FIT_ZCDP, 0);
+		else if (strcmp(name, "pure_epsilon") == 0)
+			v = MrfLargestFit(relid, &b, MRF_FIT_PURE, 0);
+		else if (strcmp(name, "approx_epsilon") == 0)
+			v = MrfLargestFit(relid, &b, MRF_FIT_APPROX_EPSILON, at_delta);
+		else if (strcmp(name, "approx_delta") == 0)
+			v = MrfLargestFit(relid, &b, MRF_FIT_APPROX_DELTA, 0);
+		else if (strcmp(name, "rho_from") == 0)
+			v = MrfLargestFitFrom(relid, &b, MRF_FIT_ZCDP, 0);
+		else if (strcmp(name, "pure_epsilon_from") == 0)
+			v = MrfLargestFitFrom(relid, &b, MRF_FIT_PURE, 0);
+		else if (strcmp(name, "approx_epsilon_from") == 0)
+			v = MrfLargestFitFrom(relid, &b, MRF_FIT_APPROX_EPSILON, at_delta);
+		else if (strcmp(name, "spent_epsilon") == 0)
+			v = MrfComposeEpsilon(b.zcdp_rho, b.pure_epsilon, b.pure_rho,
+								  b.approx_epsilon, b.approx_delta, b.delta);
+		else if (strcmp(name, "spent_delta") == 0)
+			v = b.approx_delta;
+		else if (strcmp(name, "spent_rho") == 0)
+			v = MrfComposeUp(b.zcdp_rho, b.pure_rho);
+		else
+			elog(ERROR, "mrfdp.remaining: unknown column \"%s\"", name);
+		out[i] = Float8GetDatum(v);
+	}
 	SPI_finish();
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, out, outnulls)));
 }

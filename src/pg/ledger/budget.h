@@ -39,4 +39,17 @@ bool		MrfMayReadBudget(Oid relid, Oid role);
  */
 double		MrfLargestFit(Oid relid, const MrfBudget *budget, MrfFitKind kind, double delta);
 
+/*
+ * The same for the protected path (mrf_learn_*_from), as the caller types
+ * it: the largest amount whose charge, the count of substituted rows' share
+ * included (privacy.c), fits now.  A request of exactly that is admitted.
+ */
+double		MrfLargestFitFrom(Oid relid, const MrfBudget *budget, MrfFitKind kind, double delta);
+
+/*
+ * The largest delta of an (epsilon, delta) release at this epsilon that
+ * fits relid's budget now (by the charge worker's condition), 0 if none.
+ */
+double		MrfLargestDeltaAt(Oid relid, double epsilon);
+
 #endif

@@ -190,8 +190,13 @@ MrfReportOverBudget(Oid relid, const MrfCharge *charge)
 	bool		may_read;
 	double		fit = 0;
 	double		fit_delta = 0;
+	double		delta_at = 0;
 	char	   *asked;
 	char	   *allows = NULL;
+	char	   *suggest = NULL;
+	bool		from = charge->typed > 0;
+	double		total = charge->notion == MRF_NOTION_ZCDP ? charge->rho : charge->epsilon;
+	const char *sym = charge->notion == MRF_NOTION_ZCDP ? "rho" : "epsilon";
 
 	MrfPushFreshSnapshot();
 	SPI_connect();
@@ -201,48 +206,68 @@ MrfReportOverBudget(Oid relid, const MrfCharge *charge)
 		found = false;
 	else if (budget.delta > 0)
 	{
+		/* on the protected path, the largest amount as the caller types it */
+		double		(*largest) (Oid, const MrfBudget *, MrfFitKind, double) =
+			from ? MrfLargestFitFrom : MrfLargestFit;
+
 		switch (charge->notion)
 		{
 			case MRF_NOTION_ZCDP:
-				fit = MrfLargestFit(relid, &budget, MRF_FIT_ZCDP, 0);
+				fit = largest(relid, &budget, MRF_FIT_ZCDP, 0);
 				break;
 			case MRF_NOTION_PURE:
-				fit = MrfLargestFit(relid, &budget, MRF_FIT_PURE, 0);
+				fit = largest(relid, &budget, MRF_FIT_PURE, 0);
 				break;
 			case MRF_NOTION_APPROX:
-				fit = MrfLargestFit(relid, &budget, MRF_FIT_APPROX_EPSILON, charge->delta);
+				fit = largest(relid, &budget, MRF_FIT_APPROX_EPSILON, charge->delta);
 				if (fit == 0)
 					fit_delta = MrfLargestFit(relid, &budget, MRF_FIT_APPROX_DELTA, 0);
+				/* a delta at which the epsilon charged fits, if one does */
+				delta_at = MrfLargestDeltaAt(relid, charge->epsilon);
 				break;
 		}
 	}
 	else if (charge->notion == MRF_NOTION_PURE)
-		fit = MrfLargestFit(relid, &budget, MRF_FIT_PURE, 0);
+		fit = (from ? MrfLargestFitFrom : MrfLargestFit) (relid, &budget, MRF_FIT_PURE, 0);
 	SPI_finish();
 	PopActiveSnapshot();
 
+	/*
+	 * The amount as typed; on the protected path the count of substituted
+	 * rows' share separately, and the total charged.
+	 */
 	switch (charge->notion)
 	{
 		case MRF_NOTION_ZCDP:
-			asked = psprintf("rho = %s (zCDP)", MrfDoubleText(charge->rho));
+			asked = psprintf("rho = %s (zCDP)", MrfDoubleText(from ? charge->typed : charge->rho));
 			if (fit > 0)
 				allows = psprintf("at most rho = %s", MrfDoubleText(fit));
 			break;
 		case MRF_NOTION_PURE:
-			asked = psprintf("epsilon = %s (pure DP)", MrfDoubleText(charge->epsilon));
+			asked = psprintf("epsilon = %s (pure DP)", MrfDoubleText(from ? charge->typed : charge->epsilon));
 			if (fit > 0)
 				allows = psprintf("at most epsilon = %s", MrfDoubleText(fit));
 			break;
 		default:
 			asked = psprintf("epsilon = %s and delta = %s ((epsilon, delta)-DP)",
-							 MrfDoubleText(charge->epsilon), MrfDoubleText(charge->delta));
+							 MrfDoubleText(from ? charge->typed : charge->epsilon),
+							 MrfDoubleText(charge->delta));
 			if (fit > 0)
 				allows = psprintf("at most epsilon = %s at that delta", MrfDoubleText(fit));
 			else if (fit_delta > 0)
 				allows = psprintf("no epsilon at that delta, and at most delta = %s (with a vanishing epsilon)",
 								  MrfDoubleText(fit_delta));
+			if (delta_at > 0 && delta_at < charge->delta)
+				suggest = psprintf(" This epsilon fits at delta = %s or less.", MrfDoubleText(delta_at));
 			break;
 	}
+	if (from)
+		asked = psprintf("%s, and the noisy count of substituted rows adds %s = %s (1/128 of it): %s = %s charged in all",
+						 asked, sym, MrfDoubleText(total - charge->typed), sym, MrfDoubleText(total));
+	if (from && allows != NULL)
+		allows = psprintf("%s as typed on this path (the count's share included in the check)", allows);
+	if (suggest == NULL)
+		suggest = "";
 	/* what is left is told only to those who may read the budget (as remaining()) */
 	if (!may_read)
 		ereport(ERROR,
@@ -264,15 +289,15 @@ MrfReportOverBudget(Oid relid, const MrfCharge *charge)
 				 errmsg("privacy budget of relation %s is exhausted", rel),
 				 errdetail("%s asked for %s; nothing of that kind fits what is left of the budget. Nothing was released or charged.",
 						   charge->learner, asked),
-				 errhint("The relation's owner can raise the budget with mrfdp.protect(); mrfdp.remaining('%s') shows what fits.",
-						 rel)));
+				 errhint("The relation's owner can raise the budget with mrfdp.protect(); mrfdp.remaining('%s') shows what fits.%s",
+						 rel, suggest)));
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 			 errmsg("privacy budget of relation %s cannot cover this release", rel),
 			 errdetail("%s asked for %s; what is left of the budget allows %s. Nothing was released or charged.",
 					   charge->learner, asked, allows),
-			 errhint("Ask for at most that much, or have the relation's owner raise the budget with mrfdp.protect(); mrfdp.remaining('%s') shows what fits.",
-					 rel)));
+			 errhint("Ask for at most that much, or have the relation's owner raise the budget with mrfdp.protect(); mrfdp.remaining('%s') shows what fits.%s",
+					 rel, suggest)));
 }
 
 /* Whether any of the relations is protected, by a fresh look at the catalog. */

@@ -22,6 +22,8 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_statistic_ext_data.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
@@ -76,6 +78,65 @@ AddAncestors(void)
 }
 
 /*
+ * Planner statistics are a read of the relation they describe: pg_stats
+ * shows the most common values and histograms of every column the role may
+ * SELECT, from pg_statistic (pg_stats_ext likewise, from
+ * pg_statistic_ext_data).  The executor hook sees only that the catalog was
+ * read, not whose rows, so a transaction that read either counts as having
+ * read every protected relation whose statistics could be seen there: those
+ * with a column that the current role, or the session's user (who may have
+ * read them before a SET ROLE), may SELECT (a superuser: all).
+ * Over-charging is safe; a role with only a learning grant sees no
+ * statistics and is not charged (charging every protected relation instead
+ * would let anyone drain every budget).  Looked up again only when the set
+ * of reads grew.
+ */
+static LocalTransactionId StatisticsTransaction = InvalidLocalTransactionId;
+static TimestampTz StatisticsStatement = 0;
+static int	StatisticsCount = -1;
+
+static void
+AddStatisticsReads(void)
+{
+	int			nread;
+	const Oid  *read = MrfStatementRelations(&nread);
+	bool		stats = false;
+	Oid			types[2] = {OIDOID, OIDOID};
+	Datum		values[2] = {ObjectIdGetDatum(GetUserId()), ObjectIdGetDatum(GetSessionUserId())};
+	uint64		found;
+	Oid		   *seen;
+
+	for (int i = 0; i < nread && !stats; i++)
+		stats = read[i] == StatisticRelationId || read[i] == StatisticExtDataRelationId;
+	if (!stats || !OidIsValid(get_extension_oid("mrfdp", true)))
+		return;
+	if (StatisticsCount == nread && MyProc != NULL && StatisticsTransaction == MyProc->lxid &&
+		StatisticsStatement == GetCurrentStatementStartTimestamp())
+		return;
+	MrfPushFreshSnapshot();
+	SPI_connect();
+	found = MrfCatalogQuery("SELECT b.relation::oid FROM mrfdp.budget b JOIN pg_class c ON c.oid = b.relation::oid"
+							" WHERE pg_catalog.has_any_column_privilege($1::oid, c.oid, 'SELECT')"
+							"  OR pg_catalog.has_any_column_privilege($2::oid, c.oid, 'SELECT')",
+							2, types, values, NULL, true);
+	seen = SPI_palloc(sizeof(Oid) * Max(found, 1));
+	for (uint64 i = 0; i < found; i++)
+	{
+		bool		isnull;
+
+		seen[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	for (uint64 i = 0; i < found; i++)
+		MrfStatementAddRelation(seen[i]);
+	(void) MrfStatementRelations(&nread);
+	StatisticsTransaction = MyProc != NULL ? MyProc->lxid : InvalidLocalTransactionId;
+	StatisticsStatement = GetCurrentStatementStartTimestamp();
+	StatisticsCount = nread;
+}
+
+/*
  * Adds the logical table of every Citus shard read (a shard read locally on
  * the coordinator), so its budget is charged whatever name the read used.
  */
@@ -111,8 +172,10 @@ LookUpProtectedReads(void)
 	Datum		values[1];
 	uint64		found;
 	int			nread;
-	const Oid  *read = MrfStatementRelations(&nread);
+	const Oid  *read;
 
+	AddStatisticsReads();
+	read = MrfStatementRelations(&nread);
 	if (ProtectedReadCount == nread && MyProc != NULL &&
 		ProtectedReadTransaction == MyProc->lxid &&
 		ProtectedReadStatement == GetCurrentStatementStartTimestamp())
@@ -203,6 +266,7 @@ MrfChargeStatement(const MrfCharge *charge)
 	if (nread == 0)
 		return;					/* nothing was read: VALUES, functions of constants */
 	AddCitusLogicalRelations();
+	AddStatisticsReads();
 	AddAncestors();
 	read = MrfStatementRelations(&nread);
 	if (!IsInParallelMode() && !MrfAnyProtected(read, nread))

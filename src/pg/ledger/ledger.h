@@ -25,6 +25,13 @@ typedef struct MrfCharge
 	double		epsilon;		/* pure or approximate */
 	double		delta;			/* approximate */
 	int64		rows;
+
+	/*
+	 * The amount the caller typed (rho, or epsilon), when the charge
+	 * composes a surcharge onto it (the protected path's count of
+	 * substituted rows); 0 otherwise.  For messages only.
+	 */
+	double		typed;
 } MrfCharge;
 
 /* The ledger rows a charge wrote (ledger/worker.h). */

@@ -83,6 +83,7 @@ typedef struct ChargeRequest
 	Oid			role;			/* who released */
 	bool		protected_path; /* every relation must be protected */
 	bool		settle;			/* only set rows_read of the ledger rows rel[].ledger_id */
+	double		typed;			/* MrfCharge.typed, for the over-budget message */
 	char		learner[NAMEDATALEN];
 	char		notion[16];
 	char		rho[MRF_EXACT_DECIMAL_LEN];		/* exact decimal texts of the charge */
@@ -135,6 +136,7 @@ NewRequest(dsm_segment **seg, const MrfCharge *charge, Oid role, bool protected_
 	MrfExactDecimal(req->epsilon, sizeof(req->epsilon), charge->notion == MRF_NOTION_ZCDP ? 0 : charge->epsilon);
 	MrfExactDecimal(req->delta, sizeof(req->delta), charge->notion == MRF_NOTION_APPROX ? charge->delta : 0);
 	req->rows = charge->rows;
+	req->typed = charge->typed;
 	strlcpy(req->statement, debug_query_string ? debug_query_string : "", CHARGE_STATEMENT_LEN);
 	req->status = CHARGE_PENDING;
 	return req;
@@ -184,6 +186,7 @@ ChargeOfRequest(const ChargeRequest *req)
 	charge.epsilon = float8in_internal(pstrdup(req->epsilon), NULL, "double precision", req->epsilon);
 	charge.delta = float8in_internal(pstrdup(req->delta), NULL, "double precision", req->delta);
 	charge.rows = req->rows;
+	charge.typed = req->typed;
 	return charge;
 }
 

@@ -8,8 +8,11 @@ INSERT INTO pn_dirty SELECT NULL FROM generate_series(1, 50) g;
 INSERT INTO pn_dirty SELECT ARRAY[true, false] FROM generate_series(1, 50) g;
 CREATE TABLE pn_clean (x boolean[]);
 INSERT INTO pn_clean SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 = 0] FROM generate_series(1, 1000) g;
-SELECT mrfdp.protect('pn_dirty', epsilon => 1e6, delta => 1e-6);
-SELECT mrfdp.protect('pn_clean', epsilon => 1e6, delta => 1e-6);
+-- protect()'s own NOTICEs are tested in protect_budget
+SET client_min_messages = warning;
+SELECT relation FROM mrfdp.protect('pn_dirty', epsilon => 1e6, delta => 1e-6);
+SELECT relation FROM mrfdp.protect('pn_clean', epsilon => 1e6, delta => 1e-6);
+RESET client_min_messages;
 SELECT mrfdp.grant_learning('pn_dirty', 'mrfdp_pn_analyst');
 SELECT mrfdp.grant_learning('pn_clean', 'mrfdp_pn_analyst');
 SET mrfdp.test_seed = 5;

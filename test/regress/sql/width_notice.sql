@@ -18,7 +18,10 @@ FROM generate_series(1, 4000) g;
 CREATE ROLE mrfdp_wn_analyst;
 CREATE TABLE wn_table (x int[]);
 INSERT INTO wn_table SELECT x FROM wn_rows;
-SELECT mrfdp.protect('wn_table', epsilon => 1e6, delta => 1e-6);
+-- protect()'s own NOTICEs are tested in protect_budget
+SET client_min_messages = warning;
+SELECT relation FROM mrfdp.protect('wn_table', epsilon => 1e6, delta => 1e-6);
+RESET client_min_messages;
 SELECT mrfdp.grant_learning('wn_table', 'mrfdp_wn_analyst');
 SET ROLE mrfdp_wn_analyst;
 SELECT ((mrf_learn_ising_from('wn_table', 'x', rho => 1, lambda => 0.5, symmetrize => false, variables => 4))::jsonb #>> '{meta,width_at_bound}') AS at_bound;
