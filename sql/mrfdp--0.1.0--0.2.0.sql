@@ -1003,6 +1003,8 @@ ALTER TABLE mrfdp.parked ENABLE ALWAYS TRIGGER parked_until_commit;
 CREATE OR REPLACE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+	-- parked until commit even under the caller's SET CONSTRAINTS ALL IMMEDIATE
+	SET CONSTRAINTS mrfdp.parked_until_commit DEFERRED;
 	INSERT INTO mrfdp.parked (xact, nspname, relname, old_oid, budget, grants, ledger)
 	SELECT pg_current_xact_id(), d.schema_name, d.object_name, d.objid, to_jsonb(b),
 		   coalesce((SELECT jsonb_agg(to_jsonb(g)) FROM mrfdp.grants g WHERE g.relation::oid = d.objid), '[]'),

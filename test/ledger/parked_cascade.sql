@@ -6,9 +6,11 @@
 -- budget, learning grants and ledger rows (it would see the victim's
 -- release history, and the victim's analysts would hold a grant on the
 -- dropper's table).  The conversion's own shape (the owner drops the table
--- by name, another takes its name) still carries them.
+-- by name, another takes its name) still carries them, also under the
+-- caller's SET CONSTRAINTS ALL IMMEDIATE (which fired the deferred trigger
+-- that forgets parked rows at commit right after the drop).
 -- Not in a transaction: charges are committed by a worker; cleaned up at the end.
-SELECT plan(9);
+SELECT plan(11);
 
 DO $$
 DECLARE
@@ -89,6 +91,21 @@ SELECT is((SELECT format('%s %s', trim_scale(spent_zcdp_rho), releases) FROM mrf
 		  'a table dropped by name still passes its budget and spending to the table renamed onto it');
 SELECT is((SELECT count(*) FROM mrfdp.grants WHERE relation::oid = 'pc_own.t'::regclass::oid), 1::bigint,
 		  'and its grant');
+
+-- the caller's SET CONSTRAINTS ALL IMMEDIATE does not forget the parked budget before the rename
+SET ROLE mrfdp_pc_owner;
+CREATE TABLE pc_own.t_new2 AS SELECT * FROM pc_own.t;
+DO $$
+BEGIN
+	SET CONSTRAINTS ALL IMMEDIATE;
+	DROP TABLE pc_own.t;
+	ALTER TABLE pc_own.t_new2 RENAME TO t;
+END $$;
+RESET ROLE;
+SELECT is((SELECT format('%s %s', trim_scale(spent_zcdp_rho), releases) FROM mrfdp.budget
+		   WHERE relation::oid = 'pc_own.t'::regclass::oid), '0.1259765625 1',
+		  'SET CONSTRAINTS ALL IMMEDIATE does not lose the budget of a table dropped and replaced');
+SELECT is((SELECT count(*) FROM mrfdp.parked), 0::bigint, 'and nothing stays parked after the transaction');
 
 SELECT * FROM finish();
 DROP SCHEMA pc_evil, pc_own CASCADE;
