@@ -36,8 +36,10 @@ SELECT dblink_exec('sm_learn', 'SET mrfdp.test_seed = 11') IS NOT NULL AS seeded
 SELECT dblink_exec('sm_learn', 'SET ROLE sm_analyst') IS NOT NULL AS analyst \gset
 SELECT dblink_exec('sm_learn', 'SET mrfdp.distributed_frank_wolfe = on') IS NOT NULL AS distributed \gset
 SELECT dblink_send_query('sm_learn',
-	$q$INSERT INTO smm SELECT 'moved', mrf_learn_ising_from('sm', 'row', rho => 1, iterations => 300, variables => 4)::jsonb - 'meta'$q$) = 1 AS sent \gset
-SELECT pg_sleep(1);
+	$q$INSERT INTO smm SELECT 'moved', mrf_learn_ising_from('sm', 'row', rho => 1, iterations => 1500, variables => 4)::jsonb - 'meta'$q$) = 1 AS sent \gset
+-- 300 iterations sometimes finished within the second the test slept
+-- (about 3 ms an iteration): 1500 keep it running well past half a second
+SELECT pg_sleep(0.5);
 SELECT dblink_is_busy('sm_learn') AS sm_busy \gset
 -- the shard of the rows moves to the other worker
 SELECT s.shardid AS sm_shard, p.nodename AS sm_from_host, p.nodeport AS sm_from_port
@@ -58,7 +60,7 @@ SELECT sm_result() AS sm_outcome \gset
 SELECT dblink_disconnect('sm_learn') IS NOT NULL AS disconnected \gset
 SET mrfdp.test_seed = 11;
 SET ROLE sm_analyst;
-INSERT INTO smm SELECT 'local', mrf_learn_ising_from('sm_local', 'row', rho => 1, iterations => 300, variables => 4)::jsonb - 'meta';
+INSERT INTO smm SELECT 'local', mrf_learn_ising_from('sm_local', 'row', rho => 1, iterations => 1500, variables => 4)::jsonb - 'meta';
 RESET ROLE;
 RESET mrfdp.test_seed;
 SELECT is(:sm_busy, 1, 'the learn was running when the shard moved');
