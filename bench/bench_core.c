@@ -19,7 +19,7 @@
  * The learner runs with a seeded generator: the figures are about speed, and
  * a seed makes runs repeatable.  OpenBLAS runs on one thread unless
  * --threads says otherwise (one thread per backend is the extension's
- * default, README "Settings").
+ * default, docs/settings.md "Settings").
  */
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The study behind mrf_learn_mst's default number of mirror-descent steps
-# (README, "MST: how many estimation steps"): bench_mst_estimators fits the
+# (docs/learners/mst.md, "MST: how many estimation steps"): bench_mst_estimators fits the
 # same private measurements (same seed: same data, same noise, same tree)
 # with each step count, on trees of p = 8, k = 3 and p = 10, k = 4, at n in
 # 1e3, 1e4, 1e5 and rho in 0.01, 0.1, 1.  Prints, per (p, k, n, rho), the

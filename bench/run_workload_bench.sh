@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Workload error of MST and its baselines (issue 12, README "MST"): the mean
+# Workload error of MST and its baselines (issue 12, docs/learners/mst.md "MST"): the mean
 # L1 error over every two- and three-way marginal (mrf_marginal_error) at
 # rho 0.1, 1 and 10 on HouseVotes84 and a synthetic 100,000-row table of
 # known structure, medians over RELEASES releases, in a throwaway cluster

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Workload error of MST and its baselines (issue 12, README "MST").
+"""Workload error of MST and its baselines (issue 12, docs/learners/mst.md "MST").
 
 Workload error: the mean L1 error sum |P_model(x_S) - N(x_S)/n| over every
 set S of 2 and of 3 variables (pooled: C(p,2) + C(p,3) sets), computed in

@@ -107,7 +107,7 @@ MrfAimDefaultOptions(MrfAimOptions *opt)
 	/*
 	 * [MMSM22] re-estimate with 1000 steps each round; 100 warm-started
 	 * steps are within 9% of the best workload error (250 steps, 2-5x the
-	 * time) at rho 0.1, 1 and 10, where 25 left 9-24% more (README, "AIM's
+	 * time) at rho 0.1, 1 and 10, where 25 left 9-24% more (docs/learners/aim.md, "AIM's
 	 * defaults", bench/bench_aim_defaults.c).
 	 */
 	opt->round_iterations = 100;

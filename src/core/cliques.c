@@ -77,7 +77,7 @@
  * fixed point is stiff (its Jacobian is about n Cov / b^2), every E-step
  * hits its cap and the maps wander at a change of about 1e-3 instead of
  * converging: at epsilon 100 and n = 1e5 EM ran all 300 maps on every run,
- * 5e4 times naive MLE's time, for the same KL (the defaults study; README 'CGM-EM').
+ * 5e4 times naive MLE's time, for the same KL (the defaults study; docs/learners/cliques.md 'CGM-EM').
  * Slow but sound runs are not stopped: at epsilon 0.1 no E-step hits its
  * cap (a rule on the change alone cut an ER run short there).
  */

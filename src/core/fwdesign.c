@@ -282,7 +282,7 @@ MrfFwDesignPartScores(const MrfFwDesign *design, const void *rows, int64_t n, in
  * The constants of MrfFwCitusCosts, fitted (least squares of relative
  * errors) to bench/run_citus_fw_bench.sh on the test cluster (a
  * coordinator and two workers, 4 shards, all on one 2-core machine shared
- * with other jobs, load 2.2-2.6, one run each; README, section Citus, has
+ * with other jobs, load 2.2-2.6, one run each; docs/citus.md has
  * the table): p = 50 at n = 1e4, 3e4, 1e5, 1e6 and p = 100 at 1e4, 3e4,
  * 1e5, 3e5, T = 10 and 40 (an iteration's cost is the difference over 30
  * iterations).  The fit is within 40% of every point (within 25% but at

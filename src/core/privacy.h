@@ -36,7 +36,7 @@ int			MrfFwDefaultIterations(double radius, int64_t n, double rho_node);
 /*
  * The learners' T when the options give none, as a fraction of the paper's
  * formula, chosen by the defaults study (bench/bench_defaults.c,
- * README "Defaults and the study behind them") together with the default
+ * docs/studies/defaults.md "Defaults and the study behind them") together with the default
  * lambda (src/pg/sqlapi/options.c's defaults table: 8, and 4 for pairwise and
  * t-wise).  Public constants: T stays a function of public values.
  */

@@ -244,7 +244,7 @@ MrfStructureIsingWorkspaceBytes(int p, int64_t n, int m)
 /*
  * Planning constants of MrfIsingBlockRowsNeededWidth, fitted by experiment,
  * not derived (the defaults study; bench/bench_defaults.c --study structure and
- * bench/defaults_table.py, README "Defaults"): the block sizes at
+ * bench/defaults_table.py, docs/studies/defaults.md "Defaults"): the block sizes at
  * which the block learner found the exact graph of chains, mixed-sign grids
  * of width 2 and 3 and random mixed-sign graphs (p = 20, eta = 0.5, radius
  * 2 lambda for lambda = 1 .. 8), turned into the rows of a 90% exact

@@ -12,7 +12,7 @@
 /*
  * Planning constants, fitted by experiment, not derived (the defaults study;
  * bench/bench_defaults.c --study structure-plan,
- * run_structure_plan_study.sh and defaults_table.py, README "Defaults"):
+ * run_structure_plan_study.sh and defaults_table.py, docs/studies/defaults.md "Defaults"):
  * block sizes a factor sqrt 2 apart, 20 blocks each, on sampled models
  * (pairwise: chains and random graphs, k = 3 and 4, p = 6-14; t-wise,
  * t = 3: chains and random sets of triples, p = 10-16; couplings scaled

@@ -1,6 +1,6 @@
 -- server: session_preload
--- The README's "Protected relations and the privacy ledger" example, run as
--- written (keep the statements marked README in step with README.md): the
+-- docs/ledger.md's "Protected relations and the privacy ledger" example, run as
+-- written (keep the statements marked README in step with docs/ledger.md): the
 -- budget it sets has room for the ten releases of rho = 0.1 it announces.
 -- Not wrapped in a transaction: charges are committed by a background worker.
 SELECT plan(17);

@@ -41,7 +41,7 @@
 /*
  * Most cells of the model's junction tree: 2^16 (time: every estimator
  * step and every candidate's score runs inference on it; at p = 10, k = 4
- * a learn took 19 s of CPU at this cap, see README), and at most a quarter
+ * a learn took 19 s of CPU at this cap, see docs/learners/aim.md), and at most a quarter
  * of mrfdp.max_learner_memory at the estimator's bytes a cell.
  */
 #define AIM_MAX_MODEL_CELLS ((int64) 1 << 16)
@@ -428,7 +428,7 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	ao.rho = ap->rho;
 	ao.max_model_cells = ap->max_model_cells;
 	ao.max_candidate_cells = ap->max_candidate_cells;
-	/* the core's default steps after each round (README, "AIM's defaults"), at most iterations */
+	/* the core's default steps after each round (docs/learners/aim.md, "AIM's defaults"), at most iterations */
 	ao.round_iterations = Min(ao.round_iterations, ap->iterations);
 	ao.estimate.iterations = ap->iterations;
 	ao.nworkload = ap->nworkload;

@@ -101,7 +101,7 @@ BudgetText(double epsilon, double delta, bool has_cap, double rho_cap)
 
 /*
  * The platform's channels a budget does not cover, told once, when a
- * relation is first protected (the threat model: README and privacy.md 10).
+ * relation is first protected (the threat model: docs/ledger.md and privacy.md 10).
  */
 static void
 NoticePlatformChannels(Oid relid)
@@ -117,7 +117,7 @@ NoticePlatformChannels(Oid relid)
 			 errhint("Keep the table in a schema analysts have no USAGE on (the _from functions read it as its "
 					 "owner); prefer fixed-width columns (a long text value changes the table's size); "
 					 "REVOKE SELECT from roles that should only learn (pg_stats then hides its statistics "
-					 "from them); see the README's threat model.")));
+					 "from them); see the threat model in docs/ledger.md.")));
 }
 
 PG_FUNCTION_INFO_V1(mrf_ledger_protect);

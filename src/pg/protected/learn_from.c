@@ -25,7 +25,7 @@
  * finds; what depends on n (the ledger's rows_read) is settled after the
  * count.  It also makes every observation of a learner's running time cost
  * a release (the stable mode's block solvers stop at a tolerance on the raw
- * rows).  It does not make that time private; the README's threat model
+ * rows).  It does not make that time private; the threat model (docs/ledger.md)
  * says so.
  *
  * Privacy unit: one row of the relation.  Nothing here may raise an error

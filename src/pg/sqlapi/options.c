@@ -87,7 +87,7 @@ static const OptionSpec OptionSpecs[] = {
  * from here (validated like a value the caller gave), the SQL forms declare
  * these parameters DEFAULT NULL ("the learner's default") and
  * mrf_option_defaults() lists this table to SQL, so changing a default is
- * changing its line here (and the README's options tables).  learner NULL:
+ * changing its line here (and the learners' options tables in docs/learners/).  learner NULL:
  * every learner that takes the option.  Values are JSON, as in an options
  * document.  Defaults computed from public sizes (iterations: the
  * Frank-Wolfe T of MrfFwDefaultIterations; blocks: MrfStructureDefaultBlocks)
@@ -99,7 +99,7 @@ static const struct
 	const char *option;
 	const char *value;
 }			OptionDefaults[] = {
-	/* lambda: the defaults study (README "Defaults and the study behind them") */
+	/* lambda: the defaults study (docs/studies/defaults.md "Defaults and the study behind them") */
 	{NULL, "lambda", "8"},
 	{"mrf_learn_pairwise", "lambda", "4"},
 	{"mrf_learn_twise", "lambda", "4"},
@@ -112,9 +112,9 @@ static const struct
 	{"mrf_learn_cliques", "method", "\"cgm\""},
 	{"mrf_learn_cliques", "tolerance", "1e-5"},
 	{"mrf_learn_cliques", "em_iterations", "300"},
-	/* mirror-descent steps: README "How many estimation steps" (run_mst_iterations_study.sh) */
+	/* mirror-descent steps: docs/learners/mst.md "How many estimation steps" (run_mst_iterations_study.sh) */
 	{"mrf_learn_mst", "iterations", "1000"},
-	/* AIM's final estimate: MST's steps (the same estimator); README "AIM" */
+	/* AIM's final estimate: MST's steps (the same estimator); docs/learners/aim.md "AIM" */
 	{"mrf_learn_aim", "iterations", "1000"},
 };
 
