@@ -864,6 +864,15 @@ CREATE FUNCTION mrf_marginal_error(model mrf, relation regclass,
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
+-- The model's exact marginal over any set of its variables (columns: names,
+-- or 1-based numbers for a model without names), in the layout of
+-- mrf_marginals: one row per cell, the variables 1-based and ascending.
+-- Clique, Ising and pairwise models; the set need not lie in one clique.
+CREATE FUNCTION mrf_marginal(model mrf, columns text[], OUT clique int[], OUT assignment int[],
+							 OUT probability float8, OUT names text[], OUT labels text[])
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- Distributed Frank-Wolfe on Citus (issue 13 item 3; src/pg/citus_fw.c,
 -- docs/citus_fw.md): one Frank-Wolfe iteration's exact integer score sums of
 -- the Ising learner over a distributed table's shards.  Called only by
@@ -1202,6 +1211,7 @@ BEGIN
 	('function', 'mrf_learn_mst_agg', 'Aggregate form of mrf_learn_mst: one model per group, options from mrf_options().'),
 	('function', 'mrf_learn_mst_from', 'Learns an MST model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	('function', 'mrf_marginal_error', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): per size of set (ways, default 1, 2, 3), the mean and largest L1 error sum |P_model - N/n| (twice the total variation) of a model''s exact marginals (clique, Ising and pairwise models) of every set of that many variables against the relation''s rows.'),
+	('function', 'mrf_marginal', 'The exact marginal distribution of any set of a model''s variables (names, or numbers for a model without names), one row per cell with names and labels as mrf_marginals: clique, Ising and pairwise models, by elimination on the calibrated junction tree (54000 when the set''s table exceeds mrfdp.max_learner_memory).'),
 	('function', 'mrf_marginal_errors', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): the L1 error sum |P_model - N/n| of a model''s exact marginal (clique, Ising and pairwise models) of every set of one, two, three (ways) variables against the relation''s rows, one row per set.'),
 	('function', 'mrf_learn_aim', 'Learns a clique model of a whole table under rho-zCDP by AIM (McKenna, Mullins, Sheldon, Miklau 2022): discrete Gaussian one-way marginals, then rounds that select the worst-approximated workload marginal by the exponential mechanism within a junction-tree size cap, measure it and re-estimate, with budget annealing; workload by column names. Named form, rewritten into mrf_learn_aim_agg.'),
 	('function', 'mrf_learn_aim_agg', 'Aggregate form of mrf_learn_aim: one model per group, options from mrf_options().'),

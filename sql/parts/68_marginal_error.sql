@@ -32,3 +32,12 @@ CREATE FUNCTION mrf_marginal_error(model mrf, relation regclass,
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
+
+-- The model's exact marginal over any set of its variables (columns: names,
+-- or 1-based numbers for a model without names), in the layout of
+-- mrf_marginals: one row per cell, the variables 1-based and ascending.
+-- Clique, Ising and pairwise models; the set need not lie in one clique.
+CREATE FUNCTION mrf_marginal(model mrf, columns text[], OUT clique int[], OUT assignment int[],
+							 OUT probability float8, OUT names text[], OUT labels text[])
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -61,66 +61,18 @@ MarginaliseClique(const MrfCliqueSet *set, int c, const double *marg, int size,
 }
 
 /*
- * The marginal of vars when no clique holds them: the cliques plus vars with
- * a zero table (the same distribution), calibrated exactly, vars' table read.
+ * Exact marginal of vars: read off a clique's marginal when one holds them,
+ * else by elimination on the calibrated junction tree (MrfBpSetMarginal).
  */
-static MrfStatus
-AugmentedMarginal(const MrfCliqueSet *set, const double *logpot, int size,
-				  const int *vars, const MrfBpOptions *bp, const MrfEnv *env,
-				  double *out)
-{
-	int			m = set->m;
-	int			s = set->start[m];
-	int		   *start = MrfAlloc(env, sizeof(int) * ((size_t) m + 2));
-	int		   *var = MrfAlloc(env, sizeof(int) * ((size_t) s + size));
-	MrfCliqueSet *aug = NULL;
-	double	   *lp = NULL;
-	double	   *marg = NULL;
-	MrfBpOptions o;
-	MrfStatus	status;
-
-	if (start == NULL || var == NULL)
-	{
-		status = MRF_ENOMEM;
-		goto done;
-	}
-	memcpy(start, set->start, sizeof(int) * ((size_t) m + 1));
-	start[m + 1] = s + size;
-	memcpy(var, set->var, sizeof(int) * (size_t) s);
-	memcpy(var + s, vars, sizeof(int) * (size_t) size);
-	status = MrfCliqueSetBuildAlphabets(set->p, set->card, m + 1, start, var, 0, env, &aug);
-	if (status != MRF_OK)
-		goto done;
-	lp = MrfAlloc(env, sizeof(double) * (size_t) aug->cells);
-	marg = MrfAlloc(env, sizeof(double) * (size_t) aug->cells);
-	if (lp == NULL || marg == NULL)
-	{
-		status = MRF_ENOMEM;
-		goto done;
-	}
-	/* the first m tables keep their layout; the added one is zero (calloc) */
-	memcpy(lp, logpot, sizeof(double) * (size_t) set->cells);
-	o = ExactOptions(bp);
-	status = MrfCliquesMarginals(aug, lp, &o, env, marg, NULL);
-	if (status == MRF_OK)
-		memcpy(out, marg + aug->offset[m],
-			   sizeof(double) * (size_t) (aug->offset[m + 1] - aug->offset[m]));
-done:
-	MrfFree(env, marg);
-	MrfFree(env, lp);
-	if (aug != NULL)
-		MrfCliqueSetFree(env, aug);
-	MrfFree(env, var);
-	MrfFree(env, start);
-	return status;
-}
-
-/* Exact marginal of vars: read off a clique's marginal, else augmented. */
 MrfStatus
 MrfSubsetMarginal(const MrfCliqueSet *set, const double *logpot,
 				  const double *cmarg, int size, const int *vars,
 				  const MrfBpOptions *bp, const MrfEnv *env, double *out)
 {
+	MrfBpOptions o;
+	MrfBp	   *engine = NULL;
+	double	   *marg = NULL;
+	MrfStatus	status;
 	int			c;
 	int			j;
 
@@ -133,27 +85,20 @@ MrfSubsetMarginal(const MrfCliqueSet *set, const double *logpot,
 		for (c = 0; c < set->m; c++)
 			if (InsideClique(set, c, size, vars))
 				return MarginaliseClique(set, c, cmarg, size, vars, env, out);
-	for (c = 0; c < set->m; c++)
-	{
-		/* the same variable set as a clique: its table would be a duplicate */
-		if (set->start[c + 1] - set->start[c] == size && InsideClique(set, c, size, vars))
-		{
-			MrfBpOptions o;
-			double	   *marg = MrfAlloc(env, sizeof(double) * (size_t) set->cells);
-			MrfStatus	status;
-
-			if (marg == NULL)
-				return MRF_ENOMEM;
-			o = ExactOptions(bp);
-			status = MrfCliquesMarginals(set, logpot, &o, env, marg, NULL);
-			if (status == MRF_OK)
-				memcpy(out, marg + set->offset[c],
-					   sizeof(double) * (size_t) (set->offset[c + 1] - set->offset[c]));
-			MrfFree(env, marg);
-			return status;
-		}
-	}
-	return AugmentedMarginal(set, logpot, size, vars, bp, env, out);
+	o = ExactOptions(bp);
+	status = MrfBpBuild(set, &o, env, &engine);
+	if (status != MRF_OK)
+		return status;
+	marg = MrfAlloc(env, sizeof(double) * (size_t) set->cells);
+	if (marg == NULL)
+		status = MRF_ENOMEM;
+	else
+		status = MrfBpMarginals(engine, logpot, marg, NULL);
+	if (status == MRF_OK)
+		status = MrfBpSetMarginal(engine, size, vars, 0, out, NULL);
+	MrfFree(env, marg);
+	MrfBpFree(engine);
+	return status;
 }
 
 /* Every set's marginal from one pass over all states (log weights kept). */

@@ -23,10 +23,11 @@
  * 0..set->p - 1) under the model (set, logpot) into out (prod card[vars[i]]
  * cells).  cmarg (set->cells, may be NULL) is the model's clique marginals
  * from exact inference: a set inside a clique is read off them.  Any other
- * set is added to the cliques with a zero potential and the junction tree
- * of the whole is calibrated (a triangulation when the cliques with it are
- * not decomposable).  MRF_EINVAL for invalid vars, or when that junction
- * tree would exceed bp->max_exact_cells (bp may be NULL: the default).
+ * set: the model's junction tree is calibrated and the set's marginal
+ * eliminated from it (MrfBpSetMarginal; for many sets, build the engine
+ * once and call that directly).  MRF_EINVAL for invalid vars, or when the
+ * model's junction tree or the set's tables would exceed
+ * bp->max_exact_cells (bp may be NULL: the default).
  */
 MrfStatus	MrfSubsetMarginal(const MrfCliqueSet *set, const double *logpot,
 							  const double *cmarg, int size, const int *vars,

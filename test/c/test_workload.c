@@ -275,6 +275,294 @@ CheckKindsAsCliques(MrfRng *rng)
 	CHECK(MrfPairwiseAsCliques(W, th, P, 3, card, &MrfMallocEnv, &set, &lp) == MRF_EINVAL);
 }
 
+/*
+ * A binary chain of p variables, cliques {i, i+1}, each pair's table
+ * log(1 - q) on the diagonal and log(q) off it: a symmetric Markov chain
+ * with flip probability q from a uniform x_0, so P(x_a = x_b) =
+ * (1 + (1 - 2q)^|a - b|) / 2 in closed form.  MrfBpSetMarginal of the two
+ * ends and of three far-apart variables against it.
+ */
+static void
+CheckWideChain(void)
+{
+	enum
+	{
+		P = 200
+	};
+	int			card[P];
+	int			start[P];
+	int			var[2 * (P - 1)];
+	MrfCliqueSet *set;
+	MrfBp	   *bp = NULL;
+	double	   *lp;
+	double	   *marg;
+	double		q = 0.03;
+	double		got[8];
+	int			ends[2] = {0, P - 1};
+	int			three[3] = {3, 100, 190};
+	int64_t		need = -1;
+	MrfBpOptions o;
+
+	for (int i = 0; i < P; i++)
+		card[i] = 2;
+	for (int c = 0; c < P - 1; c++)
+	{
+		start[c] = 2 * c;
+		var[2 * c] = c;
+		var[2 * c + 1] = c + 1;
+	}
+	start[P - 1] = 2 * (P - 1);
+	set = Build(P, card, P - 1, start, var);
+	lp = malloc(sizeof(double) * (size_t) set->cells);
+	marg = malloc(sizeof(double) * (size_t) set->cells);
+	for (int c = 0; c < P - 1; c++)
+	{
+		lp[4 * c + 0] = lp[4 * c + 3] = log(1 - q);
+		lp[4 * c + 1] = lp[4 * c + 2] = log(q);
+	}
+	memset(&o, 0, sizeof(o));
+	o.mode = MRF_INFER_EXACT;
+	CHECK(MrfBpBuild(set, &o, &MrfMallocEnv, &bp) == MRF_OK);
+	/* a query before any calibration is refused */
+	CHECK(MrfBpSetMarginal(bp, 2, ends, 0, got, NULL) == MRF_EINVAL);
+	CHECK(MrfBpMarginals(bp, lp, marg, NULL) == MRF_OK);
+	CHECK(MrfBpSetMarginal(bp, 2, ends, 0, got, &need) == MRF_OK);
+	{
+		double		same = (1 + pow(1 - 2 * q, P - 1)) / 2;
+
+		CHECK_NEAR(got[0], same / 2, 1e-12);
+		CHECK_NEAR(got[3], same / 2, 1e-12);
+		CHECK_NEAR(got[1], (1 - same) / 2, 1e-12);
+		CHECK_NEAR(got[2], (1 - same) / 2, 1e-12);
+	}
+	CHECK(MrfBpSetMarginal(bp, 3, three, 0, got, NULL) == MRF_OK);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			for (int c = 0; c < 2; c++)
+			{
+				double		s1 = (1 + pow(1 - 2 * q, 97)) / 2;
+				double		s2 = (1 + pow(1 - 2 * q, 90)) / 2;
+				double		want = 0.5 * (a == b ? s1 : 1 - s1) * (b == c ? s2 : 1 - s2);
+
+				CHECK_NEAR(got[a * 4 + b * 2 + c], want, 1e-12);
+			}
+	/* refused when the set's table is above the limit: need says how large */
+	CHECK(MrfBpSetMarginal(bp, 3, three, 4, got, &need) == MRF_EINVAL);
+	CHECK(need == 8);
+	MrfBpFree(bp);
+	free(marg);
+	free(lp);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+}
+
+/*
+ * Marginal of the chain variables vars (ascending, nv of them) by the
+ * forward algorithm: alpha over the current variable, with the earlier
+ * query variables' values carried along; a direct computation that shares
+ * no code with the junction tree.
+ */
+static void
+ChainByForward(int p, const int *card, const double *lp, const int64_t *off,
+			   int nv, const int *vars, double *out)
+{
+	/* alpha[(carried index) * K + x_i]: at most 100^3 carried cells times 100 */
+	int64_t		carried = 1;
+	double	   *alpha;
+	double	   *next;
+	int			K = 0;
+
+	for (int i = 0; i < p; i++)
+		K = card[i] > K ? card[i] : K;
+	for (int j = 0; j < nv; j++)
+		carried *= card[vars[j]];
+	alpha = calloc((size_t) carried * K, sizeof(double));
+	next = calloc((size_t) carried * K, sizeof(double));
+	{
+		int64_t		c0 = 1;
+
+		for (int x = 0; x < card[0]; x++)
+			alpha[x] = 1.0;
+		(void) c0;
+	}
+	/* carried index grows as each query variable is passed: cw = cells so far */
+	{
+		int64_t		cw = 1;
+		int			qj = 0;
+
+		for (int i = 0; i < p; i++)
+		{
+			/* fold x_i into the carried index when it is a query variable */
+			if (qj < nv && vars[qj] == i)
+			{
+				memset(next, 0, sizeof(double) * (size_t) carried * K);
+				for (int64_t c = 0; c < cw; c++)
+					for (int x = 0; x < card[i]; x++)
+						next[(c * card[i] + x) * K + x] = alpha[c * K + x];
+				cw *= card[i];
+				memcpy(alpha, next, sizeof(double) * (size_t) carried * K);
+				qj++;
+			}
+			if (i == p - 1)
+				break;
+			memset(next, 0, sizeof(double) * (size_t) carried * K);
+			for (int64_t c = 0; c < cw; c++)
+				for (int x = 0; x < card[i]; x++)
+				{
+					double		a = alpha[c * K + x];
+
+					if (a == 0.0)
+						continue;
+					for (int y = 0; y < card[i + 1]; y++)
+						next[c * K + y] += a * exp(lp[off[i] + (int64_t) x * card[i + 1] + y]);
+				}
+			/* rescale: the common factor cancels in the normalisation */
+			{
+				double		mx = 0.0;
+
+				for (int64_t t = 0; t < cw * K; t++)
+					mx = next[t] > mx ? next[t] : mx;
+				for (int64_t t = 0; t < cw * K; t++)
+					alpha[t] = next[t] / mx;
+			}
+		}
+		{
+			double		total = 0.0;
+
+			for (int64_t c = 0; c < carried; c++)
+			{
+				out[c] = 0.0;
+				for (int x = 0; x < card[p - 1]; x++)
+					out[c] += alpha[c * K + x];
+				total += out[c];
+			}
+			for (int64_t c = 0; c < carried; c++)
+				out[c] /= total;
+		}
+	}
+	free(alpha);
+	free(next);
+}
+
+/*
+ * A chain of 14 variables with alphabets of up to 100 values (the shape of
+ * UCI Adult's widest columns) and random pair tables: 3-way marginals of
+ * far-apart variables, which no cluster holds, against the forward
+ * algorithm.
+ */
+static void
+CheckWideAlphabets(MrfRng *rng)
+{
+	enum
+	{
+		P = 14
+	};
+	int			card[P] = {100, 9, 16, 7, 15, 6, 5, 2, 100, 100, 41, 2, 100, 3};
+	int			start[P];
+	int			var[2 * (P - 1)];
+	int64_t		off[P];
+	MrfCliqueSet *set;
+	MrfBp	   *bp = NULL;
+	double	   *lp;
+	double	   *marg;
+	double	   *got = malloc(sizeof(double) * 1000000);
+	double	   *want = malloc(sizeof(double) * 1000000);
+	int			triples[4][3] = {{0, 8, 12}, {0, 7, 13}, {1, 6, 11}, {8, 9, 12}};
+	MrfBpOptions o;
+
+	for (int c = 0; c < P - 1; c++)
+	{
+		start[c] = 2 * c;
+		var[2 * c] = c;
+		var[2 * c + 1] = c + 1;
+	}
+	start[P - 1] = 2 * (P - 1);
+	set = Build(P, card, P - 1, start, var);
+	for (int c = 0; c < P - 1; c++)
+		off[c] = set->offset[c];
+	lp = malloc(sizeof(double) * (size_t) set->cells);
+	marg = malloc(sizeof(double) * (size_t) set->cells);
+	for (int64_t x = 0; x < set->cells; x++)
+		lp[x] = 3.0 * MrfRngUniform(rng);
+	memset(&o, 0, sizeof(o));
+	o.mode = MRF_INFER_EXACT;
+	CHECK(MrfBpBuild(set, &o, &MrfMallocEnv, &bp) == MRF_OK);
+	CHECK(MrfBpMarginals(bp, lp, marg, NULL) == MRF_OK);
+	for (int t = 0; t < 4; t++)
+	{
+		int64_t		cells = (int64_t) card[triples[t][0]] * card[triples[t][1]] * card[triples[t][2]];
+		double		worst = 0.0;
+		double		sum = 0.0;
+
+		CHECK(MrfBpSetMarginal(bp, 3, triples[t], 0, got, NULL) == MRF_OK);
+		ChainByForward(P, card, lp, off, 3, triples[t], want);
+		for (int64_t x = 0; x < cells; x++)
+		{
+			double		d = fabs(got[x] - want[x]);
+
+			worst = d > worst ? d : worst;
+			sum += got[x];
+		}
+		CHECK_MSG(worst < 1e-12, "triple %d: largest difference %.3g", t, worst);
+		CHECK_NEAR(sum, 1.0, 1e-12);
+	}
+	/* a 4-way set of 100 x 100 x 100 x 100 cells is above a 10^7-cell limit */
+	{
+		int			four[4] = {0, 8, 9, 12};
+		int64_t		need = 0;
+
+		CHECK(MrfBpSetMarginal(bp, 4, four, 10000000, got, &need) == MRF_EINVAL);
+		CHECK(need == 100000000);
+	}
+	MrfBpFree(bp);
+	free(marg);
+	free(lp);
+	free(got);
+	free(want);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+}
+
+/*
+ * 4- and 5-way marginals of a loopy model (triangulated) against
+ * enumeration: sets across clusters, variables no clique holds.
+ */
+static void
+CheckLargerSets(MrfRng *rng)
+{
+	int			card[8] = {2, 3, 2, 4, 2, 3, 2, 2};
+	/* a 4-cycle, a triangle sharing a variable, a tail; variable 7 in no clique */
+	int			start[] = {0, 2, 4, 6, 8, 11, 13};
+	int			var[] = {0, 1, 1, 2, 2, 3, 3, 0, 3, 4, 5, 5, 6};
+	MrfCliqueSet *set = Build(8, card, 6, start, var);
+	double	   *lp = RandomModel(set, rng);
+	double	   *marg = malloc(sizeof(double) * (size_t) set->cells);
+	MrfBp	   *bp = NULL;
+	MrfBpOptions o;
+	int			sets[5][5] = {{0, 2, 4, 6}, {1, 3, 5, 7}, {0, 1, 2, 3, 6}, {0, 4, 5, 6, 7}, {1, 2, 4, 6}};
+	int			sizes[5] = {4, 4, 5, 5, 4};
+	double		got[512];
+	double		want[512];
+
+	memset(&o, 0, sizeof(o));
+	o.mode = MRF_INFER_EXACT;
+	CHECK(MrfBpBuild(set, &o, &MrfMallocEnv, &bp) == MRF_OK);
+	CHECK(MrfBpMarginals(bp, lp, marg, NULL) == MRF_OK);
+	for (int t = 0; t < 5; t++)
+	{
+		int64_t		cells = MrfVarsCells(card, sizes[t], sets[t], INT64_MAX);
+		double		worst = 0.0;
+
+		CHECK(MrfBpSetMarginal(bp, sizes[t], sets[t], 0, got, NULL) == MRF_OK);
+		EnumerateSubset(set, lp, sizes[t], sets[t], want);
+		for (int64_t x = 0; x < cells; x++)
+			worst = fabs(got[x] - want[x]) > worst ? fabs(got[x] - want[x]) : worst;
+		CHECK_MSG(worst < 1e-12, "set %d: largest difference %.3g", t, worst);
+	}
+	MrfBpFree(bp);
+	free(marg);
+	free(lp);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+}
+
 void
 TestWorkload(void)
 {
@@ -283,6 +571,9 @@ TestWorkload(void)
 
 	MrfRngInitSeeded(&rng, 1201);
 	CheckKindsAsCliques(&rng);
+	CheckWideChain();
+	CheckWideAlphabets(&rng);
+	CheckLargerSets(&rng);
 
 	/* a tree of pairs over mixed alphabets (an MST model's shape) */
 	{

@@ -249,3 +249,7 @@ SELECT count(*) = 3 AND bool_and(mean_l1 BETWEEN 0 AND 2) AS marginal_error
 FROM mrf_marginal_error((SELECT m FROM up_stored WHERE name = 'cliques'), 'up_kary', '{z}');
 SELECT count(*) = 3 AS marginal_errors
 FROM mrf_marginal_errors((SELECT m FROM up_stored WHERE name = 'cliques'), 'up_kary', '{z}', '{2}');
+-- mrf_marginal: the exact marginal of any set of variables, here the stored
+-- clique model's variables 1 and 3 (a model of an array column: numbers)
+SELECT abs(sum(probability) - 1) < 1e-9 AND bool_and(clique = '{1,3}') AS marginal
+FROM mrf_marginal((SELECT m FROM up_stored WHERE name = 'cliques'), '{1,3}');

@@ -1,14 +1,16 @@
 /*
- * model/marginal_error.c - mrf_marginal_error and mrf_marginal_errors: the
- * L1 error of a model's marginals of every set of one, two, three (the ways
- * asked) variables against a relation's rows: clique models, and
+ * model/marginal_error.c - a model's exact marginals of any set of its variables:
+ * mrf_marginal (one set, as rows), and mrf_marginal_error and
+ * mrf_marginal_errors: the L1 error of a model's marginals of every set of one, two, three
+ * (the ways asked) variables against a relation's rows: clique models, and
  * Ising and pairwise models through their clique form.
  *
  * Not private and not charged: it reads the relation with the caller's
  * rights (SECURITY INVOKER, SPI), so only someone who may SELECT the rows
  * gets an answer, and every call says so in a NOTICE.  The model's
- * marginals are exact (core/workload.c: one pass over the states of a
- * small model, else a junction tree of the cliques and the set); the rows' values are mapped to the model's codes by its labels
+ * marginals are exact (one pass over the states of a small model, else the
+ * model's junction tree calibrated once and each set eliminated from it,
+ * MrfBpSetMarginal); the rows' values are mapped to the model's codes by its labels
  * (the text form of each value, as the learners read enums, booleans and
  * declared domains), by integer codes when the model has no labels, and a
  * NULL to the model's NULL-labelled value (nulls => 'category').
@@ -225,7 +227,7 @@ SetText(const MrfNames *names, int w, const int *vars)
  * are refused.
  */
 static MrfCliqueSet *
-WorkloadCliqueForm(MrfModel *model, double **logpot)
+WorkloadCliqueFormOf(MrfModel *model, double **logpot, const char *fn)
 {
 	MrfCliqueSet *set = NULL;
 	int			status = MRF_OK;
@@ -254,7 +256,7 @@ WorkloadCliqueForm(MrfModel *model, double **logpot)
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s does not apply to models of kind %s", WorkloadFn,
+					 errmsg("%s does not apply to models of kind %s", fn,
 							MrfKindName(model->kind)),
 					 errdetail("It compares exact marginals, which clique, Ising and pairwise models give here."),
 					 errhint("Compare samples of the model instead (mrf_sample).")));
@@ -262,22 +264,106 @@ WorkloadCliqueForm(MrfModel *model, double **logpot)
 	if (status == MRF_ENOMEM)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in %s", WorkloadFn)));
+				 errmsg("out of memory in %s", fn)));
 	if (status != MRF_OK)
-		elog(ERROR, "%s: the model has no clique form (status %d)", WorkloadFn, status);
+		elog(ERROR, "%s: the model has no clique form (status %d)", fn, status);
 	return set;
 }
 
 /*
+ * A model's exact marginals of any set: its clique form, and either
+ * enumeration of its states (a small model) or its junction tree calibrated
+ * once, each set then eliminated from it (MrfBpSetMarginal).
+ */
+typedef struct ModelMarginals
+{
+	const char *fn;				/* the SQL function, for messages */
+	MrfCliqueSet *set;
+	double	   *logpot;
+	MrfBp	   *bp;				/* NULL: enumerate */
+	int64		max_cells;		/* the largest table of an elimination */
+} ModelMarginals;
+
+/* The model's clique form and, unless it is small, its calibrated junction tree. */
+static void
+ModelMarginalsBegin(ModelMarginals *mm, MrfCliqueSet *set, double *logpot, const char *fn)
+{
+	MrfBpOptions bp;
+	double	   *cmarg;
+	int			status;
+
+	mm->fn = fn;
+	mm->set = set;
+	mm->logpot = logpot;
+	mm->bp = NULL;
+	/* two tables of an elimination (a product and its sum) within mrfdp.max_learner_memory */
+	mm->max_cells = (int64) ((double) MrfMaxLearnerMemory * 1024.0 / (2.0 * sizeof(double)));
+	if (MrfCliqueSetStates(set, WORKLOAD_ENUM_STATES) >= 0)
+		return;
+	memset(&bp, 0, sizeof(bp));
+	bp.mode = MRF_INFER_EXACT;
+	status = MrfBpBuild(set, &bp, &MrfPallocEnv, &mm->bp);
+	if (status == MRF_EINVAL)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the model has no junction tree within %lld cells", fn,
+						(long long) MRF_BP_DEFAULT_MAX_EXACT_CELLS),
+				 errdetail("Its marginals would need loopy belief propagation, which is approximate; %s gives exact marginals only.",
+						   fn),
+				 errhint("A model with fewer or smaller cliques (a sparser graph) has exact marginals.")));
+	if (status != MRF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory in %s", fn)));
+	cmarg = palloc_extended(sizeof(double) * (set->cells + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	status = MrfBpMarginals(mm->bp, logpot, cmarg, NULL);
+	if (status != MRF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s: the model's potentials are not finite numbers", fn)));
+	pfree(cmarg);
+}
+
+/* The marginal of vars (ascending) into out, or an error naming the set. */
+static void
+ModelMarginalOf(ModelMarginals *mm, int size, const int *vars, double *out,
+				const MrfNames *names)
+{
+	int64		need = 0;
+	int			status;
+
+	if (mm->bp == NULL)
+	{
+		int64		offset[2] = {0, MrfVarsCells(mm->set->card, size, vars, PG_INT64_MAX)};
+
+		status = MrfSubsetMarginalsEnumerate(mm->set, mm->logpot, 1, &size, &vars, offset,
+											 WORKLOAD_ENUM_STATES, &MrfPallocEnv, out);
+	}
+	else
+		status = MrfBpSetMarginal(mm->bp, size, vars, mm->max_cells, out, &need);
+	if (status == MRF_EINVAL && need > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the marginal of (%s) needs a table of %lld cells", mm->fn,
+						SetText(names, size, vars), (long long) need),
+				 errdetail("mrfdp.max_learner_memory allows tables of %lld cells (two of them, 8 bytes a cell).",
+						   (long long) mm->max_cells),
+				 errhint("Ask for fewer or smaller variables, or raise mrfdp.max_learner_memory.")));
+	if (status != MRF_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory in %s", mm->fn)));
+}
+
+/*
  * The model's exact marginal of every set of the workload: by one pass over
- * the states of a small model (at most WORKLOAD_ENUM_STATES), else by
- * junction trees.
+ * the states of a small model (at most WORKLOAD_ENUM_STATES), else from one
+ * calibration of the junction tree.
  */
 static void
 WorkloadModelMarginals(Workload *wl, MrfCliqueSet *set, double *logpot, const MrfNames *names)
 {
-	double	   *cmarg;
-	MrfBpOptions bp;
+	ModelMarginals mm;
 	int			status;
 
 	if (MrfCliqueSetStates(set, WORKLOAD_ENUM_STATES) >= 0)
@@ -291,40 +377,14 @@ WorkloadModelMarginals(Workload *wl, MrfCliqueSet *set, double *logpot, const Mr
 					 errmsg("out of memory in %s", WorkloadFn)));
 		return;
 	}
-	cmarg = palloc_extended(sizeof(double) * (set->cells + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	memset(&bp, 0, sizeof(bp));
-	bp.mode = MRF_INFER_EXACT;
-	status = MrfCliquesMarginals(set, logpot, &bp, &MrfPallocEnv, cmarg, NULL);
-	if (status == MRF_EINVAL)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: the model has no junction tree within %lld cells", WorkloadFn,
-						(long long) MRF_BP_DEFAULT_MAX_EXACT_CELLS),
-				 errdetail("Its marginals would need loopy belief propagation, which is approximate; the error is computed from exact marginals only."),
-				 errhint("A model with fewer or smaller cliques (a sparser graph) has exact marginals.")));
-	if (status != MRF_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in %s", WorkloadFn)));
+	ModelMarginalsBegin(&mm, set, logpot, WorkloadFn);
 	for (int s = 0; s < wl->nsets; s++)
 	{
-		status = MrfSubsetMarginal(set, logpot, cmarg, wl->way[s], wl->vars[s], &bp,
-								   &MrfPallocEnv, wl->marg + wl->offset[s]);
-		if (status == MRF_EINVAL)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s: the marginal of (%s) has no junction tree within %lld cells",
-							WorkloadFn, SetText(names, wl->way[s], wl->vars[s]),
-							(long long) MRF_BP_DEFAULT_MAX_EXACT_CELLS),
-					 errdetail("The model's cliques with these variables triangulate into tables too large for exact inference."),
-					 errhint("Ask for fewer ways.")));
-		if (status != MRF_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory in %s", WorkloadFn)));
-		/* every set: one outside the cliques calibrates a junction tree of up to 2^22 cells */
-		CHECK_FOR_INTERRUPTS();
+		ModelMarginalOf(&mm, wl->way[s], wl->vars[s], wl->marg + wl->offset[s], names);
+		if ((s & 15) == 0)
+			CHECK_FOR_INTERRUPTS();
 	}
+	MrfBpFree(mm.bp);
 }
 
 /* The relation's column `name`: its number, or an error naming it. */
@@ -632,7 +692,7 @@ WorkloadRun(FunctionCallInfo fcinfo, MrfNames **names_out, double **l1, int64 *n
 						WorkloadFn, MaxTupleAttributeNumber, model->p),
 				 errdetail("It reads every variable of the model as one column of one query, and a query returns at most %d columns.",
 						   MaxTupleAttributeNumber)));
-	set = WorkloadCliqueForm(model, &logpot);
+	set = WorkloadCliqueFormOf(model, &logpot, WorkloadFn);
 	if (get_rel_name(relid) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -762,4 +822,164 @@ mrf_marginal_error(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/* prod card[vars[i]] as a double (for a message about a table too large to count in int64). */
+static double
+VarsCellsDouble(const int *card, int n, const int *vars)
+{
+	double		c = 1.0;
+
+	for (int j = 0; j < n; j++)
+		c *= card[vars[j]];
+	return c;
+}
+
+/* The variable that a name of columns stands for, 0-based; errors for an unknown one. */
+static int
+MarginalVariable(const MrfModel *model, const MrfNames *names, const char *name)
+{
+	char	   *end;
+	long		i;
+
+	for (int v = 0; v < model->p; v++)
+		if (names->present && names->names[v] != NULL && strcmp(names->names[v], name) == 0)
+			return v;
+	/* a variable without a name (a model learned from arrays): its 1-based number */
+	i = strtol(name, &end, 10);
+	if (*name != '\0' && *end == '\0' && i >= 1 && i <= model->p &&
+		(!names->present || names->names[i - 1] == NULL))
+		return (int) i - 1;
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_COLUMN),
+			 errmsg("mrf_marginal: \"%s\" is not a variable of the model", name),
+			 errdetail("The model's variables are the columns it was learned from, or their numbers 1..%d when it has no names.",
+					   model->p),
+			 errhint("mrf_variables(model) lists them.")));
+	pg_unreachable();
+}
+
+/*
+ * The model's exact marginal over the variables named in columns: one row
+ * (clique, assignment, probability) per cell, the variables 1-based and
+ * ascending, as mrf_marginals gives a clique's.
+ */
+static Datum
+MarginalCodes(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	ArrayType  *columns = PG_GETARG_ARRAYTYPE_P(1);
+	ReturnSetInfo *rsinfo;
+	MrfNames   *names;
+	MrfCliqueSet *set;
+	double	   *logpot;
+	ModelMarginals mm;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int		   *vars;
+	bool	   *seen;
+	int64		cells;
+	double	   *out;
+	int			digits[64];
+	Datum		vd[64];
+	Datum		clique;
+
+	if (ARR_NDIM(columns) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("mrf_marginal: columns must be a one-dimensional array")));
+	deconstruct_array(columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mrf_marginal: columns must name at least one variable")));
+	set = WorkloadCliqueFormOf(model, &logpot, "mrf_marginal");
+	names = MrfNamesOf(model);
+	vars = palloc(sizeof(int) * n);
+	seen = palloc0(sizeof(bool) * model->p);
+	for (int j = 0; j < n; j++)
+	{
+		char	   *name;
+		int			v;
+
+		if (nulls[j])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("mrf_marginal: columns must not contain NULL")));
+		name = TextDatumGetCString(elems[j]);
+		v = MarginalVariable(model, names, name);
+		if (seen[v])
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_COLUMN),
+					 errmsg("mrf_marginal: variable \"%s\" is named twice", name),
+					 errhint("Name each variable once.")));
+		seen[v] = true;
+	}
+	/* ascending: the layout of a clique's table */
+	n = 0;
+	for (int v = 0; v < model->p; v++)
+		if (seen[v])
+			vars[n++] = v;
+	cells = MrfVarsCells(set->card, n, vars, PG_INT64_MAX / 4);
+	if (n > 64 || cells < 0 ||
+		(double) cells * (sizeof(double) * 2) > (double) MrfMaxLearnerMemory * 1024.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("mrf_marginal: the marginal of (%s) has too many cells", SetText(names, n, vars)),
+				 errdetail("Its table would have %.0f cells, and mrfdp.max_learner_memory (%d kB) allows %lld.",
+						   VarsCellsDouble(set->card, n, vars),
+						   MrfMaxLearnerMemory,
+						   (long long) ((double) MrfMaxLearnerMemory * 1024.0 / (2.0 * sizeof(double)))),
+				 errhint("Ask for fewer or smaller variables, or raise mrfdp.max_learner_memory.")));
+	ModelMarginalsBegin(&mm, set, logpot, "mrf_marginal");
+	out = palloc_extended(sizeof(double) * (cells + 1), MCXT_ALLOC_HUGE);
+	ModelMarginalOf(&mm, n, vars, out, names);
+	if (mm.bp != NULL)
+		MrfBpFree(mm.bp);
+	for (int64 x = 0; x < cells; x++)
+		if (!isfinite(out[x]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("mrf_marginal: the model's marginals are not finite numbers"),
+					 errdetail("Its parameters are too large for exact inference in double precision.")));
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	for (int j = 0; j < n; j++)
+	{
+		vd[j] = Int32GetDatum(vars[j] + 1);
+		digits[j] = 0;
+	}
+	clique = PointerGetDatum(construct_array(vd, n, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+	for (int64 x = 0; x < cells; x++)
+	{
+		Datum		row[3];
+		bool		rnull[3] = {false, false, false};
+
+		for (int j = 0; j < n; j++)
+			vd[j] = Int32GetDatum(digits[j]);
+		row[0] = clique;
+		row[1] = PointerGetDatum(construct_array(vd, n, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+		row[2] = Float8GetDatum(out[x]);
+		MrfPutRow(rsinfo, row, rnull);
+		pfree(DatumGetPointer(row[1]));
+		for (int j = n - 1; j >= 0; j--)
+		{
+			if (++digits[j] < set->card[vars[j]])
+				break;
+			digits[j] = 0;
+		}
+		if ((x & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(mrf_marginal);
+/* The exact marginal of any set of a model's variables, with names and labels. */
+Datum
+mrf_marginal(PG_FUNCTION_ARGS)
+{
+	return MrfNamedRows(fcinfo, MarginalCodes, MRF_NAMED_TABLE);
 }
