@@ -13,6 +13,7 @@
 #include "pg/hooks.h"
 #include "pg/ledger/guard.h"
 #include "pg/ledger/reads.h"
+#include "pg/protected/owner.h"
 
 PG_MODULE_MAGIC;
 
@@ -29,5 +30,6 @@ _PG_init(void)
 	MrfLedgerInit();
 	MrfCitusFwInit();
 	MrfCitusStableInit();
+	MrfOwnerInit();
 	MrfInstallHooks();
 }

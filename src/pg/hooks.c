@@ -12,9 +12,11 @@
  *                            (ledger/reads.c)
  *   shmem_request_hook,      the progress slots, with shared_preload_libraries
  *   shmem_startup_hook       only (sqlapi/progress.c)
+ *   emit_log_hook            Citus's messages about the relation owner's
+ *                            connections stay off the client (protected/owner.c)
  *
  * Transaction callbacks are registered by the modules that own the state
- * they clear (ledger/reads.c, sqlapi/progress.c, citus/fw.c).
+ * they clear (ledger/reads.c, sqlapi/progress.c, citus/fw.c, protected/owner.c).
  */
 #include "postgres.h"
 
@@ -27,6 +29,7 @@
 #include "pg/citus/cluster.h"
 #include "pg/hooks.h"
 #include "pg/ledger/reads.h"
+#include "pg/protected/owner.h"
 #include "pg/sqlapi/named_call.h"
 #include "pg/sqlapi/options_check.h"
 #include "pg/sqlapi/progress.h"
@@ -36,6 +39,7 @@ static planner_hook_type PrevPlanner = NULL;
 static ExecutorStart_hook_type PrevExecutorStart = NULL;
 static shmem_request_hook_type PrevShmemRequest = NULL;
 static shmem_startup_hook_type PrevShmemStartup = NULL;
+static emit_log_hook_type PrevEmitLog = NULL;
 
 /* Earlier hooks (e.g. pg_stat_statements) see the tree as parsed. */
 static void
@@ -93,6 +97,15 @@ MrfShmemStartup(void)
 	MrfProgressShmemStartup();
 }
 
+/* Later hooks see the message as the client will. */
+static void
+MrfEmitLog(ErrorData *edata)
+{
+	MrfOwnerQuietCitusMessage(edata);
+	if (PrevEmitLog)
+		PrevEmitLog(edata);
+}
+
 /* See hooks.h. */
 void
 MrfInstallHooks(void)
@@ -103,6 +116,8 @@ MrfInstallHooks(void)
 	planner_hook = MrfPlanner;
 	PrevExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = MrfExecutorStart;
+	PrevEmitLog = emit_log_hook;
+	emit_log_hook = MrfEmitLog;
 	/* shared memory can be asked for only while the postmaster preloads */
 	if (process_shared_preload_libraries_in_progress)
 	{

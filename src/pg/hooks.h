@@ -5,7 +5,7 @@
 #define MRF_PG_HOOKS_H
 
 /*
- * Installs the parse-analysis, planner, executor-start and (during shared
+ * Installs the parse-analysis, planner, executor-start, emit-log and (during shared
  * preload) shared-memory hooks, each chaining the hook before it.  Called
  * once, from _PG_init.
  */

@@ -15,6 +15,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -192,6 +193,155 @@ ErrorCarriesNoData(int sqlerrcode)
 		sqlerrcode == ERRCODE_CRASH_SHUTDOWN;
 }
 
+/*
+ * Whether owner-rights work of the current transaction read a Citus table.
+ * The owner's worker connections then stay in the caller's transaction until
+ * it ends (Citus opens a remote transaction block for a read in a
+ * subtransaction, and distributed Frank-Wolfe's kept parts live in it):
+ * Citus sends them SAVEPOINT, ROLLBACK TO and RELEASE for the caller's own
+ * savepoints and COMMIT or ROLLBACK at its end, each logged with the owner's
+ * role and the worker's address under citus.log_remote_commands, and a
+ * connection lost meanwhile gives warnings and errors naming them.
+ * OwnerConnectionsEnding: such a transaction has ended and Citus's end
+ * callbacks may still run (the backend's local transaction id is cleared
+ * then; the next transaction has one again).
+ */
+static bool OwnerConnectionsNow = false;
+static bool OwnerConnectionsEnding = false;
+
+/* Whether the current (or just ended) transaction holds owner-rights connections. */
+static bool
+OwnerConnectionsInTransaction(void)
+{
+	if (MyProc == NULL)
+		return false;
+	if (MyProc->lxid != InvalidLocalTransactionId)
+		OwnerConnectionsEnding = false;
+	return OwnerConnectionsNow || OwnerConnectionsEnding;
+}
+
+/*
+ * Turns off, at the current GUC level, what would show Citus's work on the
+ * owner's connections at a transaction or subtransaction boundary: remote
+ * commands, and with everything also its notices and warnings.  Our
+ * callbacks run before Citus's (registered later), and the level is
+ * restored when the (sub)transaction ends, after every callback.
+ */
+static void
+QuietCitusBoundary(bool everything)
+{
+	if (IsInParallelMode())
+		return;
+	(void) set_config_option("citus.log_remote_commands", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	if (everything)
+		(void) set_config_option("client_min_messages", "error", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+}
+
+static void
+OwnerXactCallback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (OwnerConnectionsNow)
+				QuietCitusBoundary(true);
+			break;
+		case XACT_EVENT_ABORT:
+			if (OwnerConnectionsNow)
+				QuietCitusBoundary(true);
+			/* fall through */
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PREPARE:
+			OwnerConnectionsEnding = OwnerConnectionsNow;
+			OwnerConnectionsNow = false;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * A savepoint's start lasts its whole body: only remote commands are turned
+ * off there (the caller's own notices inside it still show); its release
+ * and rollback turn off every message until they are done.
+ */
+static void
+OwnerSubXactCallback(SubXactEvent event, SubTransactionId mySubid,
+					 SubTransactionId parentSubid, void *arg)
+{
+	if (!OwnerConnectionsNow)
+		return;
+	if (event == SUBXACT_EVENT_START_SUB)
+		QuietCitusBoundary(false);
+	else if (event == SUBXACT_EVENT_COMMIT_SUB || event == SUBXACT_EVENT_ABORT_SUB)
+		QuietCitusBoundary(true);
+}
+
+/* See protected/owner.h. */
+void
+MrfOwnerInit(void)
+{
+	RegisterXactCallback(OwnerXactCallback, NULL);
+	RegisterSubXactCallback(OwnerSubXactCallback, NULL);
+}
+
+/*
+ * Whether a message was raised by Citus's connection and remote-transaction
+ * code (ereport's file name, which PostgreSQL keeps as a base name): its
+ * remote-command log lines, connection warnings, relayed worker errors.
+ */
+static bool
+IsCitusConnectionMessage(const ErrorData *edata)
+{
+	static const char *const files[] = {
+		"remote_commands.c", "remote_transaction.c", "connection_management.c",
+		"placement_connection.c", "transaction_management.c", "worker_transaction.c"
+	};
+
+	if (edata->filename == NULL)
+		return false;
+	for (int i = 0; i < lengthof(files); i++)
+		if (strcmp(edata->filename, files[i]) == 0)
+			return true;
+	return false;
+}
+
+/* See protected/owner.h. */
+void
+MrfOwnerQuietCitusMessage(ErrorData *edata)
+{
+	char	   *original;
+
+	if (!IsCitusConnectionMessage(edata) || !OwnerConnectionsInTransaction())
+		return;
+	if (edata->elevel < ERROR)
+	{
+		/* a notice or warning: to the server log only */
+		edata->output_to_client = false;
+		return;
+	}
+
+	/*
+	 * An error must reach the client: in mrfdp's words, with its SQLSTATE.
+	 * Citus's text goes to the server log first (never to the client, at
+	 * any client_min_messages).
+	 */
+	original = pstrdup(edata->message ? edata->message : "");
+	ereport(LOG_SERVER_ONLY,
+			(errmsg("mrfdp withheld from the client: %s", original),
+			 errhidestmt(true)));
+	edata->message = pstrdup("a worker connection of this transaction's protected read failed");
+	edata->detail = pstrdup("Citus's message names the connections the relation's owner opened for a protected learn earlier in this transaction; it is withheld (the server log has it).");
+	edata->detail_log = NULL;
+	edata->hint = pstrdup("Run the statement again in a new transaction.");
+	edata->context = NULL;
+	edata->internalquery = NULL;
+	edata->internalpos = 0;
+}
+
 /* A call on relid's query sql whose results go to cxt. */
 void
 MrfOwnerCallInit(MrfOwnerCall *call, Oid relid, const char *sql, MemoryContext cxt)
@@ -223,6 +373,9 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 	owner = ((Form_pg_class) GETSTRUCT(reltup))->relowner;
 	ReleaseSysCache(reltup);
 	call->refused = InvalidOid;
+	/* before the first connection opens: an error of its rollback is withheld too */
+	if (MrfCitusIsCitusTable(call->relid))
+		OwnerConnectionsNow = true;
 
 	/*
 	 * As plpgsql's exception blocks do.  The subtransaction's abort restores

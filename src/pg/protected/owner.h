@@ -95,6 +95,20 @@ void		MrfRefuseOwnerWithoutLogin(Oid relid, const char *fname);
 /* The error of a read that failed after the charge: its cause withheld. */
 void		pg_attribute_noreturn() MrfReadFailedAfterCharge(Oid relid);
 
+/*
+ * emit_log_hook's part (pg/hooks.c): in a transaction whose owner-rights
+ * work read a Citus table, until it has ended, a message of Citus's
+ * connection code (connection warnings, relayed worker errors: they name
+ * the owner's connections) does not reach the client; an error is
+ * reworded.  PostgreSQL calls the hook only for messages the server logs
+ * (log_min_messages); the transaction callbacks (MrfOwnerInit) keep
+ * Citus's boundary messages off the client whatever it logs.
+ */
+void		MrfOwnerQuietCitusMessage(ErrorData *edata);
+
+/* Registers the transaction callbacks that quiet Citus's boundary messages. */
+void		MrfOwnerInit(void);
+
 /* The error of a distributed learn whose relation changed between two reads. */
 void		pg_attribute_noreturn() MrfChangedDuringLearn(Oid relid, const char *between);
 
