@@ -329,7 +329,8 @@ MrfOwnerQuietCitusMessage(ErrorData *edata)
 	 * Citus's text goes to the server log first (never to the client, at
 	 * any client_min_messages).
 	 */
-	original = pstrdup(edata->message ? edata->message : "");
+	original = psprintf("%s%s%s", edata->message ? edata->message : "",
+						edata->context ? "; context: " : "", edata->context ? edata->context : "");
 	ereport(LOG_SERVER_ONLY,
 			(errmsg("mrfdp withheld from the client: %s", original),
 			 errhidestmt(true)));
@@ -340,6 +341,46 @@ MrfOwnerQuietCitusMessage(ErrorData *edata)
 	edata->context = NULL;
 	edata->internalquery = NULL;
 	edata->internalpos = 0;
+}
+
+/*
+ * Raises an error that carries no data (ErrorCarriesNoData) with its
+ * SQLSTATE and a fixed text: its own text and context (a COPY callback, say,
+ * quotes the line being read; Citus names the worker) are not passed on.
+ */
+static void
+pg_attribute_noreturn()
+ReportNoDataError(int sqlerrcode)
+{
+	ereport(ERROR,
+			(errcode(sqlerrcode),
+			 errmsg(sqlerrcode == ERRCODE_QUERY_CANCELED ?
+					"canceling statement while reading the relation" :
+					"terminating connection while reading the relation")));
+}
+
+/*
+ * The owner-rights subtransaction could not start or end: on Citus, its
+ * SAVEPOINT or ROLLBACK TO reached a worker connection lost since the
+ * transaction's last read (a worker's shutdown), and Citus raised the
+ * worker's error naming it.  It is raised again in fixed words by its class;
+ * the caller's abort cleans the subtransaction up, as PostgreSQL does for
+ * any failed start or end of one.  holdoff: the interrupt holdoff count
+ * before the boundary.
+ */
+static void
+pg_attribute_noreturn()
+OwnerBoundaryFailed(Oid relid, MemoryContext cxt, uint32 holdoff)
+{
+	ErrorData  *edata;
+
+	InterruptHoldoffCount = holdoff;
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	if (ErrorCarriesNoData(edata->sqlerrcode))
+		ReportNoDataError(edata->sqlerrcode);
+	MrfReadFailedAfterCharge(relid);
 }
 
 /* A call on relid's query sql whose results go to cxt. */
@@ -367,6 +408,7 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 	MemoryContext cxt = call->cxt;
 	MrfReadOutcome outcome = MRF_READ_DONE;
 	int			quiet_nestlevel;
+	uint32		holdoff = InterruptHoldoffCount;
 
 	if (!HeapTupleIsValid(reltup))
 		elog(ERROR, "cache lookup failed for relation %u", call->relid);
@@ -398,7 +440,15 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 	(void) set_config_option("client_min_messages", "error", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 	HOLD_INTERRUPTS();
-	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		BeginInternalSubTransaction(NULL);
+	}
+	PG_CATCH();
+	{
+		OwnerBoundaryFailed(call->relid, cxt, holdoff);
+	}
+	PG_END_TRY();
 	RESUME_INTERRUPTS();
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
@@ -440,24 +490,21 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 		edata = CopyErrorData();
 		FlushErrorState();
 		HOLD_INTERRUPTS();
-		RollbackAndReleaseCurrentSubTransaction();
+		PG_TRY();
+		{
+			RollbackAndReleaseCurrentSubTransaction();
+		}
+		PG_CATCH();
+		{
+			OwnerBoundaryFailed(call->relid, cxt, holdoff);
+		}
+		PG_END_TRY();
 		RESUME_INTERRUPTS();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = oldowner;
 		AtEOXact_GUC(false, quiet_nestlevel);
 		if (ErrorCarriesNoData(edata->sqlerrcode))
-		{
-			/*
-			 * With its SQLSTATE and a fixed text: its own text and context
-			 * (a COPY callback, say, quotes the line being read) are not
-			 * passed on.
-			 */
-			ereport(ERROR,
-					(errcode(edata->sqlerrcode),
-					 errmsg(edata->sqlerrcode == ERRCODE_QUERY_CANCELED ?
-							"canceling statement while reading the relation" :
-							"terminating connection while reading the relation")));
-		}
+			ReportNoDataError(edata->sqlerrcode);
 		/* the message may quote the data: it is dropped unseen */
 		FreeErrorData(edata);
 		outcome = MRF_READ_FAILED;
