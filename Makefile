@@ -64,7 +64,8 @@ $(CORE_SRCS:.c=.o): CFLAGS += $(MRF_CORE_CFLAGS)
 #                        one subject alone: S=regress (pg_regress in a stock
 #                        cluster), S=c (make ctest), S=packaging, S=citus, S=cron
 #                        (the session configuration, where the pg_cron
-#                        scenario runs), or any test/<subject>/ (its pgTAP
+#                        scenario runs), S=fuzz (test/fuzz/run_fuzz.sh, 30 s
+#                        a target; installs clang-14), or any test/<subject>/ (its pgTAP
 #                        files in throwaway clusters of the configurations
 #                        they name, and its TAP scripts)
 # The throwaway clusters (pg_virtualenv) test the installed build, or a staged
@@ -91,6 +92,7 @@ check-subject:
 		packaging) $(MAKE) -s test-packaging ;; \
 		citus) $(MAKE) -s test-citus ;; \
 		cron) $(MAKE) -s test-session ;; \
+		fuzz) test/fuzz/run_fuzz.sh 30 ;; \
 		*) test -d test/$(S) || { echo "no subject test/$(S)"; exit 2; }; \
 			mkdir -p $(TEST_LOG) && MRFDP_SUBJECT=$(S) test/run_cluster.sh subject $(TEST_LOG) ;; \
 	esac

@@ -54,7 +54,7 @@ dest=$work/dest
 mkdir -p "$work"
 rm -rf "$build"
 mkdir -p "$build"
-(cd "$repo" && tar cf - Makefile mrfdp.control src sql test/regress) | tar xf - -C "$build"
+(cd "$repo" && tar cf - Makefile mk mrfdp.control src sql test/regress) | tar xf - -C "$build"
 find "$build" -name '*.o' -o -name '*.so' -o -name '*.bc' | xargs -r rm -f
 cp "$repo/test/fuzz/fuzz_driver.c" "$build/src/pg/zz_fuzz_driver.c"
 wraps="-Dpalloc=MrfFuzzPalloc -Dpalloc0=MrfFuzzPalloc0 -Dpalloc_extended=MrfFuzzPallocExtended
