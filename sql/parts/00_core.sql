@@ -66,7 +66,8 @@ CREATE FUNCTION mrf_variables(model mrf, OUT i int, OUT name text, OUT labels te
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- The learned graph as a Graphviz DOT document: nodes named by the model's
--- variables, edge width by |weight|, sign by colour and style (post-processing).
+-- variables, edge width by |weight|, sign by colour and style; a clique
+-- model's edges join the variables that share a clique (post-processing).
 CREATE FUNCTION mrf_dot(model mrf, threshold float8 DEFAULT 0) RETURNS text
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 

@@ -26,6 +26,8 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "core/bp.h"
+#include "pg/driver/learners.h"
 #include "pg/model/names.h"
 
 /*
@@ -755,36 +757,72 @@ AppendDotString(StringInfo buf, const char *s)
 	appendStringInfoChar(buf, '"');
 }
 
-PG_FUNCTION_INFO_V1(mrf_dot);
-/*
- * The learned graph as a Graphviz DOT document: one node per variable
- * (named by its column when the model has names), one edge per mrf_edges
- * row above the threshold, its width growing with |weight| and its sign
- * shown by colour and style (positive: solid blue, negative: dashed red).
- * Post-processing of a released model.
- */
-Datum
-mrf_dot(PG_FUNCTION_ARGS)
+/* Orders pair keys i * p + j ascending. */
+static int
+DotPairCmp(const void *a, const void *b)
 {
-	MrfModel   *model = PG_GETARG_MRF_P(0);
-	double		threshold = PG_GETARG_FLOAT8(1);
-	const MrfKindOps *ops = MrfKindOpsOf(model);
-	MrfNames   *names = MrfNamesOf(model);
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The edges of a clique model's drawing: every pair of variables that share
+ * a clique, once, with the number of cliques holding it as its tooltip.  A
+ * clique model has no weight per pair (its tables are over whole cliques),
+ * so the edges are drawn alike.
+ */
+static void
+DotCliquePairs(StringInfo buf, const MrfModel *model)
+{
+	MrfCliqueSet *set = MrfCliquesModelSet(model);
+	int64		npairs = 0;
+	int64	   *pairs;
+	int64		a;
+
+	for (int c = 0; c < set->m; c++)
+	{
+		int64		size = set->start[c + 1] - set->start[c];
+
+		npairs += size * (size - 1) / 2;
+	}
+	pairs = palloc(sizeof(int64) * (npairs + 1));
+	npairs = 0;
+	for (int c = 0; c < set->m; c++)
+		for (int x = set->start[c]; x < set->start[c + 1]; x++)
+			for (int y = x + 1; y < set->start[c + 1]; y++)
+				pairs[npairs++] = (int64) set->var[x] * set->p + set->var[y];
+	qsort(pairs, npairs, sizeof(int64), DotPairCmp);
+	for (a = 0; a < npairs;)
+	{
+		int64		b = a;
+
+		while (b < npairs && pairs[b] == pairs[a])
+			b++;
+		appendStringInfo(buf, "  v%d -- v%d [penwidth=1.50, color=\"#1f5fa8\", style=solid, tooltip=\"%lld clique%s\"];\n",
+						 (int) (pairs[a] / set->p) + 1, (int) (pairs[a] % set->p) + 1,
+						 (long long) (b - a), b - a > 1 ? "s" : "");
+		a = b;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(pairs);
+}
+
+/*
+ * The edges of a weighted model's drawing: one per mrf_edges row above the
+ * threshold, its width growing with |weight|, its sign shown by colour and
+ * style (positive: solid blue, negative: dashed red).
+ */
+static void
+DotWeightedEdges(StringInfo buf, MrfModel *model, const MrfKindOps *ops, double threshold)
+{
 	ReturnSetInfo rs;
 	TupleDesc	desc;
 	TupleTableSlot *slot;
-	StringInfoData buf;
 	double		top = 0;
 	int			pass;
 
-	if (ops->edges == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("mrf_dot does not apply to models of kind %s", MrfKindName(model->kind))));
-	if (isnan(threshold) || threshold < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("threshold must be a non-negative number")));
 	desc = CreateTemplateTupleDesc(3);
 	TupleDescInitEntry(desc, 1, "i", INT4OID, -1, 0);
 	TupleDescInitEntry(desc, 2, "j", INT4OID, -1, 0);
@@ -794,21 +832,6 @@ mrf_dot(PG_FUNCTION_ARGS)
 	rs.setDesc = desc;
 	rs.setResult = tuplestore_begin_heap(true, false, work_mem);
 	ops->edges(model, threshold, &rs);
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "graph mrf {\n"
-						   "  graph [layout=neato, overlap=false, splines=true, outputorder=edgesfirst];\n"
-						   "  node [shape=ellipse, style=filled, fillcolor=\"#f4f4f4\", fontname=\"Helvetica\"];\n"
-						   "  edge [fontname=\"Helvetica\", fontsize=9];\n");
-	for (int i = 0; i < model->p; i++)
-	{
-		appendStringInfo(&buf, "  v%d [label=", i + 1);
-		if (names->present && names->names[i] != NULL)
-			AppendDotString(&buf, names->names[i]);
-		else
-			appendStringInfo(&buf, "\"%d\"", i + 1);
-		appendStringInfoString(&buf, "];\n");
-	}
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	/* first the largest |weight|, then the edges scaled by it */
 	for (pass = 0; pass < 2; pass++)
@@ -829,7 +852,7 @@ mrf_dot(PG_FUNCTION_ARGS)
 				top = Max(top, fabs(w));
 				continue;
 			}
-			appendStringInfo(&buf, "  v%d -- v%d [penwidth=%.2f, color=\"%s\", style=%s, tooltip=\"%s\"];\n",
+			appendStringInfo(buf, "  v%d -- v%d [penwidth=%.2f, color=\"%s\", style=%s, tooltip=\"%s\"];\n",
 							 i, j, 0.75 + 5.25 * (top > 0 ? fabs(w) / top : 1.0),
 							 w >= 0 ? "#1f5fa8" : "#c0392b", w >= 0 ? "solid" : "dashed",
 							 MrfDoubleText(w));
@@ -837,6 +860,59 @@ mrf_dot(PG_FUNCTION_ARGS)
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	tuplestore_end(rs.setResult);
+}
+
+PG_FUNCTION_INFO_V1(mrf_dot);
+/*
+ * The learned graph as a Graphviz DOT document: one node per variable
+ * (named by its column when the model has names), then the edges: a
+ * weighted model's mrf_edges rows above the threshold (DotWeightedEdges), a
+ * clique model's (MST, AIM, mrf_learn_cliques) pairs that share a clique
+ * (DotCliquePairs; no weights, so no threshold).  Post-processing of a
+ * released model.
+ */
+Datum
+mrf_dot(PG_FUNCTION_ARGS)
+{
+	MrfModel   *model = PG_GETARG_MRF_P(0);
+	double		threshold = PG_GETARG_FLOAT8(1);
+	const MrfKindOps *ops = MrfKindOpsOf(model);
+	MrfNames   *names = MrfNamesOf(model);
+	StringInfoData buf;
+
+	if (ops->edges == NULL && model->kind != MRF_KIND_CLIQUES)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("mrf_dot does not apply to models of kind %s", MrfKindName(model->kind))));
+	if (isnan(threshold) || threshold < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("threshold must be a non-negative number")));
+	if (model->kind == MRF_KIND_CLIQUES && threshold > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mrf_dot takes no threshold for a clique model"),
+				 errdetail("A clique model's tables are over whole cliques: its pairs have no weight to compare."),
+				 errhint("Call mrf_dot(model) to draw every pair of variables that share a clique.")));
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "graph mrf {\n"
+						   "  graph [layout=neato, overlap=false, splines=true, outputorder=edgesfirst];\n"
+						   "  node [shape=ellipse, style=filled, fillcolor=\"#f4f4f4\", fontname=\"Helvetica\"];\n"
+						   "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+	for (int i = 0; i < model->p; i++)
+	{
+		appendStringInfo(&buf, "  v%d [label=", i + 1);
+		if (names->present && names->names[i] != NULL)
+			AppendDotString(&buf, names->names[i]);
+		else
+			appendStringInfo(&buf, "\"%d\"", i + 1);
+		appendStringInfoString(&buf, "];\n");
+	}
+	if (model->kind == MRF_KIND_CLIQUES)
+		DotCliquePairs(&buf, model);
+	else
+		DotWeightedEdges(&buf, model, ops, threshold);
 	appendStringInfoString(&buf, "}\n");
 	PG_RETURN_TEXT_P(cstring_to_text(buf.data));
 }
