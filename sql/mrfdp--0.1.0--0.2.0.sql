@@ -85,7 +85,9 @@ CREATE OR REPLACE FUNCTION mrf_learn_ising(x anyelement,
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-CREATE OR REPLACE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
+-- option columns (the relation's columns to learn from): a new parameter
+DROP FUNCTION mrf_learn_ising_from(regclass, text, float8, float8, float8, float8, int, text, boolean, int);
+CREATE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
 									 rho float8 DEFAULT NULL,
 									 epsilon float8 DEFAULT NULL,
 									 delta float8 DEFAULT NULL,
@@ -93,7 +95,8 @@ CREATE OR REPLACE FUNCTION mrf_learn_ising_from(relation regclass, column_name t
 									 iterations int DEFAULT NULL,
 									 mechanism text DEFAULT NULL,
 									 symmetrize boolean DEFAULT NULL,
-									 variables int DEFAULT NULL)
+									 variables int DEFAULT NULL,
+									 columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -139,7 +142,8 @@ CREATE OR REPLACE FUNCTION mrf_learn_twise(x anyelement,
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-CREATE OR REPLACE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
+DROP FUNCTION mrf_learn_twise_from(regclass, text, int, float8, float8, float8, float8, text, text, int, text, int);
+CREATE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
 									 t int DEFAULT NULL,
 									 rho float8 DEFAULT NULL,
 									 epsilon float8 DEFAULT NULL,
@@ -149,7 +153,8 @@ CREATE OR REPLACE FUNCTION mrf_learn_twise_from(relation regclass, column_name t
 									 query_release text DEFAULT NULL,
 									 iterations int DEFAULT NULL,
 									 mechanism text DEFAULT NULL,
-									 variables int DEFAULT NULL)
+									 variables int DEFAULT NULL,
+									 columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -392,7 +397,8 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										variables int DEFAULT NULL,
 										domains jsonb DEFAULT NULL,
 										nulls text DEFAULT NULL,
-										bins jsonb DEFAULT NULL)
+										bins jsonb DEFAULT NULL,
+										columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -425,7 +431,8 @@ CREATE FUNCTION mrf_learn_cliques_from(relation regclass, column_name text,
 									   variables int DEFAULT NULL,
 									   domains jsonb DEFAULT NULL,
 									   nulls text DEFAULT NULL,
-									   bins jsonb DEFAULT NULL)
+									   bins jsonb DEFAULT NULL,
+									   columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -482,7 +489,8 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 										 variables int DEFAULT NULL,
 										 domains jsonb DEFAULT NULL,
 										 nulls text DEFAULT NULL,
-										 bins jsonb DEFAULT NULL)
+										 bins jsonb DEFAULT NULL,
+										 columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -588,7 +596,8 @@ CREATE FUNCTION mrf_learn_mst_from(relation regclass, column_name text,
 								   variables int DEFAULT NULL,
 								   domains jsonb DEFAULT NULL,
 								   nulls text DEFAULT NULL,
-								   bins jsonb DEFAULT NULL)
+								   bins jsonb DEFAULT NULL,
+								   columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -673,7 +682,8 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 								   variables int DEFAULT NULL,
 								   domains jsonb DEFAULT NULL,
 								   nulls text DEFAULT NULL,
-								   bins jsonb DEFAULT NULL)
+								   bins jsonb DEFAULT NULL,
+								   columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

@@ -52,7 +52,8 @@ CREATE FUNCTION mrf_learn_ising_from(relation regclass, column_name text,
 									 iterations int DEFAULT NULL,
 									 mechanism text DEFAULT NULL,
 									 symmetrize boolean DEFAULT NULL,
-									 variables int DEFAULT NULL)
+									 variables int DEFAULT NULL,
+									 columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

@@ -51,7 +51,8 @@ CREATE FUNCTION mrf_learn_pairwise_from(relation regclass, column_name text,
 										variables int DEFAULT NULL,
 										domains jsonb DEFAULT NULL,
 										nulls text DEFAULT NULL,
-										bins jsonb DEFAULT NULL)
+										bins jsonb DEFAULT NULL,
+										columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

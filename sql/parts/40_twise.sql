@@ -46,7 +46,8 @@ CREATE FUNCTION mrf_learn_twise_from(relation regclass, column_name text,
 									 query_release text DEFAULT NULL,
 									 iterations int DEFAULT NULL,
 									 mechanism text DEFAULT NULL,
-									 variables int DEFAULT NULL)
+									 variables int DEFAULT NULL,
+									 columns text[] DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE

@@ -10,7 +10,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(8);
+SELECT plan(11);
 
 CREATE TABLE tb (score smallint CHECK (score BETWEEN 1 AND 4), age int, income numeric, seen date);
 SELECT create_distributed_table('tb', 'score');
@@ -58,5 +58,24 @@ SELECT is((SELECT count(*) FROM mrf_synthesize((SELECT m FROM tbm WHERE src = 'f
 		   WHERE score NOT BETWEEN 1 AND 4 ), 0::bigint,
 	'synthetic rows of the distributed table''s type keep the CHECK') ;
 
+-- option columns: the gathered read ships only those columns; the local model
+CREATE TABLE tc (id int, note text, sick boolean, ward text CHECK (ward IN ('a', 'b', 'c')), age int);
+SELECT create_distributed_table('tc', 'id');
+INSERT INTO tc SELECT i, 'SECRET ' || i, i % 3 = 0, (ARRAY['a', 'b', 'c'])[1 + i % 3], 20 + i % 60 FROM generate_series(1, 3000) i;
+CREATE TABLE tc_local AS SELECT * FROM tc;
+ALTER TABLE tc_local ADD CHECK (ward IN ('a', 'b', 'c'));
+SELECT mrfdp.protect(t, epsilon => 1000, delta => 1e-6) FROM unnest(ARRAY['tc', 'tc_local']::regclass[]) t;
+SELECT mrfdp.grant_learning(t, current_user::regrole) FROM unnest(ARRAY['tc', 'tc_local']::regclass[]) t;
+INSERT INTO tbm SELECT 'cols dist', mrf_learn_mst_from('tc', NULL, rho => 0.5, columns => ARRAY['ward', 'sick', 'age'], bins => '{"age": [40, 60]}');
+INSERT INTO tbm SELECT 'cols local', mrf_learn_mst_from('tc_local', NULL, rho => 0.5, columns => ARRAY['ward', 'sick', 'age'], bins => '{"age": [40, 60]}');
+SELECT is(tb_model('cols dist') - 'variables', tb_model('cols local') - 'variables', 'option columns on a distributed table: the local model');
+SET mrfdp.distributed_frank_wolfe = on;
+INSERT INTO tbm SELECT 'cols fw', mrf_learn_pairwise_from('tc', NULL, rho => 0.5, iterations => 10, columns => ARRAY['ward', 'sick']);
+SET mrfdp.distributed_frank_wolfe = auto;
+INSERT INTO tbm SELECT 'cols fw local', mrf_learn_pairwise_from('tc_local', NULL, rho => 0.5, iterations => 10, columns => ARRAY['ward', 'sick']);
+SELECT is(tb_model('cols fw'), tb_model('cols fw local'), 'with columns, pairwise reads the gathered columns (no shard route): the local model');
+SELECT is((SELECT m::jsonb -> 'meta' -> 'source' FROM tbm WHERE src = 'cols dist'),
+	'{"columns": ["ward", "sick", "age"], "relation": "public.tc"}'::jsonb, 'the source names the distributed table and the columns');
+
 SELECT * FROM finish();
-DROP TABLE tb, tb_local;
+DROP TABLE tb, tb_local, tc, tc_local;

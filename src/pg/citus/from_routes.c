@@ -284,8 +284,9 @@ FwPrepare(MrfFromCall *fc)
 	const char *scored = fc->sample_expr;
 	bool		codes;
 
+	/* option columns are read gathered: the shards' scores read whole row types */
 	if (plan->learner->fw_design == NULL || MrfDistributedFw == MRF_DFW_OFF ||
-		!MrfCitusIsDistributed(fc->relid))
+		fc->columns_row != NULL || !MrfCitusIsDistributed(fc->relid))
 		return NULL;
 	drv = palloc0(sizeof(FwDriver));
 	if (!plan->learner->fw_design(plan, &drv->design) ||
@@ -377,8 +378,10 @@ StablePrepare(MrfFromCall *fc)
 	MrfPlan    *plan = fc->plan;
 	StableDriver *drv;
 
+	/* option columns are read gathered: the shards' blocks read whole row types */
 	if (plan->learner->stable_shardable == NULL || !plan->learner->stable_shardable(plan) ||
-		MrfDistributedStable == MRF_DFW_OFF || !MrfCitusIsDistributed(fc->relid) ||
+		MrfDistributedStable == MRF_DFW_OFF || fc->columns_row != NULL ||
+		!MrfCitusIsDistributed(fc->relid) ||
 		!OidIsValid(BlocksAggregate(fc->typid)) || MrfCitusShardCount(fc->relid) <= 0)
 		return NULL;
 	drv = palloc0(sizeof(StableDriver));

@@ -4,6 +4,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "funcapi.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -117,6 +118,7 @@ MrfBinaryReaderInit(MrfBinaryReader *reader, Oid typid, MemoryContext mcxt,
 {
 	memset(reader, 0, sizeof(*reader));
 	reader->typid = typid;
+	reader->typmod = -1;
 	reader->p = -1;
 	reader->mcxt = mcxt;
 	reader->learner = learner;
@@ -177,6 +179,70 @@ MrfRowTypeLoad(Oid typid, int32 typmod, MemoryContext mcxt, TupleDesc *tupdesc,
 	*nulls = palloc(sizeof(bool) * desc->natts);
 	MemoryContextSwitchTo(old);
 	ReleaseTupleDesc(desc);
+}
+
+/* See read_binary.h. */
+TupleDesc
+MrfColumnsRowType(Oid relid, const char *const *names, int n, AttrNumber *attnums,
+				  const char *fname)
+{
+	TupleDesc	desc;
+
+	if (n < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: option columns names no column", fname),
+				 errhint("Give the columns to learn from, e.g. columns => ARRAY['age', 'sex'].")));
+	if (n > MRF_MAX_VARIABLES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes from 2 to %d variables", fname, MRF_MAX_VARIABLES)));
+	desc = CreateTemplateTupleDesc(n);
+	for (int i = 0; i < n; i++)
+	{
+		AttrNumber	attnum;
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+
+		if (names[i] == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s: option columns holds a NULL", fname)));
+		attnum = get_attnum(relid, names[i]);
+		if (attnum == InvalidAttrNumber || attnum < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of relation %s does not exist", names[i], get_rel_name(relid)),
+					 errdetail("Option columns names the relation's columns to learn from.")));
+		for (int j = 0; j < i; j++)
+			if (attnums[j] == attnum)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("%s: option columns names column \"%s\" twice", fname, names[i])));
+		attnums[i] = attnum;
+		get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
+		TupleDescInitEntry(desc, i + 1, names[i], typid, typmod, 0);
+		TupleDescInitEntryCollation(desc, i + 1, collid);
+	}
+	return BlessTupleDesc(desc);
+}
+
+/* See read_binary.h. */
+void
+MrfBinaryReaderSetColumns(MrfBinaryReader *reader, TupleDesc rowdesc)
+{
+	Assert(reader->form == MRF_INPUT_RECORD);
+	reader->typmod = rowdesc->tdtypmod;
+}
+
+/* See read_binary.h. */
+Datum
+MrfColumnsRowValue(TupleDesc rowdesc, HeapTuple tuple, TupleDesc tupdesc, Datum *values, bool *nulls)
+{
+	Assert(tupdesc->natts >= rowdesc->natts);
+	heap_deform_tuple(tuple, tupdesc, values, nulls);
+	return HeapTupleGetDatum(heap_form_tuple(rowdesc, values, nulls));
 }
 
 /*
@@ -385,13 +451,13 @@ MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p)
 	{
 		int			width;
 
-		if (getBaseType(reader->typid) == RECORDOID)
+		if (getBaseType(reader->typid) == RECORDOID && reader->typmod < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("the protected path needs a declared row type"),
 					 errdetail("An anonymous ROW(...) has no declared column types."),
 					 errhint("Cast the row to a table's or a composite type's row type.")));
-		MrfRowTypeLoad(reader->typid, -1, reader->mcxt, &reader->tupdesc,
+		MrfRowTypeLoad(reader->typid, reader->typmod, reader->mcxt, &reader->tupdesc,
 					   &reader->values, &reader->nulls);
 		width = CheckRecordColumns(reader);
 		if (width != p)

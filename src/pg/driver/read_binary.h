@@ -28,6 +28,7 @@ typedef struct MrfBinaryReader
 {
 	MrfInputForm form;
 	Oid			typid;
+	int32		typmod;			/* a blessed record's (option columns), else -1 */
 	int			p;				/* variables per row; -1 until the first row */
 	TupleDesc	tupdesc;		/* composites: the row type (kept in mcxt) */
 	Datum	   *values;			/* composites: deform buffers */
@@ -68,6 +69,23 @@ void		MrfRowDeform(HeapTupleHeader tup, TupleDesc tupdesc, Datum *values, bool *
 
 /* Protected path: fixes p from public information; invalid values never error. */
 void		MrfBinaryReaderSetLenient(MrfBinaryReader *reader, int p);
+
+/*
+ * The protected path's option columns: a record type (blessed, so its
+ * values can be read back) of the columns names[0..n-1] of relation relid,
+ * each with its declared name, type, typmod and collation; attnums gets
+ * their attribute numbers.  Errors from the schema only: no column
+ * (22023), a column the relation lacks (42703) or named twice (42701).
+ */
+TupleDesc	MrfColumnsRowType(Oid relid, const char *const *names, int n, AttrNumber *attnums,
+							  const char *fname);
+
+/* Protected path, option columns: the rows are records of rowdesc (MrfColumnsRowType). */
+void		MrfBinaryReaderSetColumns(MrfBinaryReader *reader, TupleDesc rowdesc);
+
+/* A row value of rowdesc from the first rowdesc->natts fields of tuple (of tupdesc). */
+Datum		MrfColumnsRowValue(TupleDesc rowdesc, HeapTuple tuple, TupleDesc tupdesc,
+							   Datum *values, bool *nulls);
 
 /*
  * Protected path: reads a value (NULL allowed) into dest; an invalid value

@@ -144,6 +144,7 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 
 	memset(reader, 0, sizeof(*reader));
 	reader->typid = typid;
+	reader->typmod = -1;
 	reader->p = -1;
 	reader->mcxt = mcxt;
 	reader->learner = learner;
@@ -216,11 +217,12 @@ ColumnAlphabet(MrfKaryReader *reader, int i, Oid base, Oid relid, int *n, const 
 	JsonbValue *v = DomainOf(reader, name);
 	const char *why = NULL;
 	char	  **labels;
+	AttrNumber	attnum = reader->source_attnums != NULL ? reader->source_attnums[i] : att->attnum;
 
 	*source = "option domains";
 	if (v == NULL)
 	{
-		labels = MrfCheckAlphabet(relid, att->attnum, att->atttypid, n);
+		labels = MrfCheckAlphabet(relid, attnum, att->atttypid, n);
 		if (labels != NULL || *n > 0)
 		{
 			*source = "its CHECK constraint";
@@ -652,6 +654,8 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	CheckColumnsNamed(reader, reader->null_columns, "nulls", "*");
 	if (reader->tupdesc->tdtypeid != RECORDOID)
 		relid = get_typ_typrelid(reader->tupdesc->tdtypeid);
+	else if (reader->source_attnums != NULL)
+		relid = reader->source_relid;	/* option columns: the relation's columns */
 	for (int i = 0; i < reader->tupdesc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(reader->tupdesc, i);
@@ -879,13 +883,13 @@ MrfKaryReaderSetLenient(MrfKaryReader *reader, int p)
 	{
 		int			width;
 
-		if (getBaseType(reader->typid) == RECORDOID)
+		if (getBaseType(reader->typid) == RECORDOID && reader->typmod < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("the protected path needs a declared row type"),
 					 errdetail("An anonymous ROW(...) has no declared column types."),
 					 errhint("Cast the row to a table's or a composite type's row type.")));
-		MrfRowTypeLoad(reader->typid, -1, reader->mcxt, &reader->tupdesc,
+		MrfRowTypeLoad(reader->typid, reader->typmod, reader->mcxt, &reader->tupdesc,
 					   &reader->values, &reader->nulls);
 		width = CheckKaryRecordColumns(reader);
 		if (width != p)
@@ -907,6 +911,17 @@ MrfKaryReadRowLenient(MrfKaryReader *reader, Datum value, bool isnull, uint8 *de
 		return true;
 	memset(dest, 0, reader->p);
 	return false;
+}
+
+/* See read_kary.h. */
+void
+MrfKaryReaderSetColumns(MrfKaryReader *reader, TupleDesc rowdesc, Oid relid, const AttrNumber *attnums)
+{
+	Assert(reader->form == MRF_KARY_RECORD);
+	reader->typmod = rowdesc->tdtypmod;
+	reader->source_relid = relid;
+	reader->source_attnums = MemoryContextAlloc(reader->mcxt, sizeof(AttrNumber) * rowdesc->natts);
+	memcpy(reader->source_attnums, attnums, sizeof(AttrNumber) * rowdesc->natts);
 }
 
 /* Variables fixed by a type itself (rows), or -1 when only data can tell. */

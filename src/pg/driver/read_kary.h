@@ -51,6 +51,9 @@ typedef struct MrfKaryReader
 {
 	MrfKaryForm form;
 	Oid			typid;
+	int32		typmod;			/* a blessed record's (option columns), else -1 */
+	Oid			source_relid;	/* option columns: the relation, for its CHECKs */
+	AttrNumber *source_attnums; /* and each column's attribute number there */
 	int			p;				/* variables; -1 until known */
 	int			k;				/* alphabet size; 0 until known */
 	bool		lenient;		/* protected path: invalid values never error */
@@ -101,6 +104,15 @@ void		MrfKaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest);
 
 /* Protected path: fixes p from public information; invalid values never error. */
 void		MrfKaryReaderSetLenient(MrfKaryReader *reader, int p);
+
+/*
+ * Protected path, option columns: the rows are records of rowdesc (from
+ * MrfColumnsRowType), columns attnums of relation relid (whose CHECK
+ * constraints give alphabets as for its own row type).  Before
+ * MrfKaryReaderSetLenient.
+ */
+void		MrfKaryReaderSetColumns(MrfKaryReader *reader, TupleDesc rowdesc, Oid relid,
+									const AttrNumber *attnums);
 
 /* Protected path: reads a value (NULL allowed); false, with dest all 0, if invalid. */
 bool		MrfKaryReadRowLenient(MrfKaryReader *reader, Datum value, bool isnull,

@@ -59,9 +59,11 @@
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
@@ -86,9 +88,13 @@
 #include "pg/protected/route.h"
 #include "pg/sqlapi/options.h"
 
-/* Builds the options document from the named arguments after (relation, column). */
+/*
+ * Builds the options document from the named arguments after (relation,
+ * column); variables and columns, which say what is read rather than how it
+ * is learned, are returned apart.
+ */
 static Jsonb *
-OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
+OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables, ArrayType **columns)
 {
 	HeapTuple	proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
 	Oid		   *argtypes;
@@ -111,12 +117,20 @@ OptionsFromArguments(FunctionCallInfo fcinfo, int32 *variables)
 	values = palloc(sizeof(Datum) * nargs);
 	nulls = palloc(sizeof(bool) * nargs);
 	*variables = -1;
+	*columns = NULL;
 	for (int i = 2; i < nargs; i++)
 	{
 		if (strcmp(argnames[i], "variables") == 0)
 		{
 			if (!PG_ARGISNULL(i))
 				*variables = PG_GETARG_INT32(i);
+			continue;
+		}
+		if (strcmp(argnames[i], "columns") == 0)
+		{
+			/* not a learner option: which of the relation's columns are read */
+			if (!PG_ARGISNULL(i))
+				*columns = PG_GETARG_ARRAYTYPE_P(i);
 			continue;
 		}
 		names[n] = argnames[i];
@@ -174,6 +188,67 @@ CitusWholeRow(Oid relid, const char *alias)
 					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 												get_rel_name(relid)));
 	return buf.data;
+}
+
+/*
+ * Option columns: the read selects the columns alone ("<alias>.a, <alias>.b"),
+ * so no other column of the relation is read; each row's record is formed
+ * from them (MrfOwnerReadRows).  On Citus the gathered read ships only these.
+ */
+static char *
+ColumnList(TupleDesc row, const char *alias)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < row->natts; i++)
+		appendStringInfo(&buf, "%s%s.%s", i > 0 ? ", " : "", quote_identifier(alias),
+						 quote_identifier(NameStr(TupleDescAttr(row, i)->attname)));
+	return buf.data;
+}
+
+/*
+ * Option columns: the record type of the named columns (MrfColumnsRowType),
+ * from the schema, before the charge; *attnums gets their attribute numbers.
+ */
+static TupleDesc
+ColumnsRow(MrfFromCall *fc, const char *column, ArrayType *columns, AttrNumber **attnums)
+{
+	Datum	   *elems;
+	bool	   *elemnulls;
+	int			n;
+	const char **names;
+
+	if (column != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s takes a column_name or option columns, not both", fc->fname),
+				 errhint("Pass NULL as column_name with columns => ARRAY[...].")));
+	if (ARR_NDIM(columns) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s: option columns is a one-dimensional array of column names", fc->fname)));
+	deconstruct_array(columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &elemnulls, &n);
+	names = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+		names[i] = elemnulls[i] ? NULL : TextDatumGetCString(elems[i]);
+	*attnums = palloc(sizeof(AttrNumber) * Max(n, 1));
+	return MrfColumnsRowType(fc->relid, names, n, *attnums, fc->fname);
+}
+
+/*
+ * The hint of the substituted-rows notice, for the rows' form: rows of
+ * columns have no variables => or -1/+1 coding to check, but NULLs (option
+ * nulls) and values outside their column's alphabet.
+ */
+static int
+SubstitutedHint(const MrfRowsState *state)
+{
+	if (state->format == MRF_ROWS_BITS && state->reader.form == MRF_INPUT_RECORD)
+		return errhint("Check NULLs: a row of boolean columns holding a NULL cannot be read (the k-ary learners, e.g. mrf_learn_pairwise_from, read NULLs with option nulls).");
+	if (state->format == MRF_ROWS_BYTES && state->kreader.form == MRF_KARY_RECORD)
+		return errhint("Check NULLs (option nulls => 'category', or a value, reads them) and values outside their column's alphabet (an enum's labels, the values of option domains or of a CHECK constraint, a NaN outside every bin).");
+	return errhint("Check variables => (every row must have exactly that many values), NULLs, and values outside the alphabet (-1/+1 or booleans; 0 .. k - 1 for k-ary learners).");
 }
 
 /*
@@ -243,14 +318,23 @@ ModelWithMeta(MrfModel *model, const char *key, const char *value)
  * refused before the charge.
  */
 static void
-SetUpReader(MrfFromCall *fc, const char *column, int32 variables, Jsonb *options)
+SetUpReader(MrfFromCall *fc, const char *column, ArrayType *columns, int32 variables,
+			Jsonb *options)
 {
 	MrfPlan    *plan = fc->plan;
 	MrfRowsState *state;
 	int32		typmod = -1;
 	int			p;
+	AttrNumber *attnums = NULL;
 
-	if (column == NULL)
+	if (columns != NULL)
+	{
+		/* option columns: a record of those columns, from the schema */
+		fc->columns_row = ColumnsRow(fc, column, columns, &attnums);
+		fc->typid = RECORDOID;
+		typmod = fc->columns_row->tdtypmod;
+	}
+	else if (column == NULL)
 		fc->typid = get_rel_type_id(fc->relid);
 	else
 	{
@@ -271,8 +355,15 @@ SetUpReader(MrfFromCall *fc, const char *column, int32 variables, Jsonb *options
 	fc->format = MrfPlanRowsFormat(plan);
 	state = fc->state = MrfRowsStateCreate(fc->cxt, fc->format);
 	MrfRowsStateInitReader(state, fc->typid, &plan->opt, fc->cxt, fc->learner);
-	p = fc->format == MRF_ROWS_BITS ? MrfBinaryTypeWidth(fc->typid, typmod) :
-		MrfKaryTypeWidth(fc->typid);
+	if (fc->columns_row != NULL && fc->format == MRF_ROWS_BITS)
+		MrfBinaryReaderSetColumns(&state->reader, fc->columns_row);
+	else if (fc->columns_row != NULL)
+		MrfKaryReaderSetColumns(&state->kreader, fc->columns_row, fc->relid, attnums);
+	if (fc->columns_row != NULL)
+		p = fc->columns_row->natts; /* the schema's count, as a row type's */
+	else
+		p = fc->format == MRF_ROWS_BITS ? MrfBinaryTypeWidth(fc->typid, typmod) :
+			MrfKaryTypeWidth(fc->typid);
 	if (p < 0 && variables < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -283,8 +374,9 @@ SetUpReader(MrfFromCall *fc, const char *column, int32 variables, Jsonb *options
 	if (p >= 0 && variables >= 0 && variables != p)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("variables => %d does not match the %d variables of type %s",
-						variables, p, format_type_be(fc->typid))));
+				 errmsg("variables => %d does not match the %d variables of %s",
+						variables, p, fc->columns_row != NULL ? "option columns" :
+						psprintf("type %s", format_type_be(fc->typid)))));
 	if (p < 0)
 		p = variables;
 	if (p < 2 || p > MRF_MAX_VARIABLES)
@@ -324,6 +416,7 @@ FromCallBegin(FunctionCallInfo fcinfo, MrfFromCall *fc, MrfPlan *plan)
 {
 	char	   *column = NULL;
 	int32		variables;
+	ArrayType  *columns;
 	Jsonb	   *options;
 	const MrfLearner *learner;
 
@@ -348,14 +441,15 @@ FromCallBegin(FunctionCallInfo fcinfo, MrfFromCall *fc, MrfPlan *plan)
 	MrfCheckLearningGrant(fc->relid, fc->caller);
 	MrfRefuseFallibleSources(fc->relid, fc->fname);
 	MrfRefuseOwnerWithoutLogin(fc->relid, fc->fname);
-	options = OptionsFromArguments(fcinfo, &variables);
+	options = OptionsFromArguments(fcinfo, &variables, &columns);
 	MrfPlanBegin(plan, learner, options);
 	fc->total = plan->charge;
 	MrfSubstitutedCountCharge(&fc->total);
-	SetUpReader(fc, column, variables, options);
+	SetUpReader(fc, column, columns, variables, options);
 
 	fc->alias = RowAlias(fc->relid);
-	fc->sample_expr = column ? quote_identifier(column) :
+	fc->sample_expr = fc->columns_row != NULL ? ColumnList(fc->columns_row, fc->alias) :
+		column ? quote_identifier(column) :
 		MrfCitusIsCitusTable(fc->relid) ? CitusWholeRow(fc->relid, fc->alias) :
 		quote_identifier(fc->alias);
 	fc->from = psprintf("%s AS %s",
@@ -385,6 +479,7 @@ LocalCount(MrfFromCall *fc, void *arg)
 
 	MrfOwnerCallInit(&call, fc->relid, fc->sql, fc->cxt);
 	call.typid = fc->typid;
+	call.columns = fc->columns_row;
 	call.state = fc->state;
 	call.p = fc->p;
 	outcome = MrfAsOwner(&call, MrfOwnerReadRows);
@@ -469,7 +564,7 @@ Release(FunctionCallInfo fcinfo, MrfFromCall *fc, MrfModel *model)
 						noisy, fc->n, get_rel_name(fc->relid)),
 				 errdetail("The count is noisy (standard deviation %.1f; it is part of the release: \"substituted_rows\" in the model's metadata) and exceeds 1%% of the rows.",
 						   noise_sd),
-				 errhint("Check variables => (every row must have exactly that many values), NULLs, and values outside the alphabet (-1/+1 or booleans; 0 .. k - 1 for k-ary learners; for rows of columns, an enum's labels or the values option domains declares).")));
+				 SubstitutedHint(fc->state)));
 	if (model == NULL)
 	{
 		/* "Nothing" is a release too: charged above, explained only now. */

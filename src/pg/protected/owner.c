@@ -514,6 +514,24 @@ MrfAsOwner(MrfOwnerCall *call, MrfOwnerBody body)
 }
 
 /*
+ * Whether the read's result is the sample the reader was set up for: one
+ * value of the sample's type, or with option columns those columns' types,
+ * in order.
+ */
+static bool
+ReadsTheSample(TupleDesc result, const MrfOwnerCall *call)
+{
+	if (call->columns == NULL)
+		return result->natts == 1 && TupleDescAttr(result, 0)->atttypid == call->typid;
+	if (result->natts != call->columns->natts)
+		return false;
+	for (int i = 0; i < result->natts; i++)
+		if (TupleDescAttr(result, i)->atttypid != TupleDescAttr(call->columns, i)->atttypid)
+			return false;
+	return true;
+}
+
+/*
  * MrfAsOwner's body that reads the relation through a cursor: every row goes
  * through the lenient reader (no error can depend on the data) and
  * call->substituted counts the rows it could not read.  The result's type
@@ -527,14 +545,21 @@ MrfOwnerReadRows(MrfOwnerCall *call)
 	MrfReadOutcome outcome = MRF_READ_DONE;
 	Portal		portal;
 	MemoryContext batch_cxt;
+	TupleDesc	columns = call->columns;
+	Datum	   *fields = NULL;
+	bool	   *fieldnulls = NULL;
 
 	/* what reading one batch allocates (detoasted values) goes with it */
 	batch_cxt = AllocSetContextCreate(cxt, "mrfdp protected read", ALLOCSET_DEFAULT_SIZES);
 	portal = SPI_cursor_open_with_args(NULL, call->sql, 0, NULL, NULL, NULL, true, 0);
 	/* the type of what is read, before anything is read */
-	if (portal->tupDesc == NULL || portal->tupDesc->natts != 1 ||
-		TupleDescAttr(portal->tupDesc, 0)->atttypid != call->typid)
+	if (portal->tupDesc == NULL || !ReadsTheSample(portal->tupDesc, call))
 		elog(ERROR, "the protected path's query returns another type than the relation's");
+	if (columns != NULL)
+	{
+		fields = MemoryContextAlloc(cxt, sizeof(Datum) * columns->natts);
+		fieldnulls = MemoryContextAlloc(cxt, sizeof(bool) * columns->natts);
+	}
 	/* what the plan scans, before anything is read (see MrfRefuseFallibleSources) */
 	call->refused = FallibleSourceInPlan(portal, call->relid);
 	if (OidIsValid(call->refused))
@@ -549,10 +574,16 @@ MrfOwnerReadRows(MrfOwnerCall *call)
 		spi_cxt = MemoryContextSwitchTo(batch_cxt);
 		for (uint64 r = 0; r < SPI_processed; r++)
 		{
-			bool		isnull;
-			Datum		value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+			bool		isnull = false;
+			Datum		value;
 			void	   *slot = MrfRowsStateTryAppend(state, cxt);
 			bool		read;
+
+			if (columns == NULL)
+				value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+			else				/* option columns: the selected columns make the record */
+				value = MrfColumnsRowValue(columns, SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
+										   fields, fieldnulls);
 
 			if (slot == NULL)
 			{

@@ -31,6 +31,7 @@ typedef struct MrfOwnerCall
 	Oid			refused;		/* a fallible source the plan scans */
 	/* MrfOwnerReadRows: the rows */
 	Oid			typid;
+	TupleDesc	columns;		/* option columns: the selected columns make each row's record */
 	MrfRowsState *state;
 	int			p;
 	int64		substituted;

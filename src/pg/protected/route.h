@@ -33,6 +33,7 @@ typedef struct MrfFromCall
 	MrfRowsState *state;		/* its reader set up from the schema and options */
 	MrfRowFormat format;
 	Oid			typid;			/* the sample's type */
+	TupleDesc	columns_row;	/* option columns: the record of those columns, else NULL */
 	int			p;
 	const char *sample_expr;	/* the sample, as the read selects it */
 	const char *alias;			/* the relation's alias in from */
