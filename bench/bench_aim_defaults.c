@@ -29,11 +29,11 @@
 
 /* Samples n rows of the triangle chain. */
 static void
-Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, uint8_t *rows)
+Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, MrfCode *rows)
 {
 	for (int64_t r = 0; r < n; r++)
 	{
-		uint8_t    *z = rows + r * p;
+		MrfCode    *z = rows + r * p;
 
 		for (int v = 0; v < p; v++)
 		{
@@ -43,14 +43,14 @@ Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, uint8_t *rows)
 				u = card[v] - 1;
 			if (v >= 1 && MrfRngUniform(rng) < s)
 				u = (z[v - 1] + (v >= 2 ? z[v - 2] : 0)) % card[v];
-			z[v] = (uint8_t) u;
+			z[v] = (MrfCode) u;
 		}
 	}
 }
 
 /* Mean L1 over every pair and every triple, against the rows' counts. */
 static double
-WorkloadError(const uint8_t *rows, int64_t n, int p, const int *card,
+WorkloadError(const MrfCode *rows, int64_t n, int p, const int *card,
 			  const MrfCliqueSet *set, const double *logpot)
 {
 	double		sum = 0;
@@ -93,7 +93,7 @@ main(int argc, char **argv)
 	static const int iters[] = {10, 25, 100, 250};
 	static const double rhos[] = {0.1, 1.0, 10.0};
 	int			card[64];
-	uint8_t    *rows;
+	MrfCode    *rows;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -114,7 +114,7 @@ main(int argc, char **argv)
 		Die("--p must be 3..64", NULL);
 	for (int v = 0; v < p; v++)
 		card[v] = 2 + v % 3;
-	rows = XCalloc((size_t) n * p, 1);
+	rows = XCalloc((size_t) n * p, sizeof(MrfCode));
 	{
 		MrfRng		rng;
 

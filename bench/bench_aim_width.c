@@ -33,7 +33,7 @@
 
 /* Samples n rows of the random tree. */
 static void
-Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, uint8_t *rows)
+Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, MrfCode *rows)
 {
 	int		   *parent = XCalloc(p, sizeof(int));
 
@@ -45,7 +45,7 @@ Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, uint8_t *rows)
 	}
 	for (int64_t r = 0; r < n; r++)
 	{
-		uint8_t    *z = rows + r * p;
+		MrfCode    *z = rows + r * p;
 
 		for (int v = 0; v < p; v++)
 		{
@@ -55,7 +55,7 @@ Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, uint8_t *rows)
 				u = card[v] - 1;
 			if (v >= 1 && MrfRngUniform(rng) < s)
 				u = z[parent[v]] % card[v];
-			z[v] = (uint8_t) u;
+			z[v] = (MrfCode) u;
 		}
 	}
 	free(parent);
@@ -66,7 +66,7 @@ Sample(int p, const int *card, double s, int64_t n, MrfRng *rng, uint8_t *rows)
  * of the model, then each set's marginal by elimination on the tree.
  */
 static void
-WorkloadError(const uint8_t *rows, int64_t n, int p, const int *card,
+WorkloadError(const MrfCode *rows, int64_t n, int p, const int *card,
 			  const MrfCliqueSet *set, const double *logpot, int three,
 			  double *e2, double *e3)
 {
@@ -158,7 +158,7 @@ main(int argc, char **argv)
 	int			reference = 0;
 	const char *data = NULL;
 	int		   *card;
-	uint8_t    *rows;
+	MrfCode    *rows;
 	Trace		trace;
 	MrfEnv		env;
 	double		mst_time = NAN,
@@ -199,8 +199,13 @@ main(int argc, char **argv)
 	{
 		int64_t		cols;
 
-		rows = NpyRead(data, "|u1", 1, &n, &cols);
+		uint8_t    *bytes = NpyRead(data, "|u1", 1, &n, &cols);
+
 		p = (int) cols;
+		rows = XCalloc((size_t) n * p, sizeof(MrfCode));
+		for (int64_t r = 0; r < n * p; r++)
+			rows[r] = bytes[r];
+		free(bytes);
 		card = XCalloc(p, sizeof(int));
 		for (int64_t r = 0; r < n * p; r++)
 			if (rows[r] + 1 > card[r % p])
@@ -218,7 +223,7 @@ main(int argc, char **argv)
 		card = XCalloc(p, sizeof(int));
 		for (int v = 0; v < p; v++)
 			card[v] = 2 + v % 4;
-		rows = XCalloc((size_t) n * p, 1);
+		rows = XCalloc((size_t) n * p, sizeof(MrfCode));
 		MrfRngInitSeeded(&rng, 20261128);
 		Sample(p, card, s, n, &rng, rows);
 	}

@@ -71,7 +71,7 @@ TruthOver(const MrfCliqueSet *truth, const double *logpot, const MrfCliqueSet *e
 		  double *marg)
 {
 	int			p = truth->p;
-	uint8_t    *z = XCalloc(p, 1);
+	MrfCode    *z = XCalloc(p, sizeof(MrfCode));
 	double		total = 0.0;
 	int64_t		states = 1;
 
@@ -141,7 +141,7 @@ main(int argc, char **argv)
 			{
 				int		   *card = XCalloc(p, sizeof(int));
 				int		   *par = XCalloc(p, sizeof(int));
-				uint8_t    *rows = XCalloc((size_t) n * p, 1);
+				MrfCode    *rows = XCalloc((size_t) n * p, sizeof(MrfCode));
 				int64_t		npairs = (int64_t) p * (p - 1) / 2;
 				int64_t    *pairoff = XCalloc(npairs + 1, sizeof(int64_t));
 				int64_t    *one;
@@ -176,7 +176,7 @@ main(int argc, char **argv)
 				}
 				for (int64_t r = 0; r < n; r++)
 					for (int v = 0; v < p; v++)
-						rows[r * p + v] = (uint8_t) (par[v] < 0 || MrfRngUniform(&rng) >= s ?
+						rows[r * p + v] = (MrfCode) (par[v] < 0 || MrfRngUniform(&rng) >= s ?
 													 MrfRngBelow(&rng, k) : rows[r * p + par[v]]);
 				/* the private steps, once: one-ways, tree, two-ways */
 				MrfMstSplit(rho, &r1, &r2, &r3);

@@ -58,7 +58,7 @@ typedef struct Meas
 /* The learner's state. */
 typedef struct Aim
 {
-	const uint8_t *rows;
+	const MrfCode *rows;
 	const MrfAimTables *tables;	/* instead of rows: counted tables */
 	const int64_t *counts;
 	int64_t		n;
@@ -307,7 +307,7 @@ CountTable(const Aim *a, const VarSet *s, int64_t *x, int64_t cells)
 	memset(x, 0, sizeof(int64_t) * cells);
 	for (int64_t r = 0; r < a->n; r++)
 	{
-		const uint8_t *z = a->rows + r * a->p;
+		const MrfCode *z = a->rows + r * a->p;
 		int64_t		idx = 0;
 
 		for (int i = 0; i < s->size; i++)
@@ -1040,7 +1040,7 @@ ProgressTotal(int t, double rho, double used, double per_round, int max_rounds,
 
 /* MrfAimLearn and MrfAimLearnTables: the exact tables from rows, or from counted tables. */
 static MrfStatus
-AimLearn(const uint8_t *rows, const MrfAimTables *tables, const int64_t *counts, int64_t n,
+AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts, int64_t n,
 		 int p, const int *card, const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
 		 MrfCliqueSet **set_out, double **logpot_out, MrfAimReport *rep)
 {
@@ -1402,7 +1402,7 @@ done:
 
 /* See aim.h. */
 MrfStatus
-MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+MrfAimLearn(const MrfCode *rows, int64_t n, int p, const int *card,
 			const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
 			MrfCliqueSet **set_out, double **logpot_out, MrfAimReport *rep)
 {
@@ -1593,7 +1593,7 @@ MrfAimTablesPlan(int p, const int *card, int nworkload, const int *wstart, const
 
 /* See aim.h. */
 void
-MrfAimTablesCount(const MrfAimTables *t, const uint8_t *rows, int64_t n, int p,
+MrfAimTablesCount(const MrfAimTables *t, const MrfCode *rows, int64_t n, int p,
 				  const int *card, int64_t *counts)
 {
 	for (int s = 0; s < t->nsets; s++)
@@ -1616,14 +1616,14 @@ MrfAimTablesCount(const MrfAimTables *t, const uint8_t *rows, int64_t n, int p,
 		else if (size == 2)
 			for (int64_t r = 0; r < n; r++)
 			{
-				const uint8_t *z = rows + r * p;
+				const MrfCode *z = rows + r * p;
 
 				x[stride[0] * z[vars[0]] + z[vars[1]]]++;
 			}
 		else
 			for (int64_t r = 0; r < n; r++)
 			{
-				const uint8_t *z = rows + r * p;
+				const MrfCode *z = rows + r * p;
 				int64_t		idx = 0;
 
 				for (int i = 0; i < size; i++)

@@ -20,7 +20,7 @@
  *     last round spends exactly what remains;
  *   - a final estimate with more steps.
  *
- * Rows are uint8_t, n x p, row-major, z_i < card[i] (2..256, public).
+ * Rows are MrfCode (rows.h), n x p, row-major, z_i < card[i] (2..256, public).
  * Privacy: privacy.md 13; rates in privacy.c (MrfAim*).  Plain C.
  */
 #ifndef MRF_AIM_H
@@ -153,7 +153,7 @@ int			MrfAimSelect(const double *quality, const double *weight,
  * and a one-way clique for each variable no larger one holds), *logpot_out
  * its log-potentials (set->cells), both allocated through env.
  */
-MrfStatus	MrfAimLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+MrfStatus	MrfAimLearn(const MrfCode *rows, int64_t n, int p, const int *card,
 						const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
 						MrfCliqueSet **set_out, double **logpot_out,
 						MrfAimReport *rep);
@@ -189,7 +189,7 @@ int64_t		MrfAimTablesPlan(int p, const int *card, int nworkload, const int *wsta
 void		MrfAimTablesFree(const MrfEnv *env, MrfAimTables *t);
 
 /* Adds the tables of n rows (values below card) into counts. */
-void		MrfAimTablesCount(const MrfAimTables *t, const uint8_t *rows, int64_t n, int p,
+void		MrfAimTablesCount(const MrfAimTables *t, const MrfCode *rows, int64_t n, int p,
 							  const int *card, int64_t *counts);
 
 /*

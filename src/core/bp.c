@@ -1225,7 +1225,7 @@ MrfBpSampleBytes(const MrfBp *bp)
  * from the parent's drawn cell through pmap, so no digit is re-encoded.
  */
 MrfStatus
-MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, uint8_t *out)
+MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *out)
 {
 	const MrfCliqueSet *set = bp->set;
 	const MrfEnv *env = bp->env;
@@ -1307,7 +1307,7 @@ MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, uint8_t *ou
 
 	for (int64_t r = 0; r < n; r++)
 	{
-		uint8_t    *row = out + r * (int64_t) p;
+		MrfCode    *row = out + r * (int64_t) p;
 
 		for (int i = 0; i < nc; i++)
 		{
@@ -1338,13 +1338,13 @@ MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, uint8_t *ou
 			{
 				int			var = bp->cvar[j];
 
-				row[var] = (uint8_t) (x % set->card[var]);
+				row[var] = (MrfCode) (x % set->card[var]);
 				x /= set->card[var];
 			}
 		}
 		for (int j = 0; j < p; j++)
 			if (!covered[j])
-				row[j] = (uint8_t) MrfRngBelow(rng, (uint64_t) set->card[j]);
+				row[j] = (MrfCode) MrfRngBelow(rng, (uint64_t) set->card[j]);
 		if ((r & 4095) == 4095 || r + 1 == n)
 			MrfPoll(env, r + 1, n);
 	}

@@ -28,6 +28,7 @@
 
 #include "env.h"
 #include "noise.h"
+#include "rows.h"
 
 typedef struct MrfCliqueSet
 {
@@ -46,7 +47,7 @@ typedef struct MrfCliqueSet
  * c's table: mixed radix, each digit in its variable's own base.
  */
 static inline int64_t
-MrfCliqueIndex(const MrfCliqueSet *set, int c, const uint8_t *z)
+MrfCliqueIndex(const MrfCliqueSet *set, int c, const MrfCode *z)
 {
 	int64_t		idx = 0;
 	int			i;
@@ -158,7 +159,7 @@ MrfStatus	MrfBpMarginals(MrfBp *bp, const double *logpot, double *marg,
  * z_i < card[i]).  MRF_EINVAL unless the engine is exact (a junction tree).
  */
 MrfStatus	MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng,
-						uint8_t *out);
+						MrfCode *out);
 
 /* Bytes MrfBpSample allocates beyond the engine. */
 size_t		MrfBpSampleBytes(const MrfBp *bp);

@@ -382,7 +382,7 @@ ResolveOptions(const MrfCliquesOptions *in)
 
 /* One pass over the rows; the only function that reads them. */
 MrfStatus
-MrfCliquesCount(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
+MrfCliquesCount(const MrfCode *rows, int64_t n, const MrfCliqueSet *set,
 				int64_t *counts)
 {
 	int64_t		r;
@@ -393,7 +393,7 @@ MrfCliquesCount(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
 	memset(counts, 0, sizeof(int64_t) * (size_t) set->cells);
 	for (r = 0; r < n; r++)
 	{
-		const uint8_t *z = rows + r * set->p;
+		const MrfCode *z = rows + r * set->p;
 		int			j;
 
 		for (j = 0; j < set->p; j++)
@@ -1213,7 +1213,7 @@ MrfCliquesFitMarginals(const double *marg, const MrfCliqueSet *set,
 
 /* The whole learner: count, release, fit; the counts are wiped after use. */
 MrfStatus
-MrfCliquesLearn(const uint8_t *rows, int64_t n, const MrfCliqueSet *set,
+MrfCliquesLearn(const MrfCode *rows, int64_t n, const MrfCliqueSet *set,
 				const MrfCliquesOptions *opt, MrfRng *rng, const MrfEnv *env,
 				double *logpot, int64_t *noisy, MrfCliquesReport *rep)
 {
@@ -1289,7 +1289,7 @@ MrfCliquesMarginals(const MrfCliqueSet *set, const double *logpot,
 
 /* Unnormalised log-probability of one state. */
 double
-MrfCliquesScore(const MrfCliqueSet *set, const double *logpot, const uint8_t *z)
+MrfCliquesScore(const MrfCliqueSet *set, const double *logpot, const MrfCode *z)
 {
 	double		s = 0.0;
 	int			c;
@@ -1301,7 +1301,7 @@ MrfCliquesScore(const MrfCliqueSet *set, const double *logpot, const uint8_t *z)
 
 /* Advances z (p digits base k, last fastest) to the next state. */
 void
-MrfCliquesNextState(uint8_t *z, int p, int k)
+MrfCliquesNextState(MrfCode *z, int p, int k)
 {
 	int			j;
 
@@ -1315,7 +1315,7 @@ MrfCliquesNextState(uint8_t *z, int p, int k)
 
 /* Advances z (digit j base card[j], the last fastest) to the next state. */
 void
-MrfCliquesNextStateAlphabets(uint8_t *z, int p, const int *card)
+MrfCliquesNextStateAlphabets(MrfCode *z, int p, const int *card)
 {
 	int			j;
 
@@ -1355,7 +1355,7 @@ MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 	int64_t		states;
 	double	   *sa;
 	double	   *sb;
-	uint8_t		z[256];
+	MrfCode		z[256];
 	double		ma = -INFINITY;
 	double		mb = -INFINITY;
 	double		za = 0.0;

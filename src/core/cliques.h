@@ -6,7 +6,7 @@
  * Model: P(z) proportional to exp(sum_C psi_C(z_C)) over z with z_i in
  * {0..card[i]-1} (per-variable alphabets, bp.h), one log-potential table
  * per clique, prod_{i in C} card[i] cells row-major over the clique's sorted
- * variables (layout in bp.h).  Rows are uint8_t, n x p, row-major, z_i <
+ * variables (layout in bp.h).  Rows are MrfCode (rows.h), n x p, row-major, z_i <
  * card[i].
  *
  * Pipeline (MrfCliquesLearn does all of it):
@@ -167,7 +167,7 @@ MrfStatus	MrfCliquesWorkspaceBytes(const MrfCliqueSet *set,
  * counts (set->cells) = contingency table of every clique over n rows;
  * MRF_EINVAL if a value z_i is not below card[i].
  */
-MrfStatus	MrfCliquesCount(const uint8_t *rows, int64_t n,
+MrfStatus	MrfCliquesCount(const MrfCode *rows, int64_t n,
 							const MrfCliqueSet *set, int64_t *counts);
 
 /*
@@ -199,7 +199,7 @@ MrfStatus	MrfCliquesFitMarginals(const double *marg, const MrfCliqueSet *set,
 								   MrfCliquesReport *rep);
 
 /* Count, release, fit: the whole epsilon-DP learner.  noisy may be NULL. */
-MrfStatus	MrfCliquesLearn(const uint8_t *rows, int64_t n,
+MrfStatus	MrfCliquesLearn(const MrfCode *rows, int64_t n,
 							const MrfCliqueSet *set,
 							const MrfCliquesOptions *opt, MrfRng *rng,
 							const MrfEnv *env, double *logpot, int64_t *noisy,
@@ -220,12 +220,12 @@ MrfStatus	MrfCliquesKl(const MrfCliqueSet *a, const double *logpot_a,
 
 /* Unnormalised log-probability sum_C logpot_C(z_C) of one state z. */
 double		MrfCliquesScore(const MrfCliqueSet *set, const double *logpot,
-							const uint8_t *z);
+							const MrfCode *z);
 
 /* Advances z (p digits base k, the last fastest) to the next state. */
-void		MrfCliquesNextState(uint8_t *z, int p, int k);
+void		MrfCliquesNextState(MrfCode *z, int p, int k);
 
 /* Advances z (digit j base card[j], the last fastest) to the next state. */
-void		MrfCliquesNextStateAlphabets(uint8_t *z, int p, const int *card);
+void		MrfCliquesNextStateAlphabets(MrfCode *z, int p, const int *card);
 
 #endif

@@ -49,7 +49,7 @@ MrfMstTwoWayCells(int p, const int *card, int64_t *pair_offset)
  * row costs p (p-1)/2 increments and no second pass.
  */
 MrfStatus
-MrfMstCount(const uint8_t *rows, int64_t n, int p, const int *card,
+MrfMstCount(const MrfCode *rows, int64_t n, int p, const int *card,
 			const MrfEnv *env, int64_t *one, int64_t *two)
 {
 	int64_t    *oneoff;
@@ -80,7 +80,7 @@ MrfMstCount(const uint8_t *rows, int64_t n, int p, const int *card,
 
 		for (int64_t r = r0; r < r1; r++)
 		{
-			const uint8_t *z = rows + r * p;
+			const MrfCode *z = rows + r * p;
 
 			for (int i = 0; i < p; i++)
 				if (z[i] >= card[i])
@@ -377,7 +377,7 @@ Compress(int p, const int *card, const int *oneoff, const double *y1, double sig
  * same model and draws.
  */
 static MrfStatus
-MstLearn(const uint8_t *rows, const int64_t *one_in, const int64_t *two_in, int64_t n,
+MstLearn(const MrfCode *rows, const int64_t *one_in, const int64_t *two_in, int64_t n,
 		 int p, const int *card, const MrfMstOptions *opt, MrfRng *rng,
 		 const MrfEnv *env, int *edges, double *logpot, MrfMstReport *rep)
 {
@@ -623,7 +623,7 @@ done:
 
 /* See mst.h. */
 MrfStatus
-MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+MrfMstLearn(const MrfCode *rows, int64_t n, int p, const int *card,
 			const MrfMstOptions *opt, MrfRng *rng, const MrfEnv *env, int *edges,
 			double *logpot, MrfMstReport *rep)
 {

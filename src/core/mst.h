@@ -20,7 +20,7 @@
  *     distance between each pair's table and the product of the one-way
  *     estimates, measure the tree's pairs, estimate.
  *
- * Rows are uint8_t, n x p, row-major, z_i < card[i] (per-variable
+ * Rows are MrfCode (rows.h), n x p, row-major, z_i < card[i] (per-variable
  * alphabets, 2..256, public).  Tables are row-major over ascending
  * variables, the first the most significant digit, each in its own base
  * (bp.h's layout).  Privacy: privacy.md 12; calibrations in privacy.c
@@ -62,7 +62,7 @@ MrfMstPairIndex(int p, int i, int j)
  * variable by variable; two (MrfMstTwoWayCells, may be NULL) every two-way
  * table at the offsets above.  MRF_EINVAL if a value is not below its card.
  */
-MrfStatus	MrfMstCount(const uint8_t *rows, int64_t n, int p, const int *card,
+MrfStatus	MrfMstCount(const MrfCode *rows, int64_t n, int p, const int *card,
 						const MrfEnv *env, int64_t *one, int64_t *two);
 
 /* ---- MST ---- */
@@ -100,7 +100,7 @@ size_t		MrfMstWorkspaceBytes(int p, const int *card);
  * clique set whose cliques are those pairs in that order (MrfMstTreeCells
  * cells); p >= 2.
  */
-MrfStatus	MrfMstLearn(const uint8_t *rows, int64_t n, int p, const int *card,
+MrfStatus	MrfMstLearn(const MrfCode *rows, int64_t n, int p, const int *card,
 						const MrfMstOptions *opt, MrfRng *rng,
 						const MrfEnv *env, int *edges, double *logpot,
 						MrfMstReport *rep);

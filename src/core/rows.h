@@ -1,12 +1,23 @@
 /*
- * rows.h - packed storage of binary samples: one bit per variable, rows of
- * whole 64-bit words.  Bit j of a row is 1 for +1 and 0 for -1.
+ * rows.h - packed storage of samples.  Binary samples: one bit per
+ * variable, rows of whole 64-bit words; bit j of a row is 1 for +1 and 0
+ * for -1.  Samples of the whole-table learners (cliques, MST, AIM: rows of
+ * columns with per-variable alphabets): one MrfCode per variable.
  */
 #ifndef MRF_ROWS_H
 #define MRF_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * A value's code in the rows of the whole-table learners (cliques, MST,
+ * AIM) and of what reads, counts or samples them (bp.h, workload.h,
+ * sample.h's clique samplers): z_i < card[i].  Two bytes, so a column's
+ * alphabet can outgrow a byte; the Frank-Wolfe learners (Ising, pairwise,
+ * t-wise, structure) keep their own one-byte rows and their 255-value cap.
+ */
+typedef uint16_t MrfCode;
 
 /* 64-bit words per packed row of p variables. */
 static inline int

@@ -53,7 +53,7 @@ MrfSamplerName(MrfSampler sampler)
  */
 static MrfStatus
 SampleTree(const MrfCliqueSet *set, const double *logpot, int64_t n,
-		   int64_t max_cells, MrfRng *rng, const MrfEnv *env, uint8_t *out,
+		   int64_t max_cells, MrfRng *rng, const MrfEnv *env, MrfCode *out,
 		   int *done)
 {
 	MrfBpOptions bopt;
@@ -494,11 +494,11 @@ MrfIsingSampleWith(const double *A, const double *theta, int p, int64_t n,
 	{
 		MrfCliqueSet *set = NULL;
 		double	   *logpot = NULL;
-		uint8_t    *codes;
+		MrfCode    *codes;
 		int			done = 0;
 
 		/* the clique form codes -1 as 0 and +1 as 1 */
-		codes = MrfAllocUninit(env, (size_t) n * p);
+		codes = MrfAllocUninit(env, sizeof(MrfCode) * (size_t) n * p);
 		if (codes == NULL)
 			return MRF_ENOMEM;
 		status = MrfIsingAsCliques(A, theta, p, env, &set, &logpot);
@@ -1045,7 +1045,7 @@ PairwiseGibbsSweep(void *state, MrfRng *rng)
 	}
 }
 
-/* A chain of byte values (pairwise, cliques) as one output row. */
+/* A chain of byte values (pairwise) as one output row. */
 static void
 ValuesKeep(const uint8_t *z, int p, void *row)
 {
@@ -1155,15 +1155,25 @@ MrfPairwiseSampleWith(const double *W, const double *theta, int p, int k,
 		MrfCliqueSet *set = NULL;
 		double	   *logpot = NULL;
 		int		   *card = MrfAllocUninit(env, sizeof(int) * (size_t) p);
+		MrfCode    *codes = MrfAllocUninit(env, sizeof(MrfCode) * (size_t) n * p);
 		int			done = 0;
 
-		if (card == NULL)
+		if (card == NULL || codes == NULL)
+		{
+			MrfFree(env, card);
+			MrfFree(env, codes);
 			return MRF_ENOMEM;
+		}
 		for (int i = 0; i < p; i++)
 			card[i] = k;
 		status = MrfPairwiseAsCliques(W, theta, p, k, card, env, &set, &logpot);
 		if (status == MRF_OK)
-			status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, out, &done);
+			status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, codes, &done);
+		/* the clique rows' codes as the pairwise rows' bytes (k <= 255) */
+		if (status == MRF_OK && done)
+			for (int64_t c = 0; c < n * p; c++)
+				out[c] = (uint8_t) codes[c];
+		MrfFree(env, codes);
 		MrfFree(env, logpot);
 		if (set != NULL)
 			MrfCliqueSetFree(env, set);
@@ -1222,10 +1232,10 @@ CliquesDrawCdf(const double *cdf, int64_t len, double u)
 static MrfStatus
 SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 				   int64_t states, int64_t n, MrfRng *rng, const MrfEnv *env,
-				   uint8_t *out)
+				   MrfCode *out)
 {
 	double	   *cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
-	uint8_t		z[256];
+	MrfCode		z[256];
 	double		mx = -INFINITY;
 	double		acc = 0.0;
 	int64_t		s;
@@ -1248,12 +1258,12 @@ SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 	for (r = 0; r < n; r++)
 	{
 		int64_t		idx = CliquesDrawCdf(cdf, states, MrfRngUniform(rng));
-		uint8_t    *row = out + r * set->p;
+		MrfCode    *row = out + r * set->p;
 		int			j;
 
 		for (j = set->p - 1; j >= 0; j--)
 		{
-			row[j] = (uint8_t) (idx % set->card[j]);
+			row[j] = (MrfCode) (idx % set->card[j]);
 			idx /= set->card[j];
 		}
 		if ((r & 1023) == 1023)
@@ -1276,7 +1286,7 @@ typedef struct CliquesChain
 	int		   *istart;			/* p + 1 */
 	int		   *iclq;			/* slots */
 	int64_t    *istride;		/* slots */
-	uint8_t    *z;				/* p */
+	MrfCode    *z;				/* p */
 	double		w[256];
 } CliquesChain;
 
@@ -1307,7 +1317,7 @@ CliquesChainBuild(const MrfCliqueSet *set, const double *logpot,
 	chain->istart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
 	chain->iclq = MrfAlloc(env, sizeof(int) * (size_t) (nslots > 0 ? nslots : 1));
 	chain->istride = MrfAlloc(env, sizeof(int64_t) * (size_t) (nslots > 0 ? nslots : 1));
-	chain->z = MrfAlloc(env, (size_t) p);
+	chain->z = MrfAlloc(env, sizeof(MrfCode) * (size_t) p);
 	if (chain->istart == NULL || chain->iclq == NULL || chain->istride == NULL ||
 		chain->z == NULL)
 	{
@@ -1353,7 +1363,7 @@ CliquesGibbsSweep(void *state, MrfRng *rng)
 	CliquesChain *chain = state;
 	const MrfCliqueSet *set = chain->set;
 	const double *logpot = chain->logpot;
-	uint8_t    *z = chain->z;
+	MrfCode    *z = chain->z;
 	double	   *w = chain->w;
 	int			v;
 
@@ -1387,7 +1397,7 @@ CliquesGibbsSweep(void *state, MrfRng *rng)
 		u = MrfRngUniform(rng) * acc;
 		for (a = 0; a < k - 1 && w[a] < u; a++)
 			;
-		z[v] = (uint8_t) a;
+		z[v] = (MrfCode) a;
 	}
 }
 
@@ -1397,14 +1407,14 @@ CliquesKeep(const void *state, void *row)
 {
 	const CliquesChain *chain = state;
 
-	ValuesKeep(chain->z, chain->set->p, row);
+	memcpy(row, chain->z, sizeof(MrfCode) * (size_t) chain->set->p);
 }
 
 /* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
 static MrfStatus
 SampleCliquesGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
 				   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
-				   uint8_t *out)
+				   MrfCode *out)
 {
 	CliquesChain state;
 	GibbsChain	chain;
@@ -1416,11 +1426,11 @@ SampleCliquesGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
 	chain.sweep = CliquesGibbsSweep;
 	chain.keep = CliquesKeep;
 	chain.state = &state;
-	chain.row_bytes = (size_t) set->p;
+	chain.row_bytes = sizeof(MrfCode) * (size_t) set->p;
 	chain.work = ((int64_t) set->p + set->start[set->m]) * set->k;
 	/* a uniform start over each variable's own values (ValuesStart when one alphabet) */
 	for (int i = 0; i < set->p; i++)
-		state.z[i] = (uint8_t) MrfRngBelow(rng, (uint64_t) set->card[i]);
+		state.z[i] = (MrfCode) MrfRngBelow(rng, (uint64_t) set->card[i]);
 	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
 	CliquesChainFree(env, &state);
 	return MRF_OK;
@@ -1430,7 +1440,7 @@ SampleCliquesGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
 MrfStatus
 MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
 				 int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
-				 uint8_t *out)
+				 MrfCode *out)
 {
 	MrfSampleOptions opt = {burn_in, thin, 0};
 
@@ -1441,7 +1451,7 @@ MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
 MrfStatus
 MrfCliquesSampleWith(const MrfCliqueSet *set, const double *logpot, int64_t n,
 					 const MrfSampleOptions *opt, MrfRng *rng, const MrfEnv *env,
-					 uint8_t *out, MrfSampler *used)
+					 MrfCode *out, MrfSampler *used)
 {
 	int			burn_in = opt->burn_in;
 	int			thin = opt->thin;

@@ -111,7 +111,7 @@ MrfStatus	MrfPairwiseSampleWith(const double *W, const double *theta, int p, int
  */
 MrfStatus	MrfCliquesSample(const MrfCliqueSet *set, const double *logpot,
 							 int64_t n, int burn_in, int thin, MrfRng *rng,
-							 const MrfEnv *env, uint8_t *out);
+							 const MrfEnv *env, MrfCode *out);
 
 /*
  * MrfCliquesSample with options, and the exact tree sampler between
@@ -121,7 +121,7 @@ MrfStatus	MrfCliquesSample(const MrfCliqueSet *set, const double *logpot,
  */
 MrfStatus	MrfCliquesSampleWith(const MrfCliqueSet *set, const double *logpot,
 								 int64_t n, const MrfSampleOptions *opt,
-								 MrfRng *rng, const MrfEnv *env, uint8_t *out,
+								 MrfRng *rng, const MrfEnv *env, MrfCode *out,
 								 MrfSampler *used);
 
 #endif

@@ -110,7 +110,7 @@ MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
 {
 	int64_t		states = MrfCliqueSetStates(set, max_states);
 	double	   *logw;
-	uint8_t    *z;
+	MrfCode    *z;
 	double		mx = -INFINITY;
 	double		total = 0.0;
 	int64_t		st;
@@ -121,7 +121,7 @@ MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
 	if (states < 0)
 		return MRF_EINVAL;
 	logw = MrfAlloc(env, sizeof(double) * (size_t) states);
-	z = MrfAlloc(env, (size_t) set->p);
+	z = MrfAlloc(env, sizeof(MrfCode) * (size_t) set->p);
 	if (logw == NULL || z == NULL)
 	{
 		MrfFree(env, logw);
@@ -139,7 +139,7 @@ MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
 			MrfPoll(env, st, states);
 	}
 	memset(out, 0, sizeof(double) * (size_t) offset[nsets]);
-	memset(z, 0, (size_t) set->p);
+	memset(z, 0, sizeof(MrfCode) * (size_t) set->p);
 	/* a state costs a step per variable of every set: poll every 2^22 steps */
 	for (s = 0; s < nsets; s++)
 		step_cost += sizes[s];
@@ -174,7 +174,7 @@ MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *logpot,
 
 /* counts[index of the row's values of vars] += 1 for each row. */
 MrfStatus
-MrfSubsetCountAdd(const uint8_t *rows, int64_t n, int p, const int *card,
+MrfSubsetCountAdd(const MrfCode *rows, int64_t n, int p, const int *card,
 				  int size, const int *vars, int64_t *counts)
 {
 	int64_t		r;
@@ -182,7 +182,7 @@ MrfSubsetCountAdd(const uint8_t *rows, int64_t n, int p, const int *card,
 
 	for (r = 0; r < n; r++)
 	{
-		const uint8_t *z = rows + r * p;
+		const MrfCode *z = rows + r * p;
 		int64_t		idx = 0;
 
 		for (j = 0; j < size; j++)

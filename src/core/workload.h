@@ -48,11 +48,11 @@ MrfStatus	MrfSubsetMarginalsEnumerate(const MrfCliqueSet *set, const double *log
 										double *out);
 
 /*
- * Adds the table of vars (ascending) over n rows (uint8_t, n x p,
+ * Adds the table of vars (ascending) over n rows (MrfCode, n x p,
  * row-major, z_i < card[i]) to counts; MRF_EINVAL if a value is out of
  * range (counts may then be partly updated).
  */
-MrfStatus	MrfSubsetCountAdd(const uint8_t *rows, int64_t n, int p,
+MrfStatus	MrfSubsetCountAdd(const MrfCode *rows, int64_t n, int p,
 							  const int *card, int size, const int *vars,
 							  int64_t *counts);
 

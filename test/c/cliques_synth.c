@@ -135,7 +135,7 @@ SynthRun(const MrfCliqueSet *set, const double *truth, int64_t n,
 		 double epsilon, const MrfCliquesOptions *opt, MrfRng *rng,
 		 SynthTrial *out)
 {
-	uint8_t    *rows = malloc((size_t) n * (size_t) set->p);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * (size_t) set->p);
 	int64_t    *counts = malloc(sizeof(int64_t) * (size_t) set->cells);
 	int64_t    *noisy = malloc(sizeof(int64_t) * (size_t) set->cells);
 	double	   *fit = malloc(sizeof(double) * (size_t) set->cells);

@@ -28,7 +28,7 @@ Enumerate(const MrfCliqueSet *set, const double *logpot, int64_t *nstates)
 	int			p = set->p;
 	int64_t		states = 1;
 	double	   *prob;
-	uint8_t		z[16];
+	MrfCode		z[16];
 	double		total = 0.0;
 
 	for (int i = 0; i < p; i++)
@@ -61,7 +61,7 @@ static void
 MarginalFromStates(int p, const int *card, const double *prob, int64_t states,
 				   int size, const int *vars, double *out)
 {
-	uint8_t		z[16];
+	MrfCode		z[16];
 	int64_t		cells = 1;
 
 	for (int i = 0; i < size; i++)
@@ -87,7 +87,7 @@ MarginalFromStates(int p, const int *card, const double *prob, int64_t states,
 /* Draws n rows from an enumerated distribution. */
 static void
 SampleStates(int p, const int *card, const double *prob, int64_t states, int64_t n,
-			 MrfRng *rng, uint8_t *rows)
+			 MrfRng *rng, MrfCode *rows)
 {
 	for (int64_t r = 0; r < n; r++)
 	{
@@ -99,7 +99,7 @@ SampleStates(int p, const int *card, const double *prob, int64_t states, int64_t
 			acc += prob[++s];
 		for (int i = p - 1; i >= 0; i--)
 		{
-			rows[r * p + i] = (uint8_t) (s % card[i]);
+			rows[r * p + i] = (MrfCode) (s % card[i]);
 			s /= card[i];
 		}
 	}
@@ -338,7 +338,7 @@ TestRecovery(void)
 	double	   *ptrue;
 	double	   *pind;
 	int64_t		n = 20000;
-	uint8_t    *rows = malloc(n * 5);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * 5);
 	MrfRng		rng;
 	MrfAimOptions opt;
 	MrfAimReport rep;
@@ -358,7 +358,7 @@ TestRecovery(void)
 	pind = malloc(sizeof(double) * states);
 	{
 		double		one[5][4];
-		uint8_t		z[5] = {0};
+		MrfCode		z[5] = {0};
 
 		for (int i = 0; i < 5; i++)
 			MarginalFromStates(5, TriCard, ptrue, states, 1, &i, one[i]);
@@ -451,7 +451,7 @@ static const int CalCard[3] = {2, 3, 2};
 
 /* Qualities of every candidate of rows against the uniform estimate. */
 static void
-CalQualities(const uint8_t *rows, int64_t n, double sigma, double *q, double *w)
+CalQualities(const MrfCode *rows, int64_t n, double sigma, double *q, double *w)
 {
 	for (int mask = 1, c = 0; mask < 8; mask++, c++)
 	{
@@ -512,7 +512,7 @@ static void
 TestSelectionCalibration(void)
 {
 	int64_t		n = 40;
-	uint8_t		rows[40 * 3];
+	MrfCode		rows[40 * 3];
 	double		q[CAL_CANDS],
 				w[CAL_CANDS],
 				prob[CAL_CANDS],
@@ -530,9 +530,9 @@ TestSelectionCalibration(void)
 	MrfRngInitSeeded(&rng, 41);
 	for (int64_t r = 0; r < n; r++)
 	{
-		rows[r * 3] = (uint8_t) MrfRngBelow(&rng, 2);
-		rows[r * 3 + 1] = (uint8_t) (MrfRngUniform(&rng) < 0.7 ? rows[r * 3] : MrfRngBelow(&rng, 3));
-		rows[r * 3 + 2] = (uint8_t) MrfRngBelow(&rng, 2);
+		rows[r * 3] = (MrfCode) MrfRngBelow(&rng, 2);
+		rows[r * 3 + 1] = (MrfCode) (MrfRngUniform(&rng) < 0.7 ? rows[r * 3] : MrfRngBelow(&rng, 3));
+		rows[r * 3 + 2] = (MrfCode) MrfRngBelow(&rng, 2);
 	}
 	CalQualities(rows, n, sigma, q, w);
 	CalLaw(q, c, prob);
@@ -567,15 +567,15 @@ TestSelectionCalibration(void)
 	for (int64_t r = 0; r < n; r++)
 		for (int v = 0; v < 12; v++)
 		{
-			uint8_t		nb[40 * 3];
+			MrfCode		nb[40 * 3];
 			double		q2[CAL_CANDS],
 						w2[CAL_CANDS],
 						p2[CAL_CANDS];
 
 			memcpy(nb, rows, sizeof(rows));
-			nb[r * 3] = (uint8_t) (v / 6);
-			nb[r * 3 + 1] = (uint8_t) ((v / 2) % 3);
-			nb[r * 3 + 2] = (uint8_t) (v % 2);
+			nb[r * 3] = (MrfCode) (v / 6);
+			nb[r * 3 + 1] = (MrfCode) ((v / 2) % 3);
+			nb[r * 3 + 2] = (MrfCode) (v % 2);
 			CalQualities(nb, n, sigma, q2, w2);
 			CalLaw(q2, c, p2);
 			for (int i = 0; i < CAL_CANDS; i++)
@@ -589,7 +589,7 @@ TestSelectionCalibration(void)
 
 /* One learn from rows and one from the tables counted in two batches: the same model, bit for bit. */
 static void
-SameFromTables(const uint8_t *rows, int64_t n, const MrfAimOptions *opt, const char *what)
+SameFromTables(const MrfCode *rows, int64_t n, const MrfAimOptions *opt, const char *what)
 {
 	MrfAimTables t;
 	int64_t		cells = MrfAimTablesPlan(5, TriCard, opt->nworkload, opt->wstart, opt->wvar,
@@ -651,7 +651,7 @@ static void
 TestTables(void)
 {
 	int64_t		n = 5000;
-	uint8_t    *rows = malloc(n * 5);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * 5);
 	MrfRng		rng;
 	MrfAimOptions opt;
 	MrfAimTables t;
@@ -744,7 +744,7 @@ TestLocalScoring(void)
 	static const int card[P] = {2, 3, 4, 5, 2, 3, 4, 5, 2, 3};
 	static const int parent[P] = {-1, 0, 0, 1, 1, 2, 3, 3, 5, 6};
 	int64_t		n = 4000;
-	uint8_t    *rows = malloc(n * P);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * P);
 	int			wstart[4] = {0, 3, 5, 8};
 	int			wvar[8] = {0, 1, 3, 2, 5, 4, 6, 9};
 	MrfRng		rng;
@@ -755,11 +755,11 @@ TestLocalScoring(void)
 	for (int64_t r = 0; r < n; r++)
 		for (int v = 0; v < P; v++)
 		{
-			uint8_t    *z = rows + r * P;
+			MrfCode    *z = rows + r * P;
 
-			z[v] = (uint8_t) (MrfRngU64(&rng) % card[v]);
+			z[v] = (MrfCode) (MrfRngU64(&rng) % card[v]);
 			if (parent[v] >= 0 && MrfRngU64(&rng) % 10 < 7)
-				z[v] = (uint8_t) (z[parent[v]] % card[v]);
+				z[v] = (MrfCode) (z[parent[v]] % card[v]);
 		}
 	for (int seed = 1; seed <= 3; seed++)
 		for (int b = 0; b < 2; b++)
@@ -831,13 +831,13 @@ TestLocalScoring(void)
 	 */
 	{
 		int			wcard[24];
-		uint8_t    *wide = malloc(600 * 24);
+		MrfCode    *wide = malloc(sizeof(MrfCode) * 600 * 24);
 
 		for (int v = 0; v < 24; v++)
 			wcard[v] = 2 + v % 3;
 		for (int64_t r = 0; r < 600; r++)
 			for (int v = 0; v < 24; v++)
-				wide[r * 24 + v] = (uint8_t) ((v > 0 && MrfRngU64(&rng) % 3 != 0 ?
+				wide[r * 24 + v] = (MrfCode) ((v > 0 && MrfRngU64(&rng) % 3 != 0 ?
 											   wide[r * 24 + v - 1] : MrfRngU64(&rng)) % wcard[v]);
 		for (int b = 0; b < 2; b++)
 		{

@@ -44,7 +44,7 @@ EnumerateMarginals(const MrfCliqueSet *set, const double *logpot, double *marg,
 				   double *logz)
 {
 	int64_t		states = 1;
-	uint8_t		z[32];
+	MrfCode		z[32];
 	double	   *w;
 	double		mx = -INFINITY;
 	double		total = 0.0;
@@ -549,7 +549,7 @@ TestSampler(void)
 		const int	var[] = {0, 1, 1, 2};
 		MrfCliqueSet *set = MakeSet(3, 2, 2, 2, var);
 		const int64_t n = 40000;
-		uint8_t    *rows = malloc((size_t) n * 3);
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 3);
 		long		obs[8] = {0};
 		double		prob[8];
 		double		total = 0.0;
@@ -577,7 +577,7 @@ TestSampler(void)
 		int			var[32];
 		MrfCliqueSet *set;
 		const int64_t n = 20000;
-		uint8_t    *rows = malloc((size_t) n * 17);
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 17);
 		int64_t    *counts = malloc(sizeof(int64_t) * 64);
 		double		emp[64];
 		int			i;
@@ -657,7 +657,7 @@ TestMixedAlphabets(void)
 		const int	bad_card[] = {2, 1, 5, 2, 3};
 		const int	big_card[] = {2, 3, 257, 2, 3};
 		const int64_t n = 5000;
-		uint8_t    *rows = malloc((size_t) n * 5);
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 5);
 		int64_t		counts[64];
 		int64_t		ref[64];
 		MrfCliqueSet *set;
@@ -684,7 +684,7 @@ TestMixedAlphabets(void)
 		/* random rows, each value below its own variable's alphabet */
 		for (int64_t r = 0; r < n; r++)
 			for (int j = 0; j < 5; j++)
-				rows[r * 5 + j] = (uint8_t) MrfRngBelow(&rng, (uint64_t) card[j]);
+				rows[r * 5 + j] = (MrfCode) MrfRngBelow(&rng, (uint64_t) card[j]);
 		CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_OK);
 		/* independent count: clique {0,1,2} is z0 * 15 + z1 * 5 + z2, and so on */
 		memset(ref, 0, sizeof(ref));
@@ -693,7 +693,7 @@ TestMixedAlphabets(void)
 
 			for (int64_t r = 0; r < n; r++)
 			{
-				const uint8_t *z = rows + r * 5;
+				const MrfCode *z = rows + r * 5;
 
 				ref[z[0] * 15 + z[1] * 5 + z[2]]++;
 				ref[30 + z[2] * 2 + z[3]]++;
@@ -830,12 +830,12 @@ TestMixedAlphabets(void)
 		const int	var[] = {0, 1, 1, 2, 2, 3};
 		MrfCliqueSet *set;
 		const int64_t n = 60000;
-		uint8_t    *rows = malloc((size_t) n * 4);
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 4);
 		long		obs[60] = {0};
 		double		prob[60];
 		double		mx = -INFINITY;
 		double		total = 0.0;
-		uint8_t		z[4] = {0, 0, 0, 0};
+		MrfCode		z[4] = {0, 0, 0, 0};
 		int			outside = 0;
 
 		MixedCards(4, card);
@@ -855,7 +855,7 @@ TestMixedAlphabets(void)
 		CHECK(MrfCliquesSample(set, psi, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
 		for (int64_t r = 0; r < n; r++)
 		{
-			const uint8_t *w = rows + r * 4;
+			const MrfCode *w = rows + r * 4;
 
 			for (int j = 0; j < 4; j++)
 				outside += w[j] >= card[j];
@@ -873,7 +873,7 @@ TestMixedAlphabets(void)
 		int			var[32];
 		MrfCliqueSet *set;
 		const int64_t n = 20000;
-		uint8_t    *rows = malloc((size_t) n * 11);
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 11);
 		int64_t    *counts = malloc(sizeof(int64_t) * 512);
 		double		emp[512];
 		int			outside = 0;
@@ -907,7 +907,7 @@ TestMixedAlphabets(void)
 		const int	var[] = {0, 1, 2, 1, 2, 3, 2, 3, 4};
 		MrfCliqueSet *set;
 		const int64_t n = 4000;
-		uint8_t    *rows = malloc((size_t) n * 5);
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 5);
 		double		fit[256];
 		MrfCliquesOptions opt;
 		MrfCliquesReport rep;
@@ -949,7 +949,7 @@ TestLearnInterface(void)
 	const int	var[] = {0, 1, 2, 1, 2, 3, 2, 3, 4};
 	MrfCliqueSet *set = MakeSet(5, 3, 3, 3, var);
 	const int64_t n = 2000;
-	uint8_t    *rows = malloc((size_t) n * 5);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 5);
 	int64_t    *noisy = malloc(sizeof(int64_t) * (size_t) set->cells);
 	double	   *psi = malloc(sizeof(double) * (size_t) set->cells);
 	double	   *fit = malloc(sizeof(double) * (size_t) set->cells);

@@ -25,7 +25,7 @@ TestCounts(void)
 	int			card[5] = {2, 3, 5, 2, 7};
 	int			p = 5;
 	int64_t		n = 3001;
-	uint8_t    *rows = malloc(n * p);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * p);
 	int64_t		pairoff[11];
 	int64_t		one[19];
 	int64_t    *two;
@@ -40,7 +40,7 @@ TestCounts(void)
 		  MrfMstPairIndex(p, 3, 4) == 9);
 	two = malloc(sizeof(int64_t) * cells2);
 	for (int64_t r = 0; r < n * p; r++)
-		rows[r] = (uint8_t) MrfRngBelow(&rng, card[r % p]);
+		rows[r] = (MrfCode) MrfRngBelow(&rng, card[r % p]);
 	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, one, two) == MRF_OK);
 	for (int i = 0, off = 0; i < p; off += card[i], i++)
 		for (int a = 0; a < card[i]; a++)
@@ -297,18 +297,18 @@ TestSelectionLaw(void)
  */
 static void
 SampleTree(int p, const int *card, const int *par, double strength, int64_t n, MrfRng *rng,
-		   uint8_t *rows)
+		   MrfCode *rows)
 {
 	for (int64_t r = 0; r < n; r++)
 	{
-		uint8_t    *z = rows + r * p;
+		MrfCode    *z = rows + r * p;
 
 		for (int v = 0; v < p; v++)
 		{
 			if (par[v] < 0 || MrfRngUniform(rng) >= strength)
-				z[v] = (uint8_t) MrfRngBelow(rng, card[v]);
+				z[v] = (MrfCode) MrfRngBelow(rng, card[v]);
 			else
-				z[v] = (uint8_t) (z[par[v]] % card[v]);
+				z[v] = (MrfCode) (z[par[v]] % card[v]);
 		}
 	}
 }
@@ -340,7 +340,7 @@ TestRecovery(void)
 	int			par[8] = {-1, 0, 0, 1, 1, 2, 3, 2};
 	int			p = 8;
 	int64_t		n = 60000;
-	uint8_t    *rows = malloc(n * p);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * p);
 	int			exact = 0;
 	const int	reps = 4;
 	double		worst = 0.0;
@@ -411,7 +411,7 @@ TestCompression(void)
 	int			par[5] = {-1, 0, 0, 1, 2};
 	int			p = 5;
 	int64_t		n = 20000;
-	uint8_t    *rows = malloc(n * p);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * p);
 	MrfMstOptions opt;
 	MrfMstReport report;
 	int			edges[8];
@@ -470,7 +470,7 @@ TestLearnCounts(void)
 	int			p = 5;
 	int64_t		n = 5000;
 	int64_t		half = 1999;
-	uint8_t    *rows = malloc(n * p);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * p);
 	int64_t		one_cells = MrfMstOneWayCells(p, card);
 	int64_t		two_cells = MrfMstTwoWayCells(p, card, NULL);
 	int64_t    *one = malloc(sizeof(int64_t) * one_cells * 2);

@@ -44,7 +44,7 @@ WithinBinomial(long count, long n, double q)
  * their bound and sets *worst to the largest deviation in standard units.
  */
 static int
-CliqueCountsMatch(const MrfCliqueSet *set, const double *marg, const uint8_t *rows,
+CliqueCountsMatch(const MrfCliqueSet *set, const double *marg, const MrfCode *rows,
 				  long n, double *worst)
 {
 	long	   *count = calloc((size_t) set->cells, sizeof(long));
@@ -94,7 +94,7 @@ CheckCliqueModel(const char *what, const MrfCliqueSet *set, const double *logpot
 				 const MrfEnv *env)
 {
 	double	   *marg = malloc(sizeof(double) * (size_t) set->cells);
-	uint8_t    *rows = malloc((size_t) ROWS * set->p);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) ROWS * set->p);
 	MrfSampleOptions opt = {1000, 10, 0};
 
 	ExactCliqueMarginals(set, logpot, env, marg);
@@ -169,7 +169,7 @@ TestStarCliques(const MrfEnv *env)
 	/* the rare class's own share, by seed: near 3%, never 0% or 100% */
 	{
 		double	   *marg = malloc(sizeof(double) * (size_t) set->cells);
-		uint8_t    *rows = malloc((size_t) ROWS * P);
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) ROWS * P);
 		MrfSampleOptions opt = {1000, 10, 0};
 		double		rare;
 
@@ -293,10 +293,10 @@ TestAgainstEnumeration(const MrfEnv *env)
 	double	   *logpot;
 	double		prob[STATES];
 	long		observed[STATES];
-	uint8_t    *rows = malloc((size_t) DRAWS * P);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) DRAWS * P);
 	double		total = 0.0;
 	MrfRng		rng;
-	uint8_t		z[P];
+	MrfCode		z[P];
 
 	CHECK(MrfCliqueSetBuild(P, 3, M, start, var, 0, env, &set) == MRF_OK);
 	logpot = calloc((size_t) set->cells, sizeof(double));
@@ -309,7 +309,7 @@ TestAgainstEnumeration(const MrfEnv *env)
 
 		for (int i = P - 1; i >= 0; i--)
 		{
-			z[i] = (uint8_t) (v % 3);
+			z[i] = (MrfCode) (v % 3);
 			v /= 3;
 		}
 		for (int c = 0; c < set->m; c++)
@@ -341,11 +341,11 @@ TestAgainstEnumeration(const MrfEnv *env)
 	}
 	/* same seed, same rows */
 	{
-		uint8_t    *again = malloc((size_t) 1000 * P);
+		MrfCode    *again = malloc(sizeof(MrfCode) * (size_t) 1000 * P);
 
 		MrfRngInitSeeded(&rng, 4242);
 		CHECK(MrfBpSample(bp, logpot, 1000, &rng, again) == MRF_OK);
-		CHECK(memcmp(again, rows, (size_t) 1000 * P) == 0);
+		CHECK(memcmp(again, rows, sizeof(MrfCode) * (size_t) 1000 * P) == 0);
 		free(again);
 	}
 	MrfBpFree(bp);

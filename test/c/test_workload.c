@@ -20,7 +20,7 @@ static void
 EnumerateSubset(const MrfCliqueSet *set, const double *logpot, int size,
 				const int *vars, double *out)
 {
-	uint8_t		z[32];
+	MrfCode		z[32];
 	int64_t		states = 1;
 	int64_t		cells = 1;
 	double		total = 0.0;
@@ -191,7 +191,7 @@ CheckKindsAsCliques(MrfRng *rng)
 	CHECK_MSG(set->m == P + 9, "Ising: %d cliques, want %d singletons and 9 pairs", set->m, P);
 	{
 		/* enumeration of exp(theta z + sum_{i<j} S_ij z_i z_j) */
-		uint8_t		z[P];
+		MrfCode		z[P];
 		double		want[8][8][8];
 		double		total = 0.0;
 		double		worst = 0.0;
@@ -206,7 +206,7 @@ CheckKindsAsCliques(MrfRng *rng)
 
 			for (int i = 0; i < P; i++)
 			{
-				z[i] = (uint8_t) ((s >> i) & 1);
+				z[i] = (MrfCode) ((s >> i) & 1);
 				e += theta[i] * (2 * z[i] - 1);
 			}
 			for (int i = 0; i < P; i++)
@@ -239,7 +239,7 @@ CheckKindsAsCliques(MrfRng *rng)
 	CHECK(MrfPairwiseAsCliques(W, th, P, 3, card, &MrfMallocEnv, &set, &lp) == MRF_OK);
 	CHECK(set->m == P + 10);
 	{
-		uint8_t		z[P];
+		MrfCode		z[P];
 		double		want[27];
 		double		total = 0.0;
 		double		worst = 0.0;
@@ -641,7 +641,7 @@ TestWorkload(void)
 		{
 			N = 500
 		};
-		uint8_t		rows[N * 4];
+		MrfCode		rows[N * 4];
 		int			c4[4] = {3, 2, 4, 2};
 		int			vars[] = {0, 2, 3};
 		int64_t		counts[24];
@@ -656,7 +656,7 @@ TestWorkload(void)
 		{
 			/* variable 0 never takes its last value: those cells stay empty */
 			for (int j = 0; j < 4; j++)
-				rows[r * 4 + j] = (uint8_t) MrfRngBelow(&rng, (uint64_t) (j == 0 ? 2 : c4[j]));
+				rows[r * 4 + j] = (MrfCode) MrfRngBelow(&rng, (uint64_t) (j == 0 ? 2 : c4[j]));
 			tally[(rows[r * 4] * 4 + rows[r * 4 + 2]) * 2 + rows[r * 4 + 3]]++;
 		}
 		CHECK(MrfSubsetCountAdd(rows, N, 4, c4, 3, vars, counts) == MRF_OK);

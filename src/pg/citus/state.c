@@ -9,7 +9,9 @@
  * mrf_learn_<kind>_citus_agg(anyelement, jsonb), whose state type is bytea,
  * held while it grows as an expanded object (no copy per row) around the
  * same MrfRowsState the learners read, and flattened only when it leaves the
- * backend: [magic, format, p, k, n, options as JSON text, rows].  Its final
+ * backend: [magic, format, p, k, n, options as JSON text, rows] (rows in
+ * the format's layout: bits, bytes, or MrfCode values for the whole-table
+ * learners; native byte order, which the magic number checks).  Its final
  * function is the learner's own driver (MrfAggregateRelease): planning,
  * charging and releasing are exactly the internal-state aggregate's, on the
  * node that runs the final function, which Citus puts on the coordinator
@@ -28,8 +30,8 @@
  *
  * A flat state reaches the combine or final function from another node, or
  * from anyone who calls coord_combine_agg() with a text of their own, so it
- * is checked in full before use: its sizes, every byte of a k-ary row below
- * k, the unused bits of a binary row zero, and the options parsed again from
+ * is checked in full before use: its sizes, every value of a k-ary row
+ * below k, the unused bits of a binary row zero, and the options parsed again from
  * their text.  Options must be the same in every row and every state.
  */
 #include "postgres.h"
@@ -138,7 +140,7 @@ CountsFlush(ShippedState *s)
 		return;
 	if (rows->plan == NULL)
 		elog(ERROR, "mrfdp: a counts state with rows but no plan");
-	rows->plan->learner->count_rows(rows->plan, MrfRowsBytes(rows), rows->n, s->counts);
+	rows->plan->learner->count_rows(rows->plan, MrfRowsCodes(rows), rows->n, s->counts);
 	s->counted += rows->n;
 	rows->n = 0;
 }
@@ -168,9 +170,9 @@ CountsStart(ShippedState *s)
 
 	if (learner->table_cells == NULL || s->counts != NULL)
 		return;
-	/* count_rows reads byte rows (driver/learners.h) */
-	if (s->rows->format != MRF_ROWS_BYTES)
-		elog(ERROR, "%s: tables are counted from byte rows only", learner->name);
+	/* count_rows reads code rows (driver/learners.h) */
+	if (s->rows->format != MRF_ROWS_CODES)
+		elog(ERROR, "%s: tables are counted from code rows only", learner->name);
 	s->ncells = learner->table_cells(s->rows->plan);
 	if (s->ncells < 0)
 	{
@@ -275,7 +277,7 @@ CountsFromFlat(bytea *flat, MemoryContext aggctx)
 	memcpy(&k, in + 12, 4);
 	memcpy(&n, in + 16, 8);
 	memcpy(&optlen, in + 24, 4);
-	if (format != MRF_ROWS_BYTES || p < 1 || p > MRF_MAX_VARIABLES || n < 1 || k < 2 || k > 255)
+	if (format != MRF_ROWS_CODES || p < 1 || p > MRF_MAX_VARIABLES || n < 1 || k < 2 || k > 255)
 		BadState("The state's shape is out of range.");
 	if (optlen < 2 || (Size) optlen > len - SHIPPED_HEADER ||
 		len - SHIPPED_HEADER - optlen < 8)
@@ -285,7 +287,7 @@ CountsFromFlat(bytea *flat, MemoryContext aggctx)
 		len != SHIPPED_HEADER + optlen + 8 + (Size) ncells * sizeof(int64))
 		BadState("The state's length does not match its contents.");
 
-	s = ShippedNew(aggctx, MRF_ROWS_BYTES);
+	s = ShippedNew(aggctx, MRF_ROWS_CODES);
 	text = palloc(optlen + 1);
 	memcpy(text, in + SHIPPED_HEADER, optlen);
 	text[optlen] = '\0';
@@ -334,12 +336,13 @@ ShippedFromFlat(bytea *flat, MemoryContext aggctx, const char *learner)
 		return CountsFromFlat(flat, aggctx);
 	if (magic != SHIPPED_MAGIC)
 		BadState("The state was not written by this version of mrfdp on a machine of this byte order.");
-	if (format != MRF_ROWS_BITS && format != MRF_ROWS_BYTES)
+	if (format != MRF_ROWS_BITS && format != MRF_ROWS_BYTES && format != MRF_ROWS_CODES)
 		BadState("The state's row format is unknown.");
 	if (p < 1 || p > MRF_MAX_VARIABLES || n < 1 ||
 		(format == MRF_ROWS_BITS ? k != 2 : (k < 2 || k > 255)))
 		BadState("The state's shape is out of range.");
-	row_bytes = format == MRF_ROWS_BITS ? sizeof(uint64) * MrfBitWords(p) : (Size) p;
+	row_bytes = format == MRF_ROWS_BITS ? sizeof(uint64) * MrfBitWords(p) :
+		format == MRF_ROWS_CODES ? sizeof(MrfCode) * (Size) p : (Size) p;
 	if (optlen < 2 || (Size) optlen > len - SHIPPED_HEADER ||
 		(uint64) n > (len - SHIPPED_HEADER - optlen) / row_bytes ||
 		len != SHIPPED_HEADER + optlen + (Size) n * row_bytes)
@@ -362,6 +365,14 @@ ShippedFromFlat(bytea *flat, MemoryContext aggctx, const char *learner)
 		{
 			for (int j = 0; j < p; j++)
 				if ((uint8) slot[j] >= k)
+					BadState("A row holds a value outside its alphabet.");
+		}
+		else if (format == MRF_ROWS_CODES)
+		{
+			const MrfCode *z = (const MrfCode *) slot;
+
+			for (int j = 0; j < p; j++)
+				if (z[j] >= k)
 					BadState("A row holds a value outside its alphabet.");
 		}
 		else if (p % 64 != 0)
@@ -441,15 +452,18 @@ ShippedPrepare(ShippedState *s, const MrfLearner *learner, Oid typid)
 	if (format == MRF_ROWS_BITS)
 		MrfBinaryReaderInit(&state->reader, typid, s->hdr.eoh_context, learner->name);
 	else
+	{
 		MrfKaryReaderInit(&state->kreader, typid,
 						  (plan->opt.given & MRF_OPT_K) ? plan->opt.k : 0,
 						  s->hdr.eoh_context, learner->name);
+		state->kreader.codes = format == MRF_ROWS_CODES;
+	}
 	if (state->p > 0)
 	{
 		/* later samples must have the width and alphabet of the rows already in */
 		state->reader.p = state->p;
 		state->kreader.p = state->p;
-		if (format == MRF_ROWS_BYTES && state->kreader.k != 0 && state->kreader.k != state->k)
+		if (format != MRF_ROWS_BITS && state->kreader.k != 0 && state->kreader.k != state->k)
 			BadState("The state's alphabet is not its samples'.");
 		MrfPlanShape(plan, state->p, state->k);
 	}
@@ -533,7 +547,7 @@ mrf_citus_accum(PG_FUNCTION_ARGS)
 	if (state->p < 0)
 	{
 		/* The first row fixes p: read it into scratch space, then size and plan. */
-		uint64		scratch[MRF_MAX_VARIABLES / sizeof(uint64) + 1];
+		uint64		scratch[MRF_MAX_VARIABLES * sizeof(MrfCode) / sizeof(uint64) + 1];
 		MemoryContext old;
 
 		memset(scratch, 0, sizeof(scratch));
@@ -544,7 +558,7 @@ mrf_citus_accum(PG_FUNCTION_ARGS)
 		}
 		else
 		{
-			MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1), (uint8 *) scratch);
+			MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1), scratch);
 			MrfRowsStateSetShape(state, state->kreader.p, state->kreader.k);
 		}
 		old = MemoryContextSwitchTo(s->hdr.eoh_context);

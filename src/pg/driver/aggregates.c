@@ -74,8 +74,8 @@ MrfRowsStateSetShape(MrfRowsState *state, int p, int k)
 {
 	state->p = p;
 	state->k = k;
-	state->row_bytes = state->format == MRF_ROWS_BITS ?
-		sizeof(uint64) * MrfBitWords(p) : (Size) p;
+	state->row_bytes = state->format == MRF_ROWS_BITS ? sizeof(uint64) * MrfBitWords(p) :
+		state->format == MRF_ROWS_CODES ? sizeof(MrfCode) * (Size) p : (Size) p;
 }
 
 /* See driver/aggregates.h. */
@@ -89,6 +89,7 @@ MrfRowsStateInitReader(MrfRowsState *state, Oid typid, const MrfOptions *opt, Me
 		return;
 	}
 	MrfKaryReaderInit(&state->kreader, typid, (opt->given & MRF_OPT_K) ? opt->k : 0, cxt, learner);
+	state->kreader.codes = state->format == MRF_ROWS_CODES;
 	if (opt->domains != NULL)
 		MrfKaryReaderSetDomains(&state->kreader, opt->domains);
 	if (opt->given & MRF_OPT_NULLS)
@@ -328,7 +329,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 		state = StateStart(fcinfo, learner, format, aggctx);
 		if (state->plan != NULL)
 			o = &state->plan->opt;
-		else if (state->format == MRF_ROWS_BYTES)
+		else if (state->format != MRF_ROWS_BITS)
 		{
 			MrfOptionsParse(state->options, &opt);
 			o = &opt;
@@ -342,7 +343,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 	if (state->p < 0)
 	{
 		/* The first row fixes p: read it into scratch space, then size and plan. */
-		uint64		scratch[MRF_MAX_VARIABLES / sizeof(uint64) + 1];	/* bits or bytes */
+		uint64		scratch[MRF_MAX_VARIABLES * sizeof(MrfCode) / sizeof(uint64) + 1];	/* bits, bytes or codes */
 		uint8	   *bytes = (uint8 *) scratch;
 
 		memset(scratch, 0, sizeof(scratch));
@@ -574,6 +575,30 @@ mrf_rows_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
+/*
+ * Byte rows as code rows, for a whole-table learner whose rows were packed
+ * before its plan was known (0.1.0's shared k-ary transition used as a
+ * window aggregate, planned only at the final function).
+ */
+static void
+WidenToCodes(MrfRowsState *state, MemoryContext cxt, const char *learner)
+{
+	const uint8 *bytes = (const uint8 *) state->rows;
+	MrfCode    *codes;
+	Size		values = (Size) state->n * state->p;
+
+	MrfCheckMemory(learner, (double) values * sizeof(MrfCode));
+	codes = MemoryContextAllocHuge(cxt, Max(values, 1) * sizeof(MrfCode));
+	for (Size i = 0; i < values; i++)
+		codes[i] = bytes[i];
+	if (state->rows != NULL)
+		pfree(state->rows);
+	state->rows = (char *) codes;
+	state->format = MRF_ROWS_CODES;
+	state->row_bytes = sizeof(MrfCode) * (Size) state->p;
+	state->capacity = state->n;
+}
+
 /* The body of every learner's final function (see driver/learners.h). */
 Datum
 MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner)
@@ -589,6 +614,8 @@ MrfAggregateRelease(FunctionCallInfo fcinfo, const MrfLearner *learner)
 	MrfCitusRefuseOffCoordinator(learner->name);
 	plan = StatePlan(state, learner, aggctx);
 	CheckBudgetBeforeLearning(&plan->charge);
+	if (state->format == MRF_ROWS_BYTES && MrfPlanRowsFormat(plan) == MRF_ROWS_CODES)
+		WidenToCodes(state, aggctx, learner->name);
 	if (state->format != MrfPlanRowsFormat(plan))
 		elog(ERROR, "%s got rows in the wrong format", learner->name);
 	MrfPlanRows(plan, state->n);

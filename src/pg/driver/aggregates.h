@@ -1,8 +1,10 @@
 /*
  * driver/aggregates.h - the aggregate state shared by every learner: samples packed
  * in the aggregate's memory context, one bit per variable for binary
- * learners (MRF_ROWS_BITS, rows.h layout) or one byte per variable for k-ary
- * learners (MRF_ROWS_BYTES, values 0..k-1).
+ * learners (MRF_ROWS_BITS, rows.h layout), one byte per variable for the
+ * Frank-Wolfe k-ary learners (MRF_ROWS_BYTES, values 0..k-1) or one MrfCode
+ * per variable for the whole-table learners (MRF_ROWS_CODES: cliques, MST,
+ * AIM).
  */
 #ifndef MRF_PG_AGGREGATES_H
 #define MRF_PG_AGGREGATES_H
@@ -31,15 +33,16 @@ typedef void (*MrfStableBlocksFn) (void *arg, const struct MrfStableStep *step,
 typedef enum MrfRowFormat
 {
 	MRF_ROWS_BITS = 1,
-	MRF_ROWS_BYTES = 2
+	MRF_ROWS_BYTES = 2,
+	MRF_ROWS_CODES = 3
 } MrfRowFormat;
 
 typedef struct MrfRowsState
 {
 	MrfRowFormat format;
 	int			p;				/* variables; -1 until the first row */
-	int			k;				/* alphabet size (bytes format) */
-	uint8	   *alphabets;		/* bytes: each variable's k_i (p entries), NULL when all are k */
+	int			k;				/* alphabet size (bytes and codes formats) */
+	uint8	   *alphabets;		/* bytes, codes: each variable's k_i (p entries), NULL when all are k */
 	Size		row_bytes;		/* bytes per stored row */
 	int64		n;				/* rows stored */
 	int64		capacity;		/* rows allocated */
@@ -50,7 +53,7 @@ typedef struct MrfRowsState
 	char	   *variables;		/* names and labels from the rows' type (model/names.h), or NULL */
 	char	   *source;			/* the relation the rows' type belongs to (model/names.h), or NULL */
 	MrfBinaryReader reader;		/* bits format */
-	MrfKaryReader kreader;		/* bytes format */
+	MrfKaryReader kreader;		/* bytes and codes formats */
 	/* Instead of rows (rows NULL): the learner's exact tables of n rows (driver/learners.h) */
 	int64	   *counts;
 	int64		ncells;
@@ -80,7 +83,16 @@ MrfRowsBits(const MrfRowsState *state)
 static inline const uint8 *
 MrfRowsBytes(const MrfRowsState *state)
 {
+	Assert(state->format == MRF_ROWS_BYTES);
 	return (const uint8 *) state->rows;
+}
+
+/* Rows of a codes state (n x p, z_i < k_i). */
+static inline const MrfCode *
+MrfRowsCodes(const MrfRowsState *state)
+{
+	Assert(state->format == MRF_ROWS_CODES);
+	return (const MrfCode *) state->rows;
 }
 
 /* A new empty state in the given (aggregate) context. */

@@ -87,13 +87,13 @@ typedef struct MrfLearner
 	 * variable sets their options fix (cliques; MST, its one- and two-way
 	 * tables): the number of cells of all its tables, from
 	 * plan->p and plan->k, or -1 when they would be too large for a state
-	 * (AIM: rows travel then); and the tables of n byte rows (values checked
+	 * (AIM: rows travel then); and the tables of n code rows (values checked
 	 * below their alphabets) added into counts.  Such a learner's run must
 	 * also accept counts instead of rows (MrfRowsState.counts): Citus
 	 * workers then combine counts, not rows (citus/state.c).
 	 */
 	int64		(*table_cells) (const MrfPlan *plan);
-	void		(*count_rows) (const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts);
+	void		(*count_rows) (const MrfPlan *plan, const MrfCode *rows, int64 n, int64 *counts);
 
 	/*
 	 * Optional, for Frank-Wolfe learners (distributed Frank-Wolfe,

@@ -774,9 +774,26 @@ KaryElementType(const MrfKaryReader *reader)
 	}
 }
 
+/* Stores code v of variable j in a row of the reader's width (MrfCode or bytes). */
+static inline void
+PutCode(const MrfKaryReader *reader, void *dest, int j, int v)
+{
+	if (reader->codes)
+		((MrfCode *) dest)[j] = (MrfCode) v;
+	else
+		((uint8 *) dest)[j] = (uint8) v;
+}
+
+/* Bytes of one row of p values at the reader's width. */
+static inline Size
+KaryRowBytes(const MrfKaryReader *reader, int p)
+{
+	return (Size) p * (reader->codes ? sizeof(MrfCode) : 1);
+}
+
 /* Reads one value into dest; lenient readers return false instead of erroring. */
 static bool
-KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
+KaryReadRow(MrfKaryReader *reader, Datum value, void *dest)
 {
 	switch (reader->form)
 	{
@@ -818,7 +835,7 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 						v = EnumIndex(&reader->alphabets[0], ((const Oid *) ARR_DATA_PTR(arr))[j]);
 					if (v < 0 || v >= reader->k)
 						return KaryOutside(reader);
-					dest[j] = (uint8) v;
+					PutCode(reader, dest, j, v);
 				}
 				return true;
 			}
@@ -840,7 +857,7 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 					{
 						if (reader->null_code[i] < 0)
 							return KaryNull(reader);
-						dest[j++] = (uint8) reader->null_code[i];
+						PutCode(reader, dest, j++, reader->null_code[i]);
 						continue;
 					}
 					if (reader->alphabets[i].nlabels > 0)
@@ -855,7 +872,7 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 						v = DatumGetBool(reader->values[i]) ? 1 : 0;
 					if (v < 0 || v >= reader->sizes[j])
 						return KaryOutside(reader);
-					dest[j++] = (uint8) v;
+					PutCode(reader, dest, j++, v);
 				}
 				return true;
 			}
@@ -865,7 +882,7 @@ KaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
 
 /* Reads one non-null value into dest; errors for invalid values. */
 void
-MrfKaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest)
+MrfKaryReadRow(MrfKaryReader *reader, Datum value, void *dest)
 {
 	Assert(!reader->lenient);
 	(void) KaryReadRow(reader, value, dest);
@@ -904,12 +921,12 @@ MrfKaryReaderSetLenient(MrfKaryReader *reader, int p)
 
 /* Protected path: reads a value (NULL allowed); false, with dest all 0, if invalid. */
 bool
-MrfKaryReadRowLenient(MrfKaryReader *reader, Datum value, bool isnull, uint8 *dest)
+MrfKaryReadRowLenient(MrfKaryReader *reader, Datum value, bool isnull, void *dest)
 {
 	Assert(reader->lenient);
 	if (!isnull && KaryReadRow(reader, value, dest))
 		return true;
-	memset(dest, 0, reader->p);
+	memset(dest, 0, KaryRowBytes(reader, reader->p));
 	return false;
 }
 

@@ -15,6 +15,7 @@
 #include "fmgr.h"
 #include "utils/jsonb.h"
 
+#include "core/rows.h"
 #include "pg/driver/bins.h"
 
 typedef enum MrfKaryForm
@@ -57,6 +58,7 @@ typedef struct MrfKaryReader
 	int			p;				/* variables; -1 until known */
 	int			k;				/* alphabet size; 0 until known */
 	bool		lenient;		/* protected path: invalid values never error */
+	bool		codes;			/* rows of MrfCode (whole-table learners), else of bytes */
 	MrfEnumAlphabet *alphabets; /* enum arrays: one; rows: one per column (NULL for boolean) */
 	uint8	   *sizes;			/* rows: each variable's alphabet size k_i (p entries), else NULL */
 	Jsonb	   *domains;		/* option domains, or NULL */
@@ -97,10 +99,10 @@ void		MrfKaryReaderSetDomains(MrfKaryReader *reader, Jsonb *domains);
 void		MrfKaryReaderSetNulls(MrfKaryReader *reader, const char *nulls);
 
 /*
- * Reads one non-null value into dest (p bytes; the first value fixes p).
- * Errors for invalid values.
+ * Reads one non-null value into dest (p values, MrfCode when reader->codes
+ * is set, else bytes; the first value fixes p).  Errors for invalid values.
  */
-void		MrfKaryReadRow(MrfKaryReader *reader, Datum value, uint8 *dest);
+void		MrfKaryReadRow(MrfKaryReader *reader, Datum value, void *dest);
 
 /* Protected path: fixes p from public information; invalid values never error. */
 void		MrfKaryReaderSetLenient(MrfKaryReader *reader, int p);
@@ -116,7 +118,7 @@ void		MrfKaryReaderSetColumns(MrfKaryReader *reader, TupleDesc rowdesc, Oid reli
 
 /* Protected path: reads a value (NULL allowed); false, with dest all 0, if invalid. */
 bool		MrfKaryReadRowLenient(MrfKaryReader *reader, Datum value, bool isnull,
-								  uint8 *dest);
+								  void *dest);
 
 /* Variables fixed by a type itself (rows), or -1 when only data can tell. */
 int			MrfKaryTypeWidth(Oid typid);

@@ -353,7 +353,7 @@ AimPlan(MrfPlan *plan)
 	plan->iterations = ap->iterations;
 	/* the run's input: the rows, or the tables counted where they are (Citus) */
 	plan->memory = (plan->counts ? (double) sizeof(int64) * AimTableCells(plan) :
-					(double) plan->n * p) + MrfAimWorkspaceBytes(p, card, &ao);
+					(double) sizeof(MrfCode) * plan->n * p) + MrfAimWorkspaceBytes(p, card, &ao);
 	return NULL;
 }
 
@@ -395,7 +395,7 @@ AimTableCells(const MrfPlan *plan)
 
 /* See driver/learners.h: adds the tables of n byte rows into counts. */
 static void
-AimCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
+AimCountRows(const MrfPlan *plan, const MrfCode *rows, int64 n, int64 *counts)
 {
 	const AimParams *ap = plan->params;
 	int		   *card = AimCard(plan->p, plan->k, plan->alphabets);
@@ -444,7 +444,7 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 										   &run->env, &set, &logpot, &rep));
 	}
 	else
-		MrfRunCheck(run, MrfAimLearn(MrfRowsBytes(rows), n, p, card, &ao, &run->rng, &run->env,
+		MrfRunCheck(run, MrfAimLearn(MrfRowsCodes(rows), n, p, card, &ao, &run->rng, &run->env,
 									 &set, &logpot, &rep));
 
 	MrfPlanMetaBegin(&meta, plan, run, "mckenna2022-aim");
@@ -479,7 +479,7 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 }
 
 const MrfLearner MrfAimLearner = {
-	"mrf_learn_aim", MRF_ROWS_BYTES, NULL, AimOptions, AimPlan, AimRun, NULL,
+	"mrf_learn_aim", MRF_ROWS_CODES, NULL, AimOptions, AimPlan, AimRun, NULL,
 	AimTableCells, AimCountRows
 };
 
@@ -492,7 +492,7 @@ PG_FUNCTION_INFO_V1(mrf_aim_accum);
 Datum
 mrf_aim_accum(PG_FUNCTION_ARGS)
 {
-	return MrfRowsAccum(fcinfo, &MrfAimLearner, MRF_ROWS_BYTES);
+	return MrfRowsAccum(fcinfo, &MrfAimLearner, MRF_ROWS_CODES);
 }
 
 PG_FUNCTION_INFO_V1(mrf_aim_final);
@@ -598,7 +598,7 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid row count " INT64_FORMAT, n),
 					 errdetail("n, when given, is a positive public row count.")));
-		bytes = (double) n * p + MrfAimWorkspaceBytes(p, card, &ao);
+		bytes = (double) sizeof(MrfCode) * n * p + MrfAimWorkspaceBytes(p, card, &ao);
 		appendStringInfo(&out, ", \"rows\": " INT64_FORMAT ", \"memory_bytes\": %.0f, \"fits_memory\": %s",
 						 n, bytes, MrfMemoryFits(bytes) ? "true" : "false");
 	}

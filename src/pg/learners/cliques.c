@@ -369,7 +369,7 @@ CliquesInputBytes(const MrfPlan *plan, const MrfCliqueSet *set)
 {
 	if (plan->counts)
 		return 2.0 * sizeof(int64) * (double) MrfCliqueSetCells(set);
-	return (double) plan->n * plan->p;
+	return (double) sizeof(MrfCode) * plan->n * plan->p;
 }
 
 /*
@@ -458,7 +458,7 @@ CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 		MrfRunCheck(run, MrfCliquesFit(noisy, n, set, co, &run->env, logpot, &rep));
 	}
 	else
-		MrfRunCheck(run, MrfCliquesLearn(MrfRowsBytes(rows), n, set, co, &run->rng, &run->env,
+		MrfRunCheck(run, MrfCliquesLearn(MrfRowsCodes(rows), n, set, co, &run->rng, &run->env,
 										 logpot, NULL, &rep));
 
 	MrfPlanMetaBegin(&meta, plan, run, "bernstein2017");
@@ -504,7 +504,7 @@ CliquesTableCells(const MrfPlan *plan)
 
 /* See driver/learners.h: adds the clique tables of n rows into counts. */
 static void
-CliquesCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
+CliquesCountRows(const MrfPlan *plan, const MrfCode *rows, int64 n, int64 *counts)
 {
 	MrfCliqueSet *set = CliquesPlanSetOrError(plan);
 	int64		cells = MrfCliqueSetCells(set);
@@ -519,7 +519,7 @@ CliquesCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
 }
 
 const MrfLearner MrfCliquesLearner = {
-	"mrf_learn_cliques", MRF_ROWS_BYTES, NULL, CliquesOptions, CliquesPlan, CliquesRun, NULL,
+	"mrf_learn_cliques", MRF_ROWS_CODES, NULL, CliquesOptions, CliquesPlan, CliquesRun, NULL,
 	CliquesTableCells, CliquesCountRows
 };
 
@@ -532,7 +532,7 @@ PG_FUNCTION_INFO_V1(mrf_cliques_accum);
 Datum
 mrf_cliques_accum(PG_FUNCTION_ARGS)
 {
-	return MrfRowsAccum(fcinfo, &MrfCliquesLearner, MRF_ROWS_BYTES);
+	return MrfRowsAccum(fcinfo, &MrfCliquesLearner, MRF_ROWS_CODES);
 }
 
 PG_FUNCTION_INFO_V1(mrf_cliques_final);
@@ -714,7 +714,7 @@ CliquesSample(MrfModel *model, int64 n, const MrfSampleOptions *opt, MrfRng *rng
 			  const MrfEnv *env, int32 *out, MrfSampler *used)
 {
 	MrfCliqueSet *set = CliquesSetOf(model, env);
-	uint8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
+	MrfCode    *raw = MrfAlloc(env, sizeof(MrfCode) * ((size_t) n * model->p + 1));
 	int			status;
 
 	if (raw == NULL)

@@ -96,7 +96,7 @@ MstInputBytes(const MrfPlan *plan, const int *card)
 	if (plan->counts)
 		return (double) sizeof(int64) * (double) (MrfMstOneWayCells(plan->p, card) +
 												  MrfMstTwoWayCells(plan->p, card, NULL));
-	return (double) plan->n * plan->p;
+	return (double) sizeof(MrfCode) * plan->n * plan->p;
 }
 
 /*
@@ -187,7 +187,7 @@ MstRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 										   &run->rng, &run->env, edges, logpot, &rep));
 	}
 	else
-		MrfRunCheck(run, MrfMstLearn(MrfRowsBytes(rows), n, p, card, mo, &run->rng, &run->env,
+		MrfRunCheck(run, MrfMstLearn(MrfRowsCodes(rows), n, p, card, mo, &run->rng, &run->env,
 									 edges, logpot, &rep));
 	for (int e = 0; e < p; e++)
 		start[e] = 2 * e;
@@ -230,7 +230,7 @@ MstTableCells(const MrfPlan *plan)
 
 /* See driver/learners.h: adds the one- and two-way tables of n rows into counts. */
 static void
-MstCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
+MstCountRows(const MrfPlan *plan, const MrfCode *rows, int64 n, int64 *counts)
 {
 	int		   *card = MstCard(plan->p, plan->k, plan->alphabets);
 	int64		one = MrfMstOneWayCells(plan->p, card);
@@ -246,7 +246,7 @@ MstCountRows(const MrfPlan *plan, const uint8 *rows, int64 n, int64 *counts)
 }
 
 const MrfLearner MrfMstLearner = {
-	"mrf_learn_mst", MRF_ROWS_BYTES, NULL, MstOptions, MstPlan, MstRun, NULL,
+	"mrf_learn_mst", MRF_ROWS_CODES, NULL, MstOptions, MstPlan, MstRun, NULL,
 	MstTableCells, MstCountRows
 };
 
@@ -259,7 +259,7 @@ PG_FUNCTION_INFO_V1(mrf_mst_accum);
 Datum
 mrf_mst_accum(PG_FUNCTION_ARGS)
 {
-	return MrfRowsAccum(fcinfo, &MrfMstLearner, MRF_ROWS_BYTES);
+	return MrfRowsAccum(fcinfo, &MrfMstLearner, MRF_ROWS_CODES);
 }
 
 PG_FUNCTION_INFO_V1(mrf_mst_final);

@@ -513,7 +513,7 @@ WorkloadCount(Workload *wl, const MrfModel *model, const MrfNames *names, const 
 {
 	int			p = model->p;
 	int		   *card = palloc(sizeof(int) * p);
-	uint8	   *rows = palloc(sizeof(uint8) * (size_t) p * WORKLOAD_BATCH);
+	MrfCode    *rows = palloc(sizeof(MrfCode) * (size_t) p * WORKLOAD_BATCH);
 	SPIPlanPtr	plan;
 	Portal		portal;
 	int64		n = 0;
@@ -547,7 +547,7 @@ WorkloadCount(Workload *wl, const MrfModel *model, const MrfNames *names, const 
 
 				if (isnull || c < 0 || c >= card[i])
 					WorkloadBadCode(model, names, col, array, i, isnull ? WORKLOAD_UNKNOWN : c);
-				rows[r * p + i] = (uint8) c;
+				rows[r * p + i] = (MrfCode) c;
 			}
 		}
 		for (int s = 0; s < wl->nsets; s++)

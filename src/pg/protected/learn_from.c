@@ -246,7 +246,7 @@ SubstitutedHint(const MrfRowsState *state)
 {
 	if (state->format == MRF_ROWS_BITS && state->reader.form == MRF_INPUT_RECORD)
 		return errhint("Check NULLs: a row of boolean columns holding a NULL cannot be read (the k-ary learners, e.g. mrf_learn_pairwise_from, read NULLs with option nulls).");
-	if (state->format == MRF_ROWS_BYTES && state->kreader.form == MRF_KARY_RECORD)
+	if (state->format != MRF_ROWS_BITS && state->kreader.form == MRF_KARY_RECORD)
 		return errhint("Check NULLs (option nulls => 'category', or a value, reads them) and values outside their column's alphabet (an enum's labels, the values of option domains or of a CHECK constraint, a NaN outside every bin).");
 	return errhint("Check variables => (every row must have exactly that many values), NULLs, and values outside the alphabet (-1/+1 or booleans; 0 .. k - 1 for k-ary learners).");
 }
@@ -392,7 +392,7 @@ SetUpReader(MrfFromCall *fc, const char *column, ArrayType *columns, int32 varia
 	MrfRowsStateSetShape(state, p, fc->format == MRF_ROWS_BITS ? 2 : state->kreader.k);
 	state->options = options;
 	/* per-variable alphabets, names and labels: from the schema */
-	if (fc->format == MRF_ROWS_BYTES)
+	if (fc->format != MRF_ROWS_BITS)
 		state->alphabets = MrfKaryReaderAlphabets(&state->kreader, fc->cxt);
 	state->variables = fc->format == MRF_ROWS_BITS ? MrfBinaryReaderVariables(&state->reader) :
 		MrfKaryReaderVariables(&state->kreader);
