@@ -30,6 +30,10 @@ echo "-- pg_dump and pg_restore carry the ledger"
 prove --exec bash test/dump/*.sh 2>&1 | tee "$log/prove-dump.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+echo "-- the walk-through on BreastCancer (docs/walkthrough.md)"
+prove --exec bash test/tables/*.sh 2>&1 | tee "$log/prove-tables-scripts.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
 echo "-- ALTER EXTENSION UPDATE from every released version"
 prove --exec bash test/upgrade/*.sh 2>&1 | tee "$log/prove-upgrade.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
