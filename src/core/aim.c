@@ -45,6 +45,16 @@ typedef struct Cand
 	int			fitdec;
 	int64_t		fitcells;
 	int64_t		fittri;
+	/*
+	 * The same of the candidate's part alone (FitsByComponents): the model's
+	 * components its variables are in, with it added, as of structure
+	 * version kver (0: not known); valid while none of those components
+	 * changed.
+	 */
+	int			kver;
+	int			kdec;
+	int64_t		kcells;
+	int64_t		ktri;
 } Cand;
 
 /* A measurement: y = x + N_Z(0, sigma2) over s. */
@@ -83,6 +93,29 @@ typedef struct Aim
 	double	   *mu;				/* clique marginals of logpot (probabilities) */
 	MrfBp	   *bp;				/* the exact engine that computed mu, calibrated */
 	int			structver;		/* bumped whenever the cliques change */
+	/*
+	 * The model's connected components (of its cliques' graph), as of
+	 * structure version compver: comp[v] a variable's; for each component
+	 * its cliques clist[cstart[k] .. cstart[k+1]-1], its cliques' cells,
+	 * min-fill triangulation's cells (-1 above max_model_cells) and whether
+	 * its cliques are a junction tree; the sums over components; vstamp[v]
+	 * the structure version at which v's component last changed.
+	 */
+	int			compver;
+	int		   *comp;
+	int		   *vstamp;
+	int		   *ufind;
+	int			ncomp;
+	int		   *cstart;
+	int		   *clist;
+	int		   *kidx;			/* FitsByComponents' clique list (capcl) */
+	int64_t    *ccells;
+	int64_t    *ctri;
+	int		   *cdec;
+	int64_t		cells_sum;
+	int64_t		tri_sum;		/* over components with ctri >= 0 */
+	int			tri_over;		/* components with ctri < 0 */
+	int			nondec;			/* components whose cliques are no junction tree */
 	double		loss;			/* the last estimate's loss */
 	int64_t		steps;			/* estimator steps taken */
 	int64_t		pdone;			/* progress: see ProgressTotal */
@@ -772,60 +805,251 @@ done:
 }
 
 /*
+ * The structure only (what MrfBpTriangulatedCells and the tree test read)
+ * of the model's cliques idx[0..n-1] (idx NULL: the first n) less those
+ * inside r, then r (r NULL: none), in a->fstart and a->fvar.
+ */
+static MrfCliqueSet
+LightSet(Aim *a, const int *idx, int n, const VarSet *r)
+{
+	MrfCliqueSet light;
+	int			m = 0;
+	int64_t		cells = 0;
+
+	a->fstart[0] = 0;
+	for (int i = 0; i <= n; i++)
+	{
+		const VarSet *c = i < n ? &a->cl[idx ? idx[i] : i] : r;
+
+		if (c == NULL || (i < n && r != NULL && Subset(c, r)))
+			continue;
+		memcpy(a->fvar + a->fstart[m], c->vars, sizeof(int) * c->size);
+		a->fstart[m + 1] = a->fstart[m] + c->size;
+		cells += SetCells(a->card, c, INT64_MAX);
+		m++;
+	}
+	memset(&light, 0, sizeof(light));
+	light.p = a->p;
+	light.k = a->set->k;
+	light.card = (int *) a->card;
+	light.m = m;
+	light.start = a->fstart;
+	light.var = a->fvar;
+	light.cells = cells;
+	return light;
+}
+
+/*
+ * A structure's junction-tree size: the min-fill triangulation's cells
+ * within max (*tri, -1 above) and whether its cliques are a junction tree
+ * of their own (*dec).  A triangulation that had to fill says they are not
+ * (the graph is not chordal), so the spanning-tree test runs only when it
+ * did not; *dec is then whether they are, in every case.
+ */
+static MrfStatus
+ShapeOf(Aim *a, const MrfCliqueSet *light, int64_t max, int64_t *tri, int *dec)
+{
+	int64_t		fill;
+	MrfStatus	status;
+
+	status = MrfBpTriangulatedCells(light, max, a->env, tri, &fill);
+	if (status != MRF_OK)
+		return status;
+	if (*tri >= 0 && fill > 0)
+	{
+		*dec = 0;
+		return MRF_OK;
+	}
+	return MrfCliquesJunctionTree(light, a->env, dec, NULL, NULL);
+}
+
+/*
  * Whether adding cd to the model keeps its junction tree within limit
  * (limit <= max): the test ScoreUncovered makes by building the engine,
  * made on the structure alone and remembered in cd for as long as the
  * model's cliques stay the same (a later round's larger limit then costs
  * nothing).  The cliques with cd are a junction tree of their own cells,
- * or the min-fill triangulation's cells count (MrfBpTriangulatedCells);
- * a triangulation that had to fill says they are not a junction tree, so
- * the spanning-tree test runs only when it did not.
+ * or the min-fill triangulation's cells count (MrfBpTriangulatedCells).
+ * This is the reference of FitsByComponents, which gives the same answer.
  */
 static MrfStatus
-FitsUncovered(Aim *a, Cand *cd, int64_t limit, int64_t max, VarSet *ncl, int *fits)
+FitsUncovered(Aim *a, Cand *cd, int64_t limit, int64_t max, int *fits)
+{
+	*fits = 0;
+	if (cd->fitver != a->structver)
+	{
+		MrfCliqueSet light = LightSet(a, NULL, a->m, &cd->s);
+		MrfStatus	status = ShapeOf(a, &light, max, &cd->fittri, &cd->fitdec);
+
+		if (status != MRF_OK)
+			return status;
+		cd->fitcells = light.cells;
+		cd->fitver = a->structver;
+	}
+	*fits = (cd->fitdec && cd->fitcells <= limit) ||
+		(cd->fittri >= 0 && cd->fittri <= limit);
+	return MRF_OK;
+}
+
+/* The root of v's tree in a->ufind, halving the path. */
+static int
+UfRoot(int *uf, int v)
+{
+	while (uf[v] != v)
+	{
+		uf[v] = uf[uf[v]];
+		v = uf[v];
+	}
+	return v;
+}
+
+/*
+ * The model's connected components and each one's shape (ShapeOf, within
+ * max) for the current structure version; see Aim.
+ */
+static MrfStatus
+Components(Aim *a, int64_t max)
+{
+	int			p = a->p;
+
+	if (a->compver == a->structver)
+		return MRF_OK;
+	for (int v = 0; v < p; v++)
+		a->ufind[v] = v;
+	for (int c = 0; c < a->m; c++)
+		for (int i = 1; i < a->cl[c].size; i++)
+		{
+			int			x = UfRoot(a->ufind, a->cl[c].vars[0]);
+			int			y = UfRoot(a->ufind, a->cl[c].vars[i]);
+
+			if (x != y)
+				a->ufind[x > y ? x : y] = x < y ? x : y;
+		}
+	/* components numbered by their lowest variable */
+	a->ncomp = 0;
+	for (int v = 0; v < p; v++)
+	{
+		int			r = UfRoot(a->ufind, v);
+
+		a->comp[v] = r == v ? a->ncomp++ : a->comp[r];
+	}
+	/* each component's cliques, in the model's order (cdec counts them first) */
+	memset(a->cstart, 0, sizeof(int) * (a->ncomp + 1));
+	memset(a->cdec, 0, sizeof(int) * a->ncomp);
+	for (int c = 0; c < a->m; c++)
+		a->cstart[a->comp[a->cl[c].vars[0]] + 1]++;
+	for (int k = 0; k < a->ncomp; k++)
+		a->cstart[k + 1] += a->cstart[k];
+	for (int c = 0; c < a->m; c++)
+	{
+		int			k = a->comp[a->cl[c].vars[0]];
+
+		a->clist[a->cstart[k] + a->cdec[k]++] = c;
+	}
+	a->cells_sum = 0;
+	a->tri_sum = 0;
+	a->tri_over = 0;
+	a->nondec = 0;
+	for (int k = 0; k < a->ncomp; k++)
+	{
+		MrfCliqueSet light = LightSet(a, a->clist + a->cstart[k],
+									  a->cstart[k + 1] - a->cstart[k], NULL);
+		MrfStatus	status = ShapeOf(a, &light, max, &a->ctri[k], &a->cdec[k]);
+
+		if (status != MRF_OK)
+			return status;
+		a->ccells[k] = light.cells;
+		a->cells_sum += light.cells;
+		if (a->ctri[k] >= 0)
+			a->tri_sum += a->ctri[k];
+		else
+			a->tri_over++;
+		a->nondec += !a->cdec[k];
+	}
+	a->compver = a->structver;
+	return MRF_OK;
+}
+
+/*
+ * FitsUncovered's answer from the part of the model cd touches.  The
+ * cliques' graph is the disjoint union of its components', and both tests
+ * split over them:
+ *   - min-fill picks by fill, then neighbours, then index, all of which a
+ *     vertex's component alone decides, and an elimination changes only its
+ *     own component; so the order restricted to a component is the order of
+ *     min-fill run on that component alone, and the clusters' cells (the
+ *     triangulation's total, above max exactly when the sum is) add up;
+ *   - cliques have a junction tree exactly when each component's have one:
+ *     a maximum spanning tree weighs the sum of the components' (edges
+ *     between components weigh 0), each at most its component's
+ *     running-intersection weight, which adds up too, so the two totals
+ *     are equal exactly when they are equal in every component.
+ * So with cd added, the components cd's variables are in merge into one
+ * (the only one that changes), whose shape is computed here and kept in cd
+ * while those components stay the same (vstamp), and the others' shapes
+ * are the model's (Components): per candidate, the work of its own
+ * component instead of the whole model's.
+ */
+static MrfStatus
+FitsByComponents(Aim *a, Cand *cd, int64_t limit, int64_t max, int *fits)
 {
 	MrfStatus	status;
 
 	*fits = 0;
+	status = Components(a, max);
+	if (status != MRF_OK)
+		return status;
 	if (cd->fitver != a->structver)
 	{
-		MrfCliqueSet light;
-		int			m = 0;
-		int64_t		cells = 0;
-		int64_t		fill;
+		int			ks[MAXV];
+		int			nk = 0;
+		int			valid = cd->kver > 0;
+		int64_t		cells = a->cells_sum;
+		int64_t		tri = a->tri_sum;
+		int			over = a->tri_over;
+		int			nondec = a->nondec;
 
-		for (int c = 0; c < a->m; c++)
-			if (!Subset(&a->cl[c], &cd->s))
-				ncl[m++] = a->cl[c];
-		ncl[m++] = cd->s;
-		a->fstart[0] = 0;
-		for (int c = 0; c < m; c++)
+		for (int i = 0; i < cd->s.size; i++)
 		{
-			memcpy(a->fvar + a->fstart[c], ncl[c].vars, sizeof(int) * ncl[c].size);
-			a->fstart[c + 1] = a->fstart[c] + ncl[c].size;
-			cells += SetCells(a->card, &ncl[c], INT64_MAX);
+			int			k = a->comp[cd->s.vars[i]];
+			int			seen = 0;
+
+			for (int j = 0; j < nk; j++)
+				seen |= ks[j] == k;
+			if (!seen)
+				ks[nk++] = k;
+			if (a->vstamp[cd->s.vars[i]] > cd->kver)
+				valid = 0;
 		}
-		/* the structure only: what MrfBpTriangulatedCells and the tree test read */
-		memset(&light, 0, sizeof(light));
-		light.p = a->p;
-		light.k = a->set->k;
-		light.card = (int *) a->card;
-		light.m = m;
-		light.start = a->fstart;
-		light.var = a->fvar;
-		light.cells = cells;
-		status = MrfBpTriangulatedCells(&light, max, a->env, &cd->fittri, &fill);
-		if (status != MRF_OK)
-			return status;
-		if (cd->fittri >= 0 && fill > 0)
-			cd->fitdec = 0;
-		else
+		if (!valid)
 		{
-			status = MrfCliquesJunctionTree(&light, a->env, &cd->fitdec, NULL, NULL);
+			int			n = 0;
+			MrfCliqueSet light;
+
+			for (int j = 0; j < nk; j++)
+				for (int i = a->cstart[ks[j]]; i < a->cstart[ks[j] + 1]; i++)
+					a->kidx[n++] = a->clist[i];
+			light = LightSet(a, a->kidx, n, &cd->s);
+			status = ShapeOf(a, &light, max, &cd->ktri, &cd->kdec);
 			if (status != MRF_OK)
 				return status;
+			cd->kcells = light.cells;
+			cd->kver = a->structver;
 		}
-		cd->fitcells = cells;
+		/* the other components' sums */
+		for (int j = 0; j < nk; j++)
+		{
+			cells -= a->ccells[ks[j]];
+			if (a->ctri[ks[j]] >= 0)
+				tri -= a->ctri[ks[j]];
+			else
+				over--;
+			nondec -= !a->cdec[ks[j]];
+		}
+		cd->fitcells = cd->kcells + cells;
+		cd->fittri = cd->ktri >= 0 && over == 0 && cd->ktri + tri <= max ?
+			cd->ktri + tri : -1;
+		cd->fitdec = cd->kdec && nondec == 0;
 		cd->fitver = a->structver;
 	}
 	*fits = (cd->fitdec && cd->fitcells <= limit) ||
@@ -1007,6 +1231,15 @@ AimFree(Aim *a)
 	MrfFree(a->env, a->cl);
 	MrfFree(a->env, a->fstart);
 	MrfFree(a->env, a->fvar);
+	MrfFree(a->env, a->comp);
+	MrfFree(a->env, a->vstamp);
+	MrfFree(a->env, a->ufind);
+	MrfFree(a->env, a->cstart);
+	MrfFree(a->env, a->clist);
+	MrfFree(a->env, a->kidx);
+	MrfFree(a->env, a->ccells);
+	MrfFree(a->env, a->ctri);
+	MrfFree(a->env, a->cdec);
 	for (int i = 0; i < a->nmeas; i++)
 		MrfFree(a->env, a->meas[i].y);
 	MrfFree(a->env, a->meas);
@@ -1096,11 +1329,21 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	a.meas = MrfAlloc(env, sizeof(Meas) * a.capmeas);
 	a.fstart = MrfAlloc(env, sizeof(int) * (a.capcl + 1));
 	a.fvar = MrfAlloc(env, sizeof(int) * a.capcl * MAXV);
+	a.comp = MrfAlloc(env, sizeof(int) * p);
+	a.vstamp = MrfAlloc(env, sizeof(int) * p);
+	a.ufind = MrfAlloc(env, sizeof(int) * p);
+	a.cstart = MrfAlloc(env, sizeof(int) * (p + 1));
+	a.clist = MrfAlloc(env, sizeof(int) * a.capcl);
+	a.kidx = MrfAlloc(env, sizeof(int) * a.capcl);
+	a.ccells = MrfAlloc(env, sizeof(int64_t) * p);
+	a.ctri = MrfAlloc(env, sizeof(int64_t) * p);
+	a.cdec = MrfAlloc(env, sizeof(int) * p);
 	ncl = MrfAlloc(env, sizeof(VarSet) * a.capcl);
 	if (a.defaults)
 		a.strong = MrfAlloc(env, (size_t) p * p);
 	if (!a.deg || !a.cl || !a.meas || !ncl || !a.fstart || !a.fvar ||
-		(a.defaults && !a.strong))
+		!a.comp || !a.vstamp || !a.ufind || !a.cstart || !a.clist || !a.kidx ||
+		!a.ccells || !a.ctri || !a.cdec || (a.defaults && !a.strong))
 	{
 		status = MRF_ENOMEM;
 		goto done;
@@ -1283,8 +1526,9 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 											est + estoff[c]);
 				else
 				{
-					status = FitsUncovered(&a, &a.cand[c], limit, opt->max_model_cells, ncl,
-										   &fits);
+					status = opt->reference_fit ?
+						FitsUncovered(&a, &a.cand[c], limit, opt->max_model_cells, &fits) :
+						FitsByComponents(&a, &a.cand[c], limit, opt->max_model_cells, &fits);
 					if (status == MRF_OK && fits)
 						status = UncoveredMarginal(&a, &cd->s, limit, ncl, map,
 												   est + estoff[c]);
@@ -1342,6 +1586,16 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			memcpy(a.cl, ncl, sizeof(VarSet) * nm);
 			a.m = nm;
 			a.structver++;
+			/* the pick's component is the only one that changed */
+			if (!opt->reference_fit && !opt->reference_scoring)
+			{
+				status = Components(&a, opt->max_model_cells);
+				if (status != MRF_OK)
+					goto done;
+				for (int v = 0; v < p; v++)
+					if (a.comp[v] == a.comp[a.cand[pick].s.vars[0]])
+						a.vstamp[v] = a.structver;
+			}
 		}
 		status = Estimate(&a, last ? opt->estimate.iterations : opt->round_iterations,
 						  last ? 0.0 : opt->round_stop_fraction, &opt->estimate,

@@ -51,6 +51,8 @@ typedef struct MrfAimOptions
 	int			reference_scoring;	/* tests: each uncovered candidate scored by
 									 * building the model with it (the slow
 									 * reference of the local elimination) */
+	int			reference_fit;	/* tests: whether a candidate fits decided on
+								 * the whole model, not by components */
 	MrfEstimateOptions estimate;	/* the final estimate (and its engine) */
 	/* the workload: nworkload marginals wvar[wstart[w] .. wstart[w+1]-1]; 0: default */
 	int			nworkload;

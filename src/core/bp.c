@@ -361,6 +361,7 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 	int			i;
 	int			j;
 	int			step;
+	int			keepc;
 
 	*fits = 0;
 	if (p > BP_MAX_TRIANGULATE_P)
@@ -371,8 +372,13 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 	fillc = MrfAlloc(env, sizeof(int64_t) * (size_t) p);
 	degc = MrfAlloc(env, sizeof(int) * (size_t) p);
 	cstart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
-	/* p clusters of at most p variables each, bounded below by the limit */
-	cvar = MrfAllocUninit(env, sizeof(int) * (size_t) p * (size_t) p);
+	/*
+	 * p clusters of at most p variables each, bounded below by the limit;
+	 * one at a time when the caller keeps none (a size test, made once per
+	 * candidate by AIM: no p^2 buffer each time)
+	 */
+	keepc = cstart_out != NULL && cvar_out != NULL;
+	cvar = MrfAllocUninit(env, sizeof(int) * (size_t) p * (keepc ? (size_t) p : 1));
 	keep = MrfAlloc(env, sizeof(int) * (size_t) p);
 	if (adj == NULL || alive == NULL || fillc == NULL || degc == NULL ||
 		cstart == NULL || cvar == NULL || keep == NULL)
@@ -456,6 +462,8 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 		}
 
 		/* the cluster: best and its live neighbours, in increasing order */
+		if (!keepc)
+			nvars = 0;
 		cstart[nc] = (int) nvars;
 		for (w = 0; w < words; w++)
 		{

@@ -862,9 +862,96 @@ TestLocalScoring(void)
 }
 
 /* The test group. */
+/*
+ * Whether a candidate fits, decided by components (the default), against
+ * the whole-model reference (reference_fit): the same releases, bit for
+ * bit, on 30 columns with two parents a column (so the cliques' graph gets
+ * cycles and fill) and a model cap that binds, at several seeds and rhos.
+ */
+static void
+TestFitByComponents(void)
+{
+	enum
+	{
+		P = 30
+	};
+	int			card[P];
+	int64_t		n = 3000;
+	uint8_t    *rows = malloc(n * P);
+	MrfRng		rng;
+	int			same = 0;
+	int			runs = 0;
+	int			capped = 0;
+
+	MrfRngInitSeeded(&rng, 2530);
+	for (int v = 0; v < P; v++)
+		card[v] = 2 + v % 4;
+	for (int64_t r = 0; r < n; r++)
+		for (int v = 0; v < P; v++)
+		{
+			uint8_t    *z = rows + r * P;
+			int			u = (int) (MrfRngU64(&rng) % 10);
+
+			z[v] = (uint8_t) (MrfRngU64(&rng) % card[v]);
+			if (v >= 2 && u < 4)
+				z[v] = (uint8_t) (z[v / 2] % card[v]);
+			else if (v >= 2 && u < 8)
+				z[v] = (uint8_t) (z[v - 1] % card[v]);
+		}
+	for (int seed = 1; seed <= 3; seed++)
+		for (int b = 0; b < 3; b++)
+		{
+			MrfAimOptions opt;
+			MrfCliqueSet *s[2] = {NULL, NULL};
+			double	   *lp[2] = {NULL, NULL};
+			MrfAimReport rep[2];
+			int			ok;
+
+			MrfAimDefaultOptions(&opt);
+			opt.rho = b == 0 ? 0.3 : b == 1 ? 3.0 : 30.0;
+			opt.max_model_cells = b == 2 ? 600 : 2000;
+			opt.round_iterations = 20;
+			opt.estimate.iterations = 50;
+			for (int ref = 0; ref < 2; ref++)
+			{
+				MrfRngInitSeeded(&rng, 300 + seed);
+				opt.reference_fit = ref;
+				CHECK(MrfAimLearn(rows, n, P, card, &opt, &rng, &MrfMallocEnv, &s[ref], &lp[ref],
+								  &rep[ref]) == MRF_OK);
+			}
+			if (s[0] == NULL || s[1] == NULL)
+				continue;
+			ok = s[0]->m == s[1]->m && s[0]->cells == s[1]->cells &&
+				rep[0].rounds == rep[1].rounds && rep[0].tree_cells == rep[1].tree_cells &&
+				memcmp(s[0]->start, s[1]->start, sizeof(int) * (s[0]->m + 1)) == 0 &&
+				memcmp(s[0]->var, s[1]->var, sizeof(int) * s[0]->start[s[0]->m]) == 0 &&
+				memcmp(lp[0], lp[1], sizeof(double) * s[0]->cells) == 0;
+			CHECK_MSG(ok, "seed %d rho %g: fit by components made another release "
+					  "(%d/%d cliques, %d/%d rounds, tree %lld/%lld)", seed, opt.rho,
+					  s[0]->m, s[1]->m, rep[0].rounds, rep[1].rounds,
+					  (long long) rep[0].tree_cells, (long long) rep[1].tree_cells);
+			CHECK_MSG(rep[0].tree_cells <= opt.max_model_cells, "tree %lld over the cap %lld",
+					  (long long) rep[0].tree_cells, (long long) opt.max_model_cells);
+			/* the cap binds: the tree grew past half of it */
+			capped += 2 * rep[0].tree_cells > opt.max_model_cells;
+			same += ok;
+			runs++;
+			for (int ref = 0; ref < 2; ref++)
+			{
+				MrfCliqueSetFree(&MrfMallocEnv, s[ref]);
+				MrfFree(&MrfMallocEnv, lp[ref]);
+			}
+		}
+	CHECK_MSG(runs == 9 && capped >= 3, "%d runs, %d near the cap", runs, capped);
+	printf("# aim fit by components: %d of %d releases the whole-model test's, %d near the cap\n",
+		   same, runs, capped);
+	free(rows);
+}
+
 void
 TestAim(void)
 {
+	TestFitByComponents();
 	TestLocalScoring();
 	TestTables();
 	TestSelectionCalibration();
