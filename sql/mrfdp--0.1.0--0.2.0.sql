@@ -444,7 +444,8 @@ CREATE FUNCTION mrf_dot(model mrf, threshold float8 DEFAULT 0) RETURNS text
 
 -- mrf_synthesize (issue 11 item 4; sql/parts/00_core.sql).
 CREATE FUNCTION mrf_synthesize(model mrf, n int, rowtype anyelement, seed bigint DEFAULT NULL,
-							   burn_in int DEFAULT 1000, thin int DEFAULT 10)
+							   burn_in int DEFAULT 1000, thin int DEFAULT 10,
+							   method text DEFAULT 'sample')
 	RETURNS SETOF anyelement
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -721,7 +722,8 @@ CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(bit varying, jsonb) (
 -- filled.  Runs with the caller's rights; reads no relation (sampling is
 -- post-processing: no budget).  Returns the rows inserted.
 CREATE FUNCTION mrf_synthesize_into(model mrf, table_name text, n int, seed bigint DEFAULT NULL,
-									burn_in int DEFAULT 1000, thin int DEFAULT 10)
+									burn_in int DEFAULT 1000, thin int DEFAULT 10,
+									method text DEFAULT 'sample')
 	RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY INVOKER
 AS $synthesize_into$
@@ -842,9 +844,9 @@ BEGIN
 								   ELSE 'integer' END));
 	END LOOP;
 	EXECUTE pg_catalog.format('CREATE TABLE %s (%s)', target, cols);
-	EXECUTE pg_catalog.format('INSERT INTO %s SELECT * FROM @extschema@.mrf_synthesize($1, $2, NULL::%s, $3, $4, $5)',
+	EXECUTE pg_catalog.format('INSERT INTO %s SELECT * FROM @extschema@.mrf_synthesize($1, $2, NULL::%s, $3, $4, $5, $6)',
 							  target, target)
-		USING model, n, seed, burn_in, thin;
+		USING model, n, seed, burn_in, thin, method;
 	GET DIAGNOSTICS inserted = ROW_COUNT;
 	RETURN inserted;
 END
@@ -1190,7 +1192,7 @@ BEGIN
 	('function', 'mrf_marginals', 'Marginal probability of every assignment of every clique of a clique model (exact on a junction tree, loopy belief propagation otherwise), in the layout of mrf_potentials.'),
 	('function', 'mrf_variables', 'The variables of a model: 1-based position, name (the rows'' column names) and value labels, when the model keeps them.'),
 	('function', 'mrf_dot', 'The graph of a model as a Graphviz DOT document: nodes named by its variables, edges above threshold, width by |weight|, sign by colour and style; a clique model''s edges join the variables that share a clique.'),
-	('function', 'mrf_synthesize', 'n synthetic rows of a given row type (e.g. NULL::the_source_table) sampled from a model, codes turned into the columns'' types through the model''s labels; no budget.'),
+	('function', 'mrf_synthesize', 'n synthetic rows of a given row type (e.g. NULL::the_source_table) sampled from a model (method ''sample'') or allocated through its junction tree so that its marginals match up to rounding (''allocate''), codes turned into the columns'' types through the model''s labels; no budget.'),
 	('function', 'mrf_synthesize_into', 'Creates a table with the model''s variable names and source column types and fills it with n synthetic rows (mrf_synthesize); the caller''s rights, no budget. Returns the rows inserted.'),
 	('function', 'mrf_sample', 'n samples from a model: exact enumeration for small models, one Gibbs chain otherwise (burn_in sweeps, then one sample every thin sweeps).'),
 	('function', 'mrf_progress', 'Learners running now (pid, learner, work done and total) that the caller may see; needs mrfdp in shared_preload_libraries.'),

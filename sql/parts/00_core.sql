@@ -73,9 +73,13 @@ CREATE FUNCTION mrf_dot(model mrf, threshold float8 DEFAULT 0) RETURNS text
 
 -- Synthetic rows in the source's types: n rows of the row type of the third
 -- argument (NULL::the_source_table), each variable's code turned into its
--- column's type through the model's labels.  Post-processing: no budget.
+-- column's type through the model's labels.  method 'sample' draws the rows
+-- independently; 'allocate' divides the n rows among the model's cells
+-- through its junction tree, so that its marginals match up to rounding.
+-- Post-processing: no budget.
 CREATE FUNCTION mrf_synthesize(model mrf, n int, rowtype anyelement, seed bigint DEFAULT NULL,
-							   burn_in int DEFAULT 1000, thin int DEFAULT 10)
+							   burn_in int DEFAULT 1000, thin int DEFAULT 10,
+							   method text DEFAULT 'sample')
 	RETURNS SETOF anyelement
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -84,7 +88,8 @@ CREATE FUNCTION mrf_synthesize(model mrf, n int, rowtype anyelement, seed bigint
 -- filled.  Runs with the caller's rights; reads no relation (sampling is
 -- post-processing: no budget).  Returns the rows inserted.
 CREATE FUNCTION mrf_synthesize_into(model mrf, table_name text, n int, seed bigint DEFAULT NULL,
-									burn_in int DEFAULT 1000, thin int DEFAULT 10)
+									burn_in int DEFAULT 1000, thin int DEFAULT 10,
+									method text DEFAULT 'sample')
 	RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY INVOKER
 AS $synthesize_into$
@@ -205,9 +210,9 @@ BEGIN
 								   ELSE 'integer' END));
 	END LOOP;
 	EXECUTE pg_catalog.format('CREATE TABLE %s (%s)', target, cols);
-	EXECUTE pg_catalog.format('INSERT INTO %s SELECT * FROM @extschema@.mrf_synthesize($1, $2, NULL::%s, $3, $4, $5)',
+	EXECUTE pg_catalog.format('INSERT INTO %s SELECT * FROM @extschema@.mrf_synthesize($1, $2, NULL::%s, $3, $4, $5, $6)',
 							  target, target)
-		USING model, n, seed, burn_in, thin;
+		USING model, n, seed, burn_in, thin, method;
 	GET DIAGNOSTICS inserted = ROW_COUNT;
 	RETURN inserted;
 END

@@ -361,7 +361,6 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 	int			i;
 	int			j;
 	int			step;
-	int			keepc;
 
 	*fits = 0;
 	if (p > BP_MAX_TRIANGULATE_P)
@@ -372,13 +371,8 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 	fillc = MrfAlloc(env, sizeof(int64_t) * (size_t) p);
 	degc = MrfAlloc(env, sizeof(int) * (size_t) p);
 	cstart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
-	/*
-	 * p clusters of at most p variables each, bounded below by the limit;
-	 * one at a time when the caller keeps none (a size test, made once per
-	 * candidate by AIM: no p^2 buffer each time)
-	 */
-	keepc = cstart_out != NULL && cvar_out != NULL;
-	cvar = MrfAllocUninit(env, sizeof(int) * (size_t) p * (keepc ? (size_t) p : 1));
+	/* p clusters of at most p variables each, bounded below by the limit */
+	cvar = MrfAllocUninit(env, sizeof(int) * (size_t) p * (size_t) p);
 	keep = MrfAlloc(env, sizeof(int) * (size_t) p);
 	if (adj == NULL || alive == NULL || fillc == NULL || degc == NULL ||
 		cstart == NULL || cvar == NULL || keep == NULL)
@@ -462,8 +456,6 @@ Triangulate(const MrfCliqueSet *set, int64_t limit, const MrfEnv *env,
 		}
 
 		/* the cluster: best and its live neighbours, in increasing order */
-		if (!keepc)
-			nvars = 0;
 		cstart[nc] = (int) nvars;
 		for (w = 0; w < words; w++)
 		{
@@ -1223,56 +1215,22 @@ MrfBpSampleBytes(const MrfBp *bp)
 }
 
 /*
- * See bp.h.  The calibrated log-beliefs of a cluster, restricted to one
- * value of its separator with its parent, are the conditional of the
- * cluster's other variables given that value (up to a constant): sampling
- * clusters parents first draws a row from the joint (the junction tree's
- * factorisation P = prod_u P(u | sep_u)).  Each cluster's cells are sorted
- * into buckets by separator cell once, with a cumulative table per bucket;
- * a row then costs one binary search per cluster.  The separator cell comes
- * from the parent's drawn cell through pmap, so no digit is re-encoded.
+ * The conditional tables both exact samplers read, from calibrated
+ * log-beliefs: the cells of cluster u sorted into buckets by separator cell
+ * s (the cells whose separator digits equal s), a bucket's positions
+ * bs[s] .. bs[s + 1] - 1 of u's range (bs = bstart + soff[u] + u: each
+ * cluster's bucket starts have one extra end entry), cell[pos] the cluster
+ * cell at a position and cdf[pos] the cumulative weight exp(belief - top)
+ * within its bucket: the bucket's cdf is proportional to the cumulative
+ * conditional P(cells | s).  A bucket of cells all -inf (the model gives s
+ * probability 0) is uniform.  covered[v] is set for every variable of a
+ * cluster.  Polls with progress 0 of total.
  */
-MrfStatus
-MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *out)
+static void
+BpBuckets(MrfBp *bp, double *cdf, int32_t *cell, int64_t *bstart, uint8_t *covered,
+		  int64_t total)
 {
-	const MrfCliqueSet *set = bp->set;
-	const MrfEnv *env = bp->env;
-	int			nc = bp->nc;
-	int			p = set->p;
-	int64_t		cells;
-	int64_t		seps;
-	double	   *marg = NULL;
-	double	   *cdf = NULL;
-	int32_t    *cell = NULL;
-	int64_t    *bstart = NULL;
-	int64_t    *chosen = NULL;
-	uint8_t    *covered = NULL;
-	MrfStatus	status = MRF_OK;
-
-	if (!bp->exact)
-		return MRF_EINVAL;
-	cells = bp->coff[nc];
-	seps = bp->soff[nc];
-	marg = MrfAllocUninit(env, sizeof(double) * (size_t) (set->cells > 0 ? set->cells : 1));
-	cdf = MrfAllocUninit(env, sizeof(double) * (size_t) (cells > 0 ? cells : 1));
-	cell = MrfAllocUninit(env, sizeof(int32_t) * (size_t) (cells > 0 ? cells : 1));
-	bstart = MrfAlloc(env, sizeof(int64_t) * (size_t) (seps + nc + 1));
-	chosen = MrfAlloc(env, sizeof(int64_t) * (size_t) (nc > 0 ? nc : 1));
-	covered = MrfAlloc(env, (size_t) (p > 0 ? p : 1));
-	if (marg == NULL || cdf == NULL || cell == NULL || bstart == NULL ||
-		chosen == NULL || covered == NULL)
-	{
-		status = MRF_ENOMEM;
-		goto done;
-	}
-	ExactMarginals(bp, logpot, marg, NULL);
-
-	/*
-	 * Buckets: cluster u's separator cell s owns the cdf and cell positions
-	 * bs[s] .. bs[s + 1] - 1 of its own range, bs = bstart + soff[u] + u
-	 * (each cluster's bucket starts have one extra end entry).
-	 */
-	for (int u = 0; u < nc; u++)
+	for (int u = 0; u < bp->nc; u++)
 	{
 		int64_t		nu = bp->coff[u + 1] - bp->coff[u];
 		int64_t		ns = bp->soff[u + 1] - bp->soff[u];
@@ -1310,8 +1268,68 @@ MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *ou
 		}
 		for (int i = bp->cstart[u]; i < bp->cstart[u + 1]; i++)
 			covered[bp->cvar[i]] = 1;
-		MrfPoll(env, 0, n);
+		MrfPoll(bp->env, 0, total);
 	}
+}
+
+/* Writes cluster u's cell x into a row: its digits, the last variable the least significant. */
+static inline void
+BpWriteCell(const MrfBp *bp, int u, int64_t x, MrfCode *row)
+{
+	for (int j = bp->cstart[u + 1] - 1; j >= bp->cstart[u]; j--)
+	{
+		int			var = bp->cvar[j];
+
+		row[var] = (MrfCode) (x % bp->set->card[var]);
+		x /= bp->set->card[var];
+	}
+}
+
+/*
+ * See bp.h.  The calibrated log-beliefs of a cluster, restricted to one
+ * value of its separator with its parent, are the conditional of the
+ * cluster's other variables given that value (up to a constant): sampling
+ * clusters parents first draws a row from the joint (the junction tree's
+ * factorisation P = prod_u P(u | sep_u)).  Each cluster's cells are sorted
+ * into buckets by separator cell once (BpBuckets); a row then costs one
+ * binary search per cluster.  The separator cell comes from the parent's
+ * drawn cell through pmap, so no digit is re-encoded.
+ */
+MrfStatus
+MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *out)
+{
+	const MrfCliqueSet *set = bp->set;
+	const MrfEnv *env = bp->env;
+	int			nc = bp->nc;
+	int			p = set->p;
+	int64_t		cells;
+	int64_t		seps;
+	double	   *marg = NULL;
+	double	   *cdf = NULL;
+	int32_t    *cell = NULL;
+	int64_t    *bstart = NULL;
+	int64_t    *chosen = NULL;
+	uint8_t    *covered = NULL;
+	MrfStatus	status = MRF_OK;
+
+	if (!bp->exact)
+		return MRF_EINVAL;
+	cells = bp->coff[nc];
+	seps = bp->soff[nc];
+	marg = MrfAllocUninit(env, sizeof(double) * (size_t) (set->cells > 0 ? set->cells : 1));
+	cdf = MrfAllocUninit(env, sizeof(double) * (size_t) (cells > 0 ? cells : 1));
+	cell = MrfAllocUninit(env, sizeof(int32_t) * (size_t) (cells > 0 ? cells : 1));
+	bstart = MrfAlloc(env, sizeof(int64_t) * (size_t) (seps + nc + 1));
+	chosen = MrfAlloc(env, sizeof(int64_t) * (size_t) (nc > 0 ? nc : 1));
+	covered = MrfAlloc(env, (size_t) (p > 0 ? p : 1));
+	if (marg == NULL || cdf == NULL || cell == NULL || bstart == NULL ||
+		chosen == NULL || covered == NULL)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	ExactMarginals(bp, logpot, marg, NULL);
+	BpBuckets(bp, cdf, cell, bstart, covered, n);
 
 	for (int64_t r = 0; r < n; r++)
 	{
@@ -1327,7 +1345,6 @@ MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *ou
 			int64_t		lo = bs[s];
 			int64_t		hi = bs[s + 1] - 1;
 			double		v = MrfRngUniform(rng) * cu[hi];
-			int64_t		x;
 
 			/* the first position whose cumulative weight exceeds v */
 			while (lo < hi)
@@ -1339,16 +1356,8 @@ MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *ou
 				else
 					lo = mid + 1;
 			}
-			x = cell[bp->coff[u] + lo];
-			chosen[u] = x;
-			/* the cell's digits, the last variable the least significant */
-			for (int j = bp->cstart[u + 1] - 1; j >= bp->cstart[u]; j--)
-			{
-				int			var = bp->cvar[j];
-
-				row[var] = (MrfCode) (x % set->card[var]);
-				x /= set->card[var];
-			}
+			chosen[u] = cell[bp->coff[u] + lo];
+			BpWriteCell(bp, u, chosen[u], row);
 		}
 		for (int j = 0; j < p; j++)
 			if (!covered[j])
@@ -1364,6 +1373,198 @@ done:
 	MrfFree(env, bstart);
 	MrfFree(env, chosen);
 	MrfFree(env, covered);
+	return status;
+}
+
+/* See bp.h. */
+size_t
+MrfBpAllocateBytes(const MrfBp *bp, int64_t n)
+{
+	/* the sampler's tables, and per row: its separator cell, its place by bucket, one value */
+	return MrfBpSampleBytes(bp) + (sizeof(int64_t) + 2 * sizeof(int32_t)) * (size_t) (n > 0 ? n : 1);
+}
+
+/*
+ * m values, cum's positions 0..k-1 each repeated its allocated count, in a
+ * random order, into vals.  cum is cumulative (non-decreasing, cum[k - 1] >
+ * 0); position j's share is (cum[j] - cum[j - 1]) / cum[k - 1], and its
+ * count floor or ceil of m times its share, by systematic rounding: with U
+ * uniform on (0, 1), position j gets floor(m cum[j] / cum[k - 1] + U) -
+ * floor(m cum[j - 1] / cum[k - 1] + U).  The counts sum to m, each is
+ * within 1 of m times its share, and the ceiling comes with probability
+ * the fractional part, so each count's expectation is exactly m times its
+ * share.  Largest remainder would be within 1 too, but it always gives
+ * the extra rows to the largest fractions: a bucket of one row would then
+ * always take its most likely cell, which biases every marginal below a
+ * small bucket towards the mode (private-pgm's synthetic_data draws the
+ * extra rows with probability proportional to the fractions for the same
+ * reason).  A share of 0 gets no row.  The values are shuffled
+ * (Fisher-Yates) so that which of the bucket's rows gets which value is
+ * random.
+ */
+static void
+AllocateCounts(const double *cum, int64_t k, int64_t m, MrfRng *rng, int32_t *vals)
+{
+	double		total = cum[k - 1];
+	double		u = MrfRngUniform(rng);
+	int64_t		prev = 0;
+	int64_t		filled = 0;
+
+	for (int64_t j = 0; j < k && filled < m; j++)
+	{
+		int64_t		upto = j == k - 1 ? m : (int64_t) floor((double) m * (cum[j] / total) + u);
+
+		if (upto > m)
+			upto = m;
+		for (; prev < upto; prev++)
+			vals[filled++] = (int32_t) j;
+	}
+	for (int64_t i = m - 1; i > 0; i--)
+	{
+		int64_t		o = (int64_t) MrfRngBelow(rng, (uint64_t) i + 1);
+		int32_t		t = vals[i];
+
+		vals[i] = vals[o];
+		vals[o] = t;
+	}
+}
+
+/*
+ * See bp.h.  Clusters in the junction tree's order, parents first: the
+ * rows are grouped by the value of the cluster's separator with its parent
+ * (one group of all n rows at a root), and each group's m_s rows get the
+ * cluster's cells in counts rounded from m_s P(cell | s) (AllocateCounts),
+ * assigned to the group's rows in random order.  A variable in no clique is
+ * allocated the same way from its uniform marginal.  The root's values are
+ * shuffled and every later assignment within a group is a random matching,
+ * so the row order is already random: no final shuffle is needed.
+ */
+MrfStatus
+MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *out)
+{
+	const MrfCliqueSet *set = bp->set;
+	const MrfEnv *env = bp->env;
+	int			nc = bp->nc;
+	int			p = set->p;
+	int64_t		cells;
+	int64_t		seps;
+	double	   *marg = NULL;
+	double	   *cdf = NULL;
+	int32_t    *cell = NULL;
+	int64_t    *bstart = NULL;
+	uint8_t    *covered = NULL;
+	int64_t    *key = NULL;
+	int32_t    *byrow = NULL;
+	int32_t    *vals = NULL;
+	int64_t    *fill = NULL;
+	double	   *uniform = NULL;
+	int		   *sepvars = NULL;
+	int64_t		maxsep = 1;
+	MrfStatus	status = MRF_OK;
+
+	if (!bp->exact || n < 0 || n > INT32_MAX)
+		return MRF_EINVAL;
+	if (n == 0)
+		return MRF_OK;
+	cells = bp->coff[nc];
+	seps = bp->soff[nc];
+	for (int u = 0; u < nc; u++)
+		if (bp->soff[u + 1] - bp->soff[u] > maxsep)
+			maxsep = bp->soff[u + 1] - bp->soff[u];
+	marg = MrfAllocUninit(env, sizeof(double) * (size_t) (set->cells > 0 ? set->cells : 1));
+	cdf = MrfAllocUninit(env, sizeof(double) * (size_t) (cells > 0 ? cells : 1));
+	cell = MrfAllocUninit(env, sizeof(int32_t) * (size_t) (cells > 0 ? cells : 1));
+	bstart = MrfAlloc(env, sizeof(int64_t) * (size_t) (seps + nc + 1));
+	covered = MrfAlloc(env, (size_t) (p > 0 ? p : 1));
+	key = MrfAllocUninit(env, sizeof(int64_t) * (size_t) n);
+	byrow = MrfAllocUninit(env, sizeof(int32_t) * (size_t) n);
+	vals = MrfAllocUninit(env, sizeof(int32_t) * (size_t) n);
+	fill = MrfAllocUninit(env, sizeof(int64_t) * (size_t) (maxsep + 1));
+	uniform = MrfAllocUninit(env, sizeof(double) * (size_t) (set->k > 0 ? set->k : 1));
+	sepvars = MrfAllocUninit(env, sizeof(int) * (size_t) (p > 0 ? p : 1));
+	if (marg == NULL || cdf == NULL || cell == NULL || bstart == NULL || covered == NULL ||
+		key == NULL || byrow == NULL || vals == NULL || fill == NULL || uniform == NULL ||
+		sepvars == NULL)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	ExactMarginals(bp, logpot, marg, NULL);
+	BpBuckets(bp, cdf, cell, bstart, covered, nc + 1);
+
+	for (int i = 0; i < nc; i++)
+	{
+		int			u = bp->order[i];
+		int			pu = bp->parent[u];
+		int64_t		ns = bp->soff[u + 1] - bp->soff[u];
+		const int64_t *bs = bstart + bp->soff[u] + u;
+		const double *cu = cdf + bp->coff[u];
+		const int32_t *xu = cell + bp->coff[u];
+		int			nsv = 0;
+
+		/* each row's separator cell, from the values its parent's cluster gave it */
+		if (pu >= 0)
+			nsv = Intersect(bp->cvar + bp->cstart[u], bp->cstart[u + 1] - bp->cstart[u],
+							bp->cvar + bp->cstart[pu], bp->cstart[pu + 1] - bp->cstart[pu],
+							sepvars);
+		for (int64_t s = 0; s <= ns; s++)
+			fill[s] = 0;
+		for (int64_t r = 0; r < n; r++)
+		{
+			const MrfCode *row = out + r * (int64_t) p;
+			int64_t		s = 0;
+
+			for (int j = 0; j < nsv; j++)
+				s = s * set->card[sepvars[j]] + row[sepvars[j]];
+			key[r] = s;
+			fill[s + 1]++;
+		}
+		for (int64_t s = 0; s < ns; s++)
+			fill[s + 1] += fill[s];
+		/* the rows grouped by separator cell, in row order within a group */
+		for (int64_t r = 0; r < n; r++)
+			byrow[fill[key[r]]++] = (int32_t) r;
+		for (int64_t s = ns; s > 0; s--)
+			fill[s] = fill[s - 1];
+		fill[0] = 0;
+		for (int64_t s = 0; s < ns; s++)
+		{
+			int64_t		m = fill[s + 1] - fill[s];
+
+			if (m == 0)
+				continue;
+			AllocateCounts(cu + bs[s], bs[s + 1] - bs[s], m, rng, vals);
+			for (int64_t t = 0; t < m; t++)
+				BpWriteCell(bp, u, xu[bs[s] + vals[t]],
+							out + (int64_t) byrow[fill[s] + t] * p);
+		}
+		MrfPoll(env, i + 1, nc + 1);
+	}
+	/* variables in no clique: their uniform marginal */
+	for (int j = 0; j < p; j++)
+	{
+		if (covered[j])
+			continue;
+		for (int a = 0; a < set->card[j]; a++)
+			uniform[a] = a + 1;
+		AllocateCounts(uniform, set->card[j], n, rng, vals);
+		for (int64_t r = 0; r < n; r++)
+			out[r * (int64_t) p + j] = (MrfCode) vals[r];
+	}
+	MrfPoll(env, nc + 1, nc + 1);
+
+done:
+	MrfFree(env, marg);
+	MrfFree(env, cdf);
+	MrfFree(env, cell);
+	MrfFree(env, bstart);
+	MrfFree(env, covered);
+	MrfFree(env, key);
+	MrfFree(env, byrow);
+	MrfFree(env, vals);
+	MrfFree(env, fill);
+	MrfFree(env, uniform);
+	MrfFree(env, sepvars);
 	return status;
 }
 

@@ -165,6 +165,26 @@ MrfStatus	MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng,
 size_t		MrfBpSampleBytes(const MrfBp *bp);
 
 /*
+ * n rows of the clique model with log-potentials logpot whose clique
+ * marginals match the model's up to rounding, by allocating counts rather
+ * than drawing rows (as private-pgm's synthetic_data does): clusters of the
+ * calibrated junction tree parents first; the rows holding each value s of
+ * a cluster's separator with its parent (all n rows at a root) get the
+ * cluster's cells in counts rounded from their number times P(cell | s),
+ * each count the floor or the ceiling (the ceiling with probability the
+ * fraction, so counts are unbiased), in random order.  A variable in no
+ * clique is allocated from its uniform marginal.  Randomness only from rng:
+ * the same rng state gives the same rows.  out gets n rows of p values
+ * (row-major, z_i < card[i]); n at most INT32_MAX.  MRF_EINVAL unless the
+ * engine is exact (a junction tree).
+ */
+MrfStatus	MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng,
+						  MrfCode *out);
+
+/* Bytes MrfBpAllocate allocates beyond the engine for n rows. */
+size_t		MrfBpAllocateBytes(const MrfBp *bp, int64_t n);
+
+/*
  * Exact marginal of the size variables vars (ascending, distinct) into out
  * (prod card[vars[i]] cells, row-major as a clique's table), from the last
  * MrfBpMarginals of an exact engine: variable elimination over the

@@ -42,19 +42,24 @@ MrfSamplerName(MrfSampler sampler)
 			return "exact (junction tree)";
 		case MRF_SAMPLER_GIBBS:
 			return "gibbs";
+		case MRF_SAMPLER_ALLOCATE:
+			return "allocated (junction tree)";
+		case MRF_SAMPLER_NONE:
+			return "none";
 	}
 	return "unknown";
 }
 
 /*
  * Exact rows of a clique model through its junction tree, when one fits
- * max_cells: *done 1 and the rows in out; *done 0 (and MRF_OK) when the
+ * max_cells: *done 1 and the rows in out, drawn (MrfBpSample) or, with
+ * allocate, allocated (MrfBpAllocate); *done 0 (and MRF_OK) when the
  * triangulation is larger, for the caller's chain.
  */
 static MrfStatus
 SampleTree(const MrfCliqueSet *set, const double *logpot, int64_t n,
-		   int64_t max_cells, MrfRng *rng, const MrfEnv *env, MrfCode *out,
-		   int *done)
+		   int64_t max_cells, int allocate, MrfRng *rng, const MrfEnv *env,
+		   MrfCode *out, int *done)
 {
 	MrfBpOptions bopt;
 	MrfBp	   *bp = NULL;
@@ -69,11 +74,21 @@ SampleTree(const MrfCliqueSet *set, const double *logpot, int64_t n,
 		return MRF_OK;			/* no junction tree within the limit */
 	if (status != MRF_OK)
 		return status;
-	status = MrfBpSample(bp, logpot, n, rng, out);
+	status = allocate ? MrfBpAllocate(bp, logpot, n, rng, out) :
+		MrfBpSample(bp, logpot, n, rng, out);
 	MrfBpFree(bp);
 	if (status == MRF_OK)
 		*done = 1;
 	return status;
+}
+
+/* What ran once SampleTree has been tried: the tree's sampler, or none when allocating. */
+static MrfSampler
+TreeSampler(const MrfSampleOptions *opt, int done)
+{
+	if (!opt->allocate)
+		return MRF_SAMPLER_TREE;
+	return done ? MRF_SAMPLER_ALLOCATE : MRF_SAMPLER_NONE;
 }
 
 /*
@@ -453,7 +468,7 @@ MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 			   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 			   int8_t *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 0};
+	MrfSampleOptions opt = {burn_in, thin, 0, 0};
 
 	return MrfIsingSampleWith(A, theta, p, n, &opt, rng, env, out, NULL);
 }
@@ -490,7 +505,7 @@ MrfIsingSampleWith(const double *A, const double *theta, int p, int64_t n,
 	if (n == 0)
 		return MRF_OK;
 
-	if (p > MRF_EXACT_MAX_P)
+	if (p > MRF_EXACT_MAX_P || opt->allocate)
 	{
 		MrfCliqueSet *set = NULL;
 		double	   *logpot = NULL;
@@ -503,7 +518,8 @@ MrfIsingSampleWith(const double *A, const double *theta, int p, int64_t n,
 			return MRF_ENOMEM;
 		status = MrfIsingAsCliques(A, theta, p, env, &set, &logpot);
 		if (status == MRF_OK)
-			status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, codes, &done);
+			status = SampleTree(set, logpot, n, opt->max_tree_cells, opt->allocate, rng, env,
+								codes, &done);
 		if (status == MRF_OK && done)
 			for (int64_t c = 0; c < n * p; c++)
 				out[c] = codes[c] ? 1 : -1;
@@ -511,10 +527,10 @@ MrfIsingSampleWith(const double *A, const double *theta, int p, int64_t n,
 		MrfFree(env, logpot);
 		if (set != NULL)
 			MrfCliqueSetFree(env, set);
-		if (status != MRF_OK || done)
+		if (status != MRF_OK || done || opt->allocate)
 		{
 			if (used != NULL)
-				*used = MRF_SAMPLER_TREE;
+				*used = TreeSampler(opt, done);
 			return status;
 		}
 	}
@@ -1110,7 +1126,7 @@ MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 				  int64_t n, int burn_in, int thin, MrfRng *rng,
 				  const MrfEnv *env, uint8_t *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 0};
+	MrfSampleOptions opt = {burn_in, thin, 0, 0};
 
 	return MrfPairwiseSampleWith(W, theta, p, k, n, &opt, rng, env, out, NULL);
 }
@@ -1150,7 +1166,7 @@ MrfPairwiseSampleWith(const double *W, const double *theta, int p, int k,
 		return MRF_OK;
 
 	states = PairwiseStateCount(p, k, MRF_PAIRWISE_EXACT_MAX_STATES);
-	if (states <= 0)
+	if (states <= 0 || opt->allocate)
 	{
 		MrfCliqueSet *set = NULL;
 		double	   *logpot = NULL;
@@ -1168,7 +1184,8 @@ MrfPairwiseSampleWith(const double *W, const double *theta, int p, int k,
 			card[i] = k;
 		status = MrfPairwiseAsCliques(W, theta, p, k, card, env, &set, &logpot);
 		if (status == MRF_OK)
-			status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, codes, &done);
+			status = SampleTree(set, logpot, n, opt->max_tree_cells, opt->allocate, rng, env,
+								codes, &done);
 		/* the clique rows' codes as the pairwise rows' bytes (k <= 255) */
 		if (status == MRF_OK && done)
 			for (int64_t c = 0; c < n * p; c++)
@@ -1178,10 +1195,10 @@ MrfPairwiseSampleWith(const double *W, const double *theta, int p, int k,
 		if (set != NULL)
 			MrfCliqueSetFree(env, set);
 		MrfFree(env, card);
-		if (status != MRF_OK || done)
+		if (status != MRF_OK || done || opt->allocate)
 		{
 			if (used != NULL)
-				*used = MRF_SAMPLER_TREE;
+				*used = TreeSampler(opt, done);
 			return status;
 		}
 	}
@@ -1442,7 +1459,7 @@ MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
 				 int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 				 MrfCode *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 0};
+	MrfSampleOptions opt = {burn_in, thin, 0, 0};
 
 	return MrfCliquesSampleWith(set, logpot, n, &opt, rng, env, out, NULL);
 }
@@ -1468,17 +1485,18 @@ MrfCliquesSampleWith(const MrfCliqueSet *set, const double *logpot, int64_t n,
 	if (n == 0)
 		return MRF_OK;
 	states = set->p <= 256 ? MrfCliqueSetStates(set, MRF_CLIQUES_EXACT_SAMPLE_STATES) : -1;
-	if (states > 0)
+	if (states > 0 && !opt->allocate)
 	{
 		if (used != NULL)
 			*used = MRF_SAMPLER_ENUMERATE;
 		return SampleCliquesExact(set, logpot, states, n, rng, env, out);
 	}
-	status = SampleTree(set, logpot, n, opt->max_tree_cells, rng, env, out, &done);
-	if (status != MRF_OK || done)
+	status = SampleTree(set, logpot, n, opt->max_tree_cells, opt->allocate, rng, env, out,
+						&done);
+	if (status != MRF_OK || done || opt->allocate)
 	{
 		if (used != NULL)
-			*used = MRF_SAMPLER_TREE;
+			*used = TreeSampler(opt, done);
 		return status;
 	}
 	if (used != NULL)

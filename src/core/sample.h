@@ -19,7 +19,9 @@ typedef enum MrfSampler
 {
 	MRF_SAMPLER_ENUMERATE = 0,	/* exact: every state enumerated */
 	MRF_SAMPLER_TREE = 1,		/* exact: forward sampling on a junction tree */
-	MRF_SAMPLER_GIBBS = 2		/* a Markov chain: burn_in and thin apply */
+	MRF_SAMPLER_GIBBS = 2,		/* a Markov chain: burn_in and thin apply */
+	MRF_SAMPLER_ALLOCATE = 3,	/* counts allocated through a junction tree */
+	MRF_SAMPLER_NONE = 4		/* allocation asked for, but no junction tree fits: no rows */
 } MrfSampler;
 
 /* Name of a sampler, for messages and metadata ("exact", "junction tree", ...). */
@@ -30,13 +32,18 @@ const char *MrfSamplerName(MrfSampler sampler);
  * when no exact sampler applies), and the largest junction tree (cells of
  * all its cluster tables) the exact tree sampler may build; 0 means
  * MRF_SAMPLE_TREE_MAX_CELLS.  MrfBpSampleBytes and the engine's bytes come
- * to about 48 bytes a cell.
+ * to about 48 bytes a cell.  With allocate, the clique, pairwise and Ising
+ * samplers (the *SampleWith functions) allocate counts through the junction
+ * tree instead of drawing rows (MrfBpAllocate, whatever the model's size:
+ * enumeration is skipped), and return MRF_OK with *used MRF_SAMPLER_NONE and
+ * no rows when no junction tree fits: a chain cannot allocate.
  */
 typedef struct MrfSampleOptions
 {
 	int			burn_in;
 	int			thin;
 	int64_t		max_tree_cells;
+	int			allocate;		/* 1: MrfBpAllocate's rows, or none (MRF_SAMPLER_NONE) */
 } MrfSampleOptions;
 
 #define MRF_SAMPLE_TREE_MAX_CELLS ((int64_t) 1 << 22)

@@ -149,6 +149,7 @@ main(void)
 		{"fwparts", TestFwParts},
 		{"sample", TestSample},
 		{"sample_tree", TestSampleTree},
+		{"allocate", TestAllocate},
 		{"cliques", TestCliques},
 		{"pairwise", TestPairwise},
 		{"structure", TestStructure},

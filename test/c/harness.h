@@ -84,6 +84,7 @@ void		TestIsing(void);
 void		TestFwParts(void);
 void		TestSample(void);
 void		TestSampleTree(void);
+void		TestAllocate(void);
 void		TestCliques(void);
 void		TestPairwise(void);
 void		TestStructure(void);

@@ -36,7 +36,7 @@ static MrfStatus
 IsingGibbs(const double *A, const double *theta, int p, int64_t n, int burn_in,
 		   int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 1};
+	MrfSampleOptions opt = {burn_in, thin, 1, 0};
 	MrfSampler	used = MRF_SAMPLER_TREE;
 	MrfStatus	status = MrfIsingSampleWith(A, theta, p, n, &opt, rng, env, out, &used);
 

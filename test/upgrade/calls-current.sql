@@ -97,6 +97,9 @@ SELECT mrf_dot(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[])) LIKE 'graph mrf {%'
 SELECT count(*) = 3 AS synthesize_rows
 FROM mrf_synthesize('{"kind": "ising", "p": 3, "weights": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "fields": [0, 0, 0], "meta": {"variables": [{"name": "phase", "labels": ["a", "b"]}, {"name": "name", "labels": ["c", "d"]}, {"name": "result", "labels": ["e", "f"]}]}}'::mrf,
 					3, NULL::up_results, seed => 1);
+SELECT count(*) = 4 AS synthesize_allocated_rows
+FROM mrf_synthesize('{"kind": "ising", "p": 3, "weights": [[0, 0, 0], [0, 0, 0], [0, 0, 0]], "fields": [0, 0, 0], "meta": {"variables": [{"name": "phase", "labels": ["a", "b"]}, {"name": "name", "labels": ["c", "d"]}, {"name": "result", "labels": ["e", "f"]}]}}'::mrf,
+					4, NULL::up_results, seed => 1, method => 'allocate');
 SELECT mrf_synthesize_into('{"kind": "ising", "p": 2, "weights": [[0, 0], [0, 0]], "fields": [0, 0], "meta": {"variables": [{"name": "on", "labels": ["false", "true"], "type": "boolean"}, {"name": "tag", "labels": ["a", "b"]}]}}'::mrf,
 						   'up_synthesized', 3, seed => 1) = 3 AS synthesize_into_rows;
 DROP TABLE up_synthesized;

@@ -454,9 +454,16 @@ static int
 TwiseSample(MrfModel *model, int64 n, const MrfSampleOptions *opt, MrfRng *rng,
 			const MrfEnv *env, int32 *out, MrfSampler *used)
 {
-	int8	   *raw = MrfAlloc(env, (size_t) n * model->p + 1);
+	int8	   *raw;
 	int			status;
 
+	/* no junction tree form: nothing to allocate counts through */
+	if (opt->allocate)
+	{
+		*used = MRF_SAMPLER_NONE;
+		return MRF_OK;
+	}
+	raw = MrfAlloc(env, (size_t) n * model->p + 1);
 	if (raw == NULL)
 		return MRF_ENOMEM;
 	status = MrfTwiseSample(model->params, model->p, model->t, n, opt->burn_in, opt->thin,

@@ -87,27 +87,51 @@ mrf_fields(PG_FUNCTION_ARGS)
 /* Bytes a junction-tree cell costs the exact sampler (engine and sampler tables). */
 #define SAMPLE_TREE_BYTES_PER_CELL 64
 
+/* Bytes a row costs allocation beyond its values (MrfBpAllocateBytes' per-row part). */
+#define SAMPLE_ALLOCATE_BYTES_PER_ROW 16
+
+/* Bytes of n rows of p values of a sampler's output (and allocation's row tables). */
+static double
+SampleRowBytes(int64 n, int p, bool allocate)
+{
+	return (double) n * ((double) p * (sizeof(int32) + 1) +
+						 (allocate ? SAMPLE_ALLOCATE_BYTES_PER_ROW : 0));
+}
+
 /*
  * n rows of a model into out by the sampler sample.h chooses: exact
  * (enumeration, or forward sampling through a junction tree that fits what
  * mrfdp.max_learner_memory leaves beside the rows), else a chain with
  * burn_in and thin.  Rows that come from a chain are said so in a NOTICE:
  * only they depend on burn_in and thin, and only they can stay in one mode.
+ * With allocate, counts allocated through the junction tree
+ * (MrfBpAllocate), or 0A000 when the model has none that fits.
  */
 static void
 SampleRows(const char *fn, MrfModel *model, const MrfKindOps *ops, int64 n, int burn_in,
-		   int thin, MrfRun *run, int32 *out)
+		   int thin, bool allocate, MrfRun *run, int32 *out)
 {
 	MrfSampleOptions opt;
 	MrfSampler	used = MRF_SAMPLER_GIBBS;
 	double		left = (double) MrfMaxLearnerMemory * 1024.0 -
-		(double) n * model->p * (sizeof(int32) + 1);
+		SampleRowBytes(n, model->p, allocate);
 
+	memset(&opt, 0, sizeof(opt));
 	opt.burn_in = burn_in;
 	opt.thin = thin;
+	opt.allocate = allocate ? 1 : 0;
 	opt.max_tree_cells = (int64) Min((double) MRF_SAMPLE_TREE_MAX_CELLS,
 									 Max(1.0, left / SAMPLE_TREE_BYTES_PER_CELL));
 	MrfRunCheck(run, ops->sample(model, n, &opt, &run->rng, &run->env, out, &used));
+	if (used == MRF_SAMPLER_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot allocate rows of this %s model", fn, MrfKindName(model->kind)),
+				 model->kind == MRF_KIND_TWISE ?
+				 errdetail("Allocation divides counts through a junction tree, and t-wise models have no clique form.") :
+				 errdetail("Allocation divides counts through a junction tree, and the model has none within %lld cells.",
+						   (long long) opt.max_tree_cells),
+				 errhint("Use method => 'sample' (independent draws, or a Gibbs chain for such a model).")));
 	if (used == MRF_SAMPLER_GIBBS && n > 0)
 		ereport(NOTICE,
 				(errmsg("%s drew the rows from a Gibbs chain (burn_in %d, thin %d)", fn, burn_in, thin),
@@ -152,7 +176,7 @@ mrf_sample(PG_FUNCTION_ARGS)
 				 errmsg("burn_in must be at least 0 and thin at least 1")));
 
 	p = model->p;
-	MrfCheckMemory("mrf_sample", (double) n * p * (sizeof(int32) + 1));
+	MrfCheckMemory("mrf_sample", SampleRowBytes(n, p, false));
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 
 	MrfRunBegin(&run, "mrf_sample");
@@ -161,7 +185,7 @@ mrf_sample(PG_FUNCTION_ARGS)
 		MrfRngInitSeeded(&run.rng, (uint64) PG_GETARG_INT64(4));
 
 	out = MemoryContextAllocHuge(run.mcxt, sizeof(int32) * ((Size) n * p + 1));
-	SampleRows("mrf_sample", model, ops, n, burn_in, thin, &run, out);
+	SampleRows("mrf_sample", model, ops, n, burn_in, thin, false, &run, out);
 
 	elems = palloc(sizeof(Datum) * p);
 	for (int64 m = 0; m < n; m++)
@@ -239,6 +263,7 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 	bool	   *nulls;
 	int			p;
 	int			width = 0;
+	bool		allocate = false;
 	MemoryContext rowcxt;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
@@ -249,6 +274,24 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("burn_in must be at least 0 and thin at least 1")));
+	/* method, read only when the SQL definition passes it */
+	if (PG_NARGS() > 6)
+	{
+		const char *method;
+
+		if (PG_ARGISNULL(6))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("method must be 'sample' or 'allocate', not NULL")));
+		method = text_to_cstring(PG_GETARG_TEXT_PP(6));
+		if (strcmp(method, "allocate") == 0)
+			allocate = true;
+		else if (strcmp(method, "sample") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("method must be 'sample' or 'allocate', not '%s'", method),
+					 errhint("'sample' draws independent rows; 'allocate' divides n rows among the model's cells so that its marginals match up to rounding.")));
+	}
 	model = PG_GETARG_MRF_P(0);
 	ops = MrfKindOpsOf(model);
 	n = PG_GETARG_INT32(1);
@@ -302,13 +345,14 @@ mrf_synthesize(PG_FUNCTION_ARGS)
 					 errhint("Pass the row type of the relation the model was learned from.")));
 	}
 
-	MrfCheckMemory("mrf_synthesize", (double) n * p * (sizeof(int32) + 1));
+	MrfCheckMemory("mrf_synthesize", SampleRowBytes(n, p, allocate));
 	InitMaterializedSRF(fcinfo, 0);
 	MrfRunBegin(&run, "mrf_synthesize");
 	if (!PG_ARGISNULL(3))
 		MrfRngInitSeeded(&run.rng, (uint64) PG_GETARG_INT64(3));
 	out = MemoryContextAllocHuge(run.mcxt, sizeof(int32) * ((Size) n * p + 1));
-	SampleRows("mrf_synthesize", model, ops, n, PG_GETARG_INT32(4), PG_GETARG_INT32(5), &run, out);
+	SampleRows("mrf_synthesize", model, ops, n, PG_GETARG_INT32(4), PG_GETARG_INT32(5), allocate,
+			   &run, out);
 	values = palloc0(sizeof(Datum) * desc->natts);
 	nulls = palloc0(sizeof(bool) * desc->natts);
 	for (int c = 0; c < desc->natts; c++)
