@@ -40,7 +40,7 @@ q "INSERT INTO k_dist SELECT i, (SELECT array_agg(abs(hashint8(i * 1000 + j)) % 
 q "CREATE TABLE k_local AS SELECT * FROM k_dist"
 echo "n = $n, p = 6, k = 3, 5 cliques (45 cells), 4 shards on 2 workers, median of $reps"
 echo "bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_command_on_shards('k_dist',
-	\$\$SELECT length(worker_partial_agg('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
+	\$\$SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, $opts)::record)::text) FROM %s\$\$)")"
 measure "cliques naive distributed" "SELECT mrf_learn_cliques_agg(kr, $opts) FROM k_dist"
 measure "cliques naive local" "SELECT mrf_learn_cliques_agg(kr, $opts) FROM k_local"
@@ -49,7 +49,7 @@ measure "cliques naive local" "SELECT mrf_learn_cliques_agg(kr, $opts) FROM k_lo
 # (6 x 3 + 15 x 9 = 153 cells), whatever n.
 mopts="mrf_options(rho => 1, k => 3)"
 echo "MST: bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_command_on_shards('k_dist',
-	\$\$SELECT length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+	\$\$SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, $mopts)::record)::text) FROM %s\$\$)") (packed rows as hex would be $((2 * n * 6)) plus headers)"
 measure "MST distributed" "SELECT mrf_learn_mst_agg(kr, $mopts) FROM k_dist"
 measure "MST local" "SELECT mrf_learn_mst_agg(kr, $mopts) FROM k_local"
@@ -60,7 +60,7 @@ measure "MST local" "SELECT mrf_learn_mst_agg(kr, $mopts) FROM k_local"
 # learner off the Citus scan, as before the counts state).
 aopts="mrf_options(rho => 1, k => 3)"
 echo "AIM: bytes sent by the workers: $(q "SELECT sum(result::bigint) FROM run_command_on_shards('k_dist',
-	\$\$SELECT length(worker_partial_agg('mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
+	\$\$SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, $aopts)::record)::text) FROM %s\$\$)") (rows gathered: $(q "SELECT sum(length(kr::text)) FROM k_local") bytes of array text; packed rows as hex would be $((2 * n * 6)))"
 measure "AIM distributed (counts)" "SELECT mrf_learn_aim_agg(kr, $aopts) FROM k_dist"
 measure "AIM gathered rows" "WITH r AS MATERIALIZED (SELECT kr FROM k_dist) SELECT mrf_learn_aim_agg(kr, $aopts) FROM r"

@@ -4,6 +4,68 @@
 -- README, "Changing the SQL".
 \echo Use "ALTER EXTENSION mrfdp UPDATE TO '0.2.0'" to load this file. \quit
 
+-- A clean user schema (sql/parts/00_core.sql): what users do not call moves
+-- to mrfdp_internal first, so that everything below creates, replaces or
+-- drops it there.  Functions keep their OIDs, grants and dependants.
+CREATE SCHEMA mrfdp_internal;
+GRANT USAGE ON SCHEMA mrfdp_internal TO PUBLIC;
+ALTER FUNCTION mrfdp.budget_arriving() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.forget_dropped() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.forget_revoked() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.grant_arriving() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.grant_gone() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.holds_learning_marker(oid) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.ledger_append_only() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.ledger_arriving() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.refuse_drop_with_budgets() SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.relation_ref_in(cstring) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.relation_ref_out(mrfdp.relation_ref) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.role_ref_in(cstring) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrfdp.role_ref_out(mrfdp.role_ref) SET SCHEMA mrfdp_internal;
+
+-- Their bodies name the moved marker test by schema: the current bodies.
+CREATE OR REPLACE FUNCTION mrfdp_internal.grant_arriving() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rolename name;
+BEGIN
+	IF NEW.relation::oid = 0 OR NEW.role::oid = 0 THEN
+		RETURN NULL;
+	END IF;
+	IF NEW.granted_by::oid = 0 THEN
+		NEW.granted_by := NULL;
+	END IF;
+	SELECT rolname INTO rolename FROM pg_roles WHERE oid = NEW.role::oid;
+	IF rolename IS NULL THEN
+		RAISE EXCEPTION 'role with OID % does not exist', NEW.role::oid
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
+	IF NOT mrfdp_internal.holds_learning_marker(NEW.role) THEN
+		DELETE FROM mrfdp.grants g WHERE g.role = NEW.role;
+		EXECUTE format('GRANT REFERENCES ON mrfdp.learning_grantees TO %I', rolename);
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE OR REPLACE FUNCTION mrfdp_internal.grant_gone() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rolename name;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.role = OLD.role)
+	   AND mrfdp_internal.holds_learning_marker(OLD.role) THEN
+		SELECT rolname INTO rolename FROM pg_roles WHERE oid = OLD.role::oid;
+		LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
+		EXECUTE format('REVOKE REFERENCES ON mrfdp.learning_grantees FROM %I', rolename);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION mrfdp_internal.forget_revoked() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	DELETE FROM mrfdp.grants g WHERE NOT mrfdp_internal.holds_learning_marker(g.role);
+END $$;
+
 -- Citus (issue 13; sql/parts/70_citus.sql): the identity that hides a
 -- grouping column from Citus.
 CREATE FUNCTION mrf_citus_group_key(anyelement) RETURNS anyelement
@@ -50,20 +112,20 @@ CREATE FUNCTION mrf_marginals(model mrf, OUT clique int[], OUT assignment int[],
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- The support functions that take internal arguments (no user can call
--- them; they crowded \df) leave public for the extension's own schema; the
+-- them; they crowded \df) leave public for the internal schema; the
 -- aggregates and the type keep referring to them by OID.
-ALTER FUNCTION mrf_recv(internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_bits_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_bytes_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_rows_combine(internal, internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_rows_serialize(internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_rows_deserialize(bytea, internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_structure_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_ising_final(internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_pairwise_final(internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_twise_final(internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_structure_final(internal) SET SCHEMA mrfdp;
-ALTER FUNCTION mrf_cliques_final(internal) SET SCHEMA mrfdp;
+ALTER FUNCTION mrf_recv(internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_bits_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_bytes_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_rows_combine(internal, internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_rows_serialize(internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_rows_deserialize(bytea, internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_structure_accum(internal, anyelement, jsonb) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_ising_final(internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_pairwise_final(internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_twise_final(internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_structure_final(internal) SET SCHEMA mrfdp_internal;
+ALTER FUNCTION mrf_cliques_final(internal) SET SCHEMA mrfdp_internal;
 
 -- The learner driver (issue 14, item 1): the defaults of the learners'
 -- options live in one table, src/pg/options.c's OptionDefaults, listed by
@@ -230,113 +292,113 @@ CREATE OR REPLACE FUNCTION mrf_learn_cliques_from(relation regclass, column_name
 
 -- Citus (issue 13, item 2; sql/parts/75_citus_state.sql): learner aggregates
 -- with a bytea state Citus combines on the workers.
-CREATE FUNCTION mrfdp.mrf_citus_combine(bytea, bytea) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_citus_combine(bytea, bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 
-CREATE FUNCTION mrfdp.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_ising_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_ising_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_ising_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_ising_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_ising_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_ising_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_ising_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_ising_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_ising_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_ising_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_ising_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
 
-CREATE FUNCTION mrfdp.mrf_learn_pairwise_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_pairwise_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_pairwise_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_pairwise_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_pairwise_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_pairwise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_pairwise_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_pairwise_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_pairwise_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_pairwise_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_pairwise_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_pairwise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_pairwise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
 
-CREATE FUNCTION mrfdp.mrf_learn_twise_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_twise_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_twise_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_twise_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_twise_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_twise_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_twise_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_twise_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_twise_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_twise_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_twise_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_twise_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_twise_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
 
-CREATE FUNCTION mrfdp.mrf_learn_structure_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_structure_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_structure_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_structure_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_structure_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_structure_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_structure_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_structure_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_structure_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_structure_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_structure_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_structure_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_structure_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
 
-CREATE FUNCTION mrfdp.mrf_learn_cliques_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_cliques_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_cliques_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_cliques_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_cliques_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_cliques_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_cliques_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_cliques_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_cliques_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_cliques_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_cliques_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_cliques_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_cliques_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
 
 -- Declared domains and missing values (issue 11 items 1 and 3;
 -- sql/parts/00_core.sql, 30_pairwise.sql): options domains and nulls, new
@@ -503,71 +565,71 @@ CREATE FUNCTION mrf_learn_structure_from(relation regclass, column_name text,
 -- not tell which learner it served, and planned (and checked the budget)
 -- only at the final function, after the scan.  CREATE OR REPLACE keeps the
 -- aggregates' OIDs, privileges and the views that use them.
-CREATE FUNCTION mrfdp.mrf_ising_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_ising_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_pairwise_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_pairwise_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_twise_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_twise_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_cliques_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_cliques_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE OR REPLACE AGGREGATE mrf_learn_ising_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_ising_accum,
+	SFUNC = mrfdp_internal.mrf_ising_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_ising_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_ising_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 CREATE OR REPLACE AGGREGATE mrf_learn_pairwise_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_pairwise_accum,
+	SFUNC = mrfdp_internal.mrf_pairwise_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_pairwise_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_pairwise_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 CREATE OR REPLACE AGGREGATE mrf_learn_twise_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_twise_accum,
+	SFUNC = mrfdp_internal.mrf_twise_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_twise_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_twise_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 CREATE OR REPLACE AGGREGATE mrf_learn_cliques_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_cliques_accum,
+	SFUNC = mrfdp_internal.mrf_cliques_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_cliques_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_cliques_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
-DROP FUNCTION mrfdp.mrf_bits_accum(internal, anyelement, jsonb);
-DROP FUNCTION mrfdp.mrf_bytes_accum(internal, anyelement, jsonb);
+DROP FUNCTION mrfdp_internal.mrf_bits_accum(internal, anyelement, jsonb);
+DROP FUNCTION mrfdp_internal.mrf_bytes_accum(internal, anyelement, jsonb);
 
 -- mrf_learn_mst (issue 12 item 1; sql/parts/65_mst.sql, 76_mst_citus.sql).
 
 -- Transition: plans at each group's first row (window aggregates too), then
 -- stores bytes.
-CREATE FUNCTION mrfdp.mrf_mst_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_mst_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_mst_final(internal) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_mst_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_mst_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_mst_accum,
+	SFUNC = mrfdp_internal.mrf_mst_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_mst_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_mst_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -604,26 +666,26 @@ CREATE FUNCTION mrf_learn_mst_from(relation regclass, column_name text,
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
-CREATE FUNCTION mrfdp.mrf_learn_mst_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_mst_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_mst_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_mst_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_mst_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_mst_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_mst_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_mst_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_mst_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_mst_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_mst_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_mst_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
 
 -- mrf_learn_aim (issue 12 item 2; sql/parts/66_aim.sql; mrf_options gains
 -- workload above).
@@ -637,20 +699,20 @@ CREATE AGGREGATE mrfdp.mrf_learn_mst_citus_agg(bit varying, jsonb) (
 
 -- Transition: plans at each group's first row (window aggregates too), then
 -- stores bytes.
-CREATE FUNCTION mrfdp.mrf_aim_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_aim_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_aim_final(internal) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_aim_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_aim_accum,
+	SFUNC = mrfdp_internal.mrf_aim_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_aim_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_aim_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -695,26 +757,26 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 -- one-way, and the workload's closure or, by default, every pair and
 -- triple), which workers count and the coordinator adds; packed rows
 -- travel instead when those tables are too large for a state (src/pg/aim.c).
-CREATE FUNCTION mrfdp.mrf_learn_aim_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_aim_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_aim_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_aim_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
 
 -- mrf_synthesize_into (issue 11 item 4; sql/parts/00_core.sql).
 -- A new table holding n synthetic rows: created with the model's variable
@@ -892,45 +954,45 @@ CREATE FUNCTION mrf_marginal(model mrf, columns text[], OUT clique int[], OUT as
 -- anywhere else.  The third argument is the rows' tableoid (the shard, the
 -- workers' cache key).  One aggregate per sample type: Citus splits an aggregate
 -- only when the argument types match exactly.
-CREATE FUNCTION mrfdp.mrf_fw_scores_accum(bytea, anyelement, bytea, oid) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_fw_scores_accum(bytea, anyelement, bytea, oid) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_fw_scores_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_fw_scores_combine(bytea, bytea) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_fw_scores_combine(bytea, bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_fw_scores_combine' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_fw_scores_final(bytea) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_fw_scores_final(bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_fw_scores_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea, oid) (
-	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
-	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(smallint[], bytea, oid) (
-	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
-	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(integer[], bytea, oid) (
-	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
-	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit, bytea, oid) (
-	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
-	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_ising_scores_agg(bit varying, bytea, oid) (
-	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
-	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_fw_ising_scores_agg(boolean[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp_internal.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_fw_ising_scores_agg(smallint[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp_internal.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_fw_ising_scores_agg(integer[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp_internal.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_fw_ising_scores_agg(bit, bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp_internal.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_fw_ising_scores_agg(bit varying, bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp_internal.mrf_fw_scores_combine, PARALLEL = SAFE);
 -- The same for k-ary rows (mrf_learn_pairwise_from, and mrf_learn_structure_from
 -- with method 'threshold' on a pairwise model): integer arrays (other k-ary
 -- samples arrive as codes, mrf_fw_kary_codes below).
-CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid) (
-	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
-	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_fw_kary_scores_agg(integer[], bytea, oid) (
-	SFUNC = mrfdp.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_fw_scores_final,
-	COMBINEFUNC = mrfdp.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_fw_kary_scores_agg(smallint[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp_internal.mrf_fw_scores_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_fw_kary_scores_agg(integer[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_fw_scores_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_fw_scores_final,
+	COMBINEFUNC = mrfdp_internal.mrf_fw_scores_combine, PARALLEL = SAFE);
 -- k-ary samples of a type without a scores aggregate (rows of columns, enum
 -- arrays) as the codes the lenient reader reads (smallint[], NULL for an
 -- unreadable sample), for p variables and the options k (0: not given),
 -- domains and nulls: the driver's query wraps them in it, on the workers.
-CREATE FUNCTION mrfdp.mrf_fw_kary_codes(anyelement, int, int, jsonb, text) RETURNS smallint[]
+CREATE FUNCTION mrfdp_internal.mrf_fw_kary_codes(anyelement, int, int, jsonb, text) RETURNS smallint[]
 	AS 'MODULE_PATHNAME', 'mrf_fw_kary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
 -- The same for binary samples of a type without a scores aggregate (rows of
 -- boolean columns): the boolean[] the lenient reader reads, or NULL.
-CREATE FUNCTION mrfdp.mrf_fw_binary_codes(anyelement, int) RETURNS boolean[]
+CREATE FUNCTION mrfdp_internal.mrf_fw_binary_codes(anyelement, int) RETURNS boolean[]
 	AS 'MODULE_PATHNAME', 'mrf_fw_binary_codes' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
 -- The stable mode's blocks cut where the rows are (issue 13 item 3;
 -- src/pg/citus_stable.c, docs/privacy.md 7.3): each shard of a distributed
@@ -940,38 +1002,38 @@ CREATE FUNCTION mrfdp.mrf_fw_binary_codes(anyelement, int) RETURNS boolean[]
 -- refuses anywhere else.  The third argument is the rows' tableoid (the
 -- shard: a block never mixes two).  Not parallel safe: a parallel worker
 -- would cut a shard's blocks twice.  One aggregate per sample type.
-CREATE FUNCTION mrfdp.mrf_stable_blocks_accum(bytea, anyelement, bytea, oid) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_stable_blocks_accum(bytea, anyelement, bytea, oid) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_stable_blocks_accum' LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
-CREATE FUNCTION mrfdp.mrf_stable_blocks_combine(bytea, bytea) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_stable_blocks_combine(bytea, bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_stable_blocks_combine' LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
-CREATE FUNCTION mrfdp.mrf_stable_blocks_final(bytea) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_stable_blocks_final(bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_stable_blocks_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(boolean[], bytea, oid) (
-	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
-	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
-CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(smallint[], bytea, oid) (
-	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
-	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
-CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(integer[], bytea, oid) (
-	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
-	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
-CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit, bytea, oid) (
-	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
-	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
-CREATE AGGREGATE mrfdp.mrf_stable_blocks_agg(bit varying, bytea, oid) (
-	SFUNC = mrfdp.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_stable_blocks_final,
-	COMBINEFUNC = mrfdp.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_stable_blocks_agg(boolean[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp_internal.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_stable_blocks_agg(smallint[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp_internal.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_stable_blocks_agg(integer[], bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp_internal.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_stable_blocks_agg(bit, bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp_internal.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_stable_blocks_agg(bit varying, bytea, oid) (
+	SFUNC = mrfdp_internal.mrf_stable_blocks_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_stable_blocks_final,
+	COMBINEFUNC = mrfdp_internal.mrf_stable_blocks_combine, PARALLEL = UNSAFE);
 -- The kept-parts scan (issue 13 item 3, fast iterations): the driver reads
--- the shards through TABLESAMPLE mrfdp.mrf_fw_kept(step); on a shard whose
+-- the shards through TABLESAMPLE mrfdp_internal.mrf_fw_kept(step); on a shard whose
 -- part the serving backend keeps, the scan stops after one row, else it
 -- returns every row.  By hand it returns rows the caller can SELECT.
-CREATE FUNCTION mrfdp.mrf_fw_kept(internal) RETURNS tsm_handler
+CREATE FUNCTION mrfdp_internal.mrf_fw_kept(internal) RETURNS tsm_handler
 	AS 'MODULE_PATHNAME', 'mrf_fw_kept_handler' LANGUAGE C STRICT;
 
 -- Charge before reading (sql/parts/20_ledger.sql): the protected path's
 -- ledger rows are settled with n after the read; a parked relation's ledger
 -- rows are claimed by the table that takes its place.
-CREATE OR REPLACE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
+CREATE OR REPLACE FUNCTION mrfdp_internal.ledger_append_only() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	IF TG_OP = 'UPDATE' AND OLD.relation IS NOT NULL AND NEW.relation IS NULL
@@ -1012,16 +1074,16 @@ CREATE TABLE mrfdp.parked (
 REVOKE ALL ON mrfdp.parked FROM PUBLIC;
 
 -- At commit (a deferred constraint trigger): the transaction's parked rows go.
-CREATE FUNCTION mrfdp.forget_parked() RETURNS trigger
+CREATE FUNCTION mrfdp_internal.forget_parked() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	DELETE FROM mrfdp.parked WHERE xact = NEW.xact AND nspname = NEW.nspname AND relname = NEW.relname;
 	RETURN NULL;
 END $$;
 CREATE CONSTRAINT TRIGGER parked_until_commit AFTER INSERT ON mrfdp.parked
-	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION mrfdp.forget_parked();
+	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION mrfdp_internal.forget_parked();
 ALTER TABLE mrfdp.parked ENABLE ALWAYS TRIGGER parked_until_commit;
-CREATE OR REPLACE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
+CREATE OR REPLACE FUNCTION mrfdp_internal.forget_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	-- parked until commit even under the caller's SET CONSTRAINTS ALL IMMEDIATE
@@ -1045,7 +1107,7 @@ BEGIN
 	FROM pg_event_trigger_dropped_objects() d
 	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = l.relation::oid;
 END $$;
-CREATE FUNCTION mrfdp.claim_parked() RETURNS event_trigger
+CREATE FUNCTION mrfdp_internal.claim_parked() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	p record;
@@ -1083,7 +1145,7 @@ BEGIN
 END $$;
 CREATE EVENT TRIGGER mrfdp_claim_parked ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'ALTER MATERIALIZED VIEW')
-	EXECUTE FUNCTION mrfdp.claim_parked();
+	EXECUTE FUNCTION mrfdp_internal.claim_parked();
 ALTER EVENT TRIGGER mrfdp_claim_parked ENABLE ALWAYS;
 
 -- mrf_learn_aim_plan (sql/parts/66_aim.sql)
@@ -1146,7 +1208,7 @@ FROM (SELECT b.relation::regclass AS relation, c.relowner::regrole AS owner, b.e
 											   b.spent_approx_epsilon, b.spent_approx_delta, b.delta) AS spent_epsilon) s
 	  WHERE pg_has_role(c.relowner, 'USAGE')
 		 OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE')
-					AND mrfdp.holds_learning_marker(g.role))
+					AND mrfdp_internal.holds_learning_marker(g.role))
 		 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
 	  OFFSET 0) v;
 GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
@@ -1156,7 +1218,7 @@ SELECT g.relation::regclass AS relation, c.relowner::regrole AS owner, g.role::r
 FROM mrfdp.grants g
 	 JOIN mrfdp.budget b ON b.relation = g.relation
 	 JOIN pg_class c ON c.oid = g.relation
-WHERE mrfdp.holds_learning_marker(g.role)
+WHERE mrfdp_internal.holds_learning_marker(g.role)
   AND (pg_has_role(c.relowner, 'USAGE')
 	   OR pg_has_role(g.role, 'USAGE')
 	   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user));
@@ -1285,7 +1347,8 @@ BEGIN
 	('function', 'mrf_stable_blocks_final', 'Aggregate support (stable mode on the shards): the structures, to mrf_learn_structure_from only; refuses anywhere else.'),
 	('function', 'mrf_fw_kept', 'Tablesample method (distributed Frank-Wolfe): on a shard whose part the serving backend keeps, stops after one row; else every row. Used by the mrf_learn_*_from functions.'),
 	-- the privacy ledger
-	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
+	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and the functions its owners and analysts call on it.'),
+	('schema', 'mrfdp_internal', 'What users do not call: the aggregates'' support functions, the types'' I/O, triggers, Citus''s aggregates and their parts.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),
 	('type', 'role_ref', 'A reference to a role in mrfdp''s catalog: dumped as its name, read back by name ("-" when the role is missing).'),
 	('function', 'relation_ref_in', 'Input function of mrfdp.relation_ref: a relation name ("-" with a warning when missing).'),

@@ -1,12 +1,18 @@
 -- mrfdp: differentially private learning of Markov random fields
 \echo Use "CREATE EXTENSION mrfdp" to load this file. \quit
 
--- The extension's own schema: the privacy ledger's catalog and functions
--- (20_ledger.sql), and the support functions that take internal arguments
--- (the aggregates' and the type's receive function): no user can call them,
--- and in public they would only crowd \df.
+-- The extension's own schema: the privacy ledger's catalog and the
+-- functions users call on it (20_ledger.sql), so \df mrfdp.* lists what
+-- users call.  Everything users do not call (the aggregates' transition,
+-- final, combine and serial functions, the types' I/O and receive
+-- functions, triggers, Citus's aggregates and their parts, codes readers)
+-- lives in mrfdp_internal; the aggregates and types refer to them by OID,
+-- the C code by name (its SPI and Citus query text).  USAGE for every role:
+-- Citus's queries name the internal aggregates as their caller.
 CREATE SCHEMA mrfdp;
 GRANT USAGE ON SCHEMA mrfdp TO PUBLIC;
+CREATE SCHEMA mrfdp_internal;
+GRANT USAGE ON SCHEMA mrfdp_internal TO PUBLIC;
 
 -------------------------------------------------------------------------------
 -- The model type: a varlena with binary parameters; text I/O is JSON.
@@ -17,7 +23,7 @@ CREATE FUNCTION mrf_in(cstring) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION mrf_out(mrf) RETURNS cstring
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_recv(internal) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_recv(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION mrf_send(mrf) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -25,7 +31,7 @@ CREATE FUNCTION mrf_send(mrf) RETURNS bytea
 CREATE TYPE mrf (
 	INPUT = mrf_in,
 	OUTPUT = mrf_out,
-	RECEIVE = mrfdp.mrf_recv,
+	RECEIVE = mrfdp_internal.mrf_recv,
 	SEND = mrf_send,
 	INTERNALLENGTH = VARIABLE,
 	ALIGNMENT = double,

@@ -5,9 +5,9 @@
 -- file), so that every form, window aggregates included, is planned at its
 -- first row.
 -------------------------------------------------------------------------------
-CREATE FUNCTION mrfdp.mrf_rows_combine(internal, internal) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_rows_combine(internal, internal) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_rows_serialize(internal) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_rows_serialize(internal) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.mrf_rows_deserialize(bytea, internal) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_rows_deserialize(bytea, internal) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;

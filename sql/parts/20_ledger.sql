@@ -19,18 +19,18 @@
 -- name another object where the dump is restored, and a number read back is
 -- a name, never an OID.  They compare and index as oid (implicit casts).
 CREATE TYPE mrfdp.relation_ref;
-CREATE FUNCTION mrfdp.relation_ref_in(cstring) RETURNS mrfdp.relation_ref
+CREATE FUNCTION mrfdp_internal.relation_ref_in(cstring) RETURNS mrfdp.relation_ref
 	AS 'MODULE_PATHNAME', 'mrf_relation_ref_in' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.relation_ref_out(mrfdp.relation_ref) RETURNS cstring
+CREATE FUNCTION mrfdp_internal.relation_ref_out(mrfdp.relation_ref) RETURNS cstring
 	AS 'MODULE_PATHNAME', 'mrf_relation_ref_out' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-CREATE TYPE mrfdp.relation_ref (INPUT = mrfdp.relation_ref_in, OUTPUT = mrfdp.relation_ref_out,
+CREATE TYPE mrfdp.relation_ref (INPUT = mrfdp_internal.relation_ref_in, OUTPUT = mrfdp_internal.relation_ref_out,
 	LIKE = pg_catalog.oid);
 CREATE TYPE mrfdp.role_ref;
-CREATE FUNCTION mrfdp.role_ref_in(cstring) RETURNS mrfdp.role_ref
+CREATE FUNCTION mrfdp_internal.role_ref_in(cstring) RETURNS mrfdp.role_ref
 	AS 'MODULE_PATHNAME', 'mrf_role_ref_in' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION mrfdp.role_ref_out(mrfdp.role_ref) RETURNS cstring
+CREATE FUNCTION mrfdp_internal.role_ref_out(mrfdp.role_ref) RETURNS cstring
 	AS 'MODULE_PATHNAME', 'mrf_role_ref_out' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-CREATE TYPE mrfdp.role_ref (INPUT = mrfdp.role_ref_in, OUTPUT = mrfdp.role_ref_out,
+CREATE TYPE mrfdp.role_ref (INPUT = mrfdp_internal.role_ref_in, OUTPUT = mrfdp_internal.role_ref_out,
 	LIKE = pg_catalog.oid);
 CREATE CAST (mrfdp.relation_ref AS oid) WITHOUT FUNCTION AS IMPLICIT;
 CREATE CAST (oid AS mrfdp.relation_ref) WITHOUT FUNCTION AS ASSIGNMENT;
@@ -80,7 +80,7 @@ REVOKE ALL ON mrfdp.learning_grantees FROM PUBLIC;
 
 -- Whether role itself (not a role it inherits from, not as a superuser)
 -- holds the marker privilege of a learning grant.
-CREATE FUNCTION mrfdp.holds_learning_marker(r oid) RETURNS boolean
+CREATE FUNCTION mrfdp_internal.holds_learning_marker(r oid) RETURNS boolean
 	LANGUAGE sql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 	SELECT EXISTS (SELECT 1 FROM pg_class c, aclexplode(c.relacl) a
 				   WHERE c.oid = 'mrfdp.learning_grantees'::regclass
@@ -122,7 +122,7 @@ CREATE INDEX ledger_relation ON mrfdp.ledger (relation);
 -- (rows_read -1 becomes the number of rows read, nothing else changes), and
 -- a claim of a parked relation's rows by the table that took its place in
 -- the same transaction (NULL becomes that table's OID; see mrfdp.parked).
-CREATE FUNCTION mrfdp.ledger_append_only() RETURNS trigger
+CREATE FUNCTION mrfdp_internal.ledger_append_only() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	IF TG_OP = 'UPDATE' AND OLD.relation IS NOT NULL AND NEW.relation IS NULL
@@ -146,9 +146,9 @@ BEGIN
 			  HINT = 'Ledger rows are never updated or deleted.';
 END $$;
 CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON mrfdp.ledger
-	FOR EACH ROW EXECUTE FUNCTION mrfdp.ledger_append_only();
+	FOR EACH ROW EXECUTE FUNCTION mrfdp_internal.ledger_append_only();
 CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON mrfdp.ledger
-	FOR EACH STATEMENT EXECUTE FUNCTION mrfdp.ledger_append_only();
+	FOR EACH STATEMENT EXECUTE FUNCTION mrfdp_internal.ledger_append_only();
 
 -- Rows arriving in the catalog: mrfdp's own writes (references valid) and a
 -- restore's COPY (references read back by name, "-" when missing).  A
@@ -156,7 +156,7 @@ CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON mrfdp.ledger
 -- reference's input warned, naming it); a ledger row keeps its names and
 -- loses only the reference.  They also fire during pg_restore, since CREATE
 -- EXTENSION creates them before the data is loaded.
-CREATE FUNCTION mrfdp.budget_arriving() RETURNS trigger
+CREATE FUNCTION mrfdp_internal.budget_arriving() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	IF NEW.relation::oid = 0 THEN
@@ -165,14 +165,14 @@ BEGIN
 	RETURN NEW;
 END $$;
 CREATE TRIGGER budget_arriving BEFORE INSERT ON mrfdp.budget
-	FOR EACH ROW EXECUTE FUNCTION mrfdp.budget_arriving();
+	FOR EACH ROW EXECUTE FUNCTION mrfdp_internal.budget_arriving();
 
 -- A grant arriving also gives its role the marker privilege (as the
 -- marker's owner: SECURITY DEFINER), first dropping any rows left under the
 -- role's OID without it (voided by DROP OWNED, or of a dropped role whose
 -- OID was reused), so they cannot come back to life.  The lock serialises
 -- concurrent GRANTs on the marker (GRANT itself does not lock it).
-CREATE FUNCTION mrfdp.grant_arriving() RETURNS trigger
+CREATE FUNCTION mrfdp_internal.grant_arriving() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	rolename name;
@@ -189,24 +189,24 @@ BEGIN
 			USING ERRCODE = 'undefined_object';
 	END IF;
 	LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
-	IF NOT mrfdp.holds_learning_marker(NEW.role) THEN
+	IF NOT mrfdp_internal.holds_learning_marker(NEW.role) THEN
 		DELETE FROM mrfdp.grants g WHERE g.role = NEW.role;
 		EXECUTE format('GRANT REFERENCES ON mrfdp.learning_grantees TO %I', rolename);
 	END IF;
 	RETURN NEW;
 END $$;
 CREATE TRIGGER grant_arriving BEFORE INSERT ON mrfdp.grants
-	FOR EACH ROW EXECUTE FUNCTION mrfdp.grant_arriving();
+	FOR EACH ROW EXECUTE FUNCTION mrfdp_internal.grant_arriving();
 
 -- A role's last grant gone (revoke_learning, its relation dropped, its
 -- budget removed), the marker privilege goes too, and DROP ROLE works again.
-CREATE FUNCTION mrfdp.grant_gone() RETURNS trigger
+CREATE FUNCTION mrfdp_internal.grant_gone() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	rolename name;
 BEGIN
 	IF NOT EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.role = OLD.role)
-	   AND mrfdp.holds_learning_marker(OLD.role) THEN
+	   AND mrfdp_internal.holds_learning_marker(OLD.role) THEN
 		SELECT rolname INTO rolename FROM pg_roles WHERE oid = OLD.role::oid;
 		LOCK TABLE mrfdp.learning_grantees IN SHARE UPDATE EXCLUSIVE MODE;
 		EXECUTE format('REVOKE REFERENCES ON mrfdp.learning_grantees FROM %I', rolename);
@@ -214,9 +214,9 @@ BEGIN
 	RETURN NULL;
 END $$;
 CREATE TRIGGER grant_gone AFTER DELETE ON mrfdp.grants
-	FOR EACH ROW EXECUTE FUNCTION mrfdp.grant_gone();
+	FOR EACH ROW EXECUTE FUNCTION mrfdp_internal.grant_gone();
 
-CREATE FUNCTION mrfdp.ledger_arriving() RETURNS trigger
+CREATE FUNCTION mrfdp_internal.ledger_arriving() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	IF NEW.relation::oid = 0 THEN
@@ -238,7 +238,7 @@ BEGIN
 	RETURN NEW;
 END $$;
 CREATE TRIGGER ledger_arriving BEFORE INSERT ON mrfdp.ledger
-	FOR EACH ROW EXECUTE FUNCTION mrfdp.ledger_arriving();
+	FOR EACH ROW EXECUTE FUNCTION mrfdp_internal.ledger_arriving();
 
 -- session_replication_role = replica must not switch the catalog's rules off.
 ALTER TABLE mrfdp.budget ENABLE ALWAYS TRIGGER budget_arriving;
@@ -250,7 +250,7 @@ ALTER TABLE mrfdp.ledger ENABLE ALWAYS TRIGGER ledger_no_truncate;
 
 REVOKE ALL ON mrfdp.budget, mrfdp.grants, mrfdp.ledger FROM PUBLIC;
 REVOKE ALL ON SEQUENCE mrfdp.ledger_id_seq FROM PUBLIC;
-REVOKE ALL ON FUNCTION mrfdp.grant_arriving(), mrfdp.grant_gone() FROM PUBLIC;
+REVOKE ALL ON FUNCTION mrfdp_internal.grant_arriving(), mrfdp_internal.grant_gone() FROM PUBLIC;
 
 -- pg_dump and pg_restore carry the catalog (reading it needs a superuser or
 -- pg_read_all_data; see the README): references dump as names and restore
@@ -353,7 +353,7 @@ FROM (SELECT b.relation::regclass AS relation, c.relowner::regrole AS owner, b.e
 											   b.spent_approx_epsilon, b.spent_approx_delta, b.delta) AS spent_epsilon) s
 	  WHERE pg_has_role(c.relowner, 'USAGE')
 		 OR EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation AND pg_has_role(g.role, 'USAGE')
-					AND mrfdp.holds_learning_marker(g.role))
+					AND mrfdp_internal.holds_learning_marker(g.role))
 		 OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
 	  OFFSET 0) v;
 GRANT SELECT ON mrfdp.budget_status TO PUBLIC;
@@ -369,7 +369,7 @@ SELECT g.relation::regclass AS relation, c.relowner::regrole AS owner, g.role::r
 FROM mrfdp.grants g
 	 JOIN mrfdp.budget b ON b.relation = g.relation
 	 JOIN pg_class c ON c.oid = g.relation
-WHERE mrfdp.holds_learning_marker(g.role)
+WHERE mrfdp_internal.holds_learning_marker(g.role)
   AND (pg_has_role(c.relowner, 'USAGE')
 	   OR pg_has_role(g.role, 'USAGE')
 	   OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user));
@@ -387,8 +387,8 @@ CREATE FUNCTION mrfdp.exact_numeric(float8) RETURNS numeric
 -- keeps the budget, a protected relation dropped in a transaction is parked
 -- here by name until the transaction ends: a table renamed to that name, in
 -- that schema, in the same transaction takes its budget (with what was
--- spent), its grants and its ledger rows (mrfdp.claim_parked); at commit
--- every row of the transaction goes (mrfdp.forget_parked), so what was not
+-- spent), its grants and its ledger rows (mrfdp_internal.claim_parked); at commit
+-- every row of the transaction goes (mrfdp_internal.forget_parked), so what was not
 -- claimed is forgotten as before.  Only the extension's owner reads it.
 CREATE TABLE mrfdp.parked (
 	xact xid8 NOT NULL,
@@ -404,14 +404,14 @@ CREATE TABLE mrfdp.parked (
 REVOKE ALL ON mrfdp.parked FROM PUBLIC;
 
 -- At commit (a deferred constraint trigger): the transaction's parked rows go.
-CREATE FUNCTION mrfdp.forget_parked() RETURNS trigger
+CREATE FUNCTION mrfdp_internal.forget_parked() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	DELETE FROM mrfdp.parked WHERE xact = NEW.xact AND nspname = NEW.nspname AND relname = NEW.relname;
 	RETURN NULL;
 END $$;
 CREATE CONSTRAINT TRIGGER parked_until_commit AFTER INSERT ON mrfdp.parked
-	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION mrfdp.forget_parked();
+	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION mrfdp_internal.forget_parked();
 ALTER TABLE mrfdp.parked ENABLE ALWAYS TRIGGER parked_until_commit;
 
 -- Dropping a protected relation drops its budget and grants; its ledger rows
@@ -427,7 +427,7 @@ ALTER TABLE mrfdp.parked ENABLE ALWAYS TRIGGER parked_until_commit;
 -- cascade (DROP SCHEMA ... CASCADE by the schema's owner, DROP TYPE ...
 -- CASCADE of a typed table's type) drops relations of other owners, who
 -- must not pass their budget, grants and ledger rows to the dropper's table.
-CREATE FUNCTION mrfdp.forget_dropped() RETURNS event_trigger
+CREATE FUNCTION mrfdp_internal.forget_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	-- parked until commit even under the caller's SET CONSTRAINTS ALL IMMEDIATE
@@ -451,13 +451,13 @@ BEGIN
 	FROM pg_event_trigger_dropped_objects() d
 	WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.objid = l.relation::oid;
 END $$;
-CREATE EVENT TRIGGER mrfdp_forget_dropped ON sql_drop EXECUTE FUNCTION mrfdp.forget_dropped();
+CREATE EVENT TRIGGER mrfdp_forget_dropped ON sql_drop EXECUTE FUNCTION mrfdp_internal.forget_dropped();
 
 -- A table renamed (or moved) to the name of a protected relation parked in
 -- this transaction takes its budget, grants and ledger rows: the last step of
 -- a Citus conversion.  A table that has a budget of its own cannot take
 -- another: the rename is refused, so that no budget is lost unseen.
-CREATE FUNCTION mrfdp.claim_parked() RETURNS event_trigger
+CREATE FUNCTION mrfdp_internal.claim_parked() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	p record;
@@ -495,19 +495,19 @@ BEGIN
 END $$;
 CREATE EVENT TRIGGER mrfdp_claim_parked ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'ALTER MATERIALIZED VIEW')
-	EXECUTE FUNCTION mrfdp.claim_parked();
+	EXECUTE FUNCTION mrfdp_internal.claim_parked();
 
 -- DROP OWNED BY a role (or a REVOKE of the marker privilege) voids its
 -- learning grants; their rows go at once, so none is left behind under an
 -- OID that DROP ROLE then frees.
-CREATE FUNCTION mrfdp.forget_revoked() RETURNS event_trigger
+CREATE FUNCTION mrfdp_internal.forget_revoked() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-	DELETE FROM mrfdp.grants g WHERE NOT mrfdp.holds_learning_marker(g.role);
+	DELETE FROM mrfdp.grants g WHERE NOT mrfdp_internal.holds_learning_marker(g.role);
 END $$;
 CREATE EVENT TRIGGER mrfdp_forget_revoked ON ddl_command_end
 	WHEN TAG IN ('DROP OWNED', 'REVOKE')
-	EXECUTE FUNCTION mrfdp.forget_revoked();
+	EXECUTE FUNCTION mrfdp_internal.forget_revoked();
 
 -- DROP EXTENSION mrfdp (or DROP SCHEMA ... CASCADE of its schema, or DROP
 -- OWNED BY its owner) would erase every budget, grant and ledger row: refused
@@ -515,11 +515,11 @@ CREATE EVENT TRIGGER mrfdp_forget_revoked ON ddl_command_end
 -- superuser has set mrfdp.allow_drop_with_budgets.  A C function on
 -- ddl_command_start sees the parse tree (which objects are dropped) and
 -- loads the library by itself, so it guards sessions without the preload too.
-CREATE FUNCTION mrfdp.refuse_drop_with_budgets() RETURNS event_trigger
+CREATE FUNCTION mrfdp_internal.refuse_drop_with_budgets() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'mrf_refuse_drop_with_budgets' LANGUAGE C;
 CREATE EVENT TRIGGER mrfdp_refuse_drop_with_budgets ON ddl_command_start
 	WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
-	EXECUTE FUNCTION mrfdp.refuse_drop_with_budgets();
+	EXECUTE FUNCTION mrfdp_internal.refuse_drop_with_budgets();
 
 -- Event triggers are off under session_replication_role = replica unless
 -- enabled always.

@@ -3,22 +3,22 @@
 
 -- Transition: plans at each group's first row (window aggregates too), then
 -- stores bytes.
-CREATE FUNCTION mrfdp.mrf_pairwise_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_pairwise_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_pairwise_final(internal) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_pairwise_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 -- Rows: smallint[]/int[] with values 0..k-1 (k required), arrays of an enum
 -- type, or rows of enum/boolean columns (k fixed by the type).
 CREATE AGGREGATE mrf_learn_pairwise_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_pairwise_accum,
+	SFUNC = mrfdp_internal.mrf_pairwise_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_pairwise_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_pairwise_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 

@@ -8,20 +8,20 @@
 
 -- Transition: plans at each group's first row (window aggregates too), then
 -- stores bytes.
-CREATE FUNCTION mrfdp.mrf_aim_accum(internal, anyelement, jsonb) RETURNS internal
+CREATE FUNCTION mrfdp_internal.mrf_aim_accum(internal, anyelement, jsonb) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_aim_final(internal) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_aim_final(internal) RETURNS mrf
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
-	SFUNC = mrfdp.mrf_aim_accum,
+	SFUNC = mrfdp_internal.mrf_aim_accum,
 	STYPE = internal,
-	FINALFUNC = mrfdp.mrf_aim_final,
-	COMBINEFUNC = mrfdp.mrf_rows_combine,
-	SERIALFUNC = mrfdp.mrf_rows_serialize,
-	DESERIALFUNC = mrfdp.mrf_rows_deserialize,
+	FINALFUNC = mrfdp_internal.mrf_aim_final,
+	COMBINEFUNC = mrfdp_internal.mrf_rows_combine,
+	SERIALFUNC = mrfdp_internal.mrf_rows_serialize,
+	DESERIALFUNC = mrfdp_internal.mrf_rows_deserialize,
 	PARALLEL = SAFE
 );
 

@@ -3,23 +3,23 @@
 -- one-way, and the workload's closure or, by default, every pair and
 -- triple), which workers count and the coordinator adds; packed rows
 -- travel instead when those tables are too large for a state (src/pg/learners/aim.c).
-CREATE FUNCTION mrfdp.mrf_learn_aim_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
+CREATE FUNCTION mrfdp_internal.mrf_learn_aim_citus_accum(bytea, anyelement, jsonb) RETURNS bytea
 	AS 'MODULE_PATHNAME', 'mrf_citus_accum' LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 -- Learns and releases: draws noise.
-CREATE FUNCTION mrfdp.mrf_learn_aim_citus_final(bytea) RETURNS mrf
+CREATE FUNCTION mrfdp_internal.mrf_learn_aim_citus_final(bytea) RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_citus_final' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(boolean[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(smallint[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(bit, jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
-CREATE AGGREGATE mrfdp.mrf_learn_aim_citus_agg(bit varying, jsonb) (
-	SFUNC = mrfdp.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp.mrf_learn_aim_citus_final,
-	COMBINEFUNC = mrfdp.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(boolean[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(smallint[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(bit, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);
+CREATE AGGREGATE mrfdp_internal.mrf_learn_aim_citus_agg(bit varying, jsonb) (
+	SFUNC = mrfdp_internal.mrf_learn_aim_citus_accum, STYPE = bytea, FINALFUNC = mrfdp_internal.mrf_learn_aim_citus_final,
+	COMBINEFUNC = mrfdp_internal.mrf_citus_combine, PARALLEL = SAFE);

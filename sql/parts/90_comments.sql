@@ -127,7 +127,8 @@ BEGIN
 	('function', 'mrf_stable_blocks_final', 'Aggregate support (stable mode on the shards): the structures, to mrf_learn_structure_from only; refuses anywhere else.'),
 	('function', 'mrf_fw_kept', 'Tablesample method (distributed Frank-Wolfe): on a shard whose part the serving backend keeps, stops after one row; else every row. Used by the mrf_learn_*_from functions.'),
 	-- the privacy ledger
-	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and its support functions.'),
+	('schema', 'mrfdp', 'mrfdp''s privacy ledger (budgets, learning grants, the append-only ledger) and the functions its owners and analysts call on it.'),
+	('schema', 'mrfdp_internal', 'What users do not call: the aggregates'' support functions, the types'' I/O, triggers, Citus''s aggregates and their parts.'),
 	('type', 'relation_ref', 'A reference to a relation in mrfdp''s catalog: dumped as its name, read back by name ("-" when the relation is missing).'),
 	('type', 'role_ref', 'A reference to a role in mrfdp''s catalog: dumped as its name, read back by name ("-" when the role is missing).'),
 	('function', 'relation_ref_in', 'Input function of mrfdp.relation_ref: a relation name ("-" with a warning when missing).'),

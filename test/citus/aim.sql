@@ -2,7 +2,7 @@
 -- Issue 12 item 2 on Citus, and issue 13 item 2 for AIM: AIM reads its
 -- rows only through the exact tables of its candidates (the workload's
 -- downward closure; by default every pair and the triples it adds), so its
--- combinable sibling (mrfdp.mrf_learn_aim_citus_agg) ships counted tables:
+-- combinable sibling (mrfdp_internal.mrf_learn_aim_citus_agg) ships counted tables:
 -- each worker counts every one-way table and the workload's closure (by
 -- default every pair and triple), the coordinator adds them and learns.
 -- The model is the local table's under mrfdp.test_seed, each release is
@@ -79,21 +79,21 @@ SELECT is((SELECT m::jsonb - 'meta' FROM m12 WHERE src = 'big dist'),
 	'60,000 rows (several count batches per worker) give the one-node model');
 
 -- What a worker sends: the tables (4 x 3 + 6 x 9 + 4 x 27 = 174 cells), not the rows.
-SELECT ok(length(worker_partial_agg('mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
+SELECT ok(length(worker_partial_agg('mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text)
 	< 2 * (28 + 100 + 8 + 8 * 174) + 10, 'the partial state of 3,000 rows is the size of its tables')
 	FROM a12_local;
-SELECT is((SELECT length(worker_partial_agg('mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
+SELECT is((SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text) FROM a12_local),
-	(SELECT length(worker_partial_agg('mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
+	(SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text)
 		FROM (SELECT * FROM a12_local LIMIT 1) x),
 	'and does not grow with the rows');
 
 -- Beyond 1,024 default tables: packed rows travel (the state grows with the rows), same model.
-SELECT ok((SELECT length(worker_partial_agg('mrfdp.mrf_learn_aim_citus_agg(smallint[], jsonb)'::regprocedure,
+SELECT ok((SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_aim_citus_agg(smallint[], jsonb)'::regprocedure,
 		ROW(br, mrf_options(rho => 0.5, k => 2))::record)::text) FROM a12_wide_local)
-	> (SELECT length(worker_partial_agg('mrfdp.mrf_learn_aim_citus_agg(smallint[], jsonb)'::regprocedure,
+	> (SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_aim_citus_agg(smallint[], jsonb)'::regprocedure,
 		ROW(br, mrf_options(rho => 0.5, k => 2))::record)::text) FROM (SELECT * FROM a12_wide_local LIMIT 1) x) + 2 * 19 * 300,
 	'p = 19 with the default workload: a packed row state');
 INSERT INTO m12 SELECT 'wide dist', mrf_learn_aim(br, rho => 0.05, k => 2, iterations => 20) FROM a12_wide;
@@ -105,11 +105,11 @@ SELECT is((SELECT m::jsonb - 'meta' FROM m12 WHERE src = 'wide dist'),
 -- Forged AIM counts states (lib/counts_state.psql): p = 2, k = 3, default
 -- workload: two one-way tables (6 cells) and the pair (9).
 \ir lib/counts_state.psql
-SELECT is(cs_refusal($$SELECT cs_combine('mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb)',
+SELECT is(cs_refusal($$SELECT cs_combine('mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb)',
 		cs_state(2, 3, 10, '{"k": 3, "rho": 1}', 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]))$$),
 	'invalid mrfdp aggregate state: The state''s tables are not the ones its options give.',
 	'an AIM counts state whose tables are not its options'' is refused');
-SELECT ok((SELECT cs_combine('mrfdp.mrf_learn_aim_citus_agg(integer[], jsonb)',
+SELECT ok((SELECT cs_combine('mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb)',
 		cs_state(2, 3, 10, '{"k": 3, "rho": 1}', 15, ARRAY[5, 5, 0, 5, 5, 0, 5, 0, 0, 0, 5, 0, 0, 0, 0]))) IS NOT NULL,
 	'a well-formed AIM counts state learns (it read no protected relation), charging nothing');
 

@@ -50,13 +50,13 @@ SELECT is((SELECT array_agg(m::jsonb - 'meta' ORDER BY src) FROM ctm13 WHERE src
 SELECT is(ct13_spent(), 0.5 + 0.5 + 3 * 0.25, 'each distributed release was charged once (pure epsilon)');
 
 -- What a worker sends: the tables (9 + 9 + 27 cells), not the rows.
-SELECT ok(length(worker_partial_agg('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
+SELECT ok(length(worker_partial_agg('mrfdp_internal.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(epsilon => 0.5, k => 3, cliques => '[[1, 2], [2, 3], [3, 4, 5]]'))::record)::text)
 	< 2 * (28 + 100 + 8 + 8 * 45) + 10, 'the partial state of 6,000 rows is the size of its tables')
 	FROM ct13_local;
-SELECT is((SELECT length(worker_partial_agg('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
+SELECT is((SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(epsilon => 0.5, k => 3, cliques => '[[1, 2], [2, 3], [3, 4, 5]]'))::record)::text) FROM ct13_local),
-	(SELECT length(worker_partial_agg('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
+	(SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_cliques_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(epsilon => 0.5, k => 3, cliques => '[[1, 2], [2, 3], [3, 4, 5]]'))::record)::text)
 		FROM (SELECT * FROM ct13_local LIMIT 1) x),
 	'and does not grow with the rows');
@@ -71,7 +71,7 @@ SELECT is((SELECT m::jsonb - 'meta' FROM ctm13 WHERE src = 'big dist'),
 CREATE FUNCTION ct13_state(n bigint, ncells bigint, counts bigint[]) RETURNS text LANGUAGE sql
 	AS $$SELECT cs_state(2, 3, n, '{"k": 3, "cliques": [[1, 2]], "epsilon": 1}', ncells, counts)$$;
 CREATE FUNCTION ct13_combine(state text) RETURNS mrf LANGUAGE sql
-	AS $$SELECT cs_combine('mrfdp.mrf_learn_cliques_citus_agg(integer[], jsonb)', state)$$;
+	AS $$SELECT cs_combine('mrfdp_internal.mrf_learn_cliques_citus_agg(integer[], jsonb)', state)$$;
 SELECT throws_like($$SELECT ct13_combine(left(ct13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]), 60))$$,
 	'%invalid mrfdp aggregate state%', 'a truncated counts state is refused');
 SELECT is(cs_refusal($$SELECT ct13_combine(ct13_state(10, 2, ARRAY[5, 5]))$$),

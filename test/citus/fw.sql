@@ -1,7 +1,7 @@
 -- server: citus
 -- Issue 13, item 3: distributed Frank-Wolfe.  mrf_learn_ising_from on a
 -- distributed table runs each iteration's exact score sums as an aggregate
--- over the shards (mrfdp.mrf_fw_ising_scores_agg, as the table's owner) and
+-- over the shards (mrfdp_internal.mrf_fw_ising_scores_agg, as the table's owner) and
 -- only the selections, the noise and the charge on the coordinator.  Integer
 -- sums: the model is bit for bit the one-node model under mrfdp.test_seed,
 -- for any number of shards, whether a worker kept its shard from the previous
@@ -151,16 +151,16 @@ RESET ROLE;
 RESET mrfdp.distributed_frank_wolfe;
 SELECT is(fw13_spent('fw13_small'), 0::numeric, 'and nothing is charged');
 -- the sums are exact statistics: only the driver gets them
-SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(row, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fw13$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_ising_scores_agg(row, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fw13$$,
 	'%are called only by the mrf_learn_*_from functions%', 'the scores aggregate refuses a direct call on the coordinator');
 CREATE FUNCTION fw13_combine(state text) RETURNS bytea LANGUAGE sql AS $$
-	SELECT coord_combine_agg('mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
+	SELECT coord_combine_agg('mrfdp_internal.mrf_fw_ising_scores_agg(boolean[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
 $$;
-SELECT throws_like($$SELECT fw13_combine((SELECT worker_partial_agg('mrfdp.mrf_fw_ising_scores_agg(boolean[], bytea, oid)'::regprocedure,
+SELECT throws_like($$SELECT fw13_combine((SELECT worker_partial_agg('mrfdp_internal.mrf_fw_ising_scores_agg(boolean[], bytea, oid)'::regprocedure,
 		ROW(row, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid)::record)::text FROM fw13_local))$$,
 	'%are called only by the mrf_learn_*_from functions%', 'and a hand-made worker_partial_agg / coord_combine_agg');
 SELECT ok((SELECT bool_and(NOT success AND result LIKE '%are called only by the mrf_learn_*_from functions%')
-	FROM run_command_on_workers($$SELECT mrfdp.mrf_fw_ising_scores_agg(ARRAY[true, false], '\x5446524d0100000002000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, 0::oid)$$)),
+	FROM run_command_on_workers($$SELECT mrfdp_internal.mrf_fw_ising_scores_agg(ARRAY[true, false], '\x5446524d0100000002000000020000000000000000000000000000000000004001000000000000000000000000000000'::bytea, 0::oid)$$)),
 	'and a call on a worker');
 CREATE ROLE fw13_other;
 SET ROLE fw13_other;

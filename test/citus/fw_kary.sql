@@ -4,15 +4,15 @@
 -- mrf_learn_twise_from (t-wise, objective l1) and mrf_learn_structure_from
 -- with method 'threshold' (Ising, pairwise and t-wise models).  Each
 -- iteration's exact integer score sums are an aggregate over the shards
--- (mrfdp.mrf_fw_kary_scores_agg for k-ary rows, mrf_fw_ising_scores_agg for
+-- (mrfdp_internal.mrf_fw_kary_scores_agg for k-ary rows, mrf_fw_ising_scores_agg for
 -- binary ones); the selections, the noise and the charge stay on the
 -- coordinator, so the model is the one-node model bit for bit under
 -- mrfdp.test_seed, for any number of shards.  Charged once; the sums reach
 -- only the driver.  k-ary samples without a scores aggregate of their own
 -- (rows of enum columns, enum arrays) are read into codes on the workers
--- (mrfdp.mrf_fw_kary_codes, by the reader set up with the options k,
+-- (mrfdp_internal.mrf_fw_kary_codes, by the reader set up with the options k,
 -- domains and nulls), and so are rows of boolean columns
--- (mrfdp.mrf_fw_binary_codes).  Gathered, with the same model: t-wise objective linf
+-- (mrfdp_internal.mrf_fw_binary_codes).  Gathered, with the same model: t-wise objective linf
 -- (whose query rows are the last ones in order).
 \set QUIET 1
 \pset format unaligned
@@ -186,42 +186,42 @@ RESET ROLE;
 RESET mrfdp.distributed_frank_wolfe;
 SELECT is(fwk_spent('fwk_small'), 0::numeric, 'and nothing is charged');
 -- the sums are exact statistics: only the driver gets them
-SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_scores_agg(z, '\x5446524d0200000005000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fwk$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_kary_scores_agg(z, '\x5446524d0200000005000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fwk$$,
 	'%are called only by the mrf_learn_*_from functions%', 'the k-ary scores aggregate refuses a direct call on the coordinator');
 CREATE FUNCTION fwk_combine(state text) RETURNS bytea LANGUAGE sql AS $$
-	SELECT coord_combine_agg('mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
+	SELECT coord_combine_agg('mrfdp_internal.mrf_fw_kary_scores_agg(smallint[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
 $$;
-SELECT throws_like($$SELECT fwk_combine((SELECT worker_partial_agg('mrfdp.mrf_fw_kary_scores_agg(smallint[], bytea, oid)'::regprocedure,
+SELECT throws_like($$SELECT fwk_combine((SELECT worker_partial_agg('mrfdp_internal.mrf_fw_kary_scores_agg(smallint[], bytea, oid)'::regprocedure,
 		ROW(z, '\x5446524d0200000005000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid)::record)::text FROM fwk_local))$$,
 	'%are called only by the mrf_learn_*_from functions%', 'and a hand-made worker_partial_agg / coord_combine_agg');
 SELECT ok((SELECT bool_and(NOT success AND result LIKE '%are called only by the mrf_learn_*_from functions%')
-	FROM run_command_on_workers($$SELECT mrfdp.mrf_fw_kary_scores_agg(ARRAY[0, 2]::smallint[], '\x5446524d0200000002000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, 0::oid)$$)),
+	FROM run_command_on_workers($$SELECT mrfdp_internal.mrf_fw_kary_scores_agg(ARRAY[0, 2]::smallint[], '\x5446524d0200000002000000030000000000000000000000000000000000004001000000000000000000000000000000'::bytea, 0::oid)$$)),
 	'and a call on a worker');
 -- a t-wise step through the binary aggregate: refused the same way
-SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(b, '\x5446524d0300000006000000020000000300000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fwk$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_ising_scores_agg(b, '\x5446524d0300000006000000020000000300000000000000000000000000004001000000000000000000000000000000'::bytea, tableoid) FROM fwk$$,
 	'%are called only by the mrf_learn_*_from functions%', 'a t-wise step is refused outside the driver too');
 -- a forged step: a selection out of range, or alphabets on a binary design
-SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_scores_agg(z, '\x5446524d0200000005000000030000000000000002000000000000000000004001000000000000000000000000000000ff00000001000000'::bytea, tableoid) FROM fwk_local$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_kary_scores_agg(z, '\x5446524d0200000005000000030000000000000002000000000000000000004001000000000000000000000000000000ff00000001000000'::bytea, tableoid) FROM fwk_local$$,
 	'%invalid mrfdp score state%', 'a forged step (its length does not match its iteration) is refused');
-SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(b, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000100000000000000020202020202'::bytea, tableoid) FROM fwk_local$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_ising_scores_agg(b, '\x5446524d0100000006000000020000000000000000000000000000000000004001000000000000000100000000000000020202020202'::bytea, tableoid) FROM fwk_local$$,
 	'%invalid mrfdp score state%', 'alphabets on a binary design are refused');
 -- mrf_fw_kary_codes is callable by anyone with any jsonb: its domains and
 -- nulls are checked as a learner's options are (a domain that was not an
 -- array, e.g. true, was read as one and crashed the backend)
-SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": true, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": true, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
 	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain that is true is refused, the backend lives');
-SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": 123456789, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": 123456789, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
 	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain that is a number is refused');
-SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": {"a": 1, "b": 2}, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": {"a": 1, "b": 2}, "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
 	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain that is an object is refused');
-SELECT throws_like($$SELECT mrfdp.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": ["x"], "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_kary_codes(ROW('x', 'y', 'z')::fwk_t, 3, 0, '{"s1": ["x"], "s2": ["x", "y"], "s3": ["x", "z"]}', NULL)$$,
 	'%invalid value for option "domains"%', 'mrf_fw_kary_codes: a domain of one value is refused, as the learners refuse it');
-SELECT is(mrfdp.mrf_fw_kary_codes(ROW('x', 'y', NULL)::fwk_t, 3, 0, '{"s1": ["x", "y"], "s2": ["x", "y"], "s3": ["x", "z"]}', 'x'),
+SELECT is(mrfdp_internal.mrf_fw_kary_codes(ROW('x', 'y', NULL)::fwk_t, 3, 0, '{"s1": ["x", "y"], "s2": ["x", "y"], "s3": ["x", "z"]}', 'x'),
 	'{0,1,0}'::smallint[], 'mrf_fw_kary_codes: checked domains and nulls read as before');
 -- an anonymous ROW(...) has no declared types: a clear 0A000, not XX000
-SELECT throws_ok($$SELECT mrfdp.mrf_fw_kary_codes(ROW(1, 2), 2, 3, NULL, NULL)$$,
+SELECT throws_ok($$SELECT mrfdp_internal.mrf_fw_kary_codes(ROW(1, 2), 2, 3, NULL, NULL)$$,
 	'0A000', 'the protected path needs a declared row type', 'mrf_fw_kary_codes: an anonymous row is refused with 0A000');
-SELECT throws_ok($$SELECT mrfdp.mrf_fw_binary_codes(ROW(true, false), 2)$$,
+SELECT throws_ok($$SELECT mrfdp_internal.mrf_fw_binary_codes(ROW(true, false), 2)$$,
 	'0A000', 'the protected path needs a declared row type', 'mrf_fw_binary_codes too');
 -- a forged step of 20,000 iterations (p = 128) replays every earlier
 -- iteration's margins on a batch's rows: it must hear a cancel (it polled
@@ -236,7 +236,7 @@ DECLARE
 	started timestamptz := clock_timestamp();
 BEGIN
 	BEGIN
-		PERFORM mrfdp.mrf_fw_ising_scores_agg(b, (SELECT s FROM fwk_deaf_step), 1::oid) FROM fwk_deaf;
+		PERFORM mrfdp_internal.mrf_fw_ising_scores_agg(b, (SELECT s FROM fwk_deaf_step), 1::oid) FROM fwk_deaf;
 	EXCEPTION WHEN query_canceled THEN
 		NULL;
 	END;

@@ -1,6 +1,6 @@
 -- server: citus
 -- Issue 13, items 3 and 5 (fast iterations): distributed Frank-Wolfe reads
--- the shards through TABLESAMPLE mrfdp.mrf_fw_kept(step).  From the second
+-- the shards through TABLESAMPLE mrfdp_internal.mrf_fw_kept(step).  From the second
 -- iteration on, a worker backend that keeps a shard's part one iteration
 -- behind answers with one row of the shard read (its tableoid) and the
 -- step's last selections only; a miss (a part not kept, another backend)
@@ -160,19 +160,19 @@ RESET mrfdp.distributed_frank_wolfe;
 -- By hand.  The scan returns the rows of a table its caller can SELECT, or
 -- fewer (none for a step that frees, or that only a kept part answers).
 SET ROLE fwf_analyst;
-SELECT throws_ok($$SELECT count(*) FROM fwf TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)$$,
+SELECT throws_ok($$SELECT count(*) FROM fwf TABLESAMPLE mrfdp_internal.mrf_fw_kept('\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)$$,
 	'42501', NULL, 'a role that cannot SELECT the table reads nothing through the scan');
 RESET ROLE;
 SET ROLE fwf_reader;
 SELECT results_eq($$SELECT
-		(SELECT count(*) FROM fwf TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)),
-		(SELECT count(*) FROM fwf TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d01000000060000000200000000000000ffffffff000000000000004000000000000000000000000000000000'::bytea)),
-		(SELECT count(*) FROM fwf TABLESAMPLE mrfdp.mrf_fw_kept(('\x5646524d0100000006000000020000000000000003000000000000000000004000000000000000000000000000000000'
+		(SELECT count(*) FROM fwf TABLESAMPLE mrfdp_internal.mrf_fw_kept('\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)),
+		(SELECT count(*) FROM fwf TABLESAMPLE mrfdp_internal.mrf_fw_kept('\x5446524d01000000060000000200000000000000ffffffff000000000000004000000000000000000000000000000000'::bytea)),
+		(SELECT count(*) FROM fwf TABLESAMPLE mrfdp_internal.mrf_fw_kept(('\x5646524d0100000006000000020000000000000003000000000000000000004000000000000000000000000000000000'
 			|| repeat('00000000', 6) || repeat('01000000', 6))::bytea))$$,
 	$$VALUES (20000::bigint, 0::bigint, 0::bigint)$$,
 	'a role that can: every row, or none');
-SELECT throws_like($$SELECT mrfdp.mrf_fw_ising_scores_agg(row, '\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea, tableoid)
-		FROM fwf TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_fw_ising_scores_agg(row, '\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea, tableoid)
+		FROM fwf TABLESAMPLE mrfdp_internal.mrf_fw_kept('\x5446524d0100000006000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)$$,
 	'%are called only by the mrf_learn_*_from functions%', 'the scores through the scan are refused by hand');
 RESET ROLE;
 

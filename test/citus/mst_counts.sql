@@ -52,13 +52,13 @@ SELECT is((SELECT array_agg(m::jsonb - 'meta' ORDER BY src) FROM mcm13 WHERE src
 SELECT is(mc13_spent(), 0.5 + 0.25 + 3 * 0.125, 'each distributed release was charged once');
 
 -- What a worker sends: the tables (15 one-way + 90 two-way cells), not the rows.
-SELECT ok(length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+SELECT ok(length(worker_partial_agg('mrfdp_internal.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text)
 	< 2 * (28 + 100 + 8 + 8 * 105) + 10, 'the partial state of 6,000 rows is the size of its tables')
 	FROM mc13_local;
-SELECT is((SELECT length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+SELECT is((SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text) FROM mc13_local),
-	(SELECT length(worker_partial_agg('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+	(SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
 		ROW(kr, mrf_options(rho => 0.5, k => 3))::record)::text)
 		FROM (SELECT * FROM mc13_local LIMIT 1) x),
 	'and does not grow with the rows');
@@ -74,7 +74,7 @@ SELECT is((SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'big dist'),
 CREATE FUNCTION mc13_state(n bigint, ncells bigint, counts bigint[]) RETURNS text LANGUAGE sql
 	AS $$SELECT cs_state(2, 3, n, '{"k": 3, "rho": 1}', ncells, counts)$$;
 CREATE FUNCTION mc13_combine(state text) RETURNS mrf LANGUAGE sql
-	AS $$SELECT cs_combine('mrfdp.mrf_learn_mst_citus_agg(integer[], jsonb)', state)$$;
+	AS $$SELECT cs_combine('mrfdp_internal.mrf_learn_mst_citus_agg(integer[], jsonb)', state)$$;
 SELECT is(cs_refusal($$SELECT mc13_combine(mc13_state(10, 9, ARRAY[5, 5, 0, 0, 0, 0, 0, 0, 0]))$$),
 	'invalid mrfdp aggregate state: The state''s tables are not the ones its options give.',
 	'an MST counts state with the clique tables'' size (not one- and two-way) is refused');

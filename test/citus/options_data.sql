@@ -67,13 +67,13 @@ SELECT is(od13_spent('od13') + od13_spent('od13_ref'), 0.125, 'both releases wer
 -- computed from the rows passed there (the check saw no learner call).
 CREATE TABLE od13_plain AS SELECT * FROM od13;
 SELECT mrfdp.protect('od13_plain', epsilon => 1000, delta => 1e-6);
-SELECT throws_ok($$SELECT coord_combine_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
-	FROM (SELECT worker_partial_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
+SELECT throws_ok($$SELECT coord_combine_agg('mrfdp_internal.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
+	FROM (SELECT worker_partial_agg('mrfdp_internal.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
 		ROW(row, mrf_options(rho => (SELECT count(*) FROM od13_plain) / 3200.0))::record) s FROM od13_plain) x$$,
 	'22023', 'mrf_learn_ising needs the same options for every row',
 	'worker_partial_agg of a learner with options computed from the rows is refused');
-SELECT throws_ok($$SELECT coord_combine_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
-	FROM (SELECT worker_partial_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
+SELECT throws_ok($$SELECT coord_combine_agg('mrfdp_internal.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure, s::cstring, NULL::mrf)
+	FROM (SELECT worker_partial_agg('mrfdp_internal.mrf_learn_ising_citus_agg(boolean[],jsonb)'::regprocedure,
 		ROW(row, mrf_options(rho => 0.125))::record)::text s FROM od13_plain) x$$,
 	'22023', 'mrf_learn_ising needs the same options for every row',
 	'coord_combine_agg of a learner on a state computed in the query is refused');
@@ -100,13 +100,13 @@ SELECT is((SELECT mrf_learn_cliques(ROW(x, y), epsilon => 1, cliques => '[[1, 2]
 -- revoking it stops every role but superusers from learning on the cluster.
 CREATE ROLE od13_reader LOGIN;
 GRANT SELECT ON od13 TO od13_reader;
-REVOKE EXECUTE ON FUNCTION mrfdp.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION mrfdp_internal.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) FROM PUBLIC;
 SET ROLE od13_reader;
 SELECT throws_like($$SELECT mrf_learn_ising_agg(row, mrf_options(rho => 0.0625)) FROM od13$$,
 	'%permission denied for function mrf_learn_ising_citus_accum%',
 	'without EXECUTE on the transition, worker_partial_agg refuses the role');
 RESET ROLE;
-GRANT EXECUTE ON FUNCTION mrfdp.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION mrfdp_internal.mrf_learn_ising_citus_accum(bytea, anyelement, jsonb) TO PUBLIC;
 SET ROLE od13_reader;
 SELECT ok((SELECT mrf_learn_ising_agg(row, mrf_options(rho => 0.0625)) FROM od13) IS NOT NULL,
 	'with it (the default), the role learns from the distributed table');

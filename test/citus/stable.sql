@@ -3,7 +3,7 @@
 -- (docs/privacy.md 7.3).  mrf_learn_structure_from on a distributed table,
 -- with mrfdp.distributed_stable_blocks on (or auto when the rows do not fit
 -- the coordinator), sends each shard's rows to blocks of that shard
--- (mrfdp.mrf_stable_blocks_agg, as the table's owner), learns each block on
+-- (mrfdp_internal.mrf_stable_blocks_agg, as the table's owner), learns each block on
 -- the worker and ships back only the blocks' structures; the coordinator
 -- counts, adds noise of scale 4/epsilon and thresholds at the per-shard tau.
 -- Recovers the graph of a sampled chain over 2, 4 and 7 shards; charged
@@ -158,12 +158,12 @@ RESET mrfdp.distributed_stable_blocks;
 SELECT is(st13_releases('st13_small'), 0::bigint, 'and nothing is charged');
 
 -- The blocks' structures are not private: only the driver gets them.
-SELECT throws_like($$SELECT mrfdp.mrf_stable_blocks_agg(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_stable_blocks_agg(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
 	'%is called only by mrf_learn_structure_from%', 'the blocks aggregate refuses a direct call on the coordinator');
 CREATE FUNCTION st13_combine(state text) RETURNS bytea LANGUAGE sql AS $$
-	SELECT coord_combine_agg('mrfdp.mrf_stable_blocks_agg(integer[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
+	SELECT coord_combine_agg('mrfdp_internal.mrf_stable_blocks_agg(integer[], bytea, oid)'::regprocedure, state::cstring, NULL::bytea)
 $$;
-SELECT throws_like($$SELECT st13_combine((SELECT worker_partial_agg('mrfdp.mrf_stable_blocks_agg(integer[], bytea, oid)'::regprocedure,
+SELECT throws_like($$SELECT st13_combine((SELECT worker_partial_agg('mrfdp_internal.mrf_stable_blocks_agg(integer[], bytea, oid)'::regprocedure,
 		ROW(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid)::record)::text FROM st13_local))$$,
 	'%is called only by mrf_learn_structure_from%', 'and a hand-made worker_partial_agg / coord_combine_agg');
 -- forged states are checked before they are combined: a well-formed one reaches the
@@ -175,10 +175,10 @@ SELECT throws_like($$SELECT st13_combine('\x4246524d0500000004000000010000000000
 SELECT throws_like($$SELECT st13_combine('\x4246524d050000000400000001000000000000000a000000000000000000000000000000010000000000000001000000010000000a0000000000000000000000000000000100000003000000020000000100000000000000')$$,
 	'%invalid mrfdp blocks state%', 'a structure not in canonical form is refused');
 SELECT ok((SELECT bool_and(NOT success AND result LIKE '%is called only by mrf_learn_structure_from%')
-	FROM run_command_on_workers($$SELECT mrfdp.mrf_stable_blocks_agg(ARRAY[1, -1], '\x5346524d02000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, 0::oid)$$)),
+	FROM run_command_on_workers($$SELECT mrfdp_internal.mrf_stable_blocks_agg(ARRAY[1, -1], '\x5346524d02000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, 0::oid)$$)),
 	'and a call on a worker');
 SET ROLE st13_analyst;
-SELECT throws_like($$SELECT mrfdp.mrf_stable_blocks_agg(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_stable_blocks_agg(row, '\x5346524d05000000000000000000000004000000020000006400000000000000000000000000e03f000000000000f03f'::bytea, tableoid) FROM st13$$,
 	'%permission denied%', 'an analyst cannot read the protected rows through it');
 RESET ROLE;
 

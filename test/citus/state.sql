@@ -98,22 +98,22 @@ SELECT is((SELECT count(m) FROM m13 WHERE src = 'group'), 3::bigint, 'GROUP BY g
 SELECT is(s13_spent(), 0.9375, 'three charges');
 
 -- Rows or states that disagree on the options or the width: refused, nothing charged.
-SELECT throws_like($$SELECT mrfdp.mrf_learn_ising_citus_agg(row, CASE WHEN id = 7 THEN mrf_options(rho => 0.25) ELSE mrf_options(rho => 0.125) END) FROM s13_local$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_learn_ising_citus_agg(row, CASE WHEN id = 7 THEN mrf_options(rho => 0.25) ELSE mrf_options(rho => 0.125) END) FROM s13_local$$,
 	'%needs the same options for every row%', 'an options expression that is not a constant is refused by the combinable aggregate');
-SELECT throws_like($$SELECT mrfdp.mrf_learn_ising_citus_agg(row, o) FROM (SELECT row, CASE WHEN id = 7 THEN mrf_options(rho => 0.25) ELSE mrf_options(rho => 0.125) END AS o FROM s13_local OFFSET 0) x$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_learn_ising_citus_agg(row, o) FROM (SELECT row, CASE WHEN id = 7 THEN mrf_options(rho => 0.25) ELSE mrf_options(rho => 0.125) END AS o FROM s13_local OFFSET 0) x$$,
 	'%needs the same options for every row%', 'options from a column that differ between rows are refused by the combinable aggregate');
 SELECT throws_like($$SELECT mrf_learn_ising(CASE WHEN id = 7 THEN ARRAY[true] ELSE row END, rho => 0.125) FROM s13$$,
 	'%same number of variables%', 'a sample of another width is refused');
 SELECT is(s13_spent(), 0.9375, 'the refused statements charged nothing');
 
 -- A state in text form is checked before use (coord_combine_agg lets anyone pass one).
-SELECT throws_like($$SELECT coord_combine_agg('mrfdp.mrf_learn_ising_citus_agg(boolean[], jsonb)'::regprocedure, '\x0102'::cstring, NULL::mrf)$$,
+SELECT throws_like($$SELECT coord_combine_agg('mrfdp_internal.mrf_learn_ising_citus_agg(boolean[], jsonb)'::regprocedure, '\x0102'::cstring, NULL::mrf)$$,
 	'%invalid mrfdp aggregate state%', 'a truncated state is refused');
-SELECT throws_like(format($$SELECT coord_combine_agg('mrfdp.mrf_learn_pairwise_citus_agg(integer[], jsonb)'::regprocedure, %L::cstring, NULL::mrf)$$,
+SELECT throws_like(format($$SELECT coord_combine_agg('mrfdp_internal.mrf_learn_pairwise_citus_agg(integer[], jsonb)'::regprocedure, %L::cstring, NULL::mrf)$$,
 	'\x5346524d' || '02000000' || '02000000' || '03000000'
 	|| '0100000000000000' || '0e000000' || encode(convert_to('{"rho": 0.125}', 'UTF8'), 'hex') || '0109'),
 	'%invalid mrfdp aggregate state%', 'a k-ary state holding a value outside its alphabet is refused');
-SELECT throws_like($$SELECT mrfdp.mrf_learn_ising_citus_final('\x00'::bytea)$$,
+SELECT throws_like($$SELECT mrfdp_internal.mrf_learn_ising_citus_final('\x00'::bytea)$$,
 	'%non-aggregate context%', 'the final function cannot be called directly');
 
 SELECT * FROM finish();

@@ -85,7 +85,7 @@ SELECT mrfdp.revoke_learning('adm_prot2', 'mrfdp_adm_leaver');
 RESET ROLE;
 SELECT matches(pg_temp.drop_role('mrfdp_adm_leaver'), 'privileges for table mrfdp\.learning_grantees',
                'and while it has one left after a revoke');
-SELECT ok(mrfdp.holds_learning_marker('mrfdp_adm_leaver'::regrole), 'the role holds the marker privilege');
+SELECT ok(mrfdp_internal.holds_learning_marker('mrfdp_adm_leaver'::regrole), 'the role holds the marker privilege');
 CREATE TEMP TABLE leaver AS SELECT 'mrfdp_adm_leaver'::regrole::oid AS oid;
 DROP OWNED BY mrfdp_adm_leaver;
 SELECT is((SELECT count(*) FROM mrfdp.grants WHERE role::oid = (SELECT oid FROM leaver)), 0::bigint,
@@ -132,7 +132,7 @@ SELECT is((SELECT array_agg(relation::regclass::text) FROM mrfdp.grants WHERE ro
 SET ROLE mrfdp_adm_owner;
 SELECT mrfdp.revoke_learning('adm_prot2', 'mrfdp_adm_voided');
 RESET ROLE;
-SELECT ok(NOT mrfdp.holds_learning_marker('mrfdp_adm_voided'::regrole),
+SELECT ok(NOT mrfdp_internal.holds_learning_marker('mrfdp_adm_voided'::regrole),
           'revoking a role''s last grant revokes the marker privilege');
 SELECT is(pg_temp.drop_role('mrfdp_adm_voided'), 'dropped', 'and the role can be dropped');
 SET ROLE mrfdp_adm_analyst;

@@ -6,7 +6,7 @@
 -- and who owned the relation; owners and analysts read their rows through
 -- mrfdp.releases; DROP EXTENSION is refused while budgets exist.
 -- Not in a transaction: charges are committed by a worker; cleaned up at the end.
-SELECT plan(42);
+SELECT plan(44);
 
 DO $$
 BEGIN
@@ -187,6 +187,10 @@ SELECT throws_ok('DROP EXTENSION IF EXISTS pgtap_none, mrfdp', '2BP01', NULL,
                  'also in a list of extensions');
 SELECT throws_ok('DROP SCHEMA public CASCADE', '2BP01', NULL,
                  'so is dropping its schema with CASCADE');
+SELECT throws_ok('DROP SCHEMA mrfdp CASCADE', '2BP01', NULL,
+                 'or its ledger''s schema (a member''s cascade drops the extension)');
+SELECT throws_ok('DROP SCHEMA mrfdp_internal CASCADE', '2BP01', NULL,
+                 'or its internal schema');
 SELECT throws_ok(format('DROP OWNED BY %I', (SELECT extowner::regrole::text FROM pg_extension WHERE extname = 'mrfdp')),
                  '2BP01', NULL, 'so is DROP OWNED BY its owner');
 SELECT ok(EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'mrfdp'), 'the extension is still there');

@@ -66,8 +66,8 @@ SELECT throws_ok($$SELECT mrf_learn_ising_agg(row, mrf_options(rho => (SELECT co
 	'22023', 'mrf_learn_ising needs the same options for every row',
 	'a sublink in the options is refused');
 -- An aggregate of the role's own around mrfdp's support functions is a learner too.
-CREATE AGGREGATE od13_mine(anyelement, jsonb) (SFUNC = mrfdp.mrf_ising_accum, STYPE = internal,
-	FINALFUNC = mrfdp.mrf_ising_final);
+CREATE AGGREGATE od13_mine(anyelement, jsonb) (SFUNC = mrfdp_internal.mrf_ising_accum, STYPE = internal,
+	FINALFUNC = mrfdp_internal.mrf_ising_final);
 SELECT throws_ok($$SELECT od13_mine(row, mrf_options(rho => od13_rho())) FROM od13$$,
 	'22023', 'od13_mine needs the same options for every row',
 	'an aggregate of one''s own on mrfdp''s functions with options from the data is refused');

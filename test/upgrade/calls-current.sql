@@ -15,81 +15,81 @@ FROM mrf_option_defaults() WHERE option = 'lambda' AND learner IS NULL;
 -- Citus (issue 13, item 2): the learners' aggregates with a combinable
 -- state, on rows of VALUES and generate_series (no relation read: no ledger
 -- rows), and their support functions, which refuse outside an aggregate.
-SELECT mrfdp.mrf_learn_ising_citus_agg(x, mrf_options(rho => 1)) IS NOT NULL AS ising_citus_agg
+SELECT mrfdp_internal.mrf_learn_ising_citus_agg(x, mrf_options(rho => 1)) IS NOT NULL AS ising_citus_agg
 FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
-SELECT mrfdp.mrf_learn_twise_citus_agg(x, mrf_options(rho => 1, t => 2)) IS NOT NULL AS twise_citus_agg
+SELECT mrfdp_internal.mrf_learn_twise_citus_agg(x, mrf_options(rho => 1, t => 2)) IS NOT NULL AS twise_citus_agg
 FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
-SELECT mrfdp.mrf_learn_structure_citus_agg(x, mrf_options(epsilon => 1, delta => 1e-6, eta => 0.5)) IS NOT NULL
+SELECT mrfdp_internal.mrf_learn_structure_citus_agg(x, mrf_options(epsilon => 1, delta => 1e-6, eta => 0.5)) IS NOT NULL
 	AS structure_citus_agg
 FROM (SELECT ARRAY[g % 2 = 0, g % 3 = 0, g % 5 < 2] AS x FROM generate_series(1, 400) g) s;
-SELECT mrfdp.mrf_learn_pairwise_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS pairwise_citus_agg
+SELECT mrfdp_internal.mrf_learn_pairwise_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS pairwise_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
-SELECT mrfdp.mrf_learn_cliques_citus_agg(x, mrf_options(epsilon => 1, k => 3, cliques => '[[1, 2], [2, 3]]'))
+SELECT mrfdp_internal.mrf_learn_cliques_citus_agg(x, mrf_options(epsilon => 1, k => 3, cliques => '[[1, 2], [2, 3]]'))
 	IS NOT NULL AS cliques_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_citus_combine(NULL, NULL);
+	PERFORM mrfdp_internal.mrf_citus_combine(NULL, NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_ising_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	PERFORM mrfdp_internal.mrf_learn_ising_citus_accum(NULL, ARRAY[true], NULL::jsonb);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_ising_citus_final(NULL);
+	PERFORM mrfdp_internal.mrf_learn_ising_citus_final(NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_twise_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	PERFORM mrfdp_internal.mrf_learn_twise_citus_accum(NULL, ARRAY[true], NULL::jsonb);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_twise_citus_final(NULL);
+	PERFORM mrfdp_internal.mrf_learn_twise_citus_final(NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_structure_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	PERFORM mrfdp_internal.mrf_learn_structure_citus_accum(NULL, ARRAY[true], NULL::jsonb);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_structure_citus_final(NULL);
+	PERFORM mrfdp_internal.mrf_learn_structure_citus_final(NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_pairwise_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	PERFORM mrfdp_internal.mrf_learn_pairwise_citus_accum(NULL, ARRAY[true], NULL::jsonb);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_pairwise_citus_final(NULL);
+	PERFORM mrfdp_internal.mrf_learn_pairwise_citus_final(NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_cliques_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	PERFORM mrfdp_internal.mrf_learn_cliques_citus_accum(NULL, ARRAY[true], NULL::jsonb);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_cliques_citus_final(NULL);
+	PERFORM mrfdp_internal.mrf_learn_cliques_citus_final(NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
@@ -118,19 +118,19 @@ SELECT (mrf_learn_mst(r, rho => 1, domains => '{"c": ["x", "y", "z"], "d": ["u",
 FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
 SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
-SELECT mrfdp.mrf_learn_mst_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_citus_agg
+SELECT mrfdp_internal.mrf_learn_mst_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS mst_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
-SELECT mrfdp.mrf_learn_aim_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS aim_citus_agg
+SELECT mrfdp_internal.mrf_learn_aim_citus_agg(x, mrf_options(rho => 1, k => 3)) IS NOT NULL AS aim_citus_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_aim_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	PERFORM mrfdp_internal.mrf_learn_aim_citus_accum(NULL, ARRAY[true], NULL::jsonb);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_aim_citus_final(NULL);
+	PERFORM mrfdp_internal.mrf_learn_aim_citus_final(NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
@@ -142,88 +142,88 @@ EXCEPTION WHEN insufficient_privilege THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_mst_citus_accum(NULL, ARRAY[true], NULL::jsonb);
+	PERFORM mrfdp_internal.mrf_learn_mst_citus_accum(NULL, ARRAY[true], NULL::jsonb);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_learn_mst_citus_final(NULL);
+	PERFORM mrfdp_internal.mrf_learn_mst_citus_final(NULL);
 	RAISE EXCEPTION 'a Citus state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 -- issue 13 item 3: the scores aggregate refuses outside mrf_learn_ising_from
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_fw_ising_scores_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[true, false])) v(x);
+	PERFORM mrfdp_internal.mrf_fw_ising_scores_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[true, false])) v(x);
 	RAISE EXCEPTION 'the scores aggregate ran outside its driver';
 EXCEPTION WHEN invalid_binary_representation THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_fw_kary_scores_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[0, 2]::smallint[])) v(x);
+	PERFORM mrfdp_internal.mrf_fw_kary_scores_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[0, 2]::smallint[])) v(x);
 	RAISE EXCEPTION 'the k-ary scores aggregate ran outside its driver';
 EXCEPTION WHEN invalid_binary_representation THEN NULL;
 END$$;
 -- the codes of a k-ary sample (a function of its argument alone)
 DO $$
 BEGIN
-	IF mrfdp.mrf_fw_kary_codes(ARRAY[0, 2, 1]::smallint[], 3, 3, NULL, NULL) IS DISTINCT FROM ARRAY[0, 2, 1]::smallint[]
-		OR mrfdp.mrf_fw_kary_codes(ARRAY[0, 3, 1]::smallint[], 3, 3, NULL, NULL) IS NOT NULL THEN
+	IF mrfdp_internal.mrf_fw_kary_codes(ARRAY[0, 2, 1]::smallint[], 3, 3, NULL, NULL) IS DISTINCT FROM ARRAY[0, 2, 1]::smallint[]
+		OR mrfdp_internal.mrf_fw_kary_codes(ARRAY[0, 3, 1]::smallint[], 3, 3, NULL, NULL) IS NOT NULL THEN
 		RAISE EXCEPTION 'mrf_fw_kary_codes misread a sample';
 	END IF;
-	IF mrfdp.mrf_fw_binary_codes(ARRAY[1, -1, 1]::smallint[], 3) IS DISTINCT FROM ARRAY[true, false, true]
-		OR mrfdp.mrf_fw_binary_codes(ARRAY[1, 0, 1]::smallint[], 3) IS NOT NULL THEN
+	IF mrfdp_internal.mrf_fw_binary_codes(ARRAY[1, -1, 1]::smallint[], 3) IS DISTINCT FROM ARRAY[true, false, true]
+		OR mrfdp_internal.mrf_fw_binary_codes(ARRAY[1, 0, 1]::smallint[], 3) IS NOT NULL THEN
 		RAISE EXCEPTION 'mrf_fw_binary_codes misread a sample';
 	END IF;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_fw_scores_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
+	PERFORM mrfdp_internal.mrf_fw_scores_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
 	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_fw_scores_combine(NULL, NULL);
+	PERFORM mrfdp_internal.mrf_fw_scores_combine(NULL, NULL);
 	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_fw_scores_final(NULL);
+	PERFORM mrfdp_internal.mrf_fw_scores_final(NULL);
 	RAISE EXCEPTION 'a scores state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 -- issue 13 item 3: the stable mode's blocks aggregate refuses outside mrf_learn_structure_from
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_stable_blocks_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[true, false])) v(x);
+	PERFORM mrfdp_internal.mrf_stable_blocks_agg(x, '\x'::bytea, 0::oid) FROM (VALUES (ARRAY[true, false])) v(x);
 	RAISE EXCEPTION 'the blocks aggregate ran outside its driver';
 EXCEPTION WHEN invalid_binary_representation THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_stable_blocks_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
+	PERFORM mrfdp_internal.mrf_stable_blocks_accum(NULL, ARRAY[true], NULL::bytea, NULL::oid);
 	RAISE EXCEPTION 'a blocks state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_stable_blocks_combine(NULL, NULL);
+	PERFORM mrfdp_internal.mrf_stable_blocks_combine(NULL, NULL);
 	RAISE EXCEPTION 'a blocks state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 DO $$
 BEGIN
-	PERFORM mrfdp.mrf_stable_blocks_final(NULL);
+	PERFORM mrfdp_internal.mrf_stable_blocks_final(NULL);
 	RAISE EXCEPTION 'a blocks state function ran outside an aggregate';
 EXCEPTION WHEN feature_not_supported THEN NULL;
 END$$;
 -- the kept-parts scan: every row of a table with a first step, none with a step that frees
 CREATE TEMP TABLE up_fw_kept AS SELECT g FROM generate_series(1, 3) g;
-SELECT (SELECT count(*) FROM up_fw_kept TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d0100000002000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)) = 3
-	AND (SELECT count(*) FROM up_fw_kept TABLESAMPLE mrfdp.mrf_fw_kept('\x5446524d01000000020000000200000000000000ffffffff000000000000004000000000000000000000000000000000'::bytea)) = 0
+SELECT (SELECT count(*) FROM up_fw_kept TABLESAMPLE mrfdp_internal.mrf_fw_kept('\x5446524d0100000002000000020000000000000001000000000000000000004000000000000000000000000000000000'::bytea)) = 3
+	AND (SELECT count(*) FROM up_fw_kept TABLESAMPLE mrfdp_internal.mrf_fw_kept('\x5446524d01000000020000000200000000000000ffffffff000000000000004000000000000000000000000000000000'::bytea)) = 0
 	AS fw_kept_scan;
 -- issue 12 item 2: AIM in every form (VALUES rows: no relation, no ledger
 -- row), a workload by column names; mrf_options takes workload

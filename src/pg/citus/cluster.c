@@ -399,7 +399,7 @@ CheckOptionsWalker(Node *node, LearnerWalk *walk)
 
 /*
  * The learner aggregate's sibling whose state Citus can combine
- * (mrfdp.mrf_learn_<kind>_citus_agg, citus/state.c) for the call's sample
+ * (mrfdp_internal.mrf_learn_<kind>_citus_agg, citus/state.c) for the call's sample
  * type, or InvalidOid.  The siblings live in schema mrfdp with the other
  * support functions: users never call them.
  */
@@ -417,7 +417,7 @@ CombinableSibling(Aggref *aggref)
 	if (len < 5 || strcmp(name + len - 4, "_agg") != 0 || strstr(name, "_citus_") != NULL)
 		return InvalidOid;
 	name[len - 4] = '\0';
-	return LookupFuncName(list_make2(makeString("mrfdp"),
+	return LookupFuncName(list_make2(makeString("mrfdp_internal"),
 									 makeString(psprintf("%s_citus_agg", name))),
 						  2, argtypes, true);
 }

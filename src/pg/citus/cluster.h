@@ -84,7 +84,7 @@ struct MrfFwDesign;
 bytea	   *MrfFwStepCreate(uint64 learn, const struct MrfFwDesign *design, int t, bool last,
 							const int *sel_j, const int *sel_sign);
 
-/* The iteration of the step that frees a learn's kept parts (TABLESAMPLE mrfdp.mrf_fw_kept). */
+/* The iteration of the step that frees a learn's kept parts (TABLESAMPLE mrfdp_internal.mrf_fw_kept). */
 #define MRF_FW_STEP_FORGET (-1)
 
 /*

@@ -143,13 +143,13 @@ DistributedBlocks(void *arg, const MrfStableStep *step, struct MrfStructure **st
 	pfree(call.result);
 }
 
-/* The blocks aggregate for samples of typid (mrfdp.mrf_stable_blocks_agg), or InvalidOid. */
+/* The blocks aggregate for samples of typid (mrfdp_internal.mrf_stable_blocks_agg), or InvalidOid. */
 static Oid
 BlocksAggregate(Oid typid)
 {
 	Oid			argtypes[3] = {typid, BYTEAOID, OIDOID};
 
-	return LookupFuncName(list_make2(makeString("mrfdp"), makeString("mrf_stable_blocks_agg")),
+	return LookupFuncName(list_make2(makeString("mrfdp_internal"), makeString("mrf_stable_blocks_agg")),
 						  3, argtypes, true);
 }
 
@@ -173,8 +173,8 @@ ForgetKeptParts(FwDriver *drv)
 
 /*
  * The name of the scores aggregate for rows of format: binary rows
- * (mrfdp.mrf_fw_ising_scores_agg, for every binary design) or k-ary ones
- * (mrfdp.mrf_fw_kary_scores_agg).
+ * (mrfdp_internal.mrf_fw_ising_scores_agg, for every binary design) or k-ary ones
+ * (mrfdp_internal.mrf_fw_kary_scores_agg).
  */
 static const char *
 ScoresAggregateName(MrfRowFormat format)
@@ -193,7 +193,7 @@ ScoresAggregate(Oid typid, MrfRowFormat format)
 {
 	Oid			argtypes[3] = {typid, BYTEAOID, OIDOID};
 
-	return LookupFuncName(list_make2(makeString("mrfdp"), makeString(pstrdup(ScoresAggregateName(format)))),
+	return LookupFuncName(list_make2(makeString("mrfdp_internal"), makeString(pstrdup(ScoresAggregateName(format)))),
 						  3, argtypes, true);
 }
 
@@ -294,9 +294,9 @@ FwPrepare(MrfFromCall *fc)
 		return NULL;
 	codes = !OidIsValid(ScoresAggregate(fc->typid, fc->format));
 	if (codes && fc->format == MRF_ROWS_BITS)
-		scored = psprintf("mrfdp.mrf_fw_binary_codes(%s, %d)", fc->sample_expr, fc->p);
+		scored = psprintf("mrfdp_internal.mrf_fw_binary_codes(%s, %d)", fc->sample_expr, fc->p);
 	else if (codes)
-		scored = psprintf("mrfdp.mrf_fw_kary_codes(%s, %d, %d, %s::jsonb, %s::text)", fc->sample_expr,
+		scored = psprintf("mrfdp_internal.mrf_fw_kary_codes(%s, %d, %d, %s::jsonb, %s::text)", fc->sample_expr,
 						  fc->p, (plan->opt.given & MRF_OPT_K) ? plan->opt.k : 0,
 						  plan->opt.domains != NULL ?
 						  quote_literal_cstr(JsonbToCString(NULL, &plan->opt.domains->root,
@@ -310,7 +310,7 @@ FwPrepare(MrfFromCall *fc)
 	 * tableoid names the shard on a worker: its cache key; the kept-parts
 	 * scan (mrf_fw_kept) stops after one row of a shard kept there
 	 */
-	drv->sql = psprintf("SELECT mrfdp.%s(%s, $1, %s.tableoid) FROM %s TABLESAMPLE mrfdp.mrf_fw_kept($1)",
+	drv->sql = psprintf("SELECT mrfdp_internal.%s(%s, $1, %s.tableoid) FROM %s TABLESAMPLE mrfdp_internal.mrf_fw_kept($1)",
 						ScoresAggregateName(fc->format), scored, quote_identifier(fc->alias), fc->from);
 	return drv;
 }
@@ -386,7 +386,7 @@ StablePrepare(MrfFromCall *fc)
 		return NULL;
 	drv = palloc0(sizeof(StableDriver));
 	drv->relid = fc->relid;
-	drv->sql = psprintf("SELECT mrfdp.mrf_stable_blocks_agg(%s, $1, %s.tableoid) FROM %s",
+	drv->sql = psprintf("SELECT mrfdp_internal.mrf_stable_blocks_agg(%s, $1, %s.tableoid) FROM %s",
 						fc->sample_expr, quote_identifier(fc->alias), fc->from);
 	return drv;
 }

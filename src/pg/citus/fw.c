@@ -2,7 +2,7 @@
  * citus/fw.c - distributed Frank-Wolfe on Citus (docs/citus_fw.md): the exact integer score sums of one Frank-Wolfe
  * iteration of any Frank-Wolfe learner's problem (core/fwdesign.h: Ising,
  * pairwise k-ary, t-wise) as an aggregate Citus splits over the shards,
- * mrfdp.mrf_fw_ising_scores_agg (binary rows) or mrf_fw_kary_scores_agg
+ * mrfdp_internal.mrf_fw_ising_scores_agg (binary rows) or mrf_fw_kary_scores_agg
  * (k-ary rows) (sample, step, tableoid).
  *
  * The driver (protected/learn_from.c, the mrf_learn_*_from functions of the learners
@@ -1049,7 +1049,7 @@ mrf_fw_binary_codes(PG_FUNCTION_ARGS)
 }
 
 /*
- * The kept-parts scan, TABLESAMPLE mrfdp.mrf_fw_kept(step) (docs/citus_fw.md
+ * The kept-parts scan, TABLESAMPLE mrfdp_internal.mrf_fw_kept(step) (docs/citus_fw.md
  * section 3): the driver reads the shards through it.  On a shard whose
  * part this backend keeps and can move to the step's iteration (CacheHit)
  * the scan stops after the first row, which only names the shard to the
@@ -1174,7 +1174,7 @@ KeptNextTuple(SampleScanState *node, BlockNumber blockno, OffsetNumber maxoffset
 }
 
 PG_FUNCTION_INFO_V1(mrf_fw_kept_handler);
-/* The tablesample method mrfdp.mrf_fw_kept(step bytea). */
+/* The tablesample method mrfdp_internal.mrf_fw_kept(step bytea). */
 Datum
 mrf_fw_kept_handler(PG_FUNCTION_ARGS)
 {

@@ -1,6 +1,6 @@
 /*
  * citus/stable.c - the stable mode's blocks cut where the rows are
- * (docs/privacy.md 7.3): mrfdp.mrf_stable_blocks_agg(sample, step,
+ * (docs/privacy.md 7.3): mrfdp_internal.mrf_stable_blocks_agg(sample, step,
  * tableoid), an aggregate Citus splits over the shards.
  *
  * The driver (protected/learn_from.c, mrf_learn_structure_from on a distributed table)

@@ -404,7 +404,7 @@ MrfMayReadBudget(Oid relid, Oid role)
 	if (MrfCatalogQuery("SELECT pg_has_role($2::oid, c.relowner, 'USAGE') OR"
 						"  EXISTS (SELECT 1 FROM mrfdp.grants g WHERE g.relation = b.relation"
 						"          AND pg_has_role($2::oid, g.role, 'USAGE')"
-						"          AND mrfdp.holds_learning_marker(g.role))"
+						"          AND " MRF_HOLDS_LEARNING_MARKER_SQL ")"
 						"  OR (SELECT rolsuper FROM pg_roles WHERE oid = $2::oid)"
 						" FROM mrfdp.budget b JOIN pg_class c ON c.oid = b.relation"
 						" WHERE b.relation = $1::oid::regclass",

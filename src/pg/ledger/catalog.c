@@ -384,7 +384,7 @@ MrfCheckLearningGrant(Oid relid, Oid role)
 	granted = MrfCatalogQuery("SELECT 1 FROM mrfdp.grants g JOIN mrfdp.budget b USING (relation)"
 						   " WHERE g.relation = $1::oid::regclass"
 						   " AND pg_catalog.pg_has_role($2::oid, g.role, 'USAGE')"
-						   " AND mrfdp.holds_learning_marker(g.role)",
+						   " AND " MRF_HOLDS_LEARNING_MARKER_SQL,
 						   2, types, values, NULL, true);
 	SPI_finish();
 	if (granted == 0)

@@ -39,6 +39,18 @@
 	"       b.spent_zcdp_rho + b.spent_pure_rho + c.zr + c.pr <= mrfdp.exact_numeric(b.rho_cap))"
 
 /*
+ * Whether grants row g's role itself holds the learning marker privilege
+ * (REFERENCES on mrfdp.learning_grantees), as the SQL function
+ * mrfdp_internal.holds_learning_marker says: written out, so that the query
+ * reads the same under every installed version's schema (the function sat
+ * in mrfdp before 0.2.0).
+ */
+#define MRF_HOLDS_LEARNING_MARKER_SQL \
+	"EXISTS (SELECT 1 FROM pg_catalog.pg_class mc, pg_catalog.aclexplode(mc.relacl) ma" \
+	"        WHERE mc.oid = 'mrfdp.learning_grantees'::pg_catalog.regclass" \
+	"          AND ma.grantee = g.role::pg_catalog.oid AND ma.privilege_type = 'REFERENCES')"
+
+/*
  * Runs one query on the mrfdp catalog as the extension's owner (inside
  * SPI_connect); returns SPI_processed.
  */

@@ -16,9 +16,12 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/dependency.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_namespace.h"
+#include "commands/extension.h"
 #include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -104,9 +107,20 @@ DropsExtension(Node *parsetree)
 		}
 		else if (stmt->removeType == OBJECT_SCHEMA && stmt->behavior == DROP_CASCADE)
 		{
+			/*
+			 * The schema it was created in, or one of its own (mrfdp,
+			 * mrfdp_internal): dropping a member of an extension by cascade
+			 * drops the extension.
+			 */
 			foreach(lc, stmt->objects)
-				if (get_namespace_oid(strVal(lfirst(lc)), true) == schema)
+			{
+				Oid			nsp = get_namespace_oid(strVal(lfirst(lc)), true);
+
+				if (OidIsValid(nsp) &&
+					(nsp == schema ||
+					 getExtensionOfObject(NamespaceRelationId, nsp) == get_extension_oid("mrfdp", true)))
 					return true;
+			}
 		}
 	}
 	else if (IsA(parsetree, DropOwnedStmt))
@@ -133,7 +147,7 @@ mrf_refuse_drop_with_budgets(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("mrfdp.refuse_drop_with_budgets() must be called as an event trigger")));
+				 errmsg("mrfdp_internal.refuse_drop_with_budgets() must be called as an event trigger")));
 	trigdata = (EventTriggerData *) fcinfo->context;
 	if (trigdata->parsetree == NULL || !DropsExtension(trigdata->parsetree))
 		PG_RETURN_NULL();
