@@ -1518,6 +1518,8 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 				s = s * set->card[sepvars[j]] + row[sepvars[j]];
 			key[r] = s;
 			fill[s + 1]++;
+			if ((r & 0xFFFFF) == 0xFFFFF)
+				MrfPoll(env, i, nc + 1);
 		}
 		for (int64_t s = 0; s < ns; s++)
 			fill[s + 1] += fill[s];
@@ -1537,6 +1539,8 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 			for (int64_t t = 0; t < m; t++)
 				BpWriteCell(bp, u, xu[bs[s] + vals[t]],
 							out + (int64_t) byrow[fill[s] + t] * p);
+			if (m > 0xFFFFF)
+				MrfPoll(env, i, nc + 1);
 		}
 		MrfPoll(env, i + 1, nc + 1);
 	}
