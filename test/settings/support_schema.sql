@@ -2,7 +2,8 @@
 -- Support functions stay out of users' \df (issue 14 item 3): every function
 -- or aggregate users never call (aggregate support taking internal, the
 -- Citus siblings the planner hook puts in place of a learner aggregate, their
--- transitions and finals) lives in schema mrfdp, not in the extension's schema.
+-- transitions and finals) lives in schema mrfdp_internal, not in the
+-- extension's schema nor in mrfdp (test/operations/user_schema.sql).
 BEGIN;
 SELECT plan(3);
 CREATE TEMP VIEW ext_funcs AS
@@ -12,11 +13,11 @@ CREATE TEMP VIEW ext_funcs AS
 	 WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
 	   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'mrfdp');
 SELECT is((SELECT string_agg(DISTINCT proname, ', ') FROM ext_funcs
-		   WHERE nsp <> 'mrfdp' AND (takes_internal OR proname ~ '_(citus_agg|citus_accum|citus_final|accum|combine)$')),
-		  NULL, 'no support function or Citus sibling aggregate outside schema mrfdp (found:)');
-SELECT cmp_ok((SELECT count(*) FROM ext_funcs WHERE nsp = 'mrfdp' AND prokind = 'a' AND proname ~ '_citus_agg$'),
-			  '>=', 30::bigint, 'the Citus sibling aggregates (one per learner and sample type) are in schema mrfdp');
-SELECT cmp_ok((SELECT count(*) FROM ext_funcs WHERE nsp <> 'mrfdp' AND prokind = 'a' AND proname ~ '^mrf_learn_[a-z]+_agg$'),
+		   WHERE nsp <> 'mrfdp_internal' AND (takes_internal OR proname ~ '_(citus_agg|citus_accum|citus_final|accum|combine)$')),
+		  NULL, 'no support function or Citus sibling aggregate outside schema mrfdp_internal (found:)');
+SELECT cmp_ok((SELECT count(*) FROM ext_funcs WHERE nsp = 'mrfdp_internal' AND prokind = 'a' AND proname ~ '_citus_agg$'),
+			  '>=', 30::bigint, 'the Citus sibling aggregates (one per learner and sample type) are in schema mrfdp_internal');
+SELECT cmp_ok((SELECT count(*) FROM ext_funcs WHERE nsp = 'public' AND prokind = 'a' AND proname ~ '^mrf_learn_[a-z]+_agg$'),
 			  '>=', 6::bigint, 'the learner aggregates users call stay in the extension''s schema');
 SELECT * FROM finish();
 ROLLBACK;
