@@ -10,9 +10,14 @@
  *
  * The protected path charges before it reads (its charge is known from the
  * options), when n is not yet known: its ledger rows are written with
- * rows_read -1, and once the rows are counted a second request of the same
- * worker settles them (MrfSettleRows): rows_read becomes n, the one update
- * the ledger's append-only trigger allows besides the drop trigger's.
+ * rows_read -1, and once the rows are counted they are settled
+ * (MrfSettleRows): rows_read becomes n, the one update the ledger's
+ * append-only trigger allows besides the drop trigger's.  The worker that
+ * committed the charge settles them too: after its commit it waits, outside
+ * any transaction, for the caller's n (or for the caller's request to go
+ * away: its error, its end), and settles in a second transaction; one
+ * worker start per release instead of two (docs/privacy.md 9.5).  It holds
+ * a background-worker slot while the caller counts.
  */
 #include "postgres.h"
 
@@ -24,6 +29,9 @@
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
@@ -45,6 +53,15 @@ typedef enum ChargeStatus
 	CHARGE_OVER_BUDGET = 2,
 	CHARGE_NOT_PROTECTED = 3
 } ChargeStatus;
+
+/* The settling of a charge's ledger rows by the worker that committed it. */
+typedef enum SettlePhase
+{
+	SETTLE_NONE = 0,			/* the caller has not counted yet */
+	SETTLE_GO = 1,				/* rows holds n: settle */
+	SETTLE_ABANDONED = 2,		/* the caller's request went away: rows_read stays -1 */
+	SETTLE_DONE = 3
+} SettlePhase;
 
 #define CHARGE_STATEMENT_LEN 1024
 
@@ -92,6 +109,10 @@ typedef struct ChargeRequest
 	int64		rows;
 	char		statement[CHARGE_STATEMENT_LEN];
 	bool		not_private;	/* mrfdp.test_seed keyed the release (DescribeForLedger) */
+	bool		await_settle;	/* after the charge, wait to settle (MrfSettleRows) */
+	pid_t		caller_pid;		/* the releasing backend */
+	pid_t		worker_pid;		/* the worker, once started */
+	volatile int settle_phase;	/* SettlePhase, set by the caller */
 	/* answer */
 	volatile int status;
 	Oid			failed_relation;
@@ -101,6 +122,25 @@ typedef struct ChargeRequest
 } ChargeRequest;
 
 PGDLLEXPORT void mrf_charge_worker_main(Datum main_arg);
+
+/* A charge worker that committed a charge and waits to settle it (see the header). */
+struct MrfChargeSession
+{
+	dsm_segment *seg;
+	BackgroundWorkerHandle *handle;
+	ChargeRequest *req;
+	pid_t		pid;
+};
+
+/* Wakes the backend pid (the caller or the worker), if it is still there. */
+static void
+WakeBackend(pid_t pid)
+{
+	PGPROC	   *proc = pid != 0 ? BackendPidGetProc(pid) : NULL;
+
+	if (proc != NULL)
+		SetLatch(&proc->procLatch);
+}
 
 /* A request for the charge of nrelations relations, in a segment sized for them. */
 static ChargeRequest *
@@ -190,14 +230,46 @@ ChargeOfRequest(const ChargeRequest *req)
 	return charge;
 }
 
-/* Runs the charge worker on a request and waits for it to finish. */
+/*
+ * Waits until a worker that stays to settle has answered (its status is no
+ * longer pending) or has stopped; BGWH_STARTED while it still runs.
+ */
+static BgwHandleStatus
+WaitForAnswer(BackgroundWorkerHandle *handle, ChargeRequest *req)
+{
+	for (;;)
+	{
+		pid_t		pid;
+		BgwHandleStatus status;
+
+		pg_read_barrier();
+		if (req->status != CHARGE_PENDING)
+			return BGWH_STARTED;
+		status = GetBackgroundWorkerPid(handle, &pid);
+		if (status == BGWH_STOPPED || status == BGWH_POSTMASTER_DIED)
+		{
+			pg_read_barrier();
+			return status;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Runs the charge worker on a request and waits for it to finish, or (a
+ * request that awaits its settling) for its answer; session (may be NULL)
+ * gets the worker's handle.
+ */
 static void
-RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
+RunChargeWorker(dsm_segment *seg, ChargeRequest *req, struct MrfChargeSession *session)
 {
 	BackgroundWorker worker;
 	BackgroundWorkerHandle *handle;
 	BgwHandleStatus status;
-	pid_t		pid;
+	pid_t		pid = 0;
 
 	DescribeForLedger(req);
 	memset(&worker, 0, sizeof(worker));
@@ -233,8 +305,14 @@ RunChargeWorker(dsm_segment *seg, ChargeRequest *req)
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the mrfdp charge worker"),
 				 errdetail("Nothing was released or charged.")));
-	status = WaitForBackgroundWorkerShutdown(handle);
-	if (status != BGWH_STOPPED)
+	req->worker_pid = pid;
+	if (session != NULL)
+	{
+		session->handle = handle;
+		session->pid = pid;
+	}
+	status = req->await_settle ? WaitForAnswer(handle, req) : WaitForBackgroundWorkerShutdown(handle);
+	if (status != BGWH_STOPPED && !(req->await_settle && status == BGWH_STARTED))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("lost contact with the mrfdp charge worker"),
@@ -313,6 +391,45 @@ SettleLedgerRows(ChargeRequest *req)
 		if (rc != SPI_OK_UPDATE)
 			elog(ERROR, "mrfdp ledger settle failed: %s", SPI_result_code_string(rc));
 	}
+}
+
+/*
+ * Worker, after its charge committed: waits (outside any transaction) for
+ * the caller's n, then settles the ledger rows in a transaction of its own.
+ * The caller's request going away (its error or end detaches the segment)
+ * or the caller's exit ends the wait, rows_read left -1.
+ */
+static void
+AwaitSettle(ChargeRequest *req)
+{
+	for (;;)
+	{
+		int			phase;
+
+		pg_read_barrier();
+		phase = req->settle_phase;
+		if (phase == SETTLE_ABANDONED || BackendPidGetProc(req->caller_pid) == NULL)
+			return;
+		if (phase == SETTLE_GO)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	pg_read_barrier();
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "mrfdp settle");
+	SettleLedgerRows(req);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	pg_write_barrier();
+	req->settle_phase = SETTLE_DONE;
 }
 
 /* Background worker: checks and charges in one transaction, then commits. */
@@ -464,8 +581,30 @@ mrf_charge_worker_main(Datum main_arg)
 	/* Only a committed charge is reported as one. */
 	pg_write_barrier();
 	req->status = CHARGE_COMMITTED;
+	WakeBackend(req->caller_pid);
+	if (req->await_settle && !req->settle)
+		AwaitSettle(req);
 	dsm_detach(seg);
 	proc_exit(0);
+}
+
+/*
+ * The caller's side of a waiting worker's segment going away (the settling
+ * done, or the caller's error or transaction end releasing it): a worker
+ * still waiting stops, leaving rows_read -1.
+ */
+static void
+AbandonSettle(dsm_segment *seg, Datum arg)
+{
+	ChargeRequest *req = dsm_segment_address(seg);
+
+	pg_read_barrier();
+	if (req->settle_phase == SETTLE_NONE)
+	{
+		req->settle_phase = SETTLE_ABANDONED;
+		pg_write_barrier();
+		WakeBackend(req->worker_pid);
+	}
 }
 
 /* See ledger/worker.h. */
@@ -476,23 +615,43 @@ MrfChargeInWorker(const MrfCharge *charge, Oid role, bool protected_path,
 	dsm_segment *seg;
 	ChargeRequest *req;
 
+	struct MrfChargeSession *session = NULL;
+
 	req = NewRequest(&seg, charge, role, protected_path, relids, nrelations);
+	if (receipt != NULL)
+	{
+		receipt->session = NULL;
+		if (charge->rows < 0)
+		{
+			/* the worker stays to settle: the segment stays until then */
+			session = palloc0(sizeof(*session));
+			session->seg = seg;
+			session->req = req;
+			req->await_settle = true;
+			req->caller_pid = MyProcPid;
+			on_dsm_detach(seg, AbandonSettle, PointerGetDatum(NULL));
+		}
+	}
 	PG_TRY();
 	{
-		RunChargeWorker(seg, req);
+		RunChargeWorker(seg, req, session);
 		if (receipt != NULL)
 		{
 			receipt->nrows = nrelations;
 			receipt->ids = palloc(sizeof(int64) * nrelations);
 			for (int i = 0; i < nrelations; i++)
 				receipt->ids[i] = req->rel[i].ledger_id;
+			receipt->session = session;
 		}
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		dsm_detach(seg);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (session == NULL)
+		dsm_detach(seg);
 }
 
 /* See ledger/worker.h. */
@@ -506,6 +665,27 @@ MrfSettleRows(const MrfLedgerReceipt *receipt, const MrfCharge *charge, int64 ro
 
 	if (receipt->nrows < 1)
 		return;
+	if (receipt->session != NULL)
+	{
+		struct MrfChargeSession *session = receipt->session;
+
+		/* the worker that committed the charge settles it, then exits */
+		session->req->rows = rows;
+		pg_write_barrier();
+		session->req->settle_phase = SETTLE_GO;
+		WakeBackend(session->pid);
+		PG_TRY();
+		{
+			(void) WaitForBackgroundWorkerShutdown(session->handle);
+		}
+		PG_FINALLY();
+		{
+			dsm_detach(session->seg);
+		}
+		PG_END_TRY();
+		pfree(relids);
+		return;
+	}
 	settle.rows = rows;
 	req = NewRequest(&seg, &settle, GetUserId(), true, relids, receipt->nrows);
 	req->settle = true;
@@ -513,7 +693,7 @@ MrfSettleRows(const MrfLedgerReceipt *receipt, const MrfCharge *charge, int64 ro
 		req->rel[i].ledger_id = receipt->ids[i];
 	PG_TRY();
 	{
-		RunChargeWorker(seg, req);
+		RunChargeWorker(seg, req, NULL);
 	}
 	PG_FINALLY();
 	{
