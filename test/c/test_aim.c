@@ -877,7 +877,7 @@ TestFitByComponents(void)
 	};
 	int			card[P];
 	int64_t		n = 3000;
-	uint8_t    *rows = malloc(n * P);
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * P);
 	MrfRng		rng;
 	int			same = 0;
 	int			runs = 0;
@@ -889,14 +889,14 @@ TestFitByComponents(void)
 	for (int64_t r = 0; r < n; r++)
 		for (int v = 0; v < P; v++)
 		{
-			uint8_t    *z = rows + r * P;
+			MrfCode    *z = rows + r * P;
 			int			u = (int) (MrfRngU64(&rng) % 10);
 
-			z[v] = (uint8_t) (MrfRngU64(&rng) % card[v]);
+			z[v] = (MrfCode) (MrfRngU64(&rng) % card[v]);
 			if (v >= 2 && u < 4)
-				z[v] = (uint8_t) (z[v / 2] % card[v]);
+				z[v] = (MrfCode) (z[v / 2] % card[v]);
 			else if (v >= 2 && u < 8)
-				z[v] = (uint8_t) (z[v - 1] % card[v]);
+				z[v] = (MrfCode) (z[v - 1] % card[v]);
 		}
 	for (int seed = 1; seed <= 3; seed++)
 		for (int b = 0; b < 3; b++)
