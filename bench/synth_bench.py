@@ -2,9 +2,9 @@
 
 A 20-column enum table whose first column (a 3% class) drives the others,
 20,000 rows; MST learns it at rho 10.  Then, alternating, `repeats` times:
-  - mrf_synthesize_into(model, 'synth', N) against CREATE TABLE AS of N rows
-    of 20 random enum columns of the same types (the floor of writing such a
-    table from SQL);
+  - mrf_synthesize_into(model, 'synth', N), and with method => 'allocate',
+    against CREATE TABLE AS of N rows of 20 random enum columns of the same
+    types (the floor of writing such a table from SQL);
   - SELECT count(*) FROM mrf_sample(model, N) against NumPy's ancestral
     sampler of the same tree (the model's clique marginals, conditionals per
     edge, inverse-CDF draws vectorised over rows).
@@ -103,11 +103,14 @@ def numpy_sample(n, rng):
 
 rnd_cols = ", ".join(
     f"(ARRAY['a','b','c']::lvl[])[1 + floor(random() * 3)::int] AS c{j}" for j in range(1, P))
-results = {"synthesize_into": [], "create_table_as": [], "mrf_sample": [], "numpy": []}
+results = {"synthesize_into": [], "allocate_into": [], "create_table_as": [], "mrf_sample": [],
+           "numpy": []}
 rng = np.random.default_rng(1)
 for r in range(REPEATS):
-    cur.execute("DROP TABLE IF EXISTS synth, ctas")
+    cur.execute("DROP TABLE IF EXISTS synth, alloc, ctas")
     results["synthesize_into"].append(timed(f"SELECT mrf_synthesize_into((SELECT m FROM model), 'synth', {N}, seed => {r})"))
+    results["allocate_into"].append(timed(
+        f"SELECT mrf_synthesize_into((SELECT m FROM model), 'alloc', {N}, seed => {r}, method => 'allocate')"))
     results["create_table_as"].append(timed(
         f"CREATE TABLE ctas AS SELECT (ARRAY['common','rare']::cls[])[1 + floor(random() * 2)::int] AS cls, {rnd_cols} "
         f"FROM generate_series(1, {N})"))
@@ -121,5 +124,7 @@ print(f"rows {N}, repeats {REPEATS}, model: MST over {P} columns ({len(edges)} e
 for k, v in results.items():
     print(f"{k:18s} median {med[k]:8.3f} s   runs {' '.join(f'{x:.3f}' for x in v)}")
 print(f"mrf_synthesize_into / CREATE TABLE AS: {med['synthesize_into'] / med['create_table_as']:.2f}x")
+print(f"mrf_synthesize_into, method 'allocate' / CREATE TABLE AS: {med['allocate_into'] / med['create_table_as']:.2f}x; "
+      f"/ method 'sample': {med['allocate_into'] / med['synthesize_into']:.2f}x")
 print(f"mrf_sample: {N / med['mrf_sample']:,.0f} rows/s; NumPy ancestral: {N / med['numpy']:,.0f} rows/s; "
       f"ratio mrf_sample / NumPy time {med['mrf_sample'] / med['numpy']:.2f}x")
