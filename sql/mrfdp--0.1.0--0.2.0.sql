@@ -1256,7 +1256,7 @@ BEGIN
 	('function', 'mrf_dot', 'The graph of a model as a Graphviz DOT document: nodes named by its variables, edges above threshold, width by |weight|, sign by colour and style; a clique model''s edges join the variables that share a clique.'),
 	('function', 'mrf_synthesize', 'n synthetic rows of a given row type (e.g. NULL::the_source_table) sampled from a model (method ''sample'') or allocated through its junction tree so that its marginals match up to rounding (''allocate''), codes turned into the columns'' types through the model''s labels; no budget.'),
 	('function', 'mrf_synthesize_into', 'Creates a table with the model''s variable names and source column types and fills it with n synthetic rows (mrf_synthesize); the caller''s rights, no budget. Returns the rows inserted.'),
-	('function', 'mrf_sample', 'n samples from a model: exact enumeration for small models, one Gibbs chain otherwise (burn_in sweeps, then one sample every thin sweeps).'),
+	('function', 'mrf_sample', 'n samples from a model: exact (enumeration, or through its junction tree) where possible; otherwise 4 chains with parallel tempering (burn_in rounds, then one sample of each chain every thin rounds), reported with their split R-hat in a NOTICE.'),
 	('function', 'mrf_progress', 'Learners running now (pid, learner, work done and total) that the caller may see; needs mrfdp in shared_preload_libraries.'),
 	-- budget conversions
 	('function', 'mrf_zcdp_to_dp', 'Epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP: tight (Canonne-Kamath-Steinke 2020) or bs16 (Bun-Steinke 2016).'),

@@ -224,7 +224,7 @@ BEGIN
 END
 $synthesize_into$;
 
--- Gibbs (or exact, for small p) samples; VOLATILE: draws randomness.
+-- Exact samples where possible, else chains with parallel tempering; VOLATILE: draws randomness.
 CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
 						   thin int DEFAULT 10, seed bigint DEFAULT NULL)
 	RETURNS SETOF int[]

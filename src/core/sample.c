@@ -1,7 +1,8 @@
 /*
  * sample.c - drawing samples from a model of every kind: exact enumeration
- * when there are few states, one Gibbs chain (RunGibbs, the one driver of
- * every kind's sweep) otherwise.
+ * when there are few states, forward sampling through a junction tree when
+ * one fits, and otherwise several chains with parallel tempering (RunChains,
+ * the one driver of every kind's sweep), with a split R-hat over the chains.
  *
  * Ising model: P(z) proportional to exp(sum_{i<j} S_ij z_i z_j + sum_i theta_i z_i)
  * over z in {-1,+1}^p, where S = (A + A^T) / 2 with its diagonal ignored.
@@ -12,8 +13,10 @@
  *   - LogWeightsToCdf / DrawFromCdf: a categorical draw from unnormalised
  *     log-weights (the 2^p states here; k^p states, or the k values of one
  *     Gibbs conditional, for a k-ary model);
- *   - RunGibbs: the Gibbs driver's schedule (burn-in, thinning, polling),
- *     shared by the Ising, t-wise, pairwise and clique chains.
+ *   - RunChains: the chain sampler (chains, temperatures, swaps, burn-in,
+ *     thinning, polling, diagnostics), shared by the Ising, t-wise,
+ *     pairwise and clique chains, each of which gives it a sweep at a
+ *     temperature (ChainKind).
  *
  * Randomness comes from the caller's MrfRng only.  Sampling releases nothing
  * about private data (the model is already released), so the generator's
@@ -40,8 +43,8 @@ MrfSamplerName(MrfSampler sampler)
 			return "exact (enumeration)";
 		case MRF_SAMPLER_TREE:
 			return "exact (junction tree)";
-		case MRF_SAMPLER_GIBBS:
-			return "gibbs";
+		case MRF_SAMPLER_CHAINS:
+			return "parallel tempering";
 		case MRF_SAMPLER_ALLOCATE:
 			return "allocated (junction tree)";
 		case MRF_SAMPLER_NONE:
@@ -92,7 +95,7 @@ TreeSampler(const MrfSampleOptions *opt, int done)
 }
 
 /*
- * Approximate multiply-adds of Gibbs work between two polls.  A sweep costs
+ * Approximate multiply-adds of chain work between two polls.  A sweep costs
  * about p + nnz, so polling by work rather than by sweep count keeps cancel
  * responsive for dense models (p = 2000 is 4M per sweep) without polling
  * after every sweep of a tiny chain.
@@ -244,58 +247,301 @@ DrawFromCdf(const double *cdf, int64_t count, MrfRng *rng)
 }
 
 /*
- * A Gibbs chain as the one driver below sees it: sweep advances the chain's
- * state by one systematic scan, keep writes the state into one output row
- * of row_bytes bytes, work is the multiply-adds of one sweep (for polling).
+ * ---- the chain sampler: parallel tempering over several chains ----
+ *
+ * A model that can be sampled neither by enumeration nor through a junction
+ * tree is sampled by MRF_SAMPLE_CHAINS independent chains, each a ladder of
+ * replicas at inverse temperatures 1 = beta_0 > beta_1 > ... > beta_{R-1}
+ * (parallel tempering, Swendsen and Wang 1986, Geyer 1991; Earl and Deem
+ * 2005 review it).  Replica r targets
+ *
+ *     pi_r(z) proportional to exp(F(z) + beta_r U(z)),
+ *
+ * F the fields (one-variable terms: Ising and t-wise order-1 terms,
+ * pairwise theta, one-variable cliques) and U every coupling (terms of two
+ * or more variables).  Only the couplings are tempered: the hottest replica
+ * is then a weakly coupled model that a Gibbs sweep mixes fast, while the
+ * fields, which no mode separation comes from, add no variance to the swap
+ * ratios.  Each round sweeps every replica of every chain once (one
+ * systematic-scan Gibbs sweep at its beta) and then proposes swaps of the
+ * states of neighbouring replicas, even pairs on even rounds and odd pairs
+ * on odd rounds (the deterministic even-odd scheme: Okabe et al. 2001,
+ * Syed et al. 2022), each accepted with probability
+ *
+ *     min(1, exp((beta_r - beta_{r+1}) (U(z_{r+1}) - U(z_r)))),
+ *
+ * the Metropolis ratio of the product target, so every replica keeps its
+ * pi_r and replica 0 the model itself.  A chain stuck in one mode at beta
+ * 1 gets a state from the hot end, where the modes connect.
+ *
+ * The ladder: beta_{R-1} = min(1, 1 / (2 L)), L the largest over variables
+ * of the summed influence bounds of the other variables on it (Ising:
+ * sum_j |S_ij|; see each kind's strength).  Below that, Dobrushin's
+ * uniqueness condition holds with coefficient 1/2 and a Gibbs sweep
+ * contracts (Dobrushin 1970; Dyer, Goldberg and Jerrum 2009 for the sweep),
+ * so the hot replica mixes in a few sweeps.  A model whose L is at most 1/2
+ * is that fast at beta 1: one replica a chain.  Otherwise R temperatures
+ * evenly spaced in log beta, R - 1 = ceil(log(1 / beta_min) sqrt(p) / 2)
+ * (clamped to MRF_SAMPLE_MAX_TEMPERATURES): the energy's standard deviation
+ * grows as sqrt(p), so neighbouring betas must come closer as 1 / sqrt(p)
+ * for swaps to be accepted.
+ *
+ * The schedule: burn_in rounds, then one row from replica 0 of each chain
+ * every thin rounds, rows interleaved (row m from chain m mod C).
  */
-typedef struct GibbsChain
-{
-	void		(*sweep) (void *state, MrfRng *rng);
-	void		(*keep) (const void *state, void *row);
-	void	   *state;
-	size_t		row_bytes;
-	int64_t		work;
-} GibbsChain;
 
 /*
- * The schedule of every Gibbs sampler: from the chain's start, burn_in
- * sweeps, then one kept state every thin sweeps, n of them; polls by work
- * done rather than by sweeps.
+ * One kind's chain as the driver sees it.  sweep runs a systematic scan of
+ * state z at inverse temperature beta and returns the change of U(z);
+ * couplings is U(z); start draws a uniform state; keep writes z as one
+ * output row; code is variable i's value 0..card-1 (for the diagnostics).
+ */
+typedef struct ChainKind
+{
+	double		(*sweep) (const void *model, void *z, double beta, MrfRng *rng);
+	double		(*couplings) (const void *model, const void *z);
+	void		(*start) (const void *model, void *z, MrfRng *rng);
+	void		(*keep) (const void *model, const void *z, void *row);
+	int			(*code) (const void *z, int i);
+	const void *model;
+	int			p;
+	const int  *card;			/* p alphabets, or NULL: every variable has k */
+	int			k;
+	size_t		state_bytes;
+	size_t		row_bytes;
+	int64_t		work;			/* multiply-adds of one sweep (for polling) */
+	double		strength;		/* L: the largest summed influence on a variable */
+} ChainKind;
+
+/* One replica: its state and its couplings U. */
+typedef struct Replica
+{
+	void	   *z;
+	double		u;
+} Replica;
+
+/* Variable i's alphabet. */
+static inline int
+KindCard(const ChainKind *kind, int i)
+{
+	return kind->card != NULL ? kind->card[i] : kind->k;
+}
+
+/* See the ladder above: R betas into beta (at most MRF_SAMPLE_MAX_TEMPERATURES). */
+static int
+ChainLadder(double strength, int p, double *beta)
+{
+	double		betaMin;
+	double		span;
+	int			rungs;
+	int			r;
+
+	beta[0] = 1.0;
+	if (!(strength > 0.5))
+		return 1;
+	betaMin = 0.5 / strength;
+	span = log(1.0 / betaMin);
+	rungs = 1 + (int) ceil(span * sqrt((double) p) / 2.0);
+	if (rungs < 2)
+		rungs = 2;
+	if (rungs > MRF_SAMPLE_MAX_TEMPERATURES)
+		rungs = MRF_SAMPLE_MAX_TEMPERATURES;
+	for (r = 1; r < rungs; r++)
+		beta[r] = exp(-span * r / (rungs - 1));
+	return rungs;
+}
+
+/*
+ * Split R-hat (Gelman et al., Bayesian Data Analysis, 3rd ed., 11.4) of
+ * every value indicator of every variable over the 2C half-chains of
+ * draws draws each: the square root of (W (N - 1) / N + B / N) / W, W the
+ * mean within-sequence variance, B / N the variance of the sequence means.
+ * count holds, per sequence, the draws of each (variable, value) at
+ * offset[i] + value.  An indicator constant in every sequence is skipped;
+ * one constant within sequences but different between them is infinite.
  */
 static void
-RunGibbs(const GibbsChain *chain, int64_t n, int burn_in, int thin,
-		 MrfRng *rng, const MrfEnv *env, void *out)
+SplitRhat(const ChainKind *kind, const int64_t *count, const int64_t *offset,
+		  int64_t stats, int sequences, int64_t draws, MrfChainReport *report)
 {
-	int64_t		totalSweeps = (int64_t) burn_in + n * (int64_t) thin;
-	int64_t		sweepsPerPoll;
-	int64_t		done = 0;
-	int64_t		m;
+	double		n = (double) draws;
+	int			i;
 
-	sweepsPerPoll = MRF_GIBBS_POLL_WORK / (chain->work > 0 ? chain->work : 1);
-	if (sweepsPerPoll < 1)
-		sweepsPerPoll = 1;
-
-	MrfPoll(env, 0, totalSweeps);
-	for (; done < burn_in; done++)
+	report->rhat = draws >= MRF_SAMPLE_RHAT_MIN_DRAWS ? 1.0 : NAN;
+	report->rhat_variable = -1;
+	report->rhat_value = -1;
+	if (draws < MRF_SAMPLE_RHAT_MIN_DRAWS)
+		return;
+	for (i = 0; i < kind->p; i++)
 	{
-		chain->sweep(chain->state, rng);
-		if ((done + 1) % sweepsPerPoll == 0)
-			MrfPoll(env, done + 1, totalSweeps);
-	}
-	for (m = 0; m < n; m++)
-	{
-		int			t;
+		/* a binary variable's two indicators have the same R-hat */
+		int			first = KindCard(kind, i) == 2 ? 1 : 0;
 
-		for (t = 0; t < thin; t++)
+		for (int a = first; a < KindCard(kind, i); a++)
 		{
-			chain->sweep(chain->state, rng);
-			done++;
-			if (done % sweepsPerPoll == 0)
-				MrfPoll(env, done, totalSweeps);
+			double		grand = 0.0;
+			double		within = 0.0;
+			double		between = 0.0;
+			double		rhat;
+			int			s;
+
+			for (s = 0; s < sequences; s++)
+				grand += (double) count[s * stats + offset[i] + a] / n;
+			grand /= sequences;
+			for (s = 0; s < sequences; s++)
+			{
+				double		mean = (double) count[s * stats + offset[i] + a] / n;
+
+				within += mean * (1.0 - mean) * n / (n - 1.0);
+				between += (mean - grand) * (mean - grand);
+			}
+			within /= sequences;
+			between /= sequences - 1;
+			if (within <= 0.0)
+				rhat = between > 0.0 ? INFINITY : 1.0;
+			else
+				rhat = sqrt(((n - 1.0) / n * within + between) / within);
+			if (report->rhat_variable < 0 || rhat > report->rhat)
+			{
+				report->rhat = rhat;
+				report->rhat_variable = i;
+				report->rhat_value = a;
+			}
 		}
-		chain->keep(chain->state, (char *) out + (size_t) m * chain->row_bytes);
 	}
-	MrfPoll(env, totalSweeps, totalSweeps);
+}
+
+/*
+ * The chain sampler (see above): n rows into out, the diagnostics into
+ * report (may be NULL).  Polls by work done rather than by rounds.
+ */
+static MrfStatus
+RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
+		  MrfRng *rng, const MrfEnv *env, void *out, MrfChainReport *report)
+{
+	const int	chains = MRF_SAMPLE_CHAINS;
+	double		beta[MRF_SAMPLE_MAX_TEMPERATURES];
+	int			rungs = ChainLadder(kind->strength, kind->p, beta);
+	int64_t		perChain = (n + chains - 1) / chains;
+	int64_t		kept = perChain * (int64_t) thin;
+	int64_t		rounds = (int64_t) burn_in + kept;
+	int64_t		half = kept / 2;
+	int64_t		roundWork;
+	int64_t		roundsPerPoll;
+	int64_t		stats = 0;
+	int64_t    *offset;
+	int64_t    *count;
+	int64_t		tried[MRF_SAMPLE_MAX_TEMPERATURES];
+	double		accepted[MRF_SAMPLE_MAX_TEMPERATURES];
+	Replica    *rep;
+	char	   *states;
+	int64_t		t;
+	int			c;
+	int			r;
+	int			i;
+
+	offset = MrfAlloc(env, sizeof(int64_t) * ((size_t) kind->p + 1));
+	if (offset == NULL)
+		return MRF_ENOMEM;
+	for (i = 0; i < kind->p; i++)
+	{
+		offset[i] = stats;
+		stats += KindCard(kind, i);
+	}
+	offset[kind->p] = stats;
+	count = MrfAlloc(env, sizeof(int64_t) * (size_t) (2 * chains) * (size_t) stats);
+	rep = MrfAlloc(env, sizeof(Replica) * (size_t) chains * rungs);
+	states = MrfAlloc(env, kind->state_bytes * (size_t) chains * rungs);
+	if (count == NULL || rep == NULL || states == NULL)
+	{
+		MrfFree(env, offset);
+		MrfFree(env, count);
+		MrfFree(env, rep);
+		MrfFree(env, states);
+		return MRF_ENOMEM;
+	}
+	memset(tried, 0, sizeof(tried));
+	memset(accepted, 0, sizeof(accepted));
+	for (c = 0; c < chains * rungs; c++)
+	{
+		rep[c].z = states + (size_t) c * kind->state_bytes;
+		kind->start(kind->model, rep[c].z, rng);
+		rep[c].u = kind->couplings(kind->model, rep[c].z);
+	}
+
+	roundWork = kind->work * chains * rungs;
+	roundsPerPoll = MRF_GIBBS_POLL_WORK / (roundWork > 0 ? roundWork : 1);
+	if (roundsPerPoll < 1)
+		roundsPerPoll = 1;
+	MrfPoll(env, 0, rounds);
+	for (t = 0; t < rounds; t++)
+	{
+		for (c = 0; c < chains; c++)
+		{
+			Replica    *ladder = rep + (size_t) c * rungs;
+
+			for (r = 0; r < rungs; r++)
+				ladder[r].u += kind->sweep(kind->model, ladder[r].z, beta[r], rng);
+			for (r = (int) (t & 1); r + 1 < rungs; r += 2)
+			{
+				double		logRatio = (beta[r] - beta[r + 1]) * (ladder[r + 1].u - ladder[r].u);
+				double		accept = logRatio >= 0.0 ? 1.0 : exp(logRatio);
+
+				tried[r]++;
+				accepted[r] += accept;
+				if (MrfRngUniform(rng) < accept)
+				{
+					Replica		swap = ladder[r];
+
+					ladder[r] = ladder[r + 1];
+					ladder[r + 1] = swap;
+				}
+			}
+		}
+		if (t >= burn_in)
+		{
+			int64_t		after = t - burn_in;
+			int			seq = after < half ? 0 : (after >= kept - half ? 1 : -1);
+
+			/* the draws of each half-chain, for the split R-hat */
+			for (c = 0; seq >= 0 && c < chains; c++)
+			{
+				int64_t    *row = count + (size_t) (2 * c + seq) * stats;
+
+				for (i = 0; i < kind->p; i++)
+					row[offset[i] + kind->code(rep[(size_t) c * rungs].z, i)]++;
+			}
+			if ((after + 1) % thin == 0)
+				for (c = 0; c < chains; c++)
+				{
+					int64_t		m = (after / thin) * chains + c;
+
+					if (m < n)
+						kind->keep(kind->model, rep[(size_t) c * rungs].z,
+								   (char *) out + (size_t) m * kind->row_bytes);
+				}
+		}
+		if ((t + 1) % roundsPerPoll == 0)
+			MrfPoll(env, t + 1, rounds);
+	}
+	MrfPoll(env, rounds, rounds);
+
+	if (report != NULL)
+	{
+		report->chains = chains;
+		report->temperatures = rungs;
+		report->beta_min = beta[rungs - 1];
+		report->swap_rate = rungs > 1 ? 1.0 : NAN;
+		for (r = 0; r + 1 < rungs; r++)
+			if (tried[r] > 0 && accepted[r] / tried[r] < report->swap_rate)
+				report->swap_rate = accepted[r] / tried[r];
+		SplitRhat(kind, count, offset, stats, 2 * chains, half, report);
+	}
+	MrfFree(env, offset);
+	MrfFree(env, count);
+	MrfFree(env, rep);
+	MrfFree(env, states);
+	return MRF_OK;
 }
 
 /* Spin of node i in enumeration state s: bit i set means +1. */
@@ -371,41 +617,60 @@ SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
 	return MRF_OK;
 }
 
-/* An Ising chain: the couplings, the fields and the current spins (+-1). */
+/* An Ising model as its chains see it: the couplings and the fields. */
 typedef struct IsingChain
 {
 	const MrfNeighbours *nb;
 	const double *theta;
-	double	   *z;
 } IsingChain;
 
 /*
- * One systematic-scan Gibbs sweep: for i = 0..p-1 resample z_i from
- * P(z_i = +1 | rest) = sigmoid(2 h_i), h_i = sum_j S_ij z_j + theta_i.
- * The field is recomputed from the neighbours at every update rather than
- * maintained incrementally, so no rounding drift accumulates over long
- * chains.  1 / (1 + exp(-2h)) is safe at both ends in IEEE arithmetic
- * (exp overflows to inf, giving 0).
+ * One systematic-scan sweep at inverse temperature beta: for i = 0..p-1
+ * resample z_i from P(z_i = +1 | rest) = sigmoid(2 (theta_i + beta c_i)),
+ * c_i = sum_j S_ij z_j; U changes by (z_i' - z_i) c_i.  The coupling sum
+ * is recomputed from the neighbours at every update rather than maintained
+ * incrementally, so no rounding drift accumulates over long chains.
+ * 1 / (1 + exp(-2h)) is safe at both ends in IEEE arithmetic (exp
+ * overflows to inf, giving 0).
  */
-static void
-IsingGibbsSweep(void *state, MrfRng *rng)
+static double
+IsingSweep(const void *model, void *state, double beta, MrfRng *rng)
 {
-	IsingChain *chain = state;
+	const IsingChain *chain = model;
 	const MrfNeighbours *nb = chain->nb;
-	double	   *z = chain->z;
+	double	   *z = state;
+	double		du = 0.0;
 	int			i;
 
 	for (i = 0; i < nb->p; i++)
 	{
-		double		h = chain->theta[i];
-		double		probPlus;
+		double		c = 0.0;
+		double		zi;
 		int64_t		k;
 
 		for (k = nb->start[i]; k < nb->start[i + 1]; k++)
-			h += nb->weight[k] * z[nb->col[k]];
-		probPlus = 1.0 / (1.0 + exp(-2.0 * h));
-		z[i] = (MrfRngUniform(rng) < probPlus) ? 1.0 : -1.0;
+			c += nb->weight[k] * z[nb->col[k]];
+		zi = (MrfRngUniform(rng) < 1.0 / (1.0 + exp(-2.0 * (chain->theta[i] + beta * c)))) ? 1.0 : -1.0;
+		du += (zi - z[i]) * c;
+		z[i] = zi;
 	}
+	return du;
+}
+
+/* U(z) = sum_{i<j} S_ij z_i z_j. */
+static double
+IsingCouplings(const void *model, const void *state)
+{
+	const MrfNeighbours *nb = ((const IsingChain *) model)->nb;
+	const double *z = state;
+	double		u = 0.0;
+	int			i;
+
+	for (i = 0; i < nb->p; i++)
+		for (int64_t k = nb->start[i]; k < nb->start[i + 1]; k++)
+			if (nb->col[k] > i)
+				u += nb->weight[k] * z[i] * z[nb->col[k]];
+	return u;
 }
 
 /* The spins of a +-1 chain as one int8 row. */
@@ -420,11 +685,9 @@ SpinsKeep(const double *z, int p, int8_t *row)
 
 /* An Ising chain's state as one output row. */
 static void
-IsingKeep(const void *state, void *row)
+IsingKeep(const void *model, const void *state, void *row)
 {
-	const IsingChain *chain = state;
-
-	SpinsKeep(chain->z, chain->nb->p, row);
+	SpinsKeep(state, ((const IsingChain *) model)->nb->p, row);
 }
 
 /* A uniformly random start of a +-1 chain. */
@@ -437,38 +700,74 @@ SpinsStart(double *z, int p, MrfRng *rng)
 		z[i] = (MrfRngBelow(rng, 2) == 1) ? 1.0 : -1.0;
 }
 
-/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
-static MrfStatus
-SampleIsingGibbs(const MrfNeighbours *nb, const double *theta, int p,
-				 int64_t n, int burn_in, int thin, MrfRng *rng,
-				 const MrfEnv *env, int8_t *out)
+/* A uniformly random start of an Ising chain. */
+static void
+IsingStart(const void *model, void *state, MrfRng *rng)
 {
-	IsingChain	state;
-	GibbsChain	chain;
-
-	state.nb = nb;
-	state.theta = theta;
-	state.z = MrfAlloc(env, sizeof(double) * (size_t) p);
-	if (state.z == NULL)
-		return MRF_ENOMEM;
-	chain.sweep = IsingGibbsSweep;
-	chain.keep = IsingKeep;
-	chain.state = &state;
-	chain.row_bytes = (size_t) p;
-	chain.work = (int64_t) p + nb->nnz;
-	SpinsStart(state.z, p, rng);
-	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
-	MrfFree(env, state.z);
-	return MRF_OK;
+	SpinsStart(state, ((const IsingChain *) model)->nb->p, rng);
 }
 
-/* Draws n samples of an Ising model, exactly for small p, by Gibbs otherwise. */
+/* The code of a spin: 1 for +1, 0 for -1 (as the clique form codes it). */
+static int
+SpinCode(const void *state, int i)
+{
+	return ((const double *) state)[i] > 0.0;
+}
+
+/*
+ * Dobrushin's influence bound of spin j on spin i is tanh(|S_ij|) <= |S_ij|;
+ * the strength is the largest sum over j.
+ */
+static double
+IsingStrength(const MrfNeighbours *nb)
+{
+	double		strength = 0.0;
+	int			i;
+
+	for (i = 0; i < nb->p; i++)
+	{
+		double		sum = 0.0;
+
+		for (int64_t k = nb->start[i]; k < nb->start[i + 1]; k++)
+			sum += fabs(nb->weight[k]);
+		if (sum > strength)
+			strength = sum;
+	}
+	return strength;
+}
+
+/* The chain sampler (RunChains) on an Ising model. */
+static MrfStatus
+SampleIsingChains(const MrfNeighbours *nb, const double *theta, int p,
+				  int64_t n, int burn_in, int thin, MrfRng *rng,
+				  const MrfEnv *env, int8_t *out, MrfChainReport *report)
+{
+	IsingChain	model = {nb, theta};
+	ChainKind	kind;
+
+	memset(&kind, 0, sizeof(kind));
+	kind.sweep = IsingSweep;
+	kind.couplings = IsingCouplings;
+	kind.start = IsingStart;
+	kind.keep = IsingKeep;
+	kind.code = SpinCode;
+	kind.model = &model;
+	kind.p = p;
+	kind.k = 2;
+	kind.state_bytes = sizeof(double) * (size_t) p;
+	kind.row_bytes = (size_t) p;
+	kind.work = (int64_t) p + nb->nnz;
+	kind.strength = IsingStrength(nb);
+	return RunChains(&kind, n, burn_in, thin, rng, env, out, report);
+}
+
+/* Draws n samples of an Ising model (MrfIsingSampleWith with no report). */
 MrfStatus
 MrfIsingSample(const double *A, const double *theta, int p, int64_t n,
 			   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 			   int8_t *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 0, 0};
+	MrfSampleOptions opt = {burn_in, thin, 0, 0, NULL};
 
 	return MrfIsingSampleWith(A, theta, p, n, &opt, rng, env, out, NULL);
 }
@@ -542,10 +841,10 @@ MrfIsingSampleWith(const double *A, const double *theta, int p, int64_t n,
 	if (p <= MRF_EXACT_MAX_P)
 		status = SampleIsingExact(&nb, theta, p, n, rng, env, out);
 	else
-		status = SampleIsingGibbs(&nb, theta, p, n, burn_in, thin, rng, env,
-								  out);
+		status = SampleIsingChains(&nb, theta, p, n, burn_in, thin, rng, env,
+								   out, opt->report);
 	if (used != NULL)
-		*used = p <= MRF_EXACT_MAX_P ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_GIBBS;
+		*used = p <= MRF_EXACT_MAX_P ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_CHAINS;
 
 	NeighboursFree(env, &nb);
 	return status;
@@ -708,29 +1007,33 @@ SampleTwiseExact(const double *coef, int p, int t, int64_t n, MrfRng *rng,
 	return MRF_OK;
 }
 
-/* A t-wise chain: the monomials by node and the current spins (+-1). */
+/* A t-wise model as its chains see it: the monomials by node. */
 typedef struct TwiseChain
 {
 	const TwiseIncidence *inc;
 	int			p;
-	double	   *z;
 } TwiseChain;
 
 /*
- * One systematic-scan sweep: z_i from sigmoid(2 d_i h), the field
- * recomputed from the monomials of i at every update (no drift).
+ * One systematic-scan sweep at inverse temperature beta: z_i from
+ * sigmoid(2 (f_i + beta c_i)), f_i the order-1 coefficient of i and c_i the
+ * sum over i's larger monomials; U changes by (z_i' - z_i) c_i.  The sums
+ * are recomputed from the monomials of i at every update (no drift).
  */
-static void
-TwiseGibbsSweep(void *state, MrfRng *rng)
+static double
+TwiseSweep(const void *model, void *state, double beta, MrfRng *rng)
 {
-	TwiseChain *chain = state;
+	const TwiseChain *chain = model;
 	const TwiseIncidence *inc = chain->inc;
-	double	   *z = chain->z;
+	double	   *z = state;
+	double		du = 0.0;
 	int			i;
 
 	for (i = 0; i < chain->p; i++)
 	{
-		double		h = 0.0;
+		double		f = 0.0;
+		double		c = 0.0;
+		double		zi;
 		int64_t		e;
 
 		for (e = inc->start[i]; e < inc->start[i + 1]; e++)
@@ -739,52 +1042,130 @@ TwiseGibbsSweep(void *state, MrfRng *rng)
 			double		term = inc->coef[e];
 			int			l;
 
+			if (inc->count[e] == 0)
+			{
+				f += term;
+				continue;
+			}
 			for (l = 0; l < inc->count[e]; l++)
 				term *= z[v[l]];
-			h += term;
+			c += term;
 		}
-		z[i] = (MrfRngUniform(rng) < 1.0 / (1.0 + exp(-2.0 * h))) ? 1.0 : -1.0;
+		zi = (MrfRngUniform(rng) < 1.0 / (1.0 + exp(-2.0 * (f + beta * c)))) ? 1.0 : -1.0;
+		du += (zi - z[i]) * c;
+		z[i] = zi;
 	}
+	return du;
+}
+
+/*
+ * U(z) = sum over monomials J of two or more variables of c_J prod z_J:
+ * each is listed once per member, so each member adds its share 1 / |J|.
+ */
+static double
+TwiseCouplings(const void *model, const void *state)
+{
+	const TwiseChain *chain = model;
+	const TwiseIncidence *inc = chain->inc;
+	const double *z = state;
+	double		u = 0.0;
+	int			i;
+
+	for (i = 0; i < chain->p; i++)
+		for (int64_t e = inc->start[i]; e < inc->start[i + 1]; e++)
+		{
+			const int  *v = inc->vars + inc->first[e];
+			double		term = inc->coef[e] * z[i];
+
+			if (inc->count[e] == 0)
+				continue;
+			for (int l = 0; l < inc->count[e]; l++)
+				term *= z[v[l]];
+			u += term / (inc->count[e] + 1);
+		}
+	return u;
 }
 
 /* A t-wise chain's state as one output row. */
 static void
-TwiseKeep(const void *state, void *row)
+TwiseKeep(const void *model, const void *state, void *row)
 {
-	const TwiseChain *chain = state;
-
-	SpinsKeep(chain->z, chain->p, row);
+	SpinsKeep(state, ((const TwiseChain *) model)->p, row);
 }
 
-/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
+/* A uniformly random start of a t-wise chain. */
+static void
+TwiseStart(const void *model, void *state, MrfRng *rng)
+{
+	SpinsStart(state, ((const TwiseChain *) model)->p, rng);
+}
+
+/*
+ * Flipping z_j moves 2 (f_i + c_i) by 4 |c_J| for each monomial J holding i
+ * and j, so Dobrushin's bound of j's influence on i is at most the sum of
+ * those |c_J|; summed over j, each monomial of i counts |J| - 1 times.
+ */
+static double
+TwiseStrength(const TwiseIncidence *inc, int p)
+{
+	double		strength = 0.0;
+	int			i;
+
+	for (i = 0; i < p; i++)
+	{
+		double		sum = 0.0;
+
+		for (int64_t e = inc->start[i]; e < inc->start[i + 1]; e++)
+			sum += fabs(inc->coef[e]) * inc->count[e];
+		if (sum > strength)
+			strength = sum;
+	}
+	return strength;
+}
+
+/* The chain sampler (RunChains) on a t-wise model. */
 static MrfStatus
-SampleTwiseGibbs(const TwiseIncidence *inc, int p, int64_t n, int burn_in,
-				 int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
+SampleTwiseChains(const TwiseIncidence *inc, int p, int64_t n, int burn_in,
+				  int thin, MrfRng *rng, const MrfEnv *env, int8_t *out,
+				  MrfChainReport *report)
 {
-	TwiseChain	state;
-	GibbsChain	chain;
+	TwiseChain	model = {inc, p};
+	ChainKind	kind;
 
-	state.inc = inc;
-	state.p = p;
-	state.z = MrfAlloc(env, sizeof(double) * (size_t) p);
-	if (state.z == NULL)
-		return MRF_ENOMEM;
-	chain.sweep = TwiseGibbsSweep;
-	chain.keep = TwiseKeep;
-	chain.state = &state;
-	chain.row_bytes = (size_t) p;
-	chain.work = inc->work;
-	SpinsStart(state.z, p, rng);
-	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
-	MrfFree(env, state.z);
-	return MRF_OK;
+	memset(&kind, 0, sizeof(kind));
+	kind.sweep = TwiseSweep;
+	kind.couplings = TwiseCouplings;
+	kind.start = TwiseStart;
+	kind.keep = TwiseKeep;
+	kind.code = SpinCode;
+	kind.model = &model;
+	kind.p = p;
+	kind.k = 2;
+	kind.state_bytes = sizeof(double) * (size_t) p;
+	kind.row_bytes = (size_t) p;
+	kind.work = inc->work;
+	kind.strength = TwiseStrength(inc, p);
+	return RunChains(&kind, n, burn_in, thin, rng, env, out, report);
 }
 
-/* Draws n samples of a t-wise model, exactly for small p, by Gibbs otherwise. */
+/* Draws n samples of a t-wise model, exactly for small p, by chains otherwise. */
 MrfStatus
 MrfTwiseSample(const double *coef, int p, int t, int64_t n, int burn_in,
 			   int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
 {
+	MrfSampleOptions opt = {burn_in, thin, 0, 0, NULL};
+
+	return MrfTwiseSampleWith(coef, p, t, n, &opt, rng, env, out, NULL);
+}
+
+/* See sample.h. */
+MrfStatus
+MrfTwiseSampleWith(const double *coef, int p, int t, int64_t n,
+				   const MrfSampleOptions *opt, MrfRng *rng, const MrfEnv *env,
+				   int8_t *out, MrfSampler *used)
+{
+	int			burn_in = opt->burn_in;
+	int			thin = opt->thin;
 	TwiseIncidence inc;
 	MrfStatus	status;
 	int64_t		count;
@@ -805,6 +1186,8 @@ MrfTwiseSample(const double *coef, int p, int t, int64_t n, int burn_in,
 	for (c = 1; c < count; c++)
 		if (!isfinite(coef[c]))
 			return MRF_EINVAL;
+	if (used != NULL)
+		*used = p <= MRF_EXACT_MAX_P ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_CHAINS;
 	if (n == 0)
 		return MRF_OK;
 
@@ -814,7 +1197,7 @@ MrfTwiseSample(const double *coef, int p, int t, int64_t n, int burn_in,
 	status = TwiseIncidenceBuild(coef, p, t, env, &inc);
 	if (status != MRF_OK)
 		return status;
-	status = SampleTwiseGibbs(&inc, p, n, burn_in, thin, rng, env, out);
+	status = SampleTwiseChains(&inc, p, n, burn_in, thin, rng, env, out, opt->report);
 	TwiseIncidenceFree(env, &inc);
 	return status;
 }
@@ -1015,31 +1398,45 @@ SamplePairwiseExact(const PairwiseNeighbours *nb, const double *theta,
 	return MRF_OK;
 }
 
-/*
- * A pairwise chain: the blocks by node, the fields, the current values and
- * k doubles of scratch for one conditional.
- */
+/* A pairwise model as its chains see it: the blocks by node and the fields. */
 typedef struct PairwiseChain
 {
 	const PairwiseNeighbours *nb;
 	const double *theta;
-	uint8_t    *z;
-	double	   *logw;
 } PairwiseChain;
 
 /*
- * One systematic-scan sweep: z_i drawn from its categorical conditional,
- * the log-weights recomputed from the neighbours at every update (no
- * drift).
+ * A categorical draw from log-weights f[a] + beta c[a], a < k (w: k
+ * doubles of scratch).
  */
-static void
-PairwiseGibbsSweep(void *state, MrfRng *rng)
+static int
+DrawTempered(const double *f, const double *c, double beta, int k,
+			 double *w, MrfRng *rng)
 {
-	PairwiseChain *chain = state;
+	int			a;
+
+	for (a = 0; a < k; a++)
+		w[a] = f[a] + beta * c[a];
+	LogWeightsToCdf(w, k);
+	return (int) DrawFromCdf(w, k, rng);
+}
+
+/*
+ * One systematic-scan sweep at inverse temperature beta: z_i drawn from
+ * log-weights theta_i(a) + beta c_i(a), c_i(a) = sum_j S_ij(a, z_j)
+ * recomputed from the neighbours at every update (no drift); U changes by
+ * c_i(z_i') - c_i(z_i).
+ */
+static double
+PairwiseSweep(const void *model, void *state, double beta, MrfRng *rng)
+{
+	const PairwiseChain *chain = model;
 	const PairwiseNeighbours *nb = chain->nb;
 	const int	k = nb->k;
-	uint8_t    *z = chain->z;
-	double	   *logw = chain->logw;
+	uint8_t    *z = state;
+	double		c[256];
+	double		w[256];
+	double		du = 0.0;
 	int			i;
 
 	for (i = 0; i < nb->p; i++)
@@ -1047,18 +1444,37 @@ PairwiseGibbsSweep(void *state, MrfRng *rng)
 		int64_t		e;
 		int			a;
 
-		memcpy(logw, chain->theta + (size_t) i * k, sizeof(double) * k);
+		memset(c, 0, sizeof(double) * k);
 		for (e = nb->start[i]; e < nb->start[i + 1]; e++)
 		{
 			const double *terms = nb->block + (size_t) e * k * k +
 				(size_t) z[nb->col[e]] * k;
 
 			for (a = 0; a < k; a++)
-				logw[a] += terms[a];
+				c[a] += terms[a];
 		}
-		LogWeightsToCdf(logw, k);
-		z[i] = (uint8_t) DrawFromCdf(logw, k, rng);
+		a = DrawTempered(chain->theta + (size_t) i * k, c, beta, k, w, rng);
+		du += c[a] - c[z[i]];
+		z[i] = (uint8_t) a;
 	}
+	return du;
+}
+
+/* U(z) = sum_{i<j} S_ij(z_i, z_j). */
+static double
+PairwiseCouplings(const void *model, const void *state)
+{
+	const PairwiseNeighbours *nb = ((const PairwiseChain *) model)->nb;
+	const int	k = nb->k;
+	const uint8_t *z = state;
+	double		u = 0.0;
+	int			i;
+
+	for (i = 0; i < nb->p; i++)
+		for (int64_t e = nb->start[i]; e < nb->start[i + 1]; e++)
+			if (nb->col[e] > i)
+				u += nb->block[(size_t) e * k * k + (size_t) z[nb->col[e]] * k + z[i]];
+	return u;
 }
 
 /* A chain of byte values (pairwise) as one output row. */
@@ -1070,11 +1486,9 @@ ValuesKeep(const uint8_t *z, int p, void *row)
 
 /* A pairwise chain's state as one output row. */
 static void
-PairwiseKeep(const void *state, void *row)
+PairwiseKeep(const void *model, const void *state, void *row)
 {
-	const PairwiseChain *chain = state;
-
-	ValuesKeep(chain->z, chain->nb->p, row);
+	ValuesKeep(state, ((const PairwiseChain *) model)->nb->p, row);
 }
 
 /* A uniformly random start of a chain of values 0..k-1. */
@@ -1087,46 +1501,114 @@ ValuesStart(uint8_t *z, int p, int k, MrfRng *rng)
 		z[i] = (uint8_t) MrfRngBelow(rng, (uint64_t) k);
 }
 
-/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
-static MrfStatus
-SamplePairwiseGibbs(const PairwiseNeighbours *nb, const double *theta,
-					int64_t n, int burn_in, int thin, MrfRng *rng,
-					const MrfEnv *env, uint8_t *out)
+/* A uniformly random start of a pairwise chain. */
+static void
+PairwiseStart(const void *model, void *state, MrfRng *rng)
 {
-	const int	p = nb->p;
-	const int	k = nb->k;
-	PairwiseChain state;
-	GibbsChain	chain;
+	const PairwiseNeighbours *nb = ((const PairwiseChain *) model)->nb;
 
-	state.nb = nb;
-	state.theta = theta;
-	state.z = MrfAlloc(env, (size_t) p);
-	state.logw = MrfAlloc(env, sizeof(double) * (size_t) k);
-	if (state.z == NULL || state.logw == NULL)
-	{
-		MrfFree(env, state.z);
-		MrfFree(env, state.logw);
-		return MRF_ENOMEM;
-	}
-	chain.sweep = PairwiseGibbsSweep;
-	chain.keep = PairwiseKeep;
-	chain.state = &state;
-	chain.row_bytes = (size_t) p;
-	chain.work = ((int64_t) p + nb->nnz) * k;
-	ValuesStart(state.z, p, k, rng);
-	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
-	MrfFree(env, state.logw);
-	MrfFree(env, state.z);
-	return MRF_OK;
+	ValuesStart(state, nb->p, nb->k, rng);
 }
 
-/* Draws n samples of a pairwise model, exactly for small k^p, by Gibbs otherwise. */
+/* The code of a byte value. */
+static int
+ValueCode(const void *state, int i)
+{
+	return ((const uint8_t *) state)[i];
+}
+
+/*
+ * Dobrushin's influence bound of z_j on z_i: changing z_j from b to b' moves
+ * i's log-weights by d(a) = S_ij(a, b) - S_ij(a, b'), which moves its
+ * conditional by at most tanh(osc(d) / 4) <= osc(d) / 4 in total variation
+ * (osc: largest minus smallest entry).  Up to 16 values the largest osc(d)
+ * is computed; above, twice the block's range bounds it.  The strength is
+ * the largest sum over j.
+ */
+static double
+PairwiseStrength(const PairwiseNeighbours *nb)
+{
+	const int	k = nb->k;
+	double		strength = 0.0;
+	int			i;
+
+	for (i = 0; i < nb->p; i++)
+	{
+		double		sum = 0.0;
+
+		for (int64_t e = nb->start[i]; e < nb->start[i + 1]; e++)
+		{
+			const double *blk = nb->block + (size_t) e * k * k;
+			double		osc = 0.0;
+
+			if (k <= 16)
+				for (int b = 0; b < k; b++)
+					for (int b2 = b + 1; b2 < k; b2++)
+					{
+						double		lo = INFINITY;
+						double		hi = -INFINITY;
+
+						for (int a = 0; a < k; a++)
+						{
+							double		d = blk[(size_t) b * k + a] - blk[(size_t) b2 * k + a];
+
+							lo = d < lo ? d : lo;
+							hi = d > hi ? d : hi;
+						}
+						osc = hi - lo > osc ? hi - lo : osc;
+					}
+			else
+			{
+				double		lo = INFINITY;
+				double		hi = -INFINITY;
+
+				for (size_t x = 0; x < (size_t) k * k; x++)
+				{
+					lo = blk[x] < lo ? blk[x] : lo;
+					hi = blk[x] > hi ? blk[x] : hi;
+				}
+				osc = 2.0 * (hi - lo);
+			}
+			sum += osc / 4.0;
+		}
+		if (sum > strength)
+			strength = sum;
+	}
+	return strength;
+}
+
+/* The chain sampler (RunChains) on a pairwise model. */
+static MrfStatus
+SamplePairwiseChains(const PairwiseNeighbours *nb, const double *theta,
+					 int64_t n, int burn_in, int thin, MrfRng *rng,
+					 const MrfEnv *env, uint8_t *out, MrfChainReport *report)
+{
+	PairwiseChain model = {nb, theta};
+	ChainKind	kind;
+
+	memset(&kind, 0, sizeof(kind));
+	kind.sweep = PairwiseSweep;
+	kind.couplings = PairwiseCouplings;
+	kind.start = PairwiseStart;
+	kind.keep = PairwiseKeep;
+	kind.code = ValueCode;
+	kind.model = &model;
+	kind.p = nb->p;
+	kind.k = nb->k;
+	kind.state_bytes = (size_t) nb->p;
+	kind.row_bytes = (size_t) nb->p;
+	kind.work = ((int64_t) nb->p + nb->nnz) * nb->k;
+	kind.strength = PairwiseStrength(nb);
+	return RunChains(&kind, n, burn_in, thin, rng, env, out, report);
+}
+
+/* Draws n samples of a pairwise model (MrfPairwiseSampleWith with no report). */
 MrfStatus
 MrfPairwiseSample(const double *W, const double *theta, int p, int k,
 				  int64_t n, int burn_in, int thin, MrfRng *rng,
 				  const MrfEnv *env, uint8_t *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 0, 0};
+	MrfSampleOptions opt = {burn_in, thin, 0, 0, NULL};
 
 	return MrfPairwiseSampleWith(W, theta, p, k, n, &opt, rng, env, out, NULL);
 }
@@ -1208,10 +1690,10 @@ MrfPairwiseSampleWith(const double *W, const double *theta, int p, int k,
 	if (states > 0)
 		status = SamplePairwiseExact(&nb, theta, states, n, rng, env, out);
 	else
-		status = SamplePairwiseGibbs(&nb, theta, n, burn_in, thin, rng, env,
-									 out);
+		status = SamplePairwiseChains(&nb, theta, n, burn_in, thin, rng, env,
+									  out, opt->report);
 	if (used != NULL)
-		*used = states > 0 ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_GIBBS;
+		*used = states > 0 ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_CHAINS;
 	PairwiseNeighboursFree(env, &nb);
 	return status;
 }
@@ -1291,10 +1773,9 @@ SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 }
 
 /*
- * A clique chain: the model, for each variable v the cliques that hold it
- * (slots istart[v] .. istart[v + 1] - 1: clique iclq[s], where v's digit
- * has stride istride[s] in its table), the current values and k doubles
- * of scratch.
+ * A clique model as its chains see it: for each variable v the cliques that
+ * hold it (slots istart[v] .. istart[v + 1] - 1: clique iclq[s], where v's
+ * digit has stride istride[s] in its table).
  */
 typedef struct CliquesChain
 {
@@ -1303,8 +1784,7 @@ typedef struct CliquesChain
 	int		   *istart;			/* p + 1 */
 	int		   *iclq;			/* slots */
 	int64_t    *istride;		/* slots */
-	MrfCode    *z;				/* p */
-	double		w[256];
+	double	   *scratch;		/* 3 k: one conditional's terms (sweeps run one at a time) */
 } CliquesChain;
 
 /* Frees the chain's arrays (safe on a partly built one). */
@@ -1314,7 +1794,14 @@ CliquesChainFree(const MrfEnv *env, CliquesChain *chain)
 	MrfFree(env, chain->istart);
 	MrfFree(env, chain->iclq);
 	MrfFree(env, chain->istride);
-	MrfFree(env, chain->z);
+	MrfFree(env, chain->scratch);
+}
+
+/* Variables of clique c. */
+static inline int
+CliqueSize(const MrfCliqueSet *set, int c)
+{
+	return set->start[c + 1] - set->start[c];
 }
 
 /* The incidence lists: a count per variable, then (clique, stride) slots. */
@@ -1328,15 +1815,15 @@ CliquesChainBuild(const MrfCliqueSet *set, const double *logpot,
 	int			c;
 	int			j;
 
-	memset(chain, 0, offsetof(CliquesChain, w));
+	memset(chain, 0, sizeof(*chain));
 	chain->set = set;
 	chain->logpot = logpot;
 	chain->istart = MrfAlloc(env, sizeof(int) * ((size_t) p + 1));
 	chain->iclq = MrfAlloc(env, sizeof(int) * (size_t) (nslots > 0 ? nslots : 1));
 	chain->istride = MrfAlloc(env, sizeof(int64_t) * (size_t) (nslots > 0 ? nslots : 1));
-	chain->z = MrfAlloc(env, sizeof(MrfCode) * (size_t) p);
+	chain->scratch = MrfAlloc(env, sizeof(double) * 3 * (size_t) set->k);
 	if (chain->istart == NULL || chain->iclq == NULL || chain->istride == NULL ||
-		chain->z == NULL)
+		chain->scratch == NULL)
 	{
 		CliquesChainFree(env, chain);
 		return MRF_ENOMEM;
@@ -1371,95 +1858,164 @@ CliquesChainBuild(const MrfCliqueSet *set, const double *logpot,
 }
 
 /*
- * One systematic-scan sweep: z_v drawn from its categorical conditional,
- * the log-weights summed from the tables of v's cliques.
+ * One systematic-scan sweep at inverse temperature beta: z_v drawn from
+ * log-weights f(a) + beta c(a), f from v's one-variable cliques and c from
+ * its larger ones; U changes by c(z_v') - c(z_v).
  */
-static void
-CliquesGibbsSweep(void *state, MrfRng *rng)
+static double
+CliquesSweep(const void *model, void *state, double beta, MrfRng *rng)
 {
-	CliquesChain *chain = state;
+	const CliquesChain *chain = model;
 	const MrfCliqueSet *set = chain->set;
 	const double *logpot = chain->logpot;
-	MrfCode    *z = chain->z;
-	double	   *w = chain->w;
+	MrfCode    *z = state;
+	double	   *f = chain->scratch;
+	double	   *c = f + set->k;
+	double	   *w = c + set->k;
+	double		du = 0.0;
 	int			v;
 
 	for (v = 0; v < set->p; v++)
 	{
 		int			k = set->card[v];
-		double		mx = -INFINITY;
-		double		acc = 0.0;
-		double		u;
 		int			a;
 		int			s;
 
 		for (a = 0; a < k; a++)
-			w[a] = 0.0;
+			f[a] = c[a] = 0.0;
 		for (s = chain->istart[v]; s < chain->istart[v + 1]; s++)
 		{
 			int			cc = chain->iclq[s];
 			int64_t		base = set->offset[cc] + MrfCliqueIndex(set, cc, z) -
 				(int64_t) z[v] * chain->istride[s];
+			double	   *to = CliqueSize(set, cc) == 1 ? f : c;
 
 			for (a = 0; a < k; a++)
-				w[a] += logpot[base + a * chain->istride[s]];
+				to[a] += logpot[base + a * chain->istride[s]];
 		}
-		for (a = 0; a < k; a++)
-			mx = w[a] > mx ? w[a] : mx;
-		for (a = 0; a < k; a++)
-		{
-			acc += exp(w[a] - mx);
-			w[a] = acc;
-		}
-		u = MrfRngUniform(rng) * acc;
-		for (a = 0; a < k - 1 && w[a] < u; a++)
-			;
+		a = DrawTempered(f, c, beta, k, w, rng);
+		du += c[a] - c[z[v]];
 		z[v] = (MrfCode) a;
 	}
+	return du;
+}
+
+/* U(z): the log-potentials of the cliques of two or more variables at z. */
+static double
+CliquesCouplings(const void *model, const void *state)
+{
+	const CliquesChain *chain = model;
+	const MrfCliqueSet *set = chain->set;
+	double		u = 0.0;
+
+	for (int c = 0; c < set->m; c++)
+		if (CliqueSize(set, c) > 1)
+			u += chain->logpot[set->offset[c] + MrfCliqueIndex(set, c, state)];
+	return u;
 }
 
 /* A clique chain's state as one output row. */
 static void
-CliquesKeep(const void *state, void *row)
+CliquesKeep(const void *model, const void *state, void *row)
 {
-	const CliquesChain *chain = state;
-
-	memcpy(row, chain->z, sizeof(MrfCode) * (size_t) chain->set->p);
+	memcpy(row, state, sizeof(MrfCode) * (size_t) ((const CliquesChain *) model)->set->p);
 }
 
-/* Gibbs sampling from a uniformly random start (RunGibbs's schedule). */
-static MrfStatus
-SampleCliquesGibbs(const MrfCliqueSet *set, const double *logpot, int64_t n,
-				   int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
-				   MrfCode *out)
+/* The code of a clique chain's variable. */
+static int
+CliquesCode(const void *state, int i)
 {
-	CliquesChain state;
-	GibbsChain	chain;
+	return ((const MrfCode *) state)[i];
+}
+
+/* A uniform start over each variable's own values. */
+static void
+CliquesStart(const void *model, void *state, MrfRng *rng)
+{
+	const MrfCliqueSet *set = ((const CliquesChain *) model)->set;
+	MrfCode    *z = state;
+
+	for (int i = 0; i < set->p; i++)
+		z[i] = (MrfCode) MrfRngBelow(rng, (uint64_t) set->card[i]);
+}
+
+/*
+ * Dobrushin's influence bound of one member of a clique on another is at
+ * most half the range of the clique's table (a change of the member moves
+ * the other's log-weights by d(a) with osc(d) at most twice the range, and
+ * the bound is osc(d) / 4); v's strength sums that over the other members
+ * of its cliques of two or more variables.
+ */
+static double
+CliquesStrength(const CliquesChain *chain)
+{
+	const MrfCliqueSet *set = chain->set;
+	double		strength = 0.0;
+
+	for (int v = 0; v < set->p; v++)
+	{
+		double		sum = 0.0;
+
+		for (int s = chain->istart[v]; s < chain->istart[v + 1]; s++)
+		{
+			int			cc = chain->iclq[s];
+			double		lo = INFINITY;
+			double		hi = -INFINITY;
+
+			if (CliqueSize(set, cc) == 1)
+				continue;
+			for (int64_t x = set->offset[cc]; x < set->offset[cc + 1]; x++)
+			{
+				lo = chain->logpot[x] < lo ? chain->logpot[x] : lo;
+				hi = chain->logpot[x] > hi ? chain->logpot[x] : hi;
+			}
+			sum += (CliqueSize(set, cc) - 1) * (hi - lo) / 2.0;
+		}
+		if (sum > strength)
+			strength = sum;
+	}
+	return strength;
+}
+
+/* The chain sampler (RunChains) on a clique model. */
+static MrfStatus
+SampleCliquesChains(const MrfCliqueSet *set, const double *logpot, int64_t n,
+					int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
+					MrfCode *out, MrfChainReport *report)
+{
+	CliquesChain model;
+	ChainKind	kind;
 	MrfStatus	status;
 
-	status = CliquesChainBuild(set, logpot, env, &state);
+	status = CliquesChainBuild(set, logpot, env, &model);
 	if (status != MRF_OK)
 		return status;
-	chain.sweep = CliquesGibbsSweep;
-	chain.keep = CliquesKeep;
-	chain.state = &state;
-	chain.row_bytes = sizeof(MrfCode) * (size_t) set->p;
-	chain.work = ((int64_t) set->p + set->start[set->m]) * set->k;
-	/* a uniform start over each variable's own values (ValuesStart when one alphabet) */
-	for (int i = 0; i < set->p; i++)
-		state.z[i] = (MrfCode) MrfRngBelow(rng, (uint64_t) set->card[i]);
-	RunGibbs(&chain, n, burn_in, thin, rng, env, out);
-	CliquesChainFree(env, &state);
-	return MRF_OK;
+	memset(&kind, 0, sizeof(kind));
+	kind.sweep = CliquesSweep;
+	kind.couplings = CliquesCouplings;
+	kind.start = CliquesStart;
+	kind.keep = CliquesKeep;
+	kind.code = CliquesCode;
+	kind.model = &model;
+	kind.p = set->p;
+	kind.card = set->card;
+	kind.k = set->k;
+	kind.state_bytes = sizeof(MrfCode) * (size_t) set->p;
+	kind.row_bytes = sizeof(MrfCode) * (size_t) set->p;
+	kind.work = ((int64_t) set->p + set->start[set->m]) * set->k;
+	kind.strength = CliquesStrength(&model);
+	status = RunChains(&kind, n, burn_in, thin, rng, env, out, report);
+	CliquesChainFree(env, &model);
+	return status;
 }
 
-/* Exact below MRF_CLIQUES_EXACT_SAMPLE_STATES states, Gibbs above. */
+/* Draws n samples of a clique model (MrfCliquesSampleWith with no report). */
 MrfStatus
 MrfCliquesSample(const MrfCliqueSet *set, const double *logpot, int64_t n,
 				 int burn_in, int thin, MrfRng *rng, const MrfEnv *env,
 				 MrfCode *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 0, 0};
+	MrfSampleOptions opt = {burn_in, thin, 0, 0, NULL};
 
 	return MrfCliquesSampleWith(set, logpot, n, &opt, rng, env, out, NULL);
 }
@@ -1500,7 +2056,7 @@ MrfCliquesSampleWith(const MrfCliqueSet *set, const double *logpot, int64_t n,
 		return status;
 	}
 	if (used != NULL)
-		*used = MRF_SAMPLER_GIBBS;
-	return SampleCliquesGibbs(set, logpot, n, burn_in < 0 ? 0 : burn_in,
-							  thin < 1 ? 1 : thin, rng, env, out);
+		*used = MRF_SAMPLER_CHAINS;
+	return SampleCliquesChains(set, logpot, n, burn_in < 0 ? 0 : burn_in,
+							   thin < 1 ? 1 : thin, rng, env, out, opt->report);
 }

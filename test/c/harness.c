@@ -132,6 +132,22 @@ CountingEnvInit(CountingEnv *ce, MrfEnv *env)
 	env->alloc_uninit = NULL;
 }
 
+/* Whether name is one of the comma-separated names of list. */
+static int
+GroupListed(const char *list, const char *name)
+{
+	size_t		len = strlen(name);
+
+	for (const char *at = list; at != NULL; at = strchr(at, ','))
+	{
+		if (*at == ',')
+			at++;
+		if (strncmp(at, name, len) == 0 && (at[len] == ',' || at[len] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
 /* Runs each group, timing it, then prints the closing line. */
 int
 main(void)
@@ -150,6 +166,7 @@ main(void)
 		{"sample", TestSample},
 		{"sample_tree", TestSampleTree},
 		{"allocate", TestAllocate},
+		{"sample_mix", TestSampleMix},
 		{"cliques", TestCliques},
 		{"pairwise", TestPairwise},
 		{"structure", TestStructure},
@@ -160,6 +177,8 @@ main(void)
 		{"aim", TestAim},
 	};
 	size_t		i;
+	/* MRF_CTEST_GROUPS="sample,sample_tree" runs only those groups (while working on them) */
+	const char *only = getenv("MRF_CTEST_GROUPS");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
@@ -167,6 +186,8 @@ main(void)
 		struct timespec t0;
 		struct timespec t1;
 
+		if (only != NULL && !GroupListed(only, groups[i].name))
+			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		groups[i].fn();
 		clock_gettime(CLOCK_MONOTONIC, &t1);

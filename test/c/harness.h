@@ -85,6 +85,7 @@ void		TestFwParts(void);
 void		TestSample(void);
 void		TestSampleTree(void);
 void		TestAllocate(void);
+void		TestSampleMix(void);
 void		TestCliques(void);
 void		TestPairwise(void);
 void		TestStructure(void);

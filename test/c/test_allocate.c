@@ -381,14 +381,14 @@ static void
 CheckDispatch(const MrfEnv *env)
 {
 	AllocModel	m;
-	MrfSampleOptions opt = {1000, 10, 0, 1};
+	MrfSampleOptions opt = {1000, 10, 0, 1, NULL};
 	MrfSampler	used;
 	MrfRng		rng;
 	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) 1000 * 16);
 	uint8_t    *bytes = malloc((size_t) 1000 * 3);
 
 	ForestModel(env, &m);
-	used = MRF_SAMPLER_GIBBS;
+	used = MRF_SAMPLER_CHAINS;
 	MrfRngInitSeeded(&rng, 1);
 	CHECK(MrfCliquesSampleWith(m.set, m.logpot, 1000, &opt, &rng, env, rows, &used) == MRF_OK);
 	CHECK_MSG(used == MRF_SAMPLER_ALLOCATE, "a small clique model: sampler %s", MrfSamplerName(used));
@@ -405,7 +405,7 @@ CheckDispatch(const MrfEnv *env)
 
 	CycleModel(env, &m);
 	opt.max_tree_cells = 4;
-	used = MRF_SAMPLER_GIBBS;
+	used = MRF_SAMPLER_CHAINS;
 	for (int i = 0; i < 1000; i++)
 		rows[i] = 0xEEEE;
 	CHECK(MrfCliquesSampleWith(m.set, m.logpot, 1000, &opt, &rng, env, rows, &used) == MRF_OK);
@@ -423,7 +423,7 @@ CheckDispatch(const MrfEnv *env)
 
 		for (int i = 0; i < 3; i++)
 			A[i * 4 + i + 1] = A[(i + 1) * 4 + i] = 1.0;
-		used = MRF_SAMPLER_GIBBS;
+		used = MRF_SAMPLER_CHAINS;
 		CHECK(MrfIsingSampleWith(A, theta, 4, 1000, &opt, &rng, env, spins, &used) == MRF_OK);
 		CHECK_MSG(used == MRF_SAMPLER_ALLOCATE, "Ising: sampler %s", MrfSamplerName(used));
 		for (long r = 0; r < 1000; r++)
@@ -442,7 +442,7 @@ CheckDispatch(const MrfEnv *env)
 
 		for (int a = 0; a < 3; a++)
 			W[((0 * 3 + 1) * 3 + a) * 3 + a] = W[((1 * 3 + 0) * 3 + a) * 3 + a] = 2.0;
-		used = MRF_SAMPLER_GIBBS;
+		used = MRF_SAMPLER_CHAINS;
 		CHECK(MrfPairwiseSampleWith(W, theta, 3, 3, 1000, &opt, &rng, env, bytes, &used) == MRF_OK);
 		CHECK_MSG(used == MRF_SAMPLER_ALLOCATE, "pairwise: sampler %s", MrfSamplerName(used));
 		for (long r = 0; r < 1000; r++)

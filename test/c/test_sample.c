@@ -36,11 +36,11 @@ static MrfStatus
 IsingGibbs(const double *A, const double *theta, int p, int64_t n, int burn_in,
 		   int thin, MrfRng *rng, const MrfEnv *env, int8_t *out)
 {
-	MrfSampleOptions opt = {burn_in, thin, 1, 0};
+	MrfSampleOptions opt = {burn_in, thin, 1, 0, NULL};
 	MrfSampler	used = MRF_SAMPLER_TREE;
 	MrfStatus	status = MrfIsingSampleWith(A, theta, p, n, &opt, rng, env, out, &used);
 
-	CHECK(status != MRF_OK || used == MRF_SAMPLER_GIBBS);
+	CHECK(status != MRF_OK || used == MRF_SAMPLER_CHAINS);
 	return status;
 }
 
@@ -504,23 +504,29 @@ TestSampleHousekeeping(void)
 }
 
 /*
- * The Gibbs schedule is one chain: with the same seed, the states kept with
- * burn-in b and thinning k are rows b + k (m + 1) - 1 of the chain kept at
- * every sweep without burn-in.  This pins burn-in and thinning exactly
- * (moment tests cannot see them).
+ * The chain sampler's schedule: with the same seed, the states kept with
+ * burn-in b and thinning k are, for row m, chain m mod C's state after round
+ * b + k (m / C + 1) - 1 of the run that keeps every round without burn-in
+ * (its row r C + c is chain c after round r).  This pins burn-in, thinning
+ * and the interleaving of the chains exactly (moment tests cannot see them).
+ * The chain 0.5-coupled model is tempered (its strength is 1), so the
+ * ladder runs too.
  */
 static void
 TestGibbsSchedule(void)
 {
 	const int	p = 30;
-	const long	n = 200;
+	const long	n = 201;
 	const int	burnIn = 7;
 	const int	thin = 3;
-	const long	every = burnIn + thin * n;
+	const int	chains = MRF_SAMPLE_CHAINS;
+	const long	every = chains * (burnIn + thin * ((n + chains - 1) / chains));
 	double	   *A = calloc((size_t) p * p, sizeof(double));
 	double	   *theta = calloc(p, sizeof(double));
 	int8_t	   *all = malloc((size_t) every * p);
 	int8_t	   *kept = malloc((size_t) n * p);
+	MrfChainReport report;
+	MrfSampleOptions opt = {burnIn, thin, 1, 0, &report};
 	MrfRng		rng;
 	long		m;
 	int			same = 1;
@@ -531,10 +537,14 @@ TestGibbsSchedule(void)
 	MrfRngInitSeeded(&rng, 109);
 	CHECK(IsingGibbs(A, theta, p, every, 0, 1, &rng, &MrfMallocEnv, all) == MRF_OK);
 	MrfRngInitSeeded(&rng, 109);
-	CHECK(IsingGibbs(A, theta, p, n, burnIn, thin, &rng, &MrfMallocEnv, kept) == MRF_OK);
+	CHECK(MrfIsingSampleWith(A, theta, p, n, &opt, &rng, &MrfMallocEnv, kept, NULL) == MRF_OK);
 	for (m = 0; m < n; m++)
-		same &= memcmp(kept + m * p, all + (burnIn + thin * (m + 1) - 1) * p, p) == 0;
-	CHECK_MSG(same, "kept states are not every %d-th state after %d sweeps", thin, burnIn);
+		same &= memcmp(kept + m * p,
+					   all + ((burnIn + thin * (m / chains + 1) - 1) * chains + m % chains) * p,
+					   p) == 0;
+	CHECK_MSG(same, "kept states are not every %d-th round after %d rounds", thin, burnIn);
+	CHECK_MSG(report.chains == chains && report.temperatures >= 2,
+			  "%d chains of %d temperatures", report.chains, report.temperatures);
 
 	free(A);
 	free(theta);

@@ -95,13 +95,13 @@ CheckCliqueModel(const char *what, const MrfCliqueSet *set, const double *logpot
 {
 	double	   *marg = malloc(sizeof(double) * (size_t) set->cells);
 	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) ROWS * set->p);
-	MrfSampleOptions opt = {1000, 10, 0, 0};
+	MrfSampleOptions opt = {1000, 10, 0, 0, NULL};
 
 	ExactCliqueMarginals(set, logpot, env, marg);
 	for (int s = 0; s < SEEDS; s++)
 	{
 		MrfRng		rng;
-		MrfSampler	used = MRF_SAMPLER_GIBBS;
+		MrfSampler	used = MRF_SAMPLER_CHAINS;
 		double		worst;
 		int			bad;
 
@@ -170,7 +170,7 @@ TestStarCliques(const MrfEnv *env)
 	{
 		double	   *marg = malloc(sizeof(double) * (size_t) set->cells);
 		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) ROWS * P);
-		MrfSampleOptions opt = {1000, 10, 0, 0};
+		MrfSampleOptions opt = {1000, 10, 0, 0, NULL};
 		double		rare;
 
 		ExactCliqueMarginals(set, logpot, env, marg);
@@ -369,7 +369,7 @@ TestStarIsing(const MrfEnv *env)
 	double	   *A = calloc((size_t) P * P, sizeof(double));
 	double		theta[P];
 	int8_t	   *rows = malloc((size_t) ROWS * P);
-	MrfSampleOptions opt = {1000, 10, 0, 0};
+	MrfSampleOptions opt = {1000, 10, 0, 0, NULL};
 
 	memset(theta, 0, sizeof(theta));
 	for (int j = 1; j < P; j++)
@@ -377,7 +377,7 @@ TestStarIsing(const MrfEnv *env)
 	for (int s = 0; s < SEEDS; s++)
 	{
 		MrfRng		rng;
-		MrfSampler	used = MRF_SAMPLER_GIBBS;
+		MrfSampler	used = MRF_SAMPLER_CHAINS;
 		long		plus = 0;
 		long		agree = 0;
 
@@ -413,7 +413,7 @@ TestStarPairwise(const MrfEnv *env)
 	double	   *W = calloc((size_t) P * P * K * K, sizeof(double));
 	double		theta[P * K];
 	uint8_t    *rows = malloc((size_t) ROWS * P);
-	MrfSampleOptions opt = {1000, 10, 0, 0};
+	MrfSampleOptions opt = {1000, 10, 0, 0, NULL};
 	double		q = exp(2.0) / (exp(2.0) + 2.0);
 
 	memset(theta, 0, sizeof(theta));
@@ -427,7 +427,7 @@ TestStarPairwise(const MrfEnv *env)
 	for (int s = 0; s < SEEDS; s++)
 	{
 		MrfRng		rng;
-		MrfSampler	used = MRF_SAMPLER_GIBBS;
+		MrfSampler	used = MRF_SAMPLER_CHAINS;
 		long		centre[K] = {0, 0, 0};
 		long		agree = 0;
 
@@ -459,7 +459,7 @@ TestFallback(const MrfEnv *env)
 	double	   *A = calloc((size_t) P * P, sizeof(double));
 	double		theta[P];
 	int8_t	   *rows = malloc((size_t) 10 * P);
-	MrfSampleOptions opt = {10, 1, 0, 0};
+	MrfSampleOptions opt = {10, 1, 0, 0, NULL};
 	MrfSampler	used = MRF_SAMPLER_TREE;
 	MrfRng		rng;
 
@@ -470,7 +470,7 @@ TestFallback(const MrfEnv *env)
 				A[i * P + j] = 0.01;
 	MrfRngInitSeeded(&rng, 1);
 	CHECK(MrfIsingSampleWith(A, theta, P, 10, &opt, &rng, env, rows, &used) == MRF_OK);
-	CHECK(used == MRF_SAMPLER_GIBBS);
+	CHECK(used == MRF_SAMPLER_CHAINS);
 	free(A);
 	free(rows);
 }

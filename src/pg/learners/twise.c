@@ -466,9 +466,7 @@ TwiseSample(MrfModel *model, int64 n, const MrfSampleOptions *opt, MrfRng *rng,
 	raw = MrfAlloc(env, (size_t) n * model->p + 1);
 	if (raw == NULL)
 		return MRF_ENOMEM;
-	status = MrfTwiseSample(model->params, model->p, model->t, n, opt->burn_in, opt->thin,
-							rng, env, raw);
-	*used = model->p <= MRF_EXACT_MAX_P ? MRF_SAMPLER_ENUMERATE : MRF_SAMPLER_GIBBS;
+	status = MrfTwiseSampleWith(model->params, model->p, model->t, n, opt, rng, env, raw, used);
 	for (int64 i = 0; status == MRF_OK && i < n * model->p; i++)
 		out[i] = raw[i];
 	MrfFree(env, raw);

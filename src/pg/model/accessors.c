@@ -98,30 +98,100 @@ SampleRowBytes(int64 n, int p, bool allocate)
 						 (allocate ? SAMPLE_ALLOCATE_BYTES_PER_ROW : 0));
 }
 
+/* Variable j of a model for a message: its quoted name, or its 1-based position. */
+static char *
+VariableText(const MrfModel *model, int j)
+{
+	MrfNames   *names = MrfNamesOf(model);
+
+	if (names->present && names->names[j] != NULL)
+		return psprintf("variable \"%s\"", names->names[j]);
+	return psprintf("variable %d", j + 1);
+}
+
+/*
+ * The chain sampler's report, as a NOTICE (the rows are all a caller gets:
+ * there is no model metadata to write at sampling time).  Agreeing chains
+ * get a NOTICE that says which sampler ran and its R-hat; chains that
+ * disagree get one that says the rows may not represent the model, where,
+ * and what to do.
+ */
+static void
+ReportChains(const char *fn, const MrfModel *model, const MrfChainReport *report,
+			 int burn_in, int thin, int64 max_cells)
+{
+	char	   *how = psprintf("%s drew the rows by parallel tempering: %d chains of %d temperature%s down to inverse temperature %.3g, burn_in %d rounds, thin %d",
+							   fn, report->chains, report->temperatures,
+							   report->temperatures == 1 ? "" : "s", report->beta_min,
+							   burn_in, thin);
+	char	   *why = psprintf("The model has no junction tree within %lld cells, so it cannot be sampled exactly.",
+							   (long long) max_cells);
+	char	   *swaps = isnan(report->swap_rate) ? "" :
+		psprintf(" The lowest swap acceptance between neighbouring temperatures is %.2f.",
+				 report->swap_rate);
+
+	if (isnan(report->rhat))
+		ereport(NOTICE,
+				(errmsg("%s", how),
+				 errdetail("%s Too few rows for a split R-hat over the chains: at thin %d it needs at least %d rows (%d rounds in each half of every chain).%s",
+						   why, thin,
+						   report->chains * ((2 * MRF_SAMPLE_RHAT_MIN_DRAWS + thin - 1) / thin),
+						   MRF_SAMPLE_RHAT_MIN_DRAWS, swaps)));
+	else if (report->rhat <= MRF_SAMPLE_RHAT_LIMIT)
+		ereport(NOTICE,
+				(errmsg("%s", how),
+				 errdetail("%s The chains agree: the largest split R-hat over the chains is %.3f (%s).%s",
+						   why, report->rhat, VariableText(model, report->rhat_variable), swaps)));
+	else
+	{
+		const char *label = NULL;
+		MrfNames   *names = MrfNamesOf(model);
+		bool		binary = model->kind == MRF_KIND_ISING || model->kind == MRF_KIND_TWISE;
+
+		if (!binary)
+			label = MrfNamesLabel(names, model->kind, report->rhat_variable, report->rhat_value);
+		ereport(NOTICE,
+				(errmsg("the rows of %s may not represent the model: its chains disagree on %s (split R-hat %.2f, above %.2f)",
+						fn, VariableText(model, report->rhat_variable), report->rhat,
+						MRF_SAMPLE_RHAT_LIMIT),
+				 binary ? errdetail("%s. %s The chains' shares of its values differ more than their draws vary within each chain: they sit in different modes.%s",
+									how, why, swaps) :
+				 errdetail("%s. %s The chains' shares of its value %s differ more than their draws vary within each chain: they sit in different modes.%s",
+						   how, why,
+						   label != NULL ? quote_literal_cstr(label) : psprintf("%d", report->rhat_value),
+						   swaps),
+				 errhint("Draw again with a larger burn_in and thin (ten times as large, say). If the swap acceptance is near 0, the temperatures do not connect the modes and longer chains help only slowly; a model learned with a smaller lambda has weaker couplings.")));
+	}
+}
+
 /*
  * n rows of a model into out by the sampler sample.h chooses: exact
  * (enumeration, or forward sampling through a junction tree that fits what
- * mrfdp.max_learner_memory leaves beside the rows), else a chain with
- * burn_in and thin.  Rows that come from a chain are said so in a NOTICE:
- * only they depend on burn_in and thin, and only they can stay in one mode.
- * With allocate, counts allocated through the junction tree
- * (MrfBpAllocate), or 0A000 when the model has none that fits.
+ * mrfdp.max_learner_memory leaves beside the rows), else the chain sampler
+ * with burn_in and thin.  Rows from the chain sampler get its report as a
+ * NOTICE (ReportChains): only they depend on burn_in and thin, and only
+ * they can miss modes.  The exact samplers say so at DEBUG1.  With
+ * allocate, counts allocated through the junction tree (MrfBpAllocate), or
+ * 0A000 when the model has none that fits.
  */
 static void
 SampleRows(const char *fn, MrfModel *model, const MrfKindOps *ops, int64 n, int burn_in,
 		   int thin, bool allocate, MrfRun *run, int32 *out)
 {
 	MrfSampleOptions opt;
-	MrfSampler	used = MRF_SAMPLER_GIBBS;
+	MrfChainReport report;
+	MrfSampler	used = MRF_SAMPLER_CHAINS;
 	double		left = (double) MrfMaxLearnerMemory * 1024.0 -
 		SampleRowBytes(n, model->p, allocate);
 
 	memset(&opt, 0, sizeof(opt));
+	memset(&report, 0, sizeof(report));
 	opt.burn_in = burn_in;
 	opt.thin = thin;
 	opt.allocate = allocate ? 1 : 0;
 	opt.max_tree_cells = (int64) Min((double) MRF_SAMPLE_TREE_MAX_CELLS,
 									 Max(1.0, left / SAMPLE_TREE_BYTES_PER_CELL));
+	opt.report = &report;
 	MrfRunCheck(run, ops->sample(model, n, &opt, &run->rng, &run->env, out, &used));
 	if (used == MRF_SAMPLER_NONE)
 		ereport(ERROR,
@@ -131,12 +201,14 @@ SampleRows(const char *fn, MrfModel *model, const MrfKindOps *ops, int64 n, int 
 				 errdetail("Allocation divides counts through a junction tree, and t-wise models have no clique form.") :
 				 errdetail("Allocation divides counts through a junction tree, and the model has none within %lld cells.",
 						   (long long) opt.max_tree_cells),
-				 errhint("Use method => 'sample' (independent draws, or a Gibbs chain for such a model).")));
-	if (used == MRF_SAMPLER_GIBBS && n > 0)
-		ereport(NOTICE,
-				(errmsg("%s drew the rows from a Gibbs chain (burn_in %d, thin %d)", fn, burn_in, thin),
-				 errdetail("The model has no junction tree within %lld cells, so it cannot be sampled exactly; a chain may stay near the mode where it starts.",
-						   (long long) opt.max_tree_cells)));
+				 errhint("Use method => 'sample' (independent draws, or chains for such a model).")));
+	if (n == 0)
+		return;
+	if (used == MRF_SAMPLER_CHAINS)
+		ReportChains(fn, model, &report, burn_in, thin, opt.max_tree_cells);
+	else
+		ereport(DEBUG1,
+				(errmsg("%s drew the rows by the sampler \"%s\"", fn, MrfSamplerName(used))));
 }
 
 PG_FUNCTION_INFO_V1(mrf_sample);
