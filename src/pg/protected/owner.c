@@ -109,6 +109,9 @@ MrfRefuseFallibleSources(Oid relid, const char *fname)
 
 	/* locked first: its schema (row type, children) cannot change under the call */
 	LockRelationOid(relid, AccessShareLock);
+	/* dropped while the call waited for the lock (a Citus conversion, say) */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		MrfRefuseFallibleSource(relid, fname);
 	family = find_all_inheritors(relid, AccessShareLock, NULL);
 	foreach(lc, family)
 		if (IsFallibleSource(lfirst_oid(lc)))
