@@ -4,7 +4,7 @@
 For each table (UCI Adult from private-pgm's data/, mlbench Soybean through
 Rscript), every column as integer codes 0..k-1 (Soybean: a missing value is
 one more code):
-  1. mrfdp learns one MST model (mrfdp.test_seed fixes it) at rho RHO;
+  1. mrfdp learns one MST (or AIM) model (mrfdp.test_seed fixes it) at rho RHO;
   2. the model's clique log-potentials (mrf_potentials) become a
      private-pgm GraphicalModel over the same domain (each clique's table
      added to the maximal clique of private-pgm's junction tree that holds
@@ -23,7 +23,9 @@ one more code):
      (mrf_marginal_error, ways 2 and 3), which no sampler of this model can
      beat on average.
 Prints one table per data set: mean and spread over seeds.
-Usage: python3 synth_vs_pgm.py PGM_DIR RHO SEEDS
+Usage: python3 synth_vs_pgm.py PGM_DIR RHO SEEDS [LEARNER]  (mst or aim; AIM's
+cliques may share a cluster of private-pgm's junction tree: each clique's
+table goes to one maximal clique that holds it)
 """
 import itertools
 import json
@@ -39,6 +41,8 @@ import psycopg2
 PGM = sys.argv[1]
 RHO = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
 SEEDS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+LEARNER = sys.argv[4] if len(sys.argv) > 4 else "mst"
+assert LEARNER in ("mst", "aim"), LEARNER
 sys.path.insert(0, os.path.join(PGM, "src"))
 from mbi import Domain, Factor, GraphicalModel, CliqueVector  # noqa: E402
 
@@ -94,7 +98,7 @@ def load(name, df, sizes):
         cur.copy_expert(f"COPY {name} FROM STDIN WITH (FORMAT csv)", f)
     domains = json.dumps({n: {"min": 0, "max": k - 1} for n, k in zip(names, sizes)})
     cur.execute("SET mrfdp.test_seed = 17")
-    cur.execute(f"SELECT mrf_learn_mst(r, rho => %s, domains => %s::jsonb) FROM {name} r",
+    cur.execute(f"SELECT mrf_learn_{LEARNER}(r, rho => %s, domains => %s::jsonb) FROM {name} r",
                 (RHO, domains))
     model = cur.fetchone()[0]
     cur.execute("RESET mrfdp.test_seed")
@@ -186,7 +190,7 @@ def run(name, df, sizes):
         np.add.at(real_pair, (real[:, i], real[:, j]), 1.0 / n_real)
         pgm_floor.append(np.abs(model_pair - real_pair).sum())
     print(f"\n## {name}: {n_real} rows, {p} columns (alphabets {min(sizes)}..{max(sizes)}), "
-          f"MST at rho {RHO}; {len(pairs)} pairs, {len(triples)} triples; seeds {SEEDS}")
+          f"{LEARNER.upper()} at rho {RHO}; {len(pairs)} pairs, {len(triples)} triples; seeds {SEEDS}")
     print(f"model exported to private-pgm: clique marginals agree within {agree:.1e}")
     print(f"floor, the model's exact marginals vs the table: 2-way {floor[2]:.4f}, 3-way {floor[3]:.4f} "
           f"(mrf_marginal_error); 2-way {np.mean(pgm_floor):.4f} from private-pgm's marginals of the exported model")
@@ -210,6 +214,6 @@ def run(name, df, sizes):
     print(f"({time.time() - t0:.0f} s)")
 
 
-print(f"# synth_vs_pgm: rho {RHO}, {SEEDS} seeds; load {os.getloadavg()}")
+print(f"# synth_vs_pgm: {LEARNER}, rho {RHO}, {SEEDS} seeds; load {os.getloadavg()}")
 for loader in (soybean, adult):
     run(*loader())

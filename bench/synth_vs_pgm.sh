@@ -7,7 +7,7 @@
 # measured): PRIVATE_PGM=/path/to/private-pgm, R with r-cran-mlbench, and
 # Debian's python3-numpy, -pandas, -scipy, -networkx, -attr, -psycopg2.
 # Builds and installs mrfdp (MRFDP_DESTDIR: a staged install) and starts a
-# throwaway cluster.  Usage: PRIVATE_PGM=... bench/synth_vs_pgm.sh [rho] [seeds]
+# throwaway cluster.  Usage: PRIVATE_PGM=... bench/synth_vs_pgm.sh [rho] [seeds] [mst|aim]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${PRIVATE_PGM:?PRIVATE_PGM names a private-pgm checkout (git archive 514dea3 of its repository)}"
@@ -15,4 +15,4 @@ export PATH=/usr/lib/postgresql/15/bin:$PATH
 ./scripts/build.sh
 . scripts/pg_options.sh
 exec pg_virtualenv -t "${PG_STAGED[@]}" -o session_preload_libraries=mrfdp \
-	/usr/bin/python3 bench/synth_vs_pgm.py "$PRIVATE_PGM" "${1:-1}" "${2:-3}"
+	/usr/bin/python3 bench/synth_vs_pgm.py "$PRIVATE_PGM" "${1:-1}" "${2:-3}" "${3:-mst}"
