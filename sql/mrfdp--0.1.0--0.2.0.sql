@@ -68,9 +68,9 @@ END $$;
 
 -- Citus (issue 13; sql/parts/70_citus.sql): the identity that hides a
 -- grouping column from Citus.
-CREATE FUNCTION mrf_citus_group_key(anyelement) RETURNS anyelement
+CREATE FUNCTION mrfdp_internal.mrf_citus_group_key(anyelement) RETURNS anyelement
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION mrf_citus_group_key(anyelement) IS
+COMMENT ON FUNCTION mrfdp_internal.mrf_citus_group_key(anyelement) IS
 	'Returns its argument; mrfdp wraps the grouping columns of queries that call a learner in it on Citus, so Citus keeps the learner on the coordinator.';
 
 -- Names and labels (issue 11 item 2; sql/parts/00_core.sql, 30_pairwise.sql,

@@ -18,7 +18,7 @@ SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_pr
 																			   'tsm_handler'::regtype))),
 		  0::bigint, 'every support function (internal arguments, triggers, the tablesample method) is internal');
 SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace <> 'mrfdp_internal'::regnamespace
-		   AND (p.proname LIKE 'mrf\_%\_citus\_%' OR p.proname LIKE 'mrf\_fw\_%' OR p.proname LIKE 'mrf\_stable\_%'
+		   AND (p.proname LIKE 'mrf\_%\_citus\_%' OR p.proname LIKE 'mrf\_citus\_%' OR p.proname LIKE 'mrf\_fw\_%' OR p.proname LIKE 'mrf\_stable\_%'
 				OR p.proname LIKE 'mrf\_%\_accum' OR p.proname LIKE 'mrf\_%\_final')),
 		  0::bigint, 'Citus''s aggregates and parts, the codes readers and every accum and final function are internal');
 SELECT cmp_ok((SELECT count(*) FROM pg_proc WHERE pronamespace = 'mrfdp_internal'::regnamespace), '>', 90::bigint,

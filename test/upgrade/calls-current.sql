@@ -5,7 +5,7 @@
 -- gets a call here, on the data of setup.sql.
 \set ON_ERROR_STOP 1
 
-SELECT mrf_citus_group_key(41) = 41 AS citus_group_key_is_the_identity;
+SELECT mrfdp_internal.mrf_citus_group_key(41) = 41 AS citus_group_key_is_the_identity;
 SELECT count(*) = 2 AS variables_of_a_hand_built_model
 FROM mrf_variables(mrf_ising(ARRAY[[0, .5], [.5, 0]]::float8[]));
 SELECT name, (SELECT count(*) FROM mrf_variables(m)) AS variables FROM up_stored ORDER BY name;

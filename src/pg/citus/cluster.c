@@ -615,8 +615,8 @@ InsertSource(Query *query)
 }
 
 /*
- * mrf_citus_group_key(anyelement) in the extension's schema, or InvalidOid
- * (an installed script older than this library: nothing is rewritten, and
+ * mrfdp_internal.mrf_citus_group_key(anyelement), or InvalidOid (an
+ * installed script older than this library: nothing is rewritten, and
  * releases off the coordinator are still refused).
  */
 static Oid
@@ -627,7 +627,7 @@ GroupKeyFunction(Oid *schema)
 
 	if (!MrfExtensionSchemaAndOwner(schema, &owner))
 		return InvalidOid;
-	return LookupFuncName(list_make2(makeString(get_namespace_name(*schema)),
+	return LookupFuncName(list_make2(makeString("mrfdp_internal"),
 									 makeString("mrf_citus_group_key")),
 						  1, argtypes, true);
 }
