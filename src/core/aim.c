@@ -580,7 +580,7 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 		MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
 		return MRF_EINVAL;
 	for (int i = 0; i < p; i++)
-		if (card[i] < 2 || card[i] > 256)
+		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)
 			return MRF_EINVAL;
 	if (opt->nworkload > 0 &&
 		MrfAimWorkloadCheck(p, opt->nworkload, opt->wstart, opt->wvar, &why) != 0)
@@ -1306,7 +1306,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		MrfAimInitialRates(rho, rounds, &rho_measure, &rho_select) != 0)
 		return MRF_EINVAL;
 	for (int i = 0; i < p; i++)
-		if (card[i] < 2 || card[i] > 256)
+		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)
 			return MRF_EINVAL;
 	if (opt->nworkload > 0 &&
 		MrfAimWorkloadCheck(p, opt->nworkload, opt->wstart, opt->wvar, &why) != 0)

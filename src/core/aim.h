@@ -20,7 +20,7 @@
  *     last round spends exactly what remains;
  *   - a final estimate with more steps.
  *
- * Rows are MrfCode (rows.h), n x p, row-major, z_i < card[i] (2..256, public).
+ * Rows are MrfCode (rows.h), n x p, row-major, z_i < card[i] (2..MRF_CODE_CARD_MAX, public).
  * Privacy: privacy.md 13; rates in privacy.c (MrfAim*).  Plain C.
  */
 #ifndef MRF_AIM_H

@@ -61,6 +61,7 @@ struct MrfBp
 	double	   *tab;			/* one clique's scores */
 	double	   *lse;			/* per position and value */
 	double	   *lsemax;
+	double	   *msg;			/* k: one new message */
 
 	int			last_iterations;
 	double		last_change;
@@ -722,8 +723,9 @@ BuildLoopy(MrfBp *bp)
 	bp->tab = BpAlloc(bp, sizeof(double) * (size_t) maxcl);
 	bp->lse = BpAlloc(bp, sizeof(double) * (size_t) slots);
 	bp->lsemax = BpAlloc(bp, sizeof(double) * (size_t) slots);
+	bp->msg = BpAlloc(bp, sizeof(double) * (size_t) set->k);
 	if (bp->f2v == NULL || bp->v2f == NULL || bp->vsum == NULL ||
-		bp->tab == NULL || bp->lse == NULL || bp->lsemax == NULL)
+		bp->tab == NULL || bp->lse == NULL || bp->lsemax == NULL || bp->msg == NULL)
 		return MRF_ENOMEM;
 	return MRF_OK;
 }
@@ -1130,7 +1132,7 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 			}
 			for (j = 0; j < nv; j++)
 			{
-				double		msg[256];
+				double	   *msg = bp->msg;
 				double	   *old = bp->f2v + base + (int64_t) j * k;
 				int			kv = set->card[vars[j]];
 
@@ -1628,6 +1630,7 @@ MrfBpFree(MrfBp *bp)
 	MrfFree(env, bp->tab);
 	MrfFree(env, bp->lse);
 	MrfFree(env, bp->lsemax);
+	MrfFree(env, bp->msg);
 	MrfFree(env, bp->cond);
 	MrfFree(env, bp->margp);
 	MrfFree(env, bp->vhost);

@@ -2,7 +2,8 @@
  * bp.h - clique structures and marginal inference for clique models
  * P(z) proportional to exp(sum_C psi_C(z_C)) over z with z_i in
  * {0..card[i]-1}: every variable has its own alphabet (its cardinality
- * card[i], 2..256, public: from the column's type or a declared domain).
+ * card[i], 2..MRF_CODE_CARD_MAX (rows.h), public: from the column's type
+ * or a declared domain).
  *
  * A clique set lists m cliques, each a sorted list of distinct variables;
  * clique c owns the table cells offset[c] .. offset[c+1]-1, row-major over

@@ -88,7 +88,7 @@
 
 /* The problems MrfCliqueSetCheck and MrfCliqueSetCheckAlphabets return (problem.h). */
 const char	MrfCliquesBadP[] = "the number of variables must be at least 1";
-const char	MrfCliquesBadK[] = "every variable's alphabet size must be between 2 and 256";
+const char	MrfCliquesBadK[] = "every variable's alphabet size must be between 2 and 65536";
 const char	MrfCliquesNoCliques[] = "at least one clique is required";
 const char	MrfCliquesEmptyClique[] = "a clique has no variables";
 const char	MrfCliquesOutOfRange[] = "a clique names a variable outside 1..p";
@@ -145,10 +145,10 @@ CheckCliques(int p, int k, const int *card, int m, const int *start,
 		max_cells = MRF_CLIQUES_MAX_TABLE_CELLS;
 	if (p < 1)
 		return MrfCliquesBadP;
-	if (card == NULL && (k < 2 || k > 256))
+	if (card == NULL && (k < 2 || k > MRF_CODE_CARD_MAX))
 		return MrfCliquesBadK;
 	for (i = 0; card != NULL && i < p; i++)
-		if (card[i] < 2 || card[i] > 256)
+		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)
 			return MrfCliquesBadK;
 	if (m < 1 || start == NULL || var == NULL)
 		return MrfCliquesNoCliques;

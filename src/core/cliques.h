@@ -50,7 +50,7 @@ typedef enum MrfCliquesMethod
 
 /* What MrfCliqueSetCheck refuses in a clique list (problem.h). */
 extern const char MrfCliquesBadP[];	/* p < 1 */
-extern const char MrfCliquesBadK[];	/* k (or some card[i]) outside 2..256 */
+extern const char MrfCliquesBadK[];	/* k (or some card[i]) outside 2..MRF_CODE_CARD_MAX */
 extern const char MrfCliquesNoCliques[];	/* m < 1 */
 extern const char MrfCliquesEmptyClique[];	/* a clique without variables */
 extern const char MrfCliquesOutOfRange[];	/* a variable index outside 0..p-1 */
@@ -78,7 +78,7 @@ MrfProblem	MrfCliqueSetCheck(int p, int k, int m, const int *start, const int *v
 
 /*
  * The same with per-variable alphabets: variable i takes card[i] values
- * (2..256, else MrfCliquesBadK), a clique's table has prod card[i] cells.
+ * (2..MRF_CODE_CARD_MAX, else MrfCliquesBadK), a clique's table has prod card[i] cells.
  */
 MrfProblem	MrfCliqueSetCheckAlphabets(int p, const int *card, int m, const int *start,
 									   const int *var, int64_t max_cells, int *bad_clique);

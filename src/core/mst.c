@@ -402,7 +402,7 @@ MstLearn(const MrfCode *rows, const int64_t *one_in, const int64_t *two_in, int6
 	if (p < 2 || n < 1 || npairs > ((int64_t) 1 << 30))
 		return MRF_EINVAL;
 	for (int i = 0; i < p; i++)
-		if (card[i] < 2 || card[i] > 256)
+		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)
 			return MRF_EINVAL;
 
 	/* the budget: split, variances, selection scale (privacy.c) */

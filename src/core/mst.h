@@ -21,7 +21,7 @@
  *     estimates, measure the tree's pairs, estimate.
  *
  * Rows are MrfCode (rows.h), n x p, row-major, z_i < card[i] (per-variable
- * alphabets, 2..256, public).  Tables are row-major over ascending
+ * alphabets, 2..MRF_CODE_CARD_MAX, public).  Tables are row-major over ascending
  * variables, the first the most significant digit, each in its own base
  * (bp.h's layout).  Privacy: privacy.md 12; calibrations in privacy.c
  * (MrfMst*).  Plain C: no PostgreSQL headers.

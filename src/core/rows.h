@@ -19,6 +19,13 @@
  */
 typedef uint16_t MrfCode;
 
+/*
+ * Most values of one variable of code rows (codes 0..65535): the core's
+ * cap.  The readers of SQL rows cap a column's alphabet lower (the glue's
+ * MRF_MAX_ALPHABET).
+ */
+#define MRF_CODE_CARD_MAX 65536
+
 /* 64-bit words per packed row of p variables. */
 static inline int
 MrfBitWords(int p)

@@ -2033,7 +2033,7 @@ MrfCliquesSampleWith(const MrfCliqueSet *set, const double *logpot, int64_t n,
 	int			done = 0;
 	MrfStatus	status;
 
-	if (n < 0 || set->k > 256)
+	if (n < 0 || set->k > MRF_CODE_CARD_MAX)
 		return MRF_EINVAL;
 	for (x = 0; x < set->cells; x++)
 		if (!isfinite(logpot[x]))

@@ -324,7 +324,8 @@ TestValidation(void)
 		MrfCliqueSetFree(&MrfMallocEnv, set);
 		CHECK(MrfCliqueSetCheck(0, 2, 2, start, var, 0, &bad) == MrfCliquesBadP);
 		CHECK(MrfCliqueSetCheck(3, 1, 2, start, var, 0, &bad) == MrfCliquesBadK);
-		CHECK(MrfCliqueSetCheck(3, 257, 2, start, var, 0, &bad) == MrfCliquesBadK);
+		CHECK(MrfCliqueSetCheck(3, MRF_CODE_CARD_MAX + 1, 2, start, var, 0, &bad) == MrfCliquesBadK);
+		CHECK(MrfCliqueSetCheck(3, 4096, 2, start, var, 0, &bad) == NULL);
 		CHECK(MrfCliqueSetCheck(3, 2, 0, start, var, 0, &bad) == MrfCliquesNoCliques);
 		CHECK(MrfCliqueSetCheck(2, 2, 2, start, var, 0, &bad) == MrfCliquesOutOfRange && bad == 0);
 		/* 2 + 2 cells: the limit 3 rejects each table, 7 only the total */
@@ -655,7 +656,7 @@ TestMixedAlphabets(void)
 		const int	start[] = {0, 3, 5, 7, 8};
 		const int	var[] = {2, 0, 1, 3, 2, 4, 1, 3};
 		const int	bad_card[] = {2, 1, 5, 2, 3};
-		const int	big_card[] = {2, 3, 257, 2, 3};
+		const int	big_card[] = {2, 3, MRF_CODE_CARD_MAX + 1, 2, 3};
 		const int64_t n = 5000;
 		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 5);
 		int64_t		counts[64];
@@ -1263,6 +1264,96 @@ TestCgmHugeEpsilon(void)
 	CHECK_MSG(fallbacks >= 1, "no fit fell back to naive MLE: the case is not exercised");
 }
 
+/*
+ * Alphabets beyond a byte (two-byte codes): a chain 0 - 1 - 2 with 300, 300
+ * and 2 values.  Loopy BP on a tree is exact, so its marginals (messages of
+ * 300 values) equal the junction tree's; the Gibbs chain (180,000 states,
+ * no tree allowed) draws rows whose binary and 300-value marginals match
+ * the exact ones; MrfCliquesCount counts codes above 255.
+ */
+static void
+TestWideAlphabets(void)
+{
+	int			card[3] = {300, 300, 2};
+	int			start[3] = {0, 2, 4};
+	int			var[4] = {0, 1, 1, 2};
+	MrfCliqueSet *set;
+	MrfBp	   *exact;
+	MrfBp	   *loopy;
+	MrfBpOptions bo;
+	MrfRng		rng;
+	double	   *logpot;
+	double	   *me;
+	double	   *ml;
+	double		worst = 0.0;
+	const int64_t n = 40000;
+	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * 3);
+	MrfSampleOptions so = {.burn_in = 200, .thin = 3, .max_tree_cells = 1};
+	double		p2 = 0.0;
+	double		mean0 = 0.0;
+	double		want2 = 0.0;
+	double		want0 = 0.0;
+	int64_t    *counts;
+
+	CHECK(MrfCliqueSetBuildAlphabets(3, card, 2, start, var, 0, &MrfMallocEnv, &set) == MRF_OK);
+	logpot = malloc(sizeof(double) * set->cells);
+	me = malloc(sizeof(double) * set->cells);
+	ml = malloc(sizeof(double) * set->cells);
+	counts = calloc(set->cells, sizeof(int64_t));
+	MrfRngInitSeeded(&rng, 611);
+	/* a strong diagonal between 0 and 1, a random rest */
+	for (int64_t x = 0; x < set->cells; x++)
+		logpot[x] = MrfRngUniform(&rng);
+	for (int a = 0; a < 300; a++)
+		logpot[set->offset[0] + a * 300 + a] += 4.0;
+	memset(&bo, 0, sizeof(bo));
+	bo.mode = MRF_INFER_EXACT;
+	CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &exact) == MRF_OK);
+	CHECK(MrfBpMarginals(exact, logpot, me, NULL) == MRF_OK);
+	bo.mode = MRF_INFER_LOOPY;
+	bo.tolerance = 1e-12;
+	CHECK(MrfBpBuild(set, &bo, &MrfMallocEnv, &loopy) == MRF_OK);
+	CHECK(MrfBpMarginals(loopy, logpot, ml, NULL) == MRF_OK);
+	for (int64_t x = 0; x < set->cells; x++)
+		worst = fabs(me[x] - ml[x]) > worst ? fabs(me[x] - ml[x]) : worst;
+	CHECK(worst < 1e-8);
+
+	CHECK(MrfCliquesSampleWith(set, logpot, n, &so, &rng, &MrfMallocEnv, rows, NULL) == MRF_OK);
+	for (int64_t r = 0; r < n; r++)
+	{
+		p2 += rows[r * 3 + 2] == 1;
+		mean0 += rows[r * 3];
+	}
+	for (int b = 0; b < 300; b++)
+		for (int c = 0; c < 2; c++)
+			want2 += c == 1 ? me[set->offset[1] + b * 2 + c] : 0.0;
+	for (int a = 0; a < 300; a++)
+		for (int b = 0; b < 300; b++)
+			want0 += a * me[set->offset[0] + a * 300 + b];
+	CHECK(fabs(p2 / n - want2) < 0.02);
+	CHECK(fabs(mean0 / n - want0) < 6.0);	/* sd of the code about 87, n / (thin) draws */
+	printf("# wide alphabets: loopy vs exact %.2g, Gibbs P(z2 = 1) %.4f (exact %.4f), mean z0 %.1f (exact %.1f)\n",
+		   worst, p2 / n, want2, mean0 / n, want0);
+
+	CHECK(MrfCliquesCount(rows, n, set, counts) == MRF_OK);
+	{
+		int64_t		high = 0;
+
+		for (int a = 256; a < 300; a++)
+			for (int b = 0; b < 300; b++)
+				high += counts[set->offset[0] + a * 300 + b];
+		CHECK(high > 0);		/* codes above 255 are counted, not wrapped */
+	}
+	MrfBpFree(exact);
+	MrfBpFree(loopy);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+	free(logpot);
+	free(me);
+	free(ml);
+	free(rows);
+	free(counts);
+}
+
 /* The "cliques" group. */
 void
 TestCliques(void)
@@ -1279,4 +1370,5 @@ TestCliques(void)
 	TestCgmSmallEpsilon();
 	TestCgmLargeEpsilon();
 	TestCgmHugeEpsilon();
+	TestWideAlphabets();
 }

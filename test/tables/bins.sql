@@ -122,12 +122,12 @@ EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL, s = RETURNED_SQLSTATE, c = PG_EXCEPTION_CONTEXT;
 	RETURN s || ': ' || coalesce(d, '') || CASE WHEN c LIKE '%option bins%' THEN ' [' || split_part(c, E'\n', 1) || ']' ELSE '' END;
 END $f$;
-SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": []}')$$), '22023: Column "a": give from 1 to 254 edges (0 given).', 'no edges');
+SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": []}')$$), '22023: Column "a": give from 1 to 4095 edges (0 given).', 'no edges');
 SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": [3, 2]}')$$), '22023: Column "a": edges must increase strictly.', 'decreasing edges');
 SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": [1, 1]}')$$), '22023: Column "a": edges must increase strictly.', 'a repeated edge');
 SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": [1e400]}')$$), '22023: Column "a": edges must be finite numbers.', 'an edge beyond float8');
 SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": {"min": 0, "max": 1e9, "width": 1}}')$$),
-		  '22023: Column "a": min, max and width give 1000000002 bins; a column has at most 255 (with the two open end bins).', 'a huge range');
+		  '22023: Column "a": min, max and width give 1000000002 bins; a column has at most 4096 (with the two open end bins).', 'a huge range');
 SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": {"min": 0, "max": 10, "width": 0}}')$$),
 		  '22023: Column "a": the width must be a finite number greater than zero.', 'a zero width');
 SELECT is(pg_temp.err($$SELECT mrf_options(bins => '{"a": {"min": 5, "max": 5, "width": 1}}')$$),

@@ -81,13 +81,13 @@ SELECT matches(pg_temp.hint_of($$SELECT mrf_learn_mst(t, rho => 1) FROM (SELECT 
 CREATE TEMP TABLE ds_one (a int CHECK (a IN (3)), b boolean);
 INSERT INTO ds_one VALUES (3, true), (3, false);
 SELECT throws_ok($$SELECT mrf_learn_mst(ds_one, rho => 1) FROM ds_one$$, '22023',
-				 'mrf_learn_mst: the CHECK constraint of column "a" allows 1 value; a column''s alphabet has from 2 to 255',
+				 'mrf_learn_mst: the CHECK constraint of column "a" allows 1 value; a column''s alphabet has from 2 to 4096',
 				 'a one-value CHECK is refused, naming the column');
-CREATE TEMP TABLE ds_wide (a int CHECK (a BETWEEN 0 AND 1000), b boolean);
+CREATE TEMP TABLE ds_wide (a int CHECK (a BETWEEN 0 AND 5000), b boolean);
 INSERT INTO ds_wide VALUES (3, true), (4, false);
 SELECT throws_ok($$SELECT mrf_learn_mst(ds_wide, rho => 1) FROM ds_wide$$, '22023',
-				 'mrf_learn_mst: the CHECK constraint of column "a" allows 1001 values; a column''s alphabet has from 2 to 255',
-				 'a CHECK range wider than 255 values is refused, naming the column');
+				 'mrf_learn_mst: the CHECK constraint of column "a" allows 5001 values; a column''s alphabet has from 2 to 4096',
+				 'a CHECK range wider than 4,096 values is refused, naming the column');
 SELECT is((SELECT labels FROM mrf_variables((SELECT mrf_learn_mst(ds_wide, rho => 1, domains => '{"a": {"min": 3, "max": 4}}')
 		   FROM ds_wide)) WHERE name = 'a'), ARRAY['3', '4'], 'the column''s own entry replaces a too wide CHECK');
 CREATE TEMP TABLE ds_or (a text CHECK (a = 'x' OR a = 'y'), b boolean);
@@ -108,11 +108,11 @@ EXCEPTION WHEN OTHERS THEN
 	RETURN s || ': ' || d;
 END $f$;
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"state": ["CA"]}')$$),
-		  '22023: The domain of column "state" lists 1 value; a domain has from 2 to 255.', 'one value: names the column');
+		  '22023: The domain of column "state" lists 1 value; a domain has from 2 to 4096.', 'one value: names the column');
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": {"min": 1, "max": 1}}')$$),
-		  '22023: The range of column "s" has 1 value; a domain has from 2 to 255 (min < max).', 'a one-value range');
+		  '22023: The range of column "s" has 1 value; a domain has from 2 to 4096 (min < max).', 'a one-value range');
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": {"min": 5, "max": 1}}')$$),
-		  '22023: The range of column "s" has 0 values; a domain has from 2 to 255 (min < max).', 'an empty range');
+		  '22023: The range of column "s" has 0 values; a domain has from 2 to 4096 (min < max).', 'an empty range');
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": {"min": -1e300, "max": 1e300}}')$$),
 		  '22023: The range of column "s" must have integer bounds min and max.', 'a huge range');
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": {"min": 1.5, "max": 3}}')$$),
@@ -124,7 +124,7 @@ SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": {"min": 1, "m
 		  '22023: The domain of column "s" must be an array of its values or an integer range like {"min": 1, "max": 10}.',
 		  'an unknown key in a range');
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": []}')$$),
-		  '22023: The domain of column "s" lists 0 values; a domain has from 2 to 255.', 'an empty list');
+		  '22023: The domain of column "s" lists 0 values; a domain has from 2 to 4096.', 'an empty list');
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": [1, null]}')$$),
 		  '22023: The values of column "s" must be strings or numbers.', 'a null value');
 SELECT is(pg_temp.detail_of($$SELECT mrf_options(domains => '{"s": "check"}')$$),

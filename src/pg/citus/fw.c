@@ -657,7 +657,7 @@ mrf_fw_scores_accum(PG_FUNCTION_ARGS)
 		/* the protected path's lenient readers, as the one-node read (protected/learn_from.c) */
 		if (s->step.design.kind == MRF_FW_DESIGN_PAIRWISE)
 		{
-			MrfKaryReaderInit(&s->kreader, MrfCitusSampleType(fcinfo), s->step.design.k,
+			MrfKaryReaderInit(&s->kreader, MrfCitusSampleType(fcinfo), s->step.design.k, false,
 							  s->hdr.eoh_context, DesignLearner(&s->step.design));
 			MrfKaryReaderSetLenient(&s->kreader, s->step.design.p);
 		}
@@ -970,7 +970,7 @@ mrf_fw_kary_codes(PG_FUNCTION_ARGS)
 			memcpy(kc->domains, domains, VARSIZE(domains));
 		}
 		kc->nulls = nulls ? pstrdup(nulls) : NULL;
-		MrfKaryReaderInit(&kc->reader, typid, k, fcinfo->flinfo->fn_mcxt, "mrf_learn_pairwise");
+		MrfKaryReaderInit(&kc->reader, typid, k, false, fcinfo->flinfo->fn_mcxt, "mrf_learn_pairwise");
 		if (checked_domains != NULL)
 			MrfKaryReaderSetDomains(&kc->reader, checked_domains);
 		if (checked_nulls != NULL)

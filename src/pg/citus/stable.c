@@ -604,7 +604,7 @@ mrf_stable_blocks_accum(PG_FUNCTION_ARGS)
 		old = MemoryContextSwitchTo(s->hdr.eoh_context);
 		if (s->step.model == MRF_STABLE_PAIRWISE)
 		{
-			MrfKaryReaderInit(&s->kreader, MrfCitusSampleType(fcinfo), s->step.k,
+			MrfKaryReaderInit(&s->kreader, MrfCitusSampleType(fcinfo), s->step.k, false,
 							  s->hdr.eoh_context, "mrf_learn_structure");
 			MrfKaryReaderSetLenient(&s->kreader, s->step.p);
 		}

@@ -277,7 +277,7 @@ CountsFromFlat(bytea *flat, MemoryContext aggctx)
 	memcpy(&k, in + 12, 4);
 	memcpy(&n, in + 16, 8);
 	memcpy(&optlen, in + 24, 4);
-	if (format != MRF_ROWS_CODES || p < 1 || p > MRF_MAX_VARIABLES || n < 1 || k < 2 || k > 255)
+	if (format != MRF_ROWS_CODES || p < 1 || p > MRF_MAX_VARIABLES || n < 1 || k < 2 || k > MRF_MAX_ALPHABET)
 		BadState("The state's shape is out of range.");
 	if (optlen < 2 || (Size) optlen > len - SHIPPED_HEADER ||
 		len - SHIPPED_HEADER - optlen < 8)
@@ -339,7 +339,8 @@ ShippedFromFlat(bytea *flat, MemoryContext aggctx, const char *learner)
 	if (format != MRF_ROWS_BITS && format != MRF_ROWS_BYTES && format != MRF_ROWS_CODES)
 		BadState("The state's row format is unknown.");
 	if (p < 1 || p > MRF_MAX_VARIABLES || n < 1 ||
-		(format == MRF_ROWS_BITS ? k != 2 : (k < 2 || k > 255)))
+		(format == MRF_ROWS_BITS ? k != 2 :
+		 (k < 2 || k > (format == MRF_ROWS_CODES ? MRF_MAX_ALPHABET : MRF_MAX_BYTE_ALPHABET))))
 		BadState("The state's shape is out of range.");
 	row_bytes = format == MRF_ROWS_BITS ? sizeof(uint64) * MrfBitWords(p) :
 		format == MRF_ROWS_CODES ? sizeof(MrfCode) * (Size) p : (Size) p;
@@ -452,12 +453,9 @@ ShippedPrepare(ShippedState *s, const MrfLearner *learner, Oid typid)
 	if (format == MRF_ROWS_BITS)
 		MrfBinaryReaderInit(&state->reader, typid, s->hdr.eoh_context, learner->name);
 	else
-	{
 		MrfKaryReaderInit(&state->kreader, typid,
 						  (plan->opt.given & MRF_OPT_K) ? plan->opt.k : 0,
-						  s->hdr.eoh_context, learner->name);
-		state->kreader.codes = format == MRF_ROWS_CODES;
-	}
+						  format == MRF_ROWS_CODES, s->hdr.eoh_context, learner->name);
 	if (state->p > 0)
 	{
 		/* later samples must have the width and alphabet of the rows already in */

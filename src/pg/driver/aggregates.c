@@ -88,8 +88,8 @@ MrfRowsStateInitReader(MrfRowsState *state, Oid typid, const MrfOptions *opt, Me
 		MrfBinaryReaderInit(&state->reader, typid, cxt, learner);
 		return;
 	}
-	MrfKaryReaderInit(&state->kreader, typid, (opt->given & MRF_OPT_K) ? opt->k : 0, cxt, learner);
-	state->kreader.codes = state->format == MRF_ROWS_CODES;
+	MrfKaryReaderInit(&state->kreader, typid, (opt->given & MRF_OPT_K) ? opt->k : 0,
+					  state->format == MRF_ROWS_CODES, cxt, learner);
 	if (opt->domains != NULL)
 		MrfKaryReaderSetDomains(&state->kreader, opt->domains);
 	if (opt->given & MRF_OPT_NULLS)
@@ -255,7 +255,7 @@ StatePlan(MrfRowsState *state, const MrfLearner *learner, MemoryContext cxt)
 		MrfPlanBegin(plan, learner, state->options);
 		if (state->p > 0)
 		{
-			MrfPlanAlphabets(plan, state->alphabets);
+			MrfPlanAlphabets(plan, state->alphabets, state->p);
 			plan->variables = state->variables;
 			MrfPlanShape(plan, state->p, state->k);
 		}
@@ -366,7 +366,7 @@ MrfRowsAccum(FunctionCallInfo fcinfo, const MrfLearner *learner, MrfRowFormat fo
 		{
 			MemoryContext old = MemoryContextSwitchTo(aggctx);
 
-			MrfPlanAlphabets(state->plan, state->alphabets);
+			MrfPlanAlphabets(state->plan, state->alphabets, state->p);
 			state->plan->variables = state->variables;
 			MrfPlanShape(state->plan, state->p, state->k);
 			MemoryContextSwitchTo(old);
@@ -432,8 +432,8 @@ MergeState(MrfRowsState *dst, const MrfRowsState *src, MemoryContext aggctx)
 
 	if (dst->alphabets == NULL && src->alphabets != NULL)
 	{
-		dst->alphabets = MemoryContextAlloc(aggctx, src->p);
-		memcpy(dst->alphabets, src->alphabets, src->p);
+		dst->alphabets = MemoryContextAlloc(aggctx, sizeof(uint16) * src->p);
+		memcpy(dst->alphabets, src->alphabets, sizeof(uint16) * src->p);
 	}
 	if (dst->variables == NULL && src->variables != NULL)
 		dst->variables = MemoryContextStrdup(aggctx, src->variables);
@@ -519,8 +519,8 @@ mrf_rows_serialize(PG_FUNCTION_ARGS)
 	SendString(&buf, state->variables);
 	SendString(&buf, state->source);
 	pq_sendint8(&buf, state->alphabets != NULL);
-	if (state->alphabets != NULL)
-		pq_sendbytes(&buf, (const char *) state->alphabets, state->p);
+	for (int i = 0; state->alphabets != NULL && i < state->p; i++)
+		pq_sendint16(&buf, state->alphabets[i]);
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
@@ -568,8 +568,9 @@ mrf_rows_deserialize(PG_FUNCTION_ARGS)
 	state->source = GetString(&buf, aggctx);
 	if (pq_getmsgbyte(&buf) != 0 && p > 0)
 	{
-		state->alphabets = MemoryContextAlloc(aggctx, p);
-		pq_copymsgbytes(&buf, (char *) state->alphabets, p);
+		state->alphabets = MemoryContextAlloc(aggctx, sizeof(uint16) * p);
+		for (int i = 0; i < p; i++)
+			state->alphabets[i] = (uint16) pq_getmsgint(&buf, 2);
 	}
 	pq_getmsgend(&buf);
 	PG_RETURN_POINTER(state);

@@ -42,7 +42,7 @@ typedef struct MrfRowsState
 	MrfRowFormat format;
 	int			p;				/* variables; -1 until the first row */
 	int			k;				/* alphabet size (bytes and codes formats) */
-	uint8	   *alphabets;		/* bytes, codes: each variable's k_i (p entries), NULL when all are k */
+	uint16	   *alphabets;		/* bytes, codes: each variable's k_i (p entries), NULL when all are k */
 	Size		row_bytes;		/* bytes per stored row */
 	int64		n;				/* rows stored */
 	int64		capacity;		/* rows allocated */

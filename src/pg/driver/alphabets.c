@@ -26,6 +26,7 @@
 #include "utils/typcache.h"
 
 #include "pg/driver/alphabets.h"
+#include "pg/sqlapi/options.h"
 
 /* What the constraints say about one column. */
 typedef struct CheckFacts
@@ -314,7 +315,7 @@ Collect(Node *n, CheckFacts *f)
  * its values in its order (values outside integer bounds dropped); integer
  * bounds on both sides give lo, lo + 1, ..., hi; a value listed twice is
  * listed once.  Returns the labels, or
- * NULL with *n = 0 when the constraints fix no alphabet; *n may exceed 255,
+ * NULL with *n = 0 when the constraints fix no alphabet; *n may exceed MRF_MAX_ALPHABET,
  * which the caller refuses, naming the column.
  */
 char	  **
@@ -389,7 +390,7 @@ MrfCheckAlphabet(Oid relid, AttrNumber attnum, Oid typid, int *n)
 		/* the count, even when too large to list (the caller refuses it) */
 		double		count = (double) f.hi - (double) f.lo + 1;
 
-		if (count > 255)
+		if (count > MRF_MAX_ALPHABET)
 		{
 			*n = count > INT_MAX ? INT_MAX : (int) count;
 			return NULL;

@@ -32,8 +32,11 @@
 #include "pg/model/model.h"
 #include "pg/sqlapi/options.h"
 
-/* Most edges of one column: m + 1 bins fit the byte codes (255 values). */
-#define MRF_MAX_EDGES 254
+/*
+ * Most edges of one column: m + 1 bins fit the whole-table learners' codes
+ * (MRF_MAX_ALPHABET values); the byte rows' readers refuse more than 255 bins.
+ */
+#define MRF_MAX_EDGES (MRF_MAX_ALPHABET - 1)
 
 /* The scale of a base type, or MRF_BIN_NONE when it cannot be binned. */
 MrfBinScale
@@ -145,8 +148,8 @@ MrfBinsCheckShape(JsonbValue *v, const char *column)
 				if (isnan(d) || isinf(d) || !(d > 0))
 					BadBins(column, "the width must be a finite number greater than zero.");
 				if (ceil((b - a) / d) + 1 > MRF_MAX_EDGES)
-					BadBins(column, psprintf("min, max and width give %.0f bins; a column has at most 255 (with the two open end bins).",
-											 ceil((b - a) / d) + 2));
+					BadBins(column, psprintf("min, max and width give %.0f bins; a column has at most %d (with the two open end bins).",
+											 ceil((b - a) / d) + 2, MRF_MAX_EDGES + 1));
 			}
 		}
 		return;
@@ -347,8 +350,8 @@ MrfBinsLoad(JsonbValue *v, Oid base, const char *column, MrfBins *bins)
 			BadBins(column, "min must be less than max, both finite.");
 		count = ceil((hi - lo) / w);
 		if (count + 1 > MRF_MAX_EDGES)
-			BadBins(column, psprintf("min, max and width give %.0f bins; a column has at most 255 (with the two open end bins).",
-									 count + 2));
+			BadBins(column, psprintf("min, max and width give %.0f bins; a column has at most %d (with the two open end bins).",
+									 count + 2, MRF_MAX_EDGES + 1));
 		m = (int) count + 1;
 		bins->edges = palloc(sizeof(double) * m);
 		texts = palloc(sizeof(char *) * m);

@@ -38,9 +38,11 @@ typedef struct MrfPlan
 	MrfOptions	opt;			/* the options, parsed once, defaults filled in */
 	int			p;				/* 0 until the first row (or the schema) tells */
 	int			k;
-	const uint8 *alphabets;		/* per-variable alphabets k_i (p entries) when the
+	const uint16 *alphabets;	/* per-variable alphabets k_i (p entries) when the
 								 * schema or the first row's type gives them;
 								 * NULL: every variable has k (an upper bound) */
+	const uint8 *kv;			/* alphabets as bytes (the Frank-Wolfe learners'
+								 * designs), or NULL (none, or one above 255) */
 	int64		n;				/* 0 until every row is in */
 	MrfCharge	charge;			/* the learner's, from the options alone */
 	int			iterations;		/* planned once n is known (0: the learner has none) */

@@ -83,9 +83,25 @@ MrfPlanRowsFormat(const MrfPlan *plan)
 
 /* See driver/plan.h. */
 void
-MrfPlanAlphabets(MrfPlan *plan, const uint8 *alphabets)
+MrfPlanAlphabets(MrfPlan *plan, const uint16 *alphabets, int p)
 {
+	uint8	   *kv = NULL;
+
 	plan->alphabets = alphabets;
+	for (int i = 0; alphabets != NULL && i < p; i++)
+	{
+		if (alphabets[i] > MRF_MAX_BYTE_ALPHABET)
+		{
+			if (kv != NULL)
+				pfree(kv);
+			kv = NULL;
+			break;
+		}
+		if (kv == NULL)
+			kv = palloc(p);	/* the current context: the plan's, as every caller's */
+		kv[i] = (uint8) alphabets[i];
+	}
+	plan->kv = kv;
 }
 
 /* See driver/plan.h. */

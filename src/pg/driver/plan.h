@@ -42,10 +42,13 @@ MrfRowFormat MrfPlanRowsFormat(const MrfPlan *plan);
 void		MrfPlanShape(MrfPlan *plan, int p, int k);
 
 /*
- * Records the per-variable alphabets (public: from the types and options)
- * before MrfPlanShape, so that the plan sizes the run from them.
+ * Records the per-variable alphabets of p variables (public: from the types and options)
+ * before MrfPlanShape, so that the plan sizes the run from them; plan->kv
+ * gets them as bytes when each fits one (the byte rows' readers refuse
+ * more), for the Frank-Wolfe learners' designs, in the current memory
+ * context (the plan's).
  */
-void		MrfPlanAlphabets(MrfPlan *plan, const uint8 *alphabets);
+void		MrfPlanAlphabets(MrfPlan *plan, const uint16 *alphabets, int p);
 
 /*
  * Plans with n (every row in): errors for what n refuses, sets the

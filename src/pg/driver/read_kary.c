@@ -60,24 +60,62 @@ OidCompare(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Most values of one column the reader's rows can hold. */
+static int
+MaxValues(const MrfKaryReader *reader)
+{
+	return reader->codes ? MRF_MAX_ALPHABET : MRF_MAX_BYTE_ALPHABET;
+}
+
+/*
+ * The hint of a refusal for more values than the reader's rows hold: byte
+ * rows (the Frank-Wolfe learners) name the learners that take more.
+ */
+static int
+WiderLearnersHint(const MrfKaryReader *reader, int n)
+{
+	if (reader->codes || n > MRF_MAX_ALPHABET)
+		return 0;
+	return errhint("mrf_learn_mst, mrf_learn_aim and mrf_learn_cliques take up to %d values a column; the Frank-Wolfe learners (pairwise, structure) %d.",
+				   MRF_MAX_ALPHABET, MRF_MAX_BYTE_ALPHABET);
+}
+
+/* Refuses column's alphabet of n values (from source) above the reader's cap. */
+static void
+CheckColumnSize(const MrfKaryReader *reader, const char *column, int n, const char *source)
+{
+	if (n <= MaxValues(reader))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: column \"%s\" has %d values; a column's alphabet has at most %d here",
+					reader->learner, column, n, MaxValues(reader)),
+			 errdetail("The alphabet comes from %s.", source),
+			 WiderLearnersHint(reader, n)));
+}
+
 /* Loads an enum's labels: its alphabet, in sort order (public: the declaration). */
 static MrfEnumAlphabet
-LoadEnum(Oid enumtypid, MemoryContext mcxt, const char *learner)
+LoadEnum(const MrfKaryReader *reader, Oid enumtypid, MemoryContext mcxt, const char *learner)
 {
 	CatCList   *list = SearchSysCacheList1(ENUMTYPOIDNAME, ObjectIdGetDatum(enumtypid));
 	MrfEnumAlphabet alpha;
 	float4	   *order;
 	int			n = list->n_members;
 
-	if (n < 2 || n > 255)
+	if (n < 2 || n > MaxValues(reader))
+	{
+		ReleaseCatCacheList(list);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s takes enum types of 2 to 255 labels", learner),
-				 errdetail("Type %s has %d.", format_type_be(enumtypid), n)));
+				 errmsg("%s takes enum types of 2 to %d labels", learner, MaxValues(reader)),
+				 errdetail("Type %s has %d.", format_type_be(enumtypid), n),
+				 WiderLearnersHint(reader, n)));
+	}
 	alpha.typid = enumtypid;
 	alpha.nlabels = n;
 	alpha.oids = MemoryContextAlloc(mcxt, sizeof(Oid) * n);
-	alpha.index = MemoryContextAlloc(mcxt, n);
+	alpha.index = MemoryContextAlloc(mcxt, sizeof(uint16) * n);
 	order = palloc(sizeof(float4) * n);
 	for (int i = 0; i < n; i++)
 	{
@@ -106,7 +144,7 @@ LoadEnum(Oid enumtypid, MemoryContext mcxt, const char *learner)
 			for (int j = 0; j < n; j++)
 				if (order[j] < order[at])
 					rank++;
-			alpha.index[i] = (uint8) rank;
+			alpha.index[i] = (uint16) rank;
 		}
 		memcpy(alpha.oids, byoid, sizeof(Oid) * n);
 	}
@@ -136,8 +174,8 @@ MatchK(MrfKaryReader *reader, int k_option, int k_type)
 
 /* Prepares a reader for values of type typid. */
 void
-MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext mcxt,
-				  const char *learner)
+MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, bool codes,
+				  MemoryContext mcxt, const char *learner)
 {
 	Oid			base = getBaseType(typid);
 	Oid			elemtype = get_element_type(base);
@@ -148,6 +186,7 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 	reader->p = -1;
 	reader->mcxt = mcxt;
 	reader->learner = learner;
+	reader->codes = codes;
 
 	if (base == INT2ARRAYOID || base == INT4ARRAYOID)
 	{
@@ -165,7 +204,7 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, MemoryContext 
 	{
 		reader->form = MRF_KARY_ENUM_ARRAY;
 		reader->alphabets = MemoryContextAlloc(mcxt, sizeof(MrfEnumAlphabet));
-		reader->alphabets[0] = LoadEnum(elemtype, mcxt, learner);
+		reader->alphabets[0] = LoadEnum(reader, elemtype, mcxt, learner);
 		MatchK(reader, k_option, reader->alphabets[0].nlabels);
 		return;
 	}
@@ -226,11 +265,11 @@ ColumnAlphabet(MrfKaryReader *reader, int i, Oid base, Oid relid, int *n, const 
 		if (labels != NULL || *n > 0)
 		{
 			*source = "its CHECK constraint";
-			if (*n < 2 || *n > 255)
+			if (*n < 2 || *n > MaxValues(reader))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s: the CHECK constraint of column \"%s\" allows %d value%s; a column's alphabet has from 2 to 255",
-								reader->learner, name, *n, *n == 1 ? "" : "s"),
+						 errmsg("%s: the CHECK constraint of column \"%s\" allows %d value%s; a column's alphabet has from 2 to %d",
+								reader->learner, name, *n, *n == 1 ? "" : "s", MaxValues(reader)),
 						 errdetail("A column's CHECK constraint (IN or BETWEEN) is read as its alphabet when option domains does not name it."),
 						 errhint("Name the column in option domains, e.g. domains => '{\"%s\": %s}'.",
 								 name, base == INT2OID || base == INT4OID || base == INT8OID ?
@@ -285,6 +324,44 @@ StringPtrCompare(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+/* A label and its code, for sorting a domain's labels (SortedLabels). */
+typedef struct LabelCode
+{
+	char	   *label;
+	int			code;
+} LabelCode;
+
+static int
+LabelCodeCompare(const void *a, const void *b)
+{
+	return strcmp(((const LabelCode *) a)->label, ((const LabelCode *) b)->label);
+}
+
+/*
+ * A domain's lookup: sorted gets its labels (nlabels, in code order in
+ * labels) sorted, index[s] the code of sorted[s].  n log n, so alphabets of
+ * thousands of values load at once.
+ */
+static void
+SortedLabels(MrfDeclaredDomain *dom)
+{
+	int			n = dom->nlabels;
+	LabelCode  *lc = palloc(sizeof(LabelCode) * n);
+
+	for (int a = 0; a < n; a++)
+	{
+		lc[a].label = dom->labels[a];
+		lc[a].code = a;
+	}
+	qsort(lc, n, sizeof(LabelCode), LabelCodeCompare);
+	for (int s = 0; s < n; s++)
+	{
+		dom->sorted[s] = lc[s].label;
+		dom->index[s] = (uint16) lc[s].code;
+	}
+	pfree(lc);
+}
+
 /*
  * Whether a declared value can be the text form of some value of type base:
  * an integer column's output is canonical ("-12", never "012", "1.0",
@@ -336,7 +413,8 @@ LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base, char **labels, int n,
 	dom->nlabels = n;
 	dom->labels = palloc(sizeof(char *) * n);
 	dom->sorted = palloc(sizeof(char *) * n);
-	dom->index = palloc(n);
+	dom->index = palloc(sizeof(uint16) * n);
+	CheckColumnSize(reader, NameStr(TupleDescAttr(reader->tupdesc, i)->attname), n, source);
 	for (int a = 0; a < n; a++)
 	{
 		dom->labels[a] = pstrdup(labels[a]);
@@ -355,11 +433,7 @@ LoadDeclaredDomain(MrfKaryReader *reader, int i, Oid base, char **labels, int n,
 					 errhint("Declare the values as the column's type writes them.")));
 		dom->sorted[a] = dom->labels[a];
 	}
-	qsort(dom->sorted, n, sizeof(char *), StringPtrCompare);
-	for (int s = 0; s < n; s++)
-		for (int a = 0; a < n; a++)
-			if (dom->sorted[s] == dom->labels[a])
-				dom->index[s] = (uint8) a;
+	SortedLabels(dom);
 	dom->blankpadded = base == BPCHAROID;
 	getTypeOutputInfo(base, &outfunc, &varlena);
 	fmgr_info_cxt(outfunc, &dom->output, reader->mcxt);
@@ -379,17 +453,13 @@ LoadBinnedColumn(MrfKaryReader *reader, int i, Oid base, JsonbValue *spec)
 
 	MrfBinsLoad(spec, base, NameStr(TupleDescAttr(reader->tupdesc, i)->attname), &dom->bins);
 	n = dom->bins.nedges + 1;
+	CheckColumnSize(reader, NameStr(TupleDescAttr(reader->tupdesc, i)->attname), n, "option bins");
 	dom->base = base;
 	dom->nlabels = n;
 	dom->labels = dom->bins.labels;
 	dom->sorted = palloc(sizeof(char *) * n);
-	dom->index = palloc(n);
-	memcpy(dom->sorted, dom->labels, sizeof(char *) * n);
-	qsort(dom->sorted, n, sizeof(char *), StringPtrCompare);
-	for (int s = 0; s < n; s++)
-		for (int a = 0; a < n; a++)
-			if (dom->sorted[s] == dom->labels[a])
-				dom->index[s] = (uint8) a;
+	dom->index = palloc(sizeof(uint16) * n);
+	SortedLabels(dom);
 	MemoryContextSwitchTo(old);
 }
 
@@ -530,11 +600,12 @@ NullCode(MrfKaryReader *reader, int i, Oid base, int size)
 		case NULL_ERROR:
 			return -1;
 		case NULL_CATEGORY:
-			if (size >= 255)
+			if (size >= MaxValues(reader))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s: column \"%s\" has no room for a NULL category (255 values at most)",
-								reader->learner, NameStr(att->attname))));
+						 errmsg("%s: column \"%s\" has no room for a NULL category (%d values at most)",
+								reader->learner, NameStr(att->attname), MaxValues(reader)),
+						 WiderLearnersHint(reader, size + 1)));
 			reader->null_extra[i] = true;
 			return size;
 		case NULL_VALUE:
@@ -643,7 +714,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 
 	reader->alphabets = MemoryContextAllocZero(reader->mcxt,
 											   sizeof(MrfEnumAlphabet) * reader->tupdesc->natts);
-	reader->sizes = MemoryContextAllocZero(reader->mcxt, reader->tupdesc->natts + 1);
+	reader->sizes = MemoryContextAllocZero(reader->mcxt, sizeof(uint16) * (reader->tupdesc->natts + 1));
 	reader->declared = MemoryContextAllocZero(reader->mcxt,
 											  sizeof(MrfDeclaredDomain) * reader->tupdesc->natts);
 	reader->null_code = MemoryContextAlloc(reader->mcxt, sizeof(int16) * (reader->tupdesc->natts + 1));
@@ -672,7 +743,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 			/* option bins: public edges of a number, date or timestamp column */
 			LoadBinnedColumn(reader, i, base, binspec);
 			k = Max(k, reader->declared[i].nlabels);
-			reader->sizes[width] = (uint8) reader->declared[i].nlabels;
+			reader->sizes[width] = (uint16) reader->declared[i].nlabels;
 		}
 		else if (DomainOf(reader, NameStr(att->attname)) != NULL &&
 				 (type_is_enum(base) || base == BOOLOID))
@@ -683,9 +754,9 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 					 errhint("Declare domains only for text, character, \"char\" and integer columns.")));
 		else if (type_is_enum(base))
 		{
-			reader->alphabets[i] = LoadEnum(base, reader->mcxt, reader->learner);
+			reader->alphabets[i] = LoadEnum(reader, base, reader->mcxt, reader->learner);
 			k = Max(k, reader->alphabets[i].nlabels);
-			reader->sizes[width] = (uint8) reader->alphabets[i].nlabels;
+			reader->sizes[width] = (uint16) reader->alphabets[i].nlabels;
 		}
 		else if (base == BOOLOID)
 			reader->sizes[width] = 2;
@@ -694,7 +765,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		{
 			LoadDeclaredDomain(reader, i, base, labels, n, source);
 			k = Max(k, reader->declared[i].nlabels);
-			reader->sizes[width] = (uint8) reader->declared[i].nlabels;
+			reader->sizes[width] = (uint16) reader->declared[i].nlabels;
 		}
 		else
 			ereport(ERROR,
@@ -949,11 +1020,11 @@ MrfKaryTypeWidth(Oid typid)
 }
 
 /* The per-variable alphabet sizes (p entries) in mcxt, or NULL when all are k. */
-uint8 *
+uint16 *
 MrfKaryReaderAlphabets(const MrfKaryReader *reader, MemoryContext mcxt)
 {
 	bool		uniform = true;
-	uint8	   *copy;
+	uint16	   *copy;
 
 	if (reader->sizes == NULL || reader->p <= 0)
 		return NULL;
@@ -961,7 +1032,7 @@ MrfKaryReaderAlphabets(const MrfKaryReader *reader, MemoryContext mcxt)
 		uniform &= reader->sizes[j] == reader->k;
 	if (uniform)
 		return NULL;
-	copy = MemoryContextAlloc(mcxt, reader->p);
-	memcpy(copy, reader->sizes, reader->p);
+	copy = MemoryContextAlloc(mcxt, sizeof(uint16) * reader->p);
+	memcpy(copy, reader->sizes, sizeof(uint16) * reader->p);
 	return copy;
 }

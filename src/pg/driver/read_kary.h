@@ -32,7 +32,7 @@ typedef struct MrfEnumAlphabet
 	Oid			typid;
 	int			nlabels;
 	Oid		   *oids;			/* sorted */
-	uint8	   *index;			/* position of oids[i] in the enum's sort order */
+	uint16	   *index;			/* position of oids[i] in the enum's sort order */
 } MrfEnumAlphabet;
 
 /* A column's declared domain (option domains): its values' texts in code order. */
@@ -41,7 +41,7 @@ typedef struct MrfDeclaredDomain
 	int			nlabels;		/* 0: the column has none */
 	char	  **labels;			/* code order */
 	char	  **sorted;			/* sorted, for lookup */
-	uint8	   *index;			/* code of sorted[i] */
+	uint16	   *index;			/* code of sorted[i] */
 	bool		blankpadded;	/* character(n): trailing blanks do not count */
 	FmgrInfo	output;			/* the column type's output function */
 	MrfBins		bins;			/* option bins: nedges > 0 for a binned column */
@@ -60,7 +60,7 @@ typedef struct MrfKaryReader
 	bool		lenient;		/* protected path: invalid values never error */
 	bool		codes;			/* rows of MrfCode (whole-table learners), else of bytes */
 	MrfEnumAlphabet *alphabets; /* enum arrays: one; rows: one per column (NULL for boolean) */
-	uint8	   *sizes;			/* rows: each variable's alphabet size k_i (p entries), else NULL */
+	uint16	   *sizes;			/* rows: each variable's alphabet size k_i (p entries), else NULL */
 	Jsonb	   *domains;		/* option domains, or NULL */
 	MrfDeclaredDomain *declared;	/* rows: one per column (nlabels 0 unless declared) */
 	const char *null_policy;	/* option nulls: NULL or 'error', 'category', a value */
@@ -78,9 +78,11 @@ typedef struct MrfKaryReader
 /*
  * Prepares a reader for values of type typid.  k_option is the caller's k
  * (0 if not given): required for integer arrays; for enums and rows the type
- * fixes k, and a given k must match it.
+ * fixes k, and a given k must match it.  codes: rows of MrfCode (the
+ * whole-table learners, up to MRF_MAX_ALPHABET values a column), else of
+ * bytes (up to MRF_MAX_BYTE_ALPHABET).
  */
-void		MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option,
+void		MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, bool codes,
 							  MemoryContext mcxt, const char *learner);
 
 /*
@@ -127,6 +129,6 @@ int			MrfKaryTypeWidth(Oid typid);
  * The per-variable alphabet sizes of a reader whose p is known (p entries,
  * copied into mcxt), or NULL when every variable has k values.
  */
-uint8	   *MrfKaryReaderAlphabets(const MrfKaryReader *reader, MemoryContext mcxt);
+uint16	   *MrfKaryReaderAlphabets(const MrfKaryReader *reader, MemoryContext mcxt);
 
 #endif

@@ -79,7 +79,7 @@ typedef struct AimParams
 
 /* Each variable's alphabet as the core's card array (palloc). */
 static int *
-AimCard(int p, int k, const uint8 *alphabets)
+AimCard(int p, int k, const uint16 *alphabets)
 {
 	int		   *card = palloc(sizeof(int) * p);
 
@@ -319,9 +319,9 @@ AimPlan(MrfPlan *plan)
 						 psprintf("%s learns from at most %d variables", learner, AIM_MAX_VARIABLES),
 						 psprintf("The rows have %d variables; every round triangulates the model with each candidate marginal.", p),
 						 "Use mrf_learn_mst for wider tables.");
-	if (plan->k < 2 || plan->k > 256)
+	if (plan->k < 2 || plan->k > MRF_MAX_ALPHABET)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-						 psprintf("%s takes k from 2 to 256", learner), NULL, NULL);
+						 psprintf("%s takes k from 2 to %d", learner, MRF_MAX_ALPHABET), NULL, NULL);
 	card = AimCard(p, plan->k, plan->alphabets);
 	if (MrfAimInitialRates(ap->rho, MrfAimRounds(p), &m, &s) != 0 ||
 		MrfAimGaussianVariance(m, &num, &den) != 0 ||
@@ -422,7 +422,7 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 	/* the rows' alphabets are the plan's (both from the rows' type) */
 	if ((rows->alphabets == NULL) != (plan->alphabets == NULL) ||
-		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, p) != 0))
+		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, sizeof(uint16) * p) != 0))
 		elog(ERROR, "%s: the rows' alphabets are not the plan's", plan->learner->name);
 	MrfAimDefaultOptions(&ao);
 	ao.rho = ap->rho;
@@ -556,11 +556,11 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	{
 		int			a = nulls[i] ? 0 : DatumGetInt32(elems[i]);
 
-		if (a < 2 || a > 256)
+		if (a < 2 || a > MRF_MAX_ALPHABET)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid alphabet for column %d", i + 1),
-					 errdetail("Alphabet sizes run from 2 to 256; column %d has %s.", i + 1,
+					 errdetail("Alphabet sizes run from 2 to %d; column %d has %s.", MRF_MAX_ALPHABET, i + 1,
 							   nulls[i] ? "NULL" : psprintf("%d", a))));
 		card[i] = a;
 	}

@@ -113,7 +113,7 @@ CliquesFlatten(const MrfModel *model, int **start, int **var)
 
 /* Each variable's alphabet as the core's card array (palloc): k_i, or k for all. */
 static int *
-CliquesCard(int p, int k, const uint8 *alphabets)
+CliquesCard(int p, int k, const uint16 *alphabets)
 {
 	int		   *card = palloc(sizeof(int) * p);
 
@@ -228,7 +228,7 @@ CliqueCellsText(const MrfOptions *opt, int c, int k, const int *card)
  * start/var/card arrays.
  */
 static MrfRefusal *
-CliquesCheckOption(const MrfOptions *opt, int p, int k, const uint8 *alphabets,
+CliquesCheckOption(const MrfOptions *opt, int p, int k, const uint16 *alphabets,
 				   const char *learner, int **start_out, int **var_out, int **card_out)
 {
 	int			m = opt->ncliques;
@@ -436,7 +436,7 @@ CliquesRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 	/* the rows' alphabets are the plan's (both from the rows' type) */
 	if ((rows->alphabets == NULL) != (plan->alphabets == NULL) ||
-		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, p) != 0))
+		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, sizeof(uint16) * p) != 0))
 		elog(ERROR, "%s: the rows' alphabets are not the plan's", learner);
 	MrfRunCheck(run, CliquesPlanSet(plan, &run->env, &set));
 	/* The plan checked this figure before any charge; it cannot grow here. */
@@ -629,7 +629,7 @@ CliquesReadJson(JsonbContainer *root, int p, Jsonb *meta)
 	JsonbValue	v;
 	JsonbValue	lp;
 	JsonbContainer *outer;
-	int			k = MrfJsonGetInt(root, "k", 2, 256);
+	int			k = MrfJsonGetInt(root, "k", 2, MRF_CODE_CARD_MAX);
 	int		   *card = MrfJsonReadAlphabets(root, p, k);
 	int			m;
 	int		   *start;

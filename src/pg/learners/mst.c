@@ -37,7 +37,7 @@
 
 /* Each variable's alphabet as the core's card array (palloc). */
 static int *
-MstCard(int p, int k, const uint8 *alphabets)
+MstCard(int p, int k, const uint16 *alphabets)
 {
 	int		   *card = palloc(sizeof(int) * p);
 
@@ -127,9 +127,9 @@ MstPlan(MrfPlan *plan)
 						 psprintf("%s learns from at most 4096 variables", learner),
 						 psprintf("The rows have %d variables; MST counts every pair of them.", p),
 						 NULL);
-	if (plan->k < 2 || plan->k > 256)
+	if (plan->k < 2 || plan->k > MRF_MAX_ALPHABET)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-						 psprintf("%s takes k from 2 to 256", learner), NULL, NULL);
+						 psprintf("%s takes k from 2 to %d", learner, MRF_MAX_ALPHABET), NULL, NULL);
 	card = MstCard(p, plan->k, plan->alphabets);
 	(void) MrfMstSplit(mo->rho, &r1, &r2, &r3);
 	if (MrfMstGaussianVariance(p, r1, &num, &den) != 0 ||
@@ -171,7 +171,7 @@ MstRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 	/* the rows' alphabets are the plan's (both from the rows' type) */
 	if ((rows->alphabets == NULL) != (plan->alphabets == NULL) ||
-		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, p) != 0))
+		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, sizeof(uint16) * p) != 0))
 		elog(ERROR, "%s: the rows' alphabets are not the plan's", plan->learner->name);
 	logpot = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (MrfMstMaxTreeCells(p, card) + 1));
 	if (rows->counts != NULL)

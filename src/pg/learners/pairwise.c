@@ -166,14 +166,14 @@ PairwisePlan(MrfPlan *plan)
 	{
 		MrfFwDesign design;
 
-		MrfPairwiseFwDesignOf(p, k, plan->alphabets, po->lambda, &design);
+		MrfPairwiseFwDesignOf(p, k, plan->kv, po->lambda, &design);
 		plan->memory = MrfPlanFwDistributedMemory(&design,
-												  MrfPairwiseIterationsAlphabets(po, p, k, plan->alphabets, n),
+												  MrfPairwiseIterationsAlphabets(po, p, k, plan->kv, n),
 												  2.0 * (double) nparams);
 		return NULL;
 	}
 	/* the run's design follows the per-variable alphabets when they are known */
-	plan->memory = (double) MrfPairwiseWorkspaceBytesAlphabets(p, k, plan->alphabets, n) +
+	plan->memory = (double) MrfPairwiseWorkspaceBytesAlphabets(p, k, plan->kv, n) +
 		(double) n * p + 2.0 * (double) nparams * sizeof(double);
 	return NULL;
 }
@@ -186,7 +186,7 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	int64		n = plan->n;
 	int			p = plan->p;
 	int			k = plan->k;
-	const uint8 *kv = rows->alphabets;	/* per-variable alphabets, or NULL */
+	const uint8 *kv = plan->kv;	/* per-variable alphabets (the rows'), or NULL */
 	MrfModel   *model;
 	StringInfoData meta;
 	double	   *W;
@@ -231,7 +231,7 @@ PairwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 static bool
 PairwiseFwDesign(const MrfPlan *plan, MrfFwDesign *design)
 {
-	MrfPairwiseFwDesignOf(plan->p, plan->k, plan->alphabets,
+	MrfPairwiseFwDesignOf(plan->p, plan->k, plan->kv,
 						  ((const MrfPairwiseOptions *) plan->params)->lambda, design);
 	return true;
 }

@@ -397,7 +397,7 @@ StructurePlanStable(MrfPlan *plan, const StructureParams *sp)
 			(double) n * MrfBitWords(p) * sizeof(uint64);
 	}
 	else if (sp->pairwise)
-		plan->memory = (double) MrfStructurePairwiseWorkspaceBytesAlphabets(p, k, plan->alphabets, n, m) +
+		plan->memory = (double) MrfStructurePairwiseWorkspaceBytesAlphabets(p, k, plan->kv, n, m) +
 			(double) n * p + (double) p * (p - 1) * sizeof(double);
 	else
 		plan->memory = (double) MrfStructureIsingWorkspaceBytes(p, n, m) +
@@ -419,6 +419,7 @@ StructurePlan(MrfPlan *plan)
 		sp->inner.p = p;
 		sp->inner.k = plan->k;
 		sp->inner.alphabets = plan->alphabets;
+		sp->inner.kv = plan->kv;
 		sp->inner.n = n;
 		sp->inner.distributed = plan->distributed;
 		MRF_REFUSE_IF(sp->inner.learner->plan(&sp->inner));
@@ -607,7 +608,7 @@ StructureRunStable(MrfPlan *plan, const MrfRowsState *state, MrfRun *run)
 		memset(&popt, 0, sizeof(popt));
 		popt.p = p;
 		popt.k = k;
-		popt.kv = state->alphabets;	/* public: the types and options */
+		popt.kv = plan->kv;		/* public: the types and options (the rows') */
 		popt.eta = sp->eta;
 		popt.lambda = sp->lambda;
 		MrfPairwiseBlockLearner(&popt, &learner);
@@ -877,6 +878,7 @@ StructureFwDesign(const MrfPlan *plan, MrfFwDesign *design)
 		inner.p = plan->p;
 		inner.k = plan->k;
 		inner.alphabets = plan->alphabets;
+		inner.kv = plan->kv;
 		return inner.learner->fw_design(&inner, design);
 	}
 	MrfIsingFwDesignOf(plan->p, sp->io.lambda, design);

@@ -399,7 +399,7 @@ SetUpReader(MrfFromCall *fc, const char *column, ArrayType *columns, int32 varia
 	state->source = MrfSourceOfColumn(fc->relid, column, state->variables);
 	state->plan = plan;
 	/* p and k are public here: what they refuse is refused before the charge */
-	MrfPlanAlphabets(plan, state->alphabets);
+	MrfPlanAlphabets(plan, state->alphabets, state->p);
 	plan->variables = state->variables;
 	MrfPlanShape(plan, state->p, state->k);
 }

@@ -171,14 +171,14 @@ IsChoice(const char *choices, const char *word, int len)
 
 static JsonbValue *BinsEntry(JsonbValue *v);
 
-/* Most values of one column's alphabet (the codes are bytes). */
-#define MRF_MAX_DOMAIN 255
+/* Most values of one column's alphabet (the readers refuse more for byte rows). */
+#define MRF_MAX_DOMAIN MRF_MAX_ALPHABET
 
 /*
  * The labels of one column's declared domain, in code order: an array of
  * distinct values (strings or numbers), or an integer range {"min": a,
  * "max": b} (a, a + 1, ..., b).  NULL with *why set when the value is not a
- * domain of 2 to 255 values; column names the column in *why.
+ * domain of 2 to MRF_MAX_DOMAIN values; column names the column in *why.
  */
 char	  **
 MrfDomainLabels(JsonbValue *v, const char *column, int *n, const char **why)
@@ -253,7 +253,7 @@ MrfDomainLabels(JsonbValue *v, const char *column, int *n, const char **why)
 
 /*
  * Parses the domains option: an object naming columns, each with an array
- * of 2 to 255 distinct values (strings or numbers), the column's alphabet in
+ * of 2 to MRF_MAX_DOMAIN distinct values (strings or numbers), the column's alphabet in
  * code order, or an integer range {"min": a, "max": b}; the key "*" gives
  * the domain of every column of a type without an alphabet that is neither
  * named nor given one by a CHECK constraint.  Public: it is declared, never

@@ -14,6 +14,17 @@
 #include "pg/driver/refusal.h"
 
 /* Bits naming options, for the set a learner accepts. */
+/*
+ * Most values of one column's alphabet: MRF_MAX_ALPHABET for the
+ * whole-table learners (cliques, MST, AIM), whose rows hold two-byte codes
+ * (core/rows.h); MRF_MAX_BYTE_ALPHABET for the Frank-Wolfe learners
+ * (pairwise, structure), whose rows hold bytes.  Declared domains, CHECK
+ * lists, enums and bins up to the larger cap parse; the readers refuse a
+ * column above its learner's cap.
+ */
+#define MRF_MAX_ALPHABET 4096
+#define MRF_MAX_BYTE_ALPHABET 255
+
 #define MRF_OPT_RHO				0x00001
 #define MRF_OPT_EPSILON			0x00002
 #define MRF_OPT_DELTA			0x00004
