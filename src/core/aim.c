@@ -57,11 +57,16 @@ typedef struct Cand
 	int64_t		ktri;
 } Cand;
 
-/* A measurement: y = x + N_Z(0, sigma2) over s. */
+/*
+ * A measurement: y = x + N_Z(0, sigma2) over s; precision (NULL: 1 /
+ * sigma2 for every cell) per cell for a one-way table whose rare values
+ * were merged (a merged cell sums several noisy cells).
+ */
 typedef struct Meas
 {
 	VarSet		s;
 	double	   *y;
+	double	   *precision;
 	double		sigma2;
 } Meas;
 
@@ -73,7 +78,17 @@ typedef struct Aim
 	const int64_t *counts;
 	int64_t		n;
 	int			p;
-	const int  *card;
+	const int  *card;			/* the alphabets AIM runs on: ccard once compressed */
+	/*
+	 * Domain compression (CompressDomains): the rows' alphabets, each
+	 * variable's map from a value to its code (NULL: nothing merged), the
+	 * compressed alphabets and how many values each merged.
+	 */
+	const int  *ocard;
+	int		  **cmap;
+	int		   *cmapbuf;
+	int		   *ccard;
+	int		   *rare;
 	const MrfEnv *env;
 	int64_t		max_cand_cells;
 	Cand	   *cand;
@@ -322,29 +337,57 @@ CountTable(const Aim *a, const VarSet *s, int64_t *x, int64_t cells)
 	int64_t		stride[MAXV];
 	int64_t		st = 1;
 
-	if (a->tables != NULL)
-	{
-		int			i = TablesFind(a->tables, s);
-
-		if (i < 0 || a->tables->offset[i + 1] - a->tables->offset[i] != cells)
-			return -1;
-		memcpy(x, a->counts + a->tables->offset[i], sizeof(int64_t) * cells);
-		return 0;
-	}
-
 	for (int i = s->size - 1; i >= 0; i--)
 	{
 		stride[i] = st;
 		st *= a->card[s->vars[i]];
 	}
+	if (a->tables != NULL)
+	{
+		int			i = TablesFind(a->tables, s);
+		int64_t		ocells = a->cmap ? SetCells(a->ocard, s, INT64_MAX) : cells;
+		const int64_t *t;
+		int			digit[MAXV] = {0};
+
+		if (i < 0 || a->tables->offset[i + 1] - a->tables->offset[i] != ocells)
+			return -1;
+		t = a->counts + a->tables->offset[i];
+		if (a->cmap == NULL)
+		{
+			memcpy(x, t, sizeof(int64_t) * cells);
+			return 0;
+		}
+		/* a table over the rows' alphabets, summed into the compressed codes */
+		memset(x, 0, sizeof(int64_t) * cells);
+		for (int64_t o = 0; o < ocells; o++)
+		{
+			int64_t		idx = 0;
+
+			for (int j = 0; j < s->size; j++)
+				idx += stride[j] * a->cmap[s->vars[j]][digit[j]];
+			x[idx] += t[o];
+			for (int j = s->size - 1; j >= 0; j--)
+			{
+				if (++digit[j] < a->ocard[s->vars[j]])
+					break;
+				digit[j] = 0;
+			}
+		}
+		return 0;
+	}
+
 	memset(x, 0, sizeof(int64_t) * cells);
 	for (int64_t r = 0; r < a->n; r++)
 	{
 		const MrfCode *z = a->rows + r * a->p;
 		int64_t		idx = 0;
 
-		for (int i = 0; i < s->size; i++)
-			idx += stride[i] * z[s->vars[i]];
+		if (a->cmap != NULL)
+			for (int i = 0; i < s->size; i++)
+				idx += stride[i] * a->cmap[s->vars[i]][z[s->vars[i]]];
+		else
+			for (int i = 0; i < s->size; i++)
+				idx += stride[i] * z[s->vars[i]];
 		x[idx]++;
 	}
 	return 0;
@@ -413,6 +456,16 @@ CandAdd(Aim *a, const VarSet *s, int workload, int *skipped)
 	if (CountTable(a, s, a->cand[c].x, cells) != 0)
 	{
 		MrfFree(a->env, a->cand[c].x);
+		if (a->cmap != NULL)
+		{
+			/*
+			 * Counted tables are planned over the rows' alphabets (public):
+			 * a set the plan left out for its size but that fits once
+			 * compressed is skipped, as over the cap.
+			 */
+			*skipped = 1;
+			return -1;
+		}
 		return -3;
 	}
 	MrfPoll(a->env, 0, 0);		/* a table of n rows: an interrupt check */
@@ -1132,7 +1185,7 @@ Estimate(Aim *a, int iterations, double stop_fraction, const MrfEstimateOptions 
 		ms[i].size = a->meas[i].s.size;
 		memcpy(ms[i].vars, a->meas[i].s.vars, sizeof(int) * ms[i].size);
 		ms[i].y = a->meas[i].y;
-		ms[i].precision = NULL;
+		ms[i].precision = a->meas[i].precision;
 		ms[i].sigma2 = a->meas[i].sigma2;
 	}
 	eo.iterations = iterations;
@@ -1161,6 +1214,7 @@ Measure(Aim *a, const Cand *c, uint64_t num, uint64_t den, MrfRng *rng)
 		return MRF_EINVAL;
 	m = &a->meas[a->nmeas];
 	m->s = c->s;
+	m->precision = NULL;
 	m->sigma2 = (double) num / (double) den;
 	m->y = MrfAllocUninit(a->env, sizeof(double) * c->cells);
 	if (m->y == NULL)
@@ -1241,7 +1295,14 @@ AimFree(Aim *a)
 	MrfFree(a->env, a->ctri);
 	MrfFree(a->env, a->cdec);
 	for (int i = 0; i < a->nmeas; i++)
+	{
 		MrfFree(a->env, a->meas[i].y);
+		MrfFree(a->env, a->meas[i].precision);
+	}
+	MrfFree(a->env, a->cmap);
+	MrfFree(a->env, a->cmapbuf);
+	MrfFree(a->env, a->ccard);
+	MrfFree(a->env, a->rare);
 	MrfFree(a->env, a->meas);
 	MrfFree(a->env, a->mu);
 	if (a->bp)
@@ -1269,6 +1330,180 @@ ProgressTotal(int t, double rho, double used, double per_round, int max_rounds,
 	after = fmin(after, (double) (max_rounds - t - 1));
 	return ((int64_t) t + 2 + (int64_t) after) * (1 + opt->round_iterations) +
 		opt->estimate.iterations;
+}
+
+/*
+ * AIM's domain compression, as MST's (MrfCompressRare; privacy.md 13): from
+ * the noisy one-way measurements (meas[i] and cand[i] are variable i's, all
+ * at one sigma), each variable's values below 3 sigma merge into its last
+ * code.  When some do, AIM runs on the compressed alphabets from here on:
+ * the one-way candidates' tables and measurements are summed into the
+ * codes (a merged cell's variance is the sum of its cells': precision
+ * divided by how many it merged), and every later table is counted
+ * through the maps.  Reads the measurements only: post-processing.
+ */
+static MrfStatus
+CompressDomains(Aim *a, double sigma, MrfAimReport *rep)
+{
+	int			p = a->p;
+	int		   *oneoff = MrfAlloc(a->env, sizeof(int) * (p + 1));
+	double	   *y1 = NULL;
+	int			merged = 0;
+
+	if (oneoff == NULL)
+		return MRF_ENOMEM;
+	oneoff[0] = 0;
+	for (int i = 0; i < p; i++)
+		oneoff[i + 1] = oneoff[i] + a->card[i];
+	y1 = MrfAlloc(a->env, sizeof(double) * oneoff[p]);
+	a->cmapbuf = MrfAlloc(a->env, sizeof(int) * oneoff[p]);
+	a->ccard = MrfAlloc(a->env, sizeof(int) * p);
+	a->rare = MrfAlloc(a->env, sizeof(int) * p);
+	a->cmap = MrfAlloc(a->env, sizeof(int *) * p);
+	if (!y1 || !a->cmapbuf || !a->ccard || !a->rare || !a->cmap)
+	{
+		MrfFree(a->env, oneoff);
+		MrfFree(a->env, y1);
+		return MRF_ENOMEM;
+	}
+	for (int i = 0; i < p; i++)
+		memcpy(y1 + oneoff[i], a->meas[i].y, sizeof(double) * a->card[i]);
+	MrfCompressRare(p, a->card, oneoff, y1, sigma, a->cmapbuf, a->ccard, a->rare);
+	for (int i = 0; i < p; i++)
+	{
+		a->cmap[i] = a->cmapbuf + oneoff[i];
+		merged += a->rare[i] > 0;
+	}
+	MrfFree(a->env, y1);
+	if (merged == 0)
+	{
+		/* nothing merged: AIM runs as without compression */
+		MrfFree(a->env, oneoff);
+		MrfFree(a->env, a->cmap);
+		a->cmap = NULL;
+		return MRF_OK;
+	}
+	for (int i = 0; i < p; i++)
+	{
+		Cand	   *cd = &a->cand[i];
+		Meas	   *m = &a->meas[i];
+		int			k = a->ccard[i];
+		int64_t    *cx;
+		double	   *cy;
+		double	   *prec;
+
+		if (a->rare[i] == 0)
+			continue;
+		cx = MrfAlloc(a->env, sizeof(int64_t) * k);
+		cy = MrfAlloc(a->env, sizeof(double) * k);
+		prec = MrfAlloc(a->env, sizeof(double) * k);
+		if (!cx || !cy || !prec)
+		{
+			MrfFree(a->env, cx);
+			MrfFree(a->env, cy);
+			MrfFree(a->env, prec);
+			MrfFree(a->env, oneoff);
+			return MRF_ENOMEM;
+		}
+		for (int v = 0; v < a->card[i]; v++)
+		{
+			cx[a->cmap[i][v]] += cd->x[v];
+			cy[a->cmap[i][v]] += m->y[v];
+		}
+		for (int c = 0; c < k; c++)
+			prec[c] = 1.0 / m->sigma2;
+		prec[k - 1] /= (double) a->rare[i];
+		MrfFree(a->env, cd->x);
+		MrfFree(a->env, m->y);
+		cd->x = cx;
+		a->cand_cells -= cd->cells - k;
+		cd->cells = k;
+		m->y = cy;
+		m->precision = prec;
+		rep->compressed++;
+		rep->rare_values += a->rare[i];
+	}
+	MrfFree(a->env, oneoff);
+	a->ocard = a->card;
+	a->card = a->ccard;
+	return MRF_OK;
+}
+
+/*
+ * The model over the rows' alphabets from the model over the compressed
+ * ones (MST's undo_compress): each clique's table over the original values,
+ * a merged code's log-potential spread evenly over its rare values by
+ * subtracting log rare[i] once, in the first clique holding variable i.
+ */
+static MrfStatus
+ExpandModel(const Aim *a, MrfCliqueSet **set_out, double **logpot_out)
+{
+	const MrfCliqueSet *cs = a->set;
+	MrfCliqueSet *os = NULL;
+	double	   *lp;
+	int		   *owner = MrfAlloc(a->env, sizeof(int) * a->p);
+	MrfStatus	status;
+
+	if (owner == NULL)
+		return MRF_ENOMEM;
+	status = MrfCliqueSetBuildAlphabets(a->p, a->ocard, cs->m, cs->start, cs->var, 0, a->env, &os);
+	if (status != MRF_OK)
+	{
+		MrfFree(a->env, owner);
+		return status;
+	}
+	lp = MrfAlloc(a->env, sizeof(double) * (os->cells + 1));
+	if (lp == NULL)
+	{
+		MrfFree(a->env, owner);
+		MrfCliqueSetFree(a->env, os);
+		return MRF_ENOMEM;
+	}
+	for (int i = 0; i < a->p; i++)
+		owner[i] = -1;
+	for (int c = 0; c < cs->m; c++)
+		for (int j = cs->start[c]; j < cs->start[c + 1]; j++)
+			if (owner[cs->var[j]] < 0)
+				owner[cs->var[j]] = c;
+	for (int c = 0; c < cs->m; c++)
+	{
+		int			size = cs->start[c + 1] - cs->start[c];
+		const int  *vars = cs->var + cs->start[c];
+		int64_t		stride[MAXV];
+		int64_t		st = 1;
+		int			digit[MAXV] = {0};
+		const double *th = a->logpot + cs->offset[c];
+
+		for (int j = size - 1; j >= 0; j--)
+		{
+			stride[j] = st;
+			st *= a->ccard[vars[j]];
+		}
+		for (int64_t o = os->offset[c]; o < os->offset[c + 1]; o++)
+		{
+			int64_t		idx = 0;
+			double		v;
+
+			for (int j = 0; j < size; j++)
+				idx += stride[j] * a->cmap[vars[j]][digit[j]];
+			v = th[idx];
+			for (int j = 0; j < size; j++)
+				if (owner[vars[j]] == c && a->rare[vars[j]] > 0 &&
+					a->cmap[vars[j]][digit[j]] == a->ccard[vars[j]] - 1)
+					v -= log((double) a->rare[vars[j]]);
+			lp[o] = v;
+			for (int j = size - 1; j >= 0; j--)
+			{
+				if (++digit[j] < a->ocard[vars[j]])
+					break;
+				digit[j] = 0;
+			}
+		}
+	}
+	MrfFree(a->env, owner);
+	*set_out = os;
+	*logpot_out = lp;
+	return MRF_OK;
 }
 
 /* MrfAimLearn and MrfAimLearnTables: the exact tables from rows, or from counted tables. */
@@ -1363,6 +1598,32 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			goto done;
 		}
 	}
+
+	/*
+	 * 1. the model starts from one clique a variable; measure every one-way,
+	 * then merge rare values (post-processing), before the workload's
+	 * candidates are counted over the compressed alphabets
+	 */
+	rep->sigma2_first = NAN;
+	if (MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
+	{
+		status = MRF_EINVAL;
+		goto done;
+	}
+	for (int i = 0; i < p; i++)
+	{
+		a.cl[i].size = 1;
+		a.cl[i].vars[0] = i;
+		status = Measure(&a, &a.cand[i], num, den, rng);
+		if (status != MRF_OK)
+			goto done;
+		used = MrfAimSpend(used, rho_measure);
+	}
+	rep->rho_one_way = used;
+	status = CompressDomains(&a, sqrt((double) num / (double) den), rep);
+	if (status != MRF_OK)
+		goto done;
+
 	if (a.defaults)
 	{
 		for (int i = 0; i < p; i++)
@@ -1400,23 +1661,6 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			}
 		}
 
-	/* 1. the model starts from one clique a variable; measure every one-way */
-	rep->sigma2_first = NAN;
-	if (MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
-	{
-		status = MRF_EINVAL;
-		goto done;
-	}
-	for (int i = 0; i < p; i++)
-	{
-		a.cl[i].size = 1;
-		a.cl[i].vars[0] = i;
-		status = Measure(&a, &a.cand[i], num, den, rng);
-		if (status != MRF_OK)
-			goto done;
-		used = MrfAimSpend(used, rho_measure);
-	}
-	rep->rho_one_way = used;
 	a.m = p;
 	status = BuildSet(&a, a.cl, a.m, &a.set);
 	if (status != MRF_OK)
@@ -1638,6 +1882,15 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	rep->triples_skipped = a.triples_skipped;
 	rep->model_cells = a.set->cells;
 	rep->tree_cells = tree_cells;
+	if (a.cmap != NULL)
+	{
+		/* back to the rows' alphabets */
+		status = ExpandModel(&a, set_out, logpot_out);
+		if (status != MRF_OK)
+			goto done;
+		rep->model_cells = (*set_out)->cells;
+		goto done;
+	}
 	*set_out = a.set;
 	*logpot_out = a.logpot;
 	a.set = NULL;

@@ -78,6 +78,8 @@ typedef struct MrfAimReport
 	double		epsilon_first;	/* selection epsilons, first and last round */
 	double		epsilon_last;
 	int64_t		model_cells;	/* cells of the released cliques' tables */
+	int			compressed;		/* variables whose rare values were merged */
+	int			rare_values;	/* values merged over all variables */
 	int64_t		tree_cells;		/* cells of their junction tree */
 	MrfEstimateReport estimate; /* the final estimate */
 } MrfAimReport;

@@ -419,3 +419,44 @@ done:
 	MrfFree(env, omega);
 	return status;
 }
+
+/* See estimate.h. */
+void
+MrfCompressRare(int p, const int *card, const int *oneoff, const double *y1, double sigma,
+				int *map, int *ccard, int *rare)
+{
+	for (int i = 0; i < p; i++)
+	{
+		const double *y = y1 + oneoff[i];
+		int		   *mp = map + oneoff[i];
+		int			kept = 0;
+		int			best = 0;
+
+		for (int a = 0; a < card[i]; a++)
+		{
+			if (y[a] > y[best])
+				best = a;
+			kept += y[a] >= 3.0 * sigma;
+		}
+		if (kept >= card[i] - 1)
+		{
+			/* nothing, or a single value, to merge: keep the alphabet */
+			for (int a = 0; a < card[i]; a++)
+				mp[a] = a;
+			ccard[i] = card[i];
+			rare[i] = 0;
+			continue;
+		}
+		/* mp[a] = 1: kept (the largest noisy value when none clears 3 sigma) */
+		for (int a = 0; a < card[i]; a++)
+			mp[a] = y[a] >= 3.0 * sigma || (kept == 0 && a == best);
+		kept = 0;
+		for (int a = 0; a < card[i]; a++)
+			mp[a] = mp[a] ? kept++ : -1;
+		for (int a = 0; a < card[i]; a++)
+			if (mp[a] < 0)
+				mp[a] = kept;
+		ccard[i] = kept + 1;
+		rare[i] = card[i] - kept;
+	}
+}

@@ -46,6 +46,20 @@ MrfStatus	MrfMeasureGaussian(const int64_t *x, int64_t cells, uint64_t num,
 int			MrfExponentialSelect(const double *score, const uint8_t *eligible,
 								 int count, double scale, MrfRng *rng);
 
+/*
+ * MST's domain compression (McKenna et al. 2021, Sec. 4, "compress_domain"),
+ * which AIM shares: values of variable i whose noisy one-way count (y1 +
+ * oneoff[i], card[i] cells, each of noise sigma) is below 3 sigma are
+ * merged into one value (the last code), kept values keep their order; a
+ * variable with no value above the threshold keeps its largest noisy value,
+ * so every compressed alphabet has at least 2 codes.  Reads the noisy
+ * counts only: post-processing (privacy.md 12, 13).  Fills map (original
+ * value -> code, at oneoff[i]), ccard and rare (how many values were
+ * merged; 0 when none).
+ */
+void		MrfCompressRare(int p, const int *card, const int *oneoff, const double *y1,
+							double sigma, int *map, int *ccard, int *rare);
+
 /* ---- estimate from noisy measurements ---- */
 
 /*

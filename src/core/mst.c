@@ -317,55 +317,6 @@ MstScratchFree(const MrfEnv *env, MstScratch *s)
 		MrfCliqueSetFree(env, s->set);
 }
 
-/*
- * MST's domain compression (McKenna et al. 2021, Sec. 4, "compress_domain"):
- * values whose noisy one-way count is below 3 sigma are merged into one
- * value (the last code), kept values keep their order; a variable with no
- * value above the threshold keeps its largest noisy value, so every
- * compressed alphabet has at least 2 codes.  Reads the noisy counts only:
- * post-processing (privacy.md 12).  Fills map (original value -> code),
- * ccard and rare (how many values were merged; 0 when none).
- */
-static void
-Compress(int p, const int *card, const int *oneoff, const double *y1, double sigma,
-		 int *map, int *ccard, int *rare)
-{
-	for (int i = 0; i < p; i++)
-	{
-		const double *y = y1 + oneoff[i];
-		int		   *mp = map + oneoff[i];
-		int			kept = 0;
-		int			best = 0;
-
-		for (int a = 0; a < card[i]; a++)
-		{
-			if (y[a] > y[best])
-				best = a;
-			kept += y[a] >= 3.0 * sigma;
-		}
-		if (kept >= card[i] - 1)
-		{
-			/* nothing, or a single value, to merge: keep the alphabet */
-			for (int a = 0; a < card[i]; a++)
-				mp[a] = a;
-			ccard[i] = card[i];
-			rare[i] = 0;
-			continue;
-		}
-		/* mp[a] = 1: kept (the largest noisy value when none clears 3 sigma) */
-		for (int a = 0; a < card[i]; a++)
-			mp[a] = y[a] >= 3.0 * sigma || (kept == 0 && a == best);
-		kept = 0;
-		for (int a = 0; a < card[i]; a++)
-			mp[a] = mp[a] ? kept++ : -1;
-		for (int a = 0; a < card[i]; a++)
-			if (mp[a] < 0)
-				mp[a] = kept;
-		ccard[i] = kept + 1;
-		rare[i] = card[i] - kept;
-	}
-}
-
 /* Allocates n doubles or int64s through env into *out; 0 or -1. */
 #define ALLOC_INTO(out, bytes) \
 	do { if (((out) = MrfAlloc(env, (bytes))) == NULL) { status = MRF_ENOMEM; goto done; } } while (0)
@@ -465,7 +416,7 @@ MstLearn(const MrfCode *rows, const int64_t *one_in, const int64_t *two_in, int6
 		goto done;
 
 	/* 3. compress rare values (post-processing of the noisy counts) */
-	Compress(p, card, s.oneoff, s.y1, sigma1, s.map, s.ccard, s.rare);
+	MrfCompressRare(p, card, s.oneoff, s.y1, sigma1, s.map, s.ccard, s.rare);
 	s.coneoff[0] = 0;
 	for (int i = 0; i < p; i++)
 	{

@@ -948,9 +948,137 @@ TestFitByComponents(void)
 	free(rows);
 }
 
+/*
+ * Domain compression (as MST's): a 400-value Zipf-like variable (P(v)
+ * about 1 / (v + 1)) with a 4-value child copying it modulo 4 (0.8), and a
+ * binary pair.  At rho 1 AIM merges the rare values of the wide variable
+ * from its noisy one-way counts, the model is over the rows' alphabets
+ * (400 values) with a merged value's mass spread evenly, the common values'
+ * shares and the child's dependence are kept, and the model from counted
+ * tables (summed into the compressed codes) is the model from the rows,
+ * bit for bit.
+ */
+static void
+TestCompression(void)
+{
+	enum
+	{
+		P = 4
+	};
+	int			card[P] = {400, 4, 3, 2};
+	int64_t		n = 30000;
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * P);
+	int64_t    *truth = calloc(400, sizeof(int64_t));
+	MrfRng		rng;
+	MrfAimOptions opt;
+	MrfAimTables t;
+	int64_t		cells;
+	int64_t    *counts;
+	MrfCliqueSet *s1 = NULL,
+			   *s2 = NULL;
+	double	   *l1 = NULL,
+			   *l2 = NULL;
+	MrfAimReport rep1,
+				rep2;
+	MrfRng		r1,
+				r2;
+
+	MrfRngInitSeeded(&rng, 4242);
+	for (int64_t r = 0; r < n; r++)
+	{
+		MrfCode    *z = rows + r * P;
+		int			v = (int) floor(exp(MrfRngUniform(&rng) * log(400.0))) - 1;
+
+		z[0] = (MrfCode) (v < 0 ? 0 : v > 399 ? 399 : v);
+		z[1] = (MrfCode) (MrfRngUniform(&rng) < 0.8 ? z[0] % 4 : MrfRngBelow(&rng, 4));
+		z[2] = (MrfCode) MrfRngBelow(&rng, 3);
+		z[3] = (MrfCode) (MrfRngUniform(&rng) < 0.9 ? z[2] % 2 : MrfRngBelow(&rng, 2));
+		truth[z[0]]++;
+	}
+	MrfAimDefaultOptions(&opt);
+	opt.rho = 1.0;
+	opt.round_iterations = 50;
+	opt.estimate.iterations = 300;
+	MrfRngInitSeeded(&r1, 77);
+	MrfRngInitSeeded(&r2, 77);
+	CHECK(MrfAimLearn(rows, n, P, card, &opt, &r1, &MrfMallocEnv, &s1, &l1, &rep1) == MRF_OK);
+	cells = MrfAimTablesPlan(P, card, 0, NULL, NULL, 1 << 20, 1 << 24, &MrfMallocEnv, &t);
+	CHECK(cells > 0);
+	counts = calloc(cells > 0 ? cells : 1, sizeof(int64_t));
+	if (cells > 0)
+	{
+		MrfAimTablesCount(&t, rows, n / 2, P, card, counts);
+		MrfAimTablesCount(&t, rows + (n / 2) * P, n - n / 2, P, card, counts);
+		CHECK(MrfAimLearnTables(&t, counts, n, P, card, &opt, &r2, &MrfMallocEnv, &s2, &l2, &rep2) == MRF_OK);
+	}
+	CHECK(rep1.compressed == 1 && rep1.rare_values > 100);
+	if (s1 != NULL && s2 != NULL)
+		CHECK(s1->m == s2->m && s1->cells == s2->cells &&
+			  memcmp(l1, l2, sizeof(double) * s1->cells) == 0 && rep1.rounds == rep2.rounds &&
+			  rep2.compressed == rep1.compressed && rep2.rare_values == rep1.rare_values);
+	if (s1 != NULL)
+	{
+		MrfBpOptions bo;
+		MrfBp	   *bp = NULL;
+		double	   *mu = calloc(s1->cells + 1, sizeof(double));
+		double		m0[400];
+		double		m01[1600];
+		int			v0[1] = {0};
+		int			v01[2] = {0, 1};
+		double		top = 0.0;
+		double		agree = 0.0;
+		double		lo = 0.0;	/* values sharing the commonest share, and that share */
+		double		hi = 0.0;
+
+		CHECK(s1->card[0] == 400 && s1->card[1] == 4);
+		memset(&bo, 0, sizeof(bo));
+		bo.mode = MRF_INFER_EXACT;
+		CHECK(MrfBpBuild(s1, &bo, &MrfMallocEnv, &bp) == MRF_OK);
+		CHECK(MrfBpMarginals(bp, l1, mu, NULL) == MRF_OK);
+		CHECK(MrfBpSetMarginal(bp, 1, v0, 0, m0, NULL) == MRF_OK);
+		CHECK(MrfBpSetMarginal(bp, 2, v01, 0, m01, NULL) == MRF_OK);
+		for (int v = 0; v < 10; v++)
+			top = fmax(top, fabs(m0[v] - (double) truth[v] / (double) n));
+		for (int v = 0; v < 400; v++)
+			agree += m01[v * 4 + v % 4];
+		/* most values beyond 300 (about 10 rows each) are merged: one share each */
+		for (int v = 300; v < 400; v++)
+		{
+			int			same = 0;
+
+			for (int u = 300; u < 400; u++)
+				same += fabs(m0[u] - m0[v]) <= 1e-9 * m0[v];
+			if (same > (int) lo)
+			{
+				lo = same;
+				hi = m0[v];
+			}
+		}
+		CHECK(top < 0.01);
+		CHECK(agree > 0.6);
+		CHECK(lo > 50);
+		printf("# aim compression: %d values merged, top-10 share error %.4f, P(z1 = z0 mod 4) %.3f (data 0.85), %.0f of the values 300..399 share %.2e\n",
+			   rep1.rare_values, top, agree, lo, hi);
+		MrfBpFree(bp);
+		free(mu);
+	}
+	if (s1)
+		MrfCliqueSetFree(&MrfMallocEnv, s1);
+	if (s2)
+		MrfCliqueSetFree(&MrfMallocEnv, s2);
+	MrfFree(&MrfMallocEnv, l1);
+	MrfFree(&MrfMallocEnv, l2);
+	if (cells > 0)
+		MrfAimTablesFree(&MrfMallocEnv, &t);
+	free(counts);
+	free(rows);
+	free(truth);
+}
+
 void
 TestAim(void)
 {
+	TestCompression();
 	TestFitByComponents();
 	TestLocalScoring();
 	TestTables();

@@ -12,7 +12,7 @@
 -- the cap, and a model too big for the memory limit are refused with their
 -- SQLSTATE.
 BEGIN;
-SELECT plan(33);
+SELECT plan(38);
 SET LOCAL client_min_messages = warning;
 
 SELECT setseed(0.25);
@@ -59,6 +59,15 @@ SELECT is((SELECT m::text::jsonb -> 'alphabets' FROM wa_models WHERE learner = '
 SELECT ok((SELECT (mrf_info(m) ->> 'compressed_variables')::int >= 1 AND (mrf_info(m) ->> 'merged_values')::int > 100
 		   FROM wa_models WHERE learner = 'mst' AND seed = 1),
 		  'MST merged the city column''s rare values (from its noisy one-way counts)');
+SELECT ok((SELECT (mrf_info(m) ->> 'compressed_variables')::int >= 1 AND (mrf_info(m) ->> 'merged_values')::int > 100
+		   FROM wa_models WHERE learner = 'aim' AND seed = 1),
+		  'AIM merged the city column''s rare values too');
+-- a merged code's mass is spread evenly: most of the rarest cities share one probability
+SELECT ok((SELECT max(c) > 0.5 * sum(c) FROM (SELECT count(*) AS c FROM mrf_marginal(m, '{city}') g
+												LEFT JOIN wa_share d ON d.city = g.labels[1]
+												WHERE d.rk > 900 OR d.rk IS NULL GROUP BY round(g.probability::numeric, 12)) q),
+		  format('%s seed %s: most cities beyond the 900 commonest share one probability (the merged code''s)', learner, seed))
+FROM wa_models WHERE learner IN ('mst', 'aim') ORDER BY learner, seed;
 SELECT ok((SELECT (f).top20 < b FROM (SELECT pg_temp.wa_fit(m) f FROM wa_models WHERE learner = l AND seed = s) q),
 		  format('%s seed %s: the 20 commonest cities'' shares within %s of the data''s', l, s, b))
 FROM (VALUES ('mst', 1, 0.005), ('mst', 2, 0.005), ('aim', 1, 0.005), ('aim', 2, 0.005), ('cliques', 2, 0.02)) v(l, s, b);

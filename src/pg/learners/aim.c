@@ -451,6 +451,8 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"annealed\": %d",
 					 rep.rounds, MrfAimRounds(p), rep.annealed);
 	appendStringInfo(&meta, ", \"rho_one_way\": %s", MrfDoubleText(rep.rho_one_way));
+	appendStringInfo(&meta, ", \"compressed_variables\": %d, \"merged_values\": %d",
+					 rep.compressed, rep.rare_values);
 	appendStringInfo(&meta, ", \"mechanism\": \"discrete-gaussian\", \"l2_sensitivity_per_table\": %s",
 					 MrfDoubleText(sqrt(MrfMarginalSquaredSensitivity())));
 	appendStringInfo(&meta, ", \"sigma2_first\": %s, \"sigma2_last\": %s",
