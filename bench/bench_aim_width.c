@@ -13,10 +13,11 @@
  * one), as mrf_marginal_error reports it.
  *
  *   ./bench_aim_width [--p 48] [--n 10000] [--rho 1] [--seed 1]
- *       [--strength 0.7] [--rounds 0] [--three] [--no-mst] [--no-aim]
+ *       [--strength 0.7] [--rounds 0] [--one-way 0] [--three] [--no-mst] [--no-aim]
  *       [--stop F]  (round_stop_fraction; default the core's)
  *       [--reference]  (score candidates by building each model: the slow reference)
  *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
+ *       [--alphabets k1,k2,..]  (with --data: the columns' public alphabets)
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,13 +74,31 @@ WorkloadError(const MrfCode *rows, int64_t n, int p, const int *card,
 	MrfBpOptions bo;
 	MrfBp	   *bp = NULL;
 	double	   *cm = XCalloc(set->cells + 1, sizeof(double));
-	double		marg[256 * 256 * 4];
-	int64_t    *counts = XCalloc(256 * 256 * 4, sizeof(int64_t));
+	int64_t		largest = 1;
+	double	   *marg;
+	int64_t    *counts;
 	double		sum2 = 0,
 				sum3 = 0;
 	int64_t		c2 = 0,
 				c3 = 0;
 
+	/* the largest table asked for: the three (or two) largest alphabets */
+	{
+		int			top[3] = {1, 1, 1};
+
+		for (int v = 0; v < p; v++)
+			for (int j = 0; j < 3; j++)
+				if (card[v] > top[j])
+				{
+					for (int l = 2; l > j; l--)
+						top[l] = top[l - 1];
+					top[j] = card[v];
+					break;
+				}
+		largest = (int64_t) top[0] * top[1] * (three ? top[2] : 1);
+	}
+	marg = XCalloc(largest, sizeof(double));
+	counts = XCalloc(largest, sizeof(int64_t));
 	memset(&bo, 0, sizeof(bo));
 	bo.mode = MRF_INFER_EXACT;
 	bo.max_exact_cells = (int64_t) 1 << 26;
@@ -116,6 +135,7 @@ WorkloadError(const MrfCode *rows, int64_t n, int p, const int *card,
 	*e3 = c3 > 0 ? sum3 / (double) c3 : NAN;
 	MrfBpFree(bp);
 	free(cm);
+	free(marg);
 	free(counts);
 }
 
@@ -155,8 +175,10 @@ main(int argc, char **argv)
 	int			run_aim = 1;
 	int			verbose = 0;
 	double		stop = -1;		/* -1: the core's default */
+	double		share = 0;		/* one_way_share; 0: the core's */
 	int			reference = 0;
 	const char *data = NULL;
+	const char *alphabets = NULL;	/* with --data: "k1,k2,...", else from the data */
 	int		   *card;
 	MrfCode    *rows;
 	Trace		trace;
@@ -178,6 +200,8 @@ main(int argc, char **argv)
 			s = NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--rounds") == 0)
 			rounds = (int) NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--one-way") == 0)
+			share = NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--stop") == 0)
 			stop = NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--reference") == 0)
@@ -192,6 +216,8 @@ main(int argc, char **argv)
 			verbose = 1;
 		else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
 			data = argv[++i];
+		else if (strcmp(argv[i], "--alphabets") == 0 && i + 1 < argc)
+			alphabets = argv[++i];
 		else
 			Die("unknown argument", argv[i]);
 	}
@@ -213,6 +239,21 @@ main(int argc, char **argv)
 		for (int v = 0; v < p; v++)
 			if (card[v] < 2)
 				card[v] = 2;
+		if (alphabets != NULL)
+		{
+			const char *c = alphabets;
+
+			for (int v = 0; v < p; v++)
+			{
+				char	   *end;
+				long		k = strtol(c, &end, 10);
+
+				if (end == c || k < card[v] || k > 256 || (*end != ',' && v < p - 1))
+					Die("--alphabets: one size a column, each at least its largest value + 1", alphabets);
+				card[v] = (int) k;
+				c = end + (*end == ',');
+			}
+		}
 	}
 	else
 	{
@@ -285,6 +326,7 @@ main(int argc, char **argv)
 		MrfAimDefaultOptions(&opt);
 		opt.rho = rho;
 		opt.rounds = rounds;
+		opt.one_way_share = share;
 		if (stop >= 0)
 			opt.round_stop_fraction = stop;
 		opt.reference_scoring = reference;

@@ -619,6 +619,7 @@ MrfStatus
 MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *out)
 {
 	int			rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
+	double		rho_one;
 	double		rho_measure;
 	double		rho_select;
 	double		one_way = 0.0;
@@ -629,7 +630,8 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 
 	memset(out, 0, sizeof(*out));
 	if (p < 2 || rounds < 1 ||
-		MrfAimInitialRates(opt->rho, rounds, &rho_measure, &rho_select) != 0 ||
+		MrfAimRates(opt->rho, p, rounds, opt->one_way_share, &rho_one, &rho_measure,
+					&rho_select) != 0 ||
 		MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
 		return MRF_EINVAL;
 	for (int i = 0; i < p; i++)
@@ -639,7 +641,9 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 		MrfAimWorkloadCheck(p, opt->nworkload, opt->wstart, opt->wvar, &why) != 0)
 		return MRF_EINVAL;
 	for (int i = 0; i < p; i++)
-		one_way = MrfAimSpend(one_way, rho_measure);
+		one_way = MrfAimSpend(one_way, rho_one);
+	if (!(one_way < opt->rho))
+		return MRF_EINVAL;
 	out->max_rounds = rounds;
 	out->rho_one_way = one_way;
 	out->sigma2_first = (double) num / (double) den;
@@ -1516,6 +1520,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	MrfStatus	status = MRF_OK;
 	int			rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
 	double		rho = opt->rho;
+	double		rho_one;
 	double		rho_measure;
 	double		rho_select;
 	double		used = 0.0;
@@ -1538,8 +1543,15 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	*logpot_out = NULL;
 	if (p < 2 || n < 1 || rounds < 1 || opt->max_model_cells < 1 ||
 		opt->round_iterations < 0 ||
-		MrfAimInitialRates(rho, rounds, &rho_measure, &rho_select) != 0)
+		MrfAimRates(rho, p, rounds, opt->one_way_share, &rho_one, &rho_measure,
+					&rho_select) != 0)
 		return MRF_EINVAL;
+	/* the one-ways' spend, rounded up as it will be added: within rho */
+	for (int i = 0; i < p; i++)
+		used = MrfAimSpend(used, rho_one);
+	if (!(used < rho))
+		return MRF_EINVAL;
+	used = 0.0;
 	for (int i = 0; i < p; i++)
 		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)
 			return MRF_EINVAL;
@@ -1605,7 +1617,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	 * candidates are counted over the compressed alphabets
 	 */
 	rep->sigma2_first = NAN;
-	if (MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
+	if (MrfAimGaussianVariance(rho_one, &num, &den) != 0)
 	{
 		status = MRF_EINVAL;
 		goto done;
@@ -1617,7 +1629,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		status = Measure(&a, &a.cand[i], num, den, rng);
 		if (status != MRF_OK)
 			goto done;
-		used = MrfAimSpend(used, rho_measure);
+		used = MrfAimSpend(used, rho_one);
 	}
 	rep->rho_one_way = used;
 	status = CompressDomains(&a, sqrt((double) num / (double) den), rep);

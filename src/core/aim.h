@@ -44,6 +44,7 @@ typedef struct MrfAimOptions
 {
 	double		rho;			/* the whole budget, zCDP */
 	int			rounds;			/* T; 0: MrfAimRounds(p) */
+	double		one_way_share;	/* of rho, the one-ways together; 0: [MMSM22]'s 0.9 p / T */
 	int64_t		max_model_cells;	/* cap on the junction tree's cells */
 	int64_t		max_candidate_cells;	/* cap on the candidates' exact tables */
 	int			round_iterations;	/* estimator steps after each round */

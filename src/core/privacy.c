@@ -1555,6 +1555,39 @@ MrfAimInitialRates(double rho, int rounds, double *rho_measure, double *rho_sele
 	return 0;
 }
 
+/*
+ * The one-way measurements' rate and the rounds' first rates.  share 0:
+ * [MMSM22] Alg. 2 line 4, each one-way at the rounds' measurement rate
+ * 0.9 rho / T (MrfAimInitialRates), so the one-ways take 0.9 p / T of rho;
+ * refused when that is 1 or more (T < 0.9 p would spend more than rho
+ * before any round).  0 < share < 1: the one-ways take share rho together,
+ * share rho / p each (rounded down), and the rounds' rates are
+ * MrfAimInitialRates of the rest, (1 - share) rho.  The share and T are
+ * public (fixed before any row is read), and the total is kept at or below
+ * rho by the running sum and the last round whatever the rates
+ * (MrfAimIsLastRound, MrfAimLastRates; privacy.md 13 "Composition"), so any
+ * share and T give a rho-zCDP release: they choose accuracy only.
+ */
+int
+MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
+			double *rho_measure, double *rho_select)
+{
+	if (!PositiveFinite(rho) || p < 1 || rounds < 1 || !(share >= 0.0 && share < 1.0) ||
+		!rho_one)
+		return -1;
+	if (share == 0.0)
+	{
+		if (0.9 * p >= rounds || MrfAimInitialRates(rho, rounds, rho_measure, rho_select) != 0)
+			return -1;
+		*rho_one = *rho_measure;
+		return 0;
+	}
+	*rho_one = nextafter(share * rho / p, 0.0);
+	if (!PositiveFinite(*rho_one))
+		return -1;
+	return MrfAimInitialRates((1.0 - share) * rho, rounds, rho_measure, rho_select);
+}
+
 /* fl(used + cost) may be below the exact sum by half an ulp: one step up. */
 double
 MrfAimSpend(double used, double cost)

@@ -240,6 +240,15 @@ int			MrfAimRounds(int p);
 int			MrfAimInitialRates(double rho, int rounds, double *rho_measure,
 							   double *rho_select);
 
+/*
+ * The one-ways' rate *rho_one and the rounds' first rates: share 0, as
+ * [MMSM22] (each one-way at 0.9 rho / T; refused when T <= 0.9 p); else the
+ * one-ways take share rho together and the rounds split the rest by
+ * MrfAimInitialRates.  Returns 0, or -1 on invalid input.
+ */
+int			MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
+						double *rho_measure, double *rho_select);
+
 /* used + cost rounded up: an upper bound on the exact running total. */
 double		MrfAimSpend(double used, double cost);
 

@@ -243,6 +243,24 @@ TestRates(void)
 	CHECK(MrfAimQualitySensitivity(3.0) == 6.0);
 	CHECK(MrfAimSelectionScale(0.5, 3.0) <= 2.0 / 12.0);
 	CHECK(MrfAimSelectionScale(0.5, 3.0) > 2.0 / 12.0 * (1 - 1e-15));
+
+	/* the one-ways' rate: [MMSM22]'s (share 0), refused when T <= 0.9 p */
+	{
+		double		one;
+
+		CHECK(MrfAimRates(1.0, 181, 362, 0.0, &one, &m, &s) == 0 && one == m);
+		CHECK(m <= 0.9 / 362 && s <= 0.1 / 362);
+		CHECK(MrfAimRates(1.0, 181, 91, 0.0, &one, &m, &s) != 0);
+		CHECK(MrfAimRates(1.0, 100, 90, 0.0, &one, &m, &s) != 0);
+		CHECK(MrfAimRates(1.0, 100, 91, 0.0, &one, &m, &s) == 0);
+		CHECK(MrfAimRates(2.0, 181, 91, 0.7, &one, &m, &s) == 0);
+		CHECK(one <= 0.7 * 2.0 / 181 && one > 0.7 * 2.0 / 181 * (1 - 1e-15));
+		CHECK(m <= 0.9 * 0.3 * 2.0 / 91 && m > 0.9 * 0.3 * 2.0 / 91 * (1 - 1e-14));
+		CHECK(s <= 0.1 * 0.3 * 2.0 / 91 && s > 0.1 * 0.3 * 2.0 / 91 * (1 - 1e-14));
+		CHECK(MrfAimRates(1.0, 10, 10, 1.0, &one, &m, &s) != 0);
+		CHECK(MrfAimRates(1.0, 10, 10, -0.1, &one, &m, &s) != 0);
+		CHECK(MrfAimRates(1.0, 10, 10, NAN, &one, &m, &s) != 0);
+	}
 }
 
 /* Workload checks. */
@@ -856,6 +874,30 @@ TestLocalScoring(void)
 			if (set)
 				MrfCliqueSetFree(&MrfMallocEnv, set);
 			MrfFree(&MrfMallocEnv, lp);
+			set = NULL;
+			lp = NULL;
+
+			/*
+			 * The one-ways' share: they spend share rho, the release rho in
+			 * all; T below 0.9 p with [MMSM22]'s share would spend more than
+			 * rho on the one-ways alone: refused, nothing drawn.
+			 */
+			opt.one_way_share = 0.6;
+			opt.rounds = 12;
+			CHECK(MrfAimLearn(wide, 600, 24, wcard, &opt, &rng, &MrfMallocEnv, &set, &lp, &rp) == MRF_OK);
+			CHECK_MSG(rp.rho_used <= opt.rho && rp.rho_used >= opt.rho * (1 - 1e-12) &&
+					  fabs(rp.rho_one_way - 0.6 * opt.rho) <= 1e-12 * opt.rho && rp.rounds >= 1,
+					  "share 0.6 at rho %g: one-ways %.17g, used %.17g in %d rounds", opt.rho,
+					  rp.rho_one_way, rp.rho_used, rp.rounds);
+			if (set)
+				MrfCliqueSetFree(&MrfMallocEnv, set);
+			MrfFree(&MrfMallocEnv, lp);
+			set = NULL;
+			lp = NULL;
+			opt.one_way_share = 0.0;
+			opt.rounds = 21;
+			CHECK(MrfAimLearn(wide, 600, 24, wcard, &opt, &rng, &MrfMallocEnv, &set, &lp, &rp) == MRF_EINVAL &&
+				  set == NULL && lp == NULL);
 		}
 		free(wide);
 	}
