@@ -1,7 +1,7 @@
 -- server: session_preload
 -- Operations: parallel plans, GROUP BY, cancellation, progress, learner threads.
 BEGIN;
-SELECT plan(9);
+SELECT plan(11);
 SET LOCAL mrfdp.test_seed = 5;
 
 CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -72,6 +72,29 @@ SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM cancelled), '57014', 'statement_timeout cancels a long learn');
 SELECT cmp_ok((SELECT seconds FROM cancelled), '<', 1.5::float8,
               'the cancel takes effect within a second of the 0.5 s timeout');
+
+-- Cancellation while mrf_sample fills its result: 2*10^7 rows of a two-column
+-- model are drawn in well under a second, then written out for seconds; the
+-- cancel must land in the writing too.
+CREATE TEMP TABLE two_columns AS SELECT g % 2 = 0 AS a, g % 3 = 0 AS b FROM generate_series(1, 1000) g;
+CREATE TEMP TABLE two_column_model AS SELECT mrf_learn_mst_agg(two_columns, mrf_options(rho => 1)) AS m FROM two_columns;
+CREATE FUNCTION pg_temp.sample_until_cancelled(OUT state text, OUT seconds float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	PERFORM count(*) FROM mrf_sample((SELECT m FROM two_column_model), 20000000);
+	state := 'finished';
+EXCEPTION WHEN query_canceled THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+END $$;
+SET LOCAL statement_timeout = '1s';
+CREATE TEMP TABLE sample_cancelled AS SELECT * FROM pg_temp.sample_until_cancelled();
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT state FROM sample_cancelled), '57014', 'statement_timeout cancels a long mrf_sample');
+SELECT cmp_ok((SELECT seconds FROM sample_cancelled), '<', 2.0::float8,
+              'the cancel lands within a second of the 1 s timeout while the rows are written out');
 
 -- Learner threads: two threads give the same model as one (exact integer scores)
 SET LOCAL mrfdp.learner_threads = 2;
