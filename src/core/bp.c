@@ -1288,6 +1288,59 @@ BpWriteCell(const MrfBp *bp, int u, int64_t x, MrfCode *row)
 }
 
 /*
+ * What both exact samplers read (BpBuckets): the marginals' scratch, the
+ * buckets' cumulative weights, cell order and starts, and which variables
+ * some cluster covers.
+ */
+typedef struct BpTables
+{
+	double	   *marg;
+	double	   *cdf;
+	int32_t    *cell;
+	int64_t    *bstart;
+	uint8_t    *covered;
+} BpTables;
+
+static void
+BpTablesFree(const MrfEnv *env, BpTables *t)
+{
+	MrfFree(env, t->marg);
+	MrfFree(env, t->cdf);
+	MrfFree(env, t->cell);
+	MrfFree(env, t->bstart);
+	MrfFree(env, t->covered);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * Calibrates bp from logpot and fills t (BpBuckets, polling with progress
+ * 0 of total); MRF_ENOMEM with nothing held when an allocation fails.
+ */
+static MrfStatus
+BpTablesPrepare(MrfBp *bp, const double *logpot, int64_t total, BpTables *t)
+{
+	const MrfEnv *env = bp->env;
+	int64_t		cells = bp->coff[bp->nc];
+	int64_t		seps = bp->soff[bp->nc];
+	int			p = bp->set->p;
+
+	t->marg = MrfAllocUninit(env, sizeof(double) * (size_t) (bp->set->cells > 0 ? bp->set->cells : 1));
+	t->cdf = MrfAllocUninit(env, sizeof(double) * (size_t) (cells > 0 ? cells : 1));
+	t->cell = MrfAllocUninit(env, sizeof(int32_t) * (size_t) (cells > 0 ? cells : 1));
+	t->bstart = MrfAlloc(env, sizeof(int64_t) * (size_t) (seps + bp->nc + 1));
+	t->covered = MrfAlloc(env, (size_t) (p > 0 ? p : 1));
+	if (t->marg == NULL || t->cdf == NULL || t->cell == NULL || t->bstart == NULL ||
+		t->covered == NULL)
+	{
+		BpTablesFree(env, t);
+		return MRF_ENOMEM;
+	}
+	ExactMarginals(bp, logpot, t->marg, NULL);
+	BpBuckets(bp, t->cdf, t->cell, t->bstart, t->covered, total);
+	return MRF_OK;
+}
+
+/*
  * See bp.h.  The calibrated log-beliefs of a cluster, restricted to one
  * value of its separator with its parent, are the conditional of the
  * cluster's other variables given that value (up to a constant): sampling
@@ -1304,34 +1357,26 @@ MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *ou
 	const MrfEnv *env = bp->env;
 	int			nc = bp->nc;
 	int			p = set->p;
-	int64_t		cells;
-	int64_t		seps;
-	double	   *marg = NULL;
-	double	   *cdf = NULL;
-	int32_t    *cell = NULL;
-	int64_t    *bstart = NULL;
-	int64_t    *chosen = NULL;
-	uint8_t    *covered = NULL;
-	MrfStatus	status = MRF_OK;
+	BpTables	t = {0};
+	const double *cdf;
+	const int32_t *cell;
+	const int64_t *bstart;
+	const uint8_t *covered;
+	int64_t    *chosen;
+	MrfStatus	status;
 
 	if (!bp->exact)
 		return MRF_EINVAL;
-	cells = bp->coff[nc];
-	seps = bp->soff[nc];
-	marg = MrfAllocUninit(env, sizeof(double) * (size_t) (set->cells > 0 ? set->cells : 1));
-	cdf = MrfAllocUninit(env, sizeof(double) * (size_t) (cells > 0 ? cells : 1));
-	cell = MrfAllocUninit(env, sizeof(int32_t) * (size_t) (cells > 0 ? cells : 1));
-	bstart = MrfAlloc(env, sizeof(int64_t) * (size_t) (seps + nc + 1));
 	chosen = MrfAlloc(env, sizeof(int64_t) * (size_t) (nc > 0 ? nc : 1));
-	covered = MrfAlloc(env, (size_t) (p > 0 ? p : 1));
-	if (marg == NULL || cdf == NULL || cell == NULL || bstart == NULL ||
-		chosen == NULL || covered == NULL)
-	{
-		status = MRF_ENOMEM;
+	if (chosen == NULL)
+		return MRF_ENOMEM;
+	status = BpTablesPrepare(bp, logpot, n, &t);
+	if (status != MRF_OK)
 		goto done;
-	}
-	ExactMarginals(bp, logpot, marg, NULL);
-	BpBuckets(bp, cdf, cell, bstart, covered, n);
+	cdf = t.cdf;
+	cell = t.cell;
+	bstart = t.bstart;
+	covered = t.covered;
 
 	for (int64_t r = 0; r < n; r++)
 	{
@@ -1369,12 +1414,8 @@ MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *ou
 	}
 
 done:
-	MrfFree(env, marg);
-	MrfFree(env, cdf);
-	MrfFree(env, cell);
-	MrfFree(env, bstart);
+	BpTablesFree(env, &t);
 	MrfFree(env, chosen);
-	MrfFree(env, covered);
 	return status;
 }
 
@@ -1448,13 +1489,7 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 	const MrfEnv *env = bp->env;
 	int			nc = bp->nc;
 	int			p = set->p;
-	int64_t		cells;
-	int64_t		seps;
-	double	   *marg = NULL;
-	double	   *cdf = NULL;
-	int32_t    *cell = NULL;
-	int64_t    *bstart = NULL;
-	uint8_t    *covered = NULL;
+	BpTables	t = {0};
 	int64_t    *key = NULL;
 	int32_t    *byrow = NULL;
 	int32_t    *vals = NULL;
@@ -1468,40 +1503,33 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 		return MRF_EINVAL;
 	if (n == 0)
 		return MRF_OK;
-	cells = bp->coff[nc];
-	seps = bp->soff[nc];
 	for (int u = 0; u < nc; u++)
 		if (bp->soff[u + 1] - bp->soff[u] > maxsep)
 			maxsep = bp->soff[u + 1] - bp->soff[u];
-	marg = MrfAllocUninit(env, sizeof(double) * (size_t) (set->cells > 0 ? set->cells : 1));
-	cdf = MrfAllocUninit(env, sizeof(double) * (size_t) (cells > 0 ? cells : 1));
-	cell = MrfAllocUninit(env, sizeof(int32_t) * (size_t) (cells > 0 ? cells : 1));
-	bstart = MrfAlloc(env, sizeof(int64_t) * (size_t) (seps + nc + 1));
-	covered = MrfAlloc(env, (size_t) (p > 0 ? p : 1));
 	key = MrfAllocUninit(env, sizeof(int64_t) * (size_t) n);
 	byrow = MrfAllocUninit(env, sizeof(int32_t) * (size_t) n);
 	vals = MrfAllocUninit(env, sizeof(int32_t) * (size_t) n);
 	fill = MrfAllocUninit(env, sizeof(int64_t) * (size_t) (maxsep + 1));
 	uniform = MrfAllocUninit(env, sizeof(double) * (size_t) (set->k > 0 ? set->k : 1));
 	sepvars = MrfAllocUninit(env, sizeof(int) * (size_t) (p > 0 ? p : 1));
-	if (marg == NULL || cdf == NULL || cell == NULL || bstart == NULL || covered == NULL ||
-		key == NULL || byrow == NULL || vals == NULL || fill == NULL || uniform == NULL ||
+	if (key == NULL || byrow == NULL || vals == NULL || fill == NULL || uniform == NULL ||
 		sepvars == NULL)
 	{
 		status = MRF_ENOMEM;
 		goto done;
 	}
-	ExactMarginals(bp, logpot, marg, NULL);
-	BpBuckets(bp, cdf, cell, bstart, covered, nc + 1);
+	status = BpTablesPrepare(bp, logpot, nc + 1, &t);
+	if (status != MRF_OK)
+		goto done;
 
 	for (int i = 0; i < nc; i++)
 	{
 		int			u = bp->order[i];
 		int			pu = bp->parent[u];
 		int64_t		ns = bp->soff[u + 1] - bp->soff[u];
-		const int64_t *bs = bstart + bp->soff[u] + u;
-		const double *cu = cdf + bp->coff[u];
-		const int32_t *xu = cell + bp->coff[u];
+		const int64_t *bs = t.bstart + bp->soff[u] + u;
+		const double *cu = t.cdf + bp->coff[u];
+		const int32_t *xu = t.cell + bp->coff[u];
 		int			nsv = 0;
 
 		/* each row's separator cell, from the values its parent's cluster gave it */
@@ -1549,7 +1577,7 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 	/* variables in no clique: their uniform marginal */
 	for (int j = 0; j < p; j++)
 	{
-		if (covered[j])
+		if (t.covered[j])
 			continue;
 		for (int a = 0; a < set->card[j]; a++)
 			uniform[a] = a + 1;
@@ -1560,11 +1588,7 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 	MrfPoll(env, nc + 1, nc + 1);
 
 done:
-	MrfFree(env, marg);
-	MrfFree(env, cdf);
-	MrfFree(env, cell);
-	MrfFree(env, bstart);
-	MrfFree(env, covered);
+	BpTablesFree(env, &t);
 	MrfFree(env, key);
 	MrfFree(env, byrow);
 	MrfFree(env, vals);
