@@ -36,6 +36,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "fmgr.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
@@ -76,6 +77,7 @@ typedef struct ShippedState
 	int64		batch;			/* rows to gather before counting them */
 } ShippedState;
 
+static void BadState(const char *detail) pg_attribute_noreturn();
 static Size ShippedFlatSize(ExpandedObjectHeader *eohptr);
 static void ShippedFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
 
@@ -140,8 +142,10 @@ CountsFlush(ShippedState *s)
 		return;
 	if (rows->plan == NULL)
 		elog(ERROR, "mrfdp: a counts state with rows but no plan");
+	/* every cell is at most counted: a sum that fits bounds them all */
+	if (pg_add_s64_overflow(s->counted, rows->n, &s->counted))
+		BadState("The state counts more rows than a count can hold.");
 	rows->plan->learner->count_rows(rows->plan, MrfRowsCodes(rows), rows->n, s->counts);
-	s->counted += rows->n;
 	rows->n = 0;
 }
 
@@ -244,7 +248,6 @@ ShippedFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 
 /* Raises the error for a flat state that is not one this library wrote. */
 static void
-pg_attribute_noreturn()
 BadState(const char *detail)
 {
 	ereport(ERROR,
@@ -464,6 +467,14 @@ ShippedPrepare(ShippedState *s, const MrfLearner *learner, Oid typid)
 		if (format != MRF_ROWS_BITS && state->kreader.k != 0 && state->kreader.k != state->k)
 			BadState("The state's alphabet is not its samples'.");
 		MrfPlanShape(plan, state->p, state->k);
+		/*
+		 * A counts state (from a flat form: another node's, or a role's own
+		 * initial state) is counted into with this plan's tables: they must
+		 * be the state's, before a row is counted into them.
+		 */
+		if (s->counts != NULL &&
+			(learner->table_cells == NULL || learner->table_cells(plan) != s->ncells))
+			BadState("The state's tables are not the ones its options give.");
 	}
 	state->plan = plan;
 	MemoryContextSwitchTo(old);
@@ -572,6 +583,14 @@ mrf_citus_accum(PG_FUNCTION_ARGS)
 	else
 		MrfKaryReadRow(&state->kreader, PG_GETARG_DATUM(1),
 					   MrfRowsStateAppend(state, s->hdr.eoh_context, learner->name));
+
+	/*
+	 * A row type fixes its alphabet only at its first row, after a state
+	 * from a flat form fixed the state's: the values just read lie below
+	 * the reader's k, which must be the state's.
+	 */
+	if (state->format != MRF_ROWS_BITS && state->kreader.k != state->k)
+		BadState("The state's alphabet is not its samples'.");
 	if (s->counts != NULL && state->n >= s->batch)
 	{
 		MemoryContext old = MemoryContextSwitchTo(s->hdr.eoh_context);
@@ -620,9 +639,11 @@ mrf_citus_combine(PG_FUNCTION_ARGS)
 							   a->rows->p, b->rows->p)));
 		CountsFlush(a);
 		CountsFlush(b);
+		/* every cell is at most its state's count: a sum that fits bounds them all */
+		if (pg_add_s64_overflow(a->counted, b->counted, &a->counted))
+			BadState("The states count more rows than a count can hold.");
 		for (int64 x = 0; x < a->ncells; x++)
 			a->counts[x] += b->counts[x];
-		a->counted += b->counted;
 	}
 	else if (b->rows->n > 0)
 	{
@@ -653,7 +674,6 @@ CountsPrepareRelease(ShippedState *s, const MrfLearner *learner, MemoryContext a
 	MemoryContext old = MemoryContextSwitchTo(aggctx);
 	MrfPlan    *plan = palloc(sizeof(MrfPlan));
 
-	CountsFlush(s);
 	if (learner->table_cells == NULL)
 		BadState("The state holds counts, which its learner does not read.");
 	MrfPlanBegin(plan, learner, rows->options);
@@ -661,6 +681,8 @@ CountsPrepareRelease(ShippedState *s, const MrfLearner *learner, MemoryContext a
 	MrfPlanShape(plan, rows->p, rows->k);
 	if (learner->table_cells(plan) != s->ncells)
 		BadState("The state's tables are not the ones its options give.");
+	/* the rows not yet counted, into tables now known to be the plan's */
+	CountsFlush(s);
 	rows->plan = plan;
 	rows->counts = s->counts;
 	rows->ncells = s->ncells;
