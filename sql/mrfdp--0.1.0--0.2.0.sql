@@ -430,7 +430,10 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							domains jsonb DEFAULT NULL,
 							nulls text DEFAULT NULL,
 							workload jsonb DEFAULT NULL,
-							bins jsonb DEFAULT NULL)
+							bins jsonb DEFAULT NULL,
+							rounds int DEFAULT NULL,
+							one_way_share float8 DEFAULT NULL,
+							max_model_cells int DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION mrf_learn_pairwise(x anyelement,
@@ -720,7 +723,11 @@ CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
 -- '[["a", "b"], ["a", "b", "c"]]' by column names (or 1-based numbers for
 -- arrays); default: every pair, plus the triples over pairs AIM selected.
 -- iterations: the final estimate's mirror-descent steps (default 1000);
--- domains and nulls as for mrf_learn_pairwise.
+-- domains and nulls as for mrf_learn_pairwise. rounds: T, the rounds at
+-- the initial rates (default by width); one_way_share: the one-way
+-- marginals' part of rho (default 0.9 p / T); max_model_cells: the
+-- junction tree's cap (default 2^16, at most a quarter of
+-- mrfdp.max_learner_memory); any of them composes to rho (privacy.md 13).
 CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  rho float8 DEFAULT NULL,
 							  epsilon float8 DEFAULT NULL,
@@ -730,7 +737,10 @@ CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  iterations int DEFAULT NULL,
 							  domains jsonb DEFAULT NULL,
 							  nulls text DEFAULT NULL,
-							  bins jsonb DEFAULT NULL)
+							  bins jsonb DEFAULT NULL,
+							  rounds int DEFAULT NULL,
+							  one_way_share float8 DEFAULT NULL,
+							  max_model_cells int DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -746,7 +756,10 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 								   domains jsonb DEFAULT NULL,
 								   nulls text DEFAULT NULL,
 								   bins jsonb DEFAULT NULL,
-								   columns text[] DEFAULT NULL)
+								   columns text[] DEFAULT NULL,
+								   rounds int DEFAULT NULL,
+								   one_way_share float8 DEFAULT NULL,
+								   max_model_cells int DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -1149,10 +1162,14 @@ CREATE EVENT TRIGGER mrfdp_claim_parked ON ddl_command_end
 ALTER EVENT TRIGGER mrfdp_claim_parked ENABLE ALWAYS;
 
 -- mrf_learn_aim_plan (sql/parts/66_aim.sql)
--- What mrf_learn_aim would do with columns of these alphabets and budget,
--- from public sizes only (no relation, no row, no charge): rounds, rates,
--- candidates, the model's cap, a rough time and, with n, the memory.
-CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL)
+-- What mrf_learn_aim would do with columns of these alphabets, budget and
+-- options, from public sizes only (no relation, no row, no charge): rounds,
+-- rates, candidates, the model's cap, a rough time and, with n, the
+-- memory; the options are checked as the release checks them.
+CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL,
+								   rounds int DEFAULT NULL,
+								   one_way_share float8 DEFAULT NULL,
+								   max_model_cells int DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'mrf_learn_aim_plan' LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL SAFE;
 
@@ -1289,7 +1306,7 @@ BEGIN
 	('function', 'mrf_marginal_errors', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): the L1 error sum |P_model - N/n| of a model''s exact marginal (clique, Ising and pairwise models) of every set of one, two, three (ways) variables against the relation''s rows, one row per set.'),
 	('function', 'mrf_learn_aim', 'Learns a clique model of a whole table under rho-zCDP by AIM (McKenna, Mullins, Sheldon, Miklau 2022): discrete Gaussian one-way marginals, then rounds that select the worst-approximated workload marginal by the exponential mechanism within a junction-tree size cap, measure it and re-estimate, with budget annealing; workload by column names. Named form, rewritten into mrf_learn_aim_agg.'),
 	('function', 'mrf_learn_aim_agg', 'Aggregate form of mrf_learn_aim: one model per group, options from mrf_options().'),
-	('function', 'mrf_learn_aim_plan', 'What mrf_learn_aim would do with columns of these alphabet sizes and this rho, from public sizes only (names no relation, reads no row, charges nothing): rounds at the initial rates, the one-way share, noise and selection rates, candidates, the junction tree cap under mrfdp.max_learner_memory, a rough time estimate and, with n, the planned memory.'),
+	('function', 'mrf_learn_aim_plan', 'What mrf_learn_aim would do with columns of these alphabet sizes, this rho and the options rounds, one_way_share and max_model_cells (checked as a release checks them), from public sizes only (names no relation, reads no row, charges nothing): rounds at the initial rates, the one-way share, noise and selection rates, candidates, the junction tree cap under mrfdp.max_learner_memory, a rough time estimate and, with n, the planned memory.'),
 	('function', 'mrf_learn_aim_from', 'Learns an AIM model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
 	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),

@@ -282,6 +282,9 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							domains jsonb DEFAULT NULL,
 							nulls text DEFAULT NULL,
 							workload jsonb DEFAULT NULL,
-							bins jsonb DEFAULT NULL)
+							bins jsonb DEFAULT NULL,
+							rounds int DEFAULT NULL,
+							one_way_share float8 DEFAULT NULL,
+							max_model_cells int DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

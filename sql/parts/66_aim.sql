@@ -29,7 +29,11 @@ CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
 -- '[["a", "b"], ["a", "b", "c"]]' by column names (or 1-based numbers for
 -- arrays); default: every pair, plus the triples over pairs AIM selected.
 -- iterations: the final estimate's mirror-descent steps (default 1000);
--- domains and nulls as for mrf_learn_pairwise.
+-- domains and nulls as for mrf_learn_pairwise. rounds: T, the rounds at
+-- the initial rates (default by width); one_way_share: the one-way
+-- marginals' part of rho (default 0.9 p / T); max_model_cells: the
+-- junction tree's cap (default 2^16, at most a quarter of
+-- mrfdp.max_learner_memory); any of them composes to rho (privacy.md 13).
 CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  rho float8 DEFAULT NULL,
 							  epsilon float8 DEFAULT NULL,
@@ -39,7 +43,10 @@ CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  iterations int DEFAULT NULL,
 							  domains jsonb DEFAULT NULL,
 							  nulls text DEFAULT NULL,
-							  bins jsonb DEFAULT NULL)
+							  bins jsonb DEFAULT NULL,
+							  rounds int DEFAULT NULL,
+							  one_way_share float8 DEFAULT NULL,
+							  max_model_cells int DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -55,15 +62,22 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 								   domains jsonb DEFAULT NULL,
 								   nulls text DEFAULT NULL,
 								   bins jsonb DEFAULT NULL,
-								   columns text[] DEFAULT NULL)
+								   columns text[] DEFAULT NULL,
+								   rounds int DEFAULT NULL,
+								   one_way_share float8 DEFAULT NULL,
+								   max_model_cells int DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SECURITY INVOKER SET search_path = pg_catalog, pg_temp;
 
--- What mrf_learn_aim would do with columns of these alphabets and budget,
--- from public sizes only (no relation, no row, no charge): rounds, rates,
--- candidates, the model's cap, a rough time and, with n, the memory.
-CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL)
+-- What mrf_learn_aim would do with columns of these alphabets, budget and
+-- options, from public sizes only (no relation, no row, no charge): rounds,
+-- rates, candidates, the model's cap, a rough time and, with n, the
+-- memory; the options are checked as the release checks them.
+CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL,
+								   rounds int DEFAULT NULL,
+								   one_way_share float8 DEFAULT NULL,
+								   max_model_cells int DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'mrf_learn_aim_plan' LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL SAFE;

@@ -15,7 +15,7 @@
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(15);
+SELECT plan(19);
 
 CREATE TYPE aim_c AS ENUM ('x', 'y', 'z');
 CREATE TABLE a12 (id int, g int, kr int[], a aim_c, b aim_c, c boolean);
@@ -112,5 +112,21 @@ SELECT is(cs_refusal($$SELECT cs_combine('mrfdp_internal.mrf_learn_aim_citus_agg
 SELECT ok((SELECT cs_combine('mrfdp_internal.mrf_learn_aim_citus_agg(integer[], jsonb)',
 		cs_state(2, 3, 10, '{"k": 3, "rho": 1}', 15, ARRAY[5, 5, 0, 5, 5, 0, 5, 0, 0, 0, 5, 0, 0, 0, 0]))) IS NOT NULL,
 	'a well-formed AIM counts state learns (it read no protected relation), charging nothing');
+
+-- AIM's options rounds, one_way_share and max_model_cells reach the counted-tables route
+SELECT a12_spent() AS spent_before_options \gset
+INSERT INTO m12 SELECT 'opt dist', mrf_learn_aim_agg(kr, mrf_options(rho => 0.25, k => 3, rounds => 12, one_way_share => 0.5,
+																	max_model_cells => 200)) FROM a12;
+INSERT INTO m12 SELECT 'opt local', mrf_learn_aim_agg(kr, mrf_options(rho => 0.25, k => 3, rounds => 12, one_way_share => 0.5,
+																	 max_model_cells => 200)) FROM a12_local;
+SELECT is((SELECT m::jsonb - 'meta' FROM m12 WHERE src = 'opt dist'),
+	(SELECT m::jsonb - 'meta' FROM m12 WHERE src = 'opt local'),
+	'rounds, one_way_share and max_model_cells on a distributed table: the local model');
+SELECT ok((SELECT (m::jsonb -> 'meta' ->> 'max_rounds')::int = 12 AND (m::jsonb -> 'meta' ->> 'one_way_share')::float8 = 0.5
+				  AND (m::jsonb -> 'meta' ->> 'max_model_cells')::int = 200 FROM m12 WHERE src = 'opt dist'),
+	'and records them');
+SELECT throws_ok($$SELECT mrf_learn_aim_agg(kr, mrf_options(rho => 0.25, k => 3, rounds => 3)) FROM a12$$, '22023',
+	'invalid value for option "rounds"', 'rounds <= 0.9 p without a share is refused on a distributed table');
+SELECT is(a12_spent(), :spent_before_options + 0.25, 'one charge for the release, none for the refusal');
 
 SELECT * FROM finish();

@@ -231,11 +231,22 @@ SELECT (mrf_learn_aim(r, rho => 1, workload => '[["c", "d"]]', domains => '{"c":
 	= '3' AS aim_named_form
 FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
 SELECT (mrf_learn_aim_plan(ARRAY[2, 3, 4], 1, 1000) ->> 'max_rounds')::int AS aim_plan_rounds;
+-- AIM's rounds, one_way_share and max_model_cells on the named, aggregate and plan forms
+SELECT (mrf_learn_aim_plan(ARRAY[2, 3, 4], 1, 1000, rounds => 12, one_way_share => 0.5, max_model_cells => 100)
+		->> 'max_rounds')::int = 12 AS aim_plan_options;
+SELECT (mrf_info(mrf_learn_aim(r, rho => 1, rounds => 12, one_way_share => 0.5, max_model_cells => 100,
+							   domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')) ->> 'max_rounds')::int = 12
+	AS aim_named_options
+FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
+SELECT (mrf_info(mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 3, rounds => 12, one_way_share => 0.5,
+												  max_model_cells => 100))) ->> 'max_rounds')::int = 12 AS aim_agg_options
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 3, workload => '[[1, 2, 3]]')) IS NOT NULL AS aim_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 DO $$
 BEGIN
-	PERFORM mrf_learn_aim_from('up_kary', 'z', rho => 1, k => 3, variables => 3);
+	PERFORM mrf_learn_aim_from('up_kary', 'z', rho => 1, k => 3, variables => 3, rounds => 12,
+							   one_way_share => 0.5, max_model_cells => 100);
 	RAISE EXCEPTION 'mrf_learn_aim_from learned from an unprotected relation';
 EXCEPTION WHEN insufficient_privilege THEN NULL;
 END$$;

@@ -28,7 +28,9 @@
 
 /* Options accepted by mrf_learn_aim. */
 #define AIM_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_K | \
-					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS | MRF_OPT_WORKLOAD)
+					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS | \
+					 MRF_OPT_WORKLOAD | MRF_OPT_ROUNDS | MRF_OPT_ONE_WAY_SHARE | \
+					 MRF_OPT_MAX_MODEL_CELLS)
 
 #define AIM_MAX_ITERATIONS 100000
 
@@ -39,10 +41,11 @@
 #define AIM_MAX_VARIABLES 256
 
 /*
- * Most cells of the model's junction tree: 2^16 (time: every estimator
- * step and every candidate's score runs inference on it; at p = 10, k = 4
- * a learn took 19 s of CPU at this cap, see docs/learners/aim.md), and at most a quarter
- * of mrfdp.max_learner_memory at the estimator's bytes a cell.
+ * Most cells of the model's junction tree by default: 2^16 (time: every
+ * estimator step and every candidate's score runs inference on it; at p =
+ * 10, k = 4 a learn took 19 s of CPU at this cap, see docs/learners/aim.md),
+ * and at most a quarter of mrfdp.max_learner_memory at the estimator's
+ * bytes a cell, the bound of option max_model_cells too.
  */
 #define AIM_MAX_MODEL_CELLS ((int64) 1 << 16)
 #define AIM_BYTES_PER_MODEL_CELL 160.0
@@ -64,6 +67,8 @@ typedef struct AimParams
 {
 	double		rho;
 	int			iterations;
+	int			rounds;			/* T; 0: MrfAimRounds(p) */
+	double		one_way_share;	/* of rho, the one-ways; 0: [MMSM22]'s 0.9 p / T */
 	/* the workload, resolved once p and the names are known (0: the default) */
 	int			nworkload;
 	int		   *wstart;
@@ -86,6 +91,95 @@ AimCard(int p, int k, const uint16 *alphabets)
 	for (int i = 0; i < p; i++)
 		card[i] = alphabets != NULL ? alphabets[i] : k;
 	return card;
+}
+
+/*
+ * The caps under mrfdp.max_learner_memory: a quarter of it each, for the
+ * model and for the candidates' tables.  The model's is option
+ * max_model_cells when given (refused above that quarter, naming the
+ * setting: an explicit request is never silently lowered), else at most
+ * AIM_MAX_MODEL_CELLS.  From the options and the setting only, before any
+ * row is read.
+ */
+static MrfRefusal *
+AimCaps(const MrfOptions *opt, const char *learner, int64 *max_model_cells,
+		int64 *max_candidate_cells)
+{
+	double		limit = (double) MrfMaxLearnerMemory * 1024.0;
+	int64		bound = (int64) fmax(1.0, floor(limit / 4.0 / AIM_BYTES_PER_MODEL_CELL));
+
+	*max_candidate_cells = (int64) floor(limit / 4.0 / sizeof(int64));
+	*max_model_cells = Min(AIM_MAX_MODEL_CELLS, bound);
+	if (opt->given & MRF_OPT_MAX_MODEL_CELLS)
+	{
+		if (opt->max_model_cells > bound)
+			return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+							 psprintf("max_model_cells = %d is more than mrfdp.max_learner_memory allows", opt->max_model_cells),
+							 psprintf("%s plans %.0f bytes a junction-tree cell and gives the model a quarter of mrfdp.max_learner_memory (%d kB): at most " INT64_FORMAT " cells.",
+									  learner, AIM_BYTES_PER_MODEL_CELL, MrfMaxLearnerMemory, bound),
+							 psprintf("Ask for at most " INT64_FORMAT " cells, or have a superuser raise mrfdp.max_learner_memory.", bound));
+		*max_model_cells = opt->max_model_cells;
+	}
+	return NULL;
+}
+
+/*
+ * The rates of a release of rho over p variables with T = rounds (0: the
+ * default MrfAimRounds(p)) and one-way share (0: [MMSM22]'s), checked as
+ * MrfAimLearn will check them, from public values only: the paper's share
+ * needs T > 0.9 p (else the one-ways alone would spend rho; privacy.md 13),
+ * and every rate's noise must be within the samplers' range.  Any T and
+ * share that pass compose to exactly rho (MrfAimRates).
+ */
+static MrfRefusal *
+AimRates(const char *learner, double rho, int p, int rounds, double share)
+{
+	int			t = rounds > 0 ? rounds : MrfAimRounds(p);
+	double		one,
+				m,
+				s,
+				spent = 0.0;
+	uint64		num,
+				den;
+
+	if (share == 0.0 && 0.9 * p >= t)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"rounds\"",
+						 psprintf("With the default one-way share each of the %d one-way marginals is measured at a round's rate, 0.9 rho / rounds: rounds = %d would spend 0.9 x %d / %d = %.3g of rho on them alone.",
+								  p, t, p, t, 0.9 * p / t),
+						 psprintf("Give rounds above %d (0.9 times the variables), or one_way_share (the one-ways' part of rho, e.g. one_way_share => 0.5), with which any rounds from 1 spend exactly rho.",
+								  (int) floor(0.9 * p)));
+	if (MrfAimRates(rho, p, t, share, &one, &m, &s) == 0)
+		for (int i = 0; i < p; i++)
+			spent = MrfAimSpend(spent, one);
+	if (MrfAimRates(rho, p, t, share, &one, &m, &s) != 0 || !(spent < rho) ||
+		MrfAimGaussianVariance(one, &num, &den) != 0 ||
+		MrfAimGaussianVariance(m, &num, &den) != 0 ||
+		!isfinite(MrfAimSelectionScale(s, 1.0)))
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"rho\"",
+						 psprintf("With %d variables and %d rounds, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
+								  p, t, rho),
+						 "Raise rho, or learn from fewer variables or with fewer rounds.");
+	return NULL;
+}
+
+/* The core's options of a planned release (p known; the workload resolved). */
+static void
+AimCoreOptions(const AimParams *ap, MrfAimOptions *ao)
+{
+	MrfAimDefaultOptions(ao);
+	ao->rho = ap->rho;
+	ao->rounds = ap->rounds;
+	ao->one_way_share = ap->one_way_share;
+	ao->max_model_cells = ap->max_model_cells;
+	ao->max_candidate_cells = ap->max_candidate_cells;
+	/* the core's default steps after each round (docs/learners/aim.md, "AIM's defaults"), at most iterations */
+	ao->round_iterations = Min(ao->round_iterations, ap->iterations);
+	ao->estimate.iterations = ap->iterations;
+	ao->nworkload = ap->nworkload;
+	ao->wstart = ap->wstart;
+	ao->wvar = ap->wvar;
 }
 
 /*
@@ -120,6 +214,12 @@ AimOptions(MrfPlan *plan)
 							 NULL);
 		ap->iterations = opt->iterations;
 	}
+	/* rounds and one_way_share: their ranges are the options table's; with p, AimRates */
+	if (opt->given & MRF_OPT_ROUNDS)
+		ap->rounds = opt->rounds;
+	if (opt->given & MRF_OPT_ONE_WAY_SHARE)
+		ap->one_way_share = opt->one_way_share;
+	MRF_REFUSE_IF(AimCaps(opt, learner, &ap->max_model_cells, &ap->max_candidate_cells));
 	plan->params = ap;
 	MrfChargeZcdp(&plan->charge, learner, ap->rho);
 	return NULL;
@@ -274,22 +374,6 @@ ResolveWorkload(MrfPlan *plan, AimParams *ap, const int *card)
 }
 
 /*
- * The caps under mrfdp.max_learner_memory: a quarter of it each, for the
- * model (at most AIM_MAX_MODEL_CELLS) and for the candidates' tables.
- */
-static void
-AimCaps(int64 *max_model_cells, int64 *max_candidate_cells)
-{
-	double		limit = (double) MrfMaxLearnerMemory * 1024.0;
-
-	*max_model_cells = (int64) fmin((double) AIM_MAX_MODEL_CELLS,
-									floor(limit / 4.0 / AIM_BYTES_PER_MODEL_CELL));
-	*max_candidate_cells = (int64) floor(limit / 4.0 / sizeof(int64));
-	if (*max_model_cells < 1)
-		*max_model_cells = 1;
-}
-
-/*
  * Plans an AIM release: with p and the alphabets, what they refuse (one
  * variable, too many, a budget whose noise leaves the sampler's range, a
  * workload naming unknown columns or too large a marginal); with n, the
@@ -302,10 +386,6 @@ AimPlan(MrfPlan *plan)
 	const char *learner = plan->learner->name;
 	int			p = plan->p;
 	int		   *card;
-	double		m,
-				s;
-	uint64		num,
-				den;
 	MrfAimOptions ao;
 	int			ncand;
 
@@ -323,15 +403,7 @@ AimPlan(MrfPlan *plan)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 						 psprintf("%s takes k from 2 to %d", learner, MRF_MAX_ALPHABET), NULL, NULL);
 	card = AimCard(p, plan->k, plan->alphabets);
-	if (MrfAimInitialRates(ap->rho, MrfAimRounds(p), &m, &s) != 0 ||
-		MrfAimGaussianVariance(m, &num, &den) != 0 ||
-		!isfinite(MrfAimSelectionScale(s, 1.0)))
-		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-						 "invalid value for option \"rho\"",
-						 psprintf("With %d variables, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
-								  p, ap->rho),
-						 "Raise rho, or learn from fewer variables.");
-	AimCaps(&ap->max_model_cells, &ap->max_candidate_cells);
+	MRF_REFUSE_IF(AimRates(learner, ap->rho, p, ap->rounds, ap->one_way_share));
 	if (plan->opt.given & MRF_OPT_WORKLOAD && ap->wstart == NULL)
 		MRF_REFUSE_IF(ResolveWorkload(plan, ap, card));
 	if (MrfAimClosureCells(p, card, ap->nworkload, ap->wstart, ap->wvar,
@@ -343,13 +415,7 @@ AimPlan(MrfPlan *plan)
 						 "Use fewer or smaller marginals.");
 	if (plan->n == 0)
 		return NULL;
-	MrfAimDefaultOptions(&ao);
-	ao.rho = ap->rho;
-	ao.max_model_cells = ap->max_model_cells;
-	ao.max_candidate_cells = ap->max_candidate_cells;
-	ao.nworkload = ap->nworkload;
-	ao.wstart = ap->wstart;
-	ao.wvar = ap->wvar;
+	AimCoreOptions(ap, &ao);
 	plan->iterations = ap->iterations;
 	/* the run's input: the rows, or the tables counted where they are (Citus) */
 	plan->memory = (plan->counts ? (double) sizeof(int64) * AimTableCells(plan) :
@@ -424,16 +490,7 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	if ((rows->alphabets == NULL) != (plan->alphabets == NULL) ||
 		(rows->alphabets != NULL && memcmp(rows->alphabets, plan->alphabets, sizeof(uint16) * p) != 0))
 		elog(ERROR, "%s: the rows' alphabets are not the plan's", plan->learner->name);
-	MrfAimDefaultOptions(&ao);
-	ao.rho = ap->rho;
-	ao.max_model_cells = ap->max_model_cells;
-	ao.max_candidate_cells = ap->max_candidate_cells;
-	/* the core's default steps after each round (docs/learners/aim.md, "AIM's defaults"), at most iterations */
-	ao.round_iterations = Min(ao.round_iterations, ap->iterations);
-	ao.estimate.iterations = ap->iterations;
-	ao.nworkload = ap->nworkload;
-	ao.wstart = ap->wstart;
-	ao.wvar = ap->wvar;
+	AimCoreOptions(ap, &ao);
 	if (rows->counts != NULL)
 	{
 		/* tables counted where the rows are (Citus): the same candidates' tables */
@@ -448,9 +505,19 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 									 &set, &logpot, &rep));
 
 	MrfPlanMetaBegin(&meta, plan, run, "mckenna2022-aim");
-	appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"annealed\": %d",
-					 rep.rounds, MrfAimRounds(p), rep.annealed);
-	appendStringInfo(&meta, ", \"rho_one_way\": %s", MrfDoubleText(rep.rho_one_way));
+	{
+		int			t = ap->rounds > 0 ? ap->rounds : MrfAimRounds(p);
+
+		/* the T and one-way share used, given or the defaults (the paper's share: 0.9 p / T) */
+		appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"rounds_given\": %s, \"annealed\": %d",
+						 rep.rounds, t, ap->rounds > 0 ? "true" : "false", rep.annealed);
+		appendStringInfo(&meta, ", \"one_way_share\": %s, \"one_way_share_given\": %s",
+						 MrfDoubleText(ap->one_way_share > 0.0 ? ap->one_way_share : 0.9 * p / t),
+						 ap->one_way_share > 0.0 ? "true" : "false");
+	}
+	/* the core's running sum at the end (rounded up at each step): rho when the last round ran */
+	appendStringInfo(&meta, ", \"rho_one_way\": %s, \"rho_spent\": %s",
+					 MrfDoubleText(rep.rho_one_way), MrfDoubleText(rep.rho_used));
 	appendStringInfo(&meta, ", \"compressed_variables\": %d, \"merged_values\": %d",
 					 rep.compressed, rep.rare_values);
 	appendStringInfo(&meta, ", \"mechanism\": \"discrete-gaussian\", \"l2_sensitivity_per_table\": %s",
@@ -462,8 +529,9 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	appendStringInfo(&meta, ", \"workload\": {\"given\": %s, \"marginals\": %d, \"skipped\": %d, \"candidates\": %d, \"triples_added\": %d, \"triples_skipped\": %d}",
 					 ap->nworkload > 0 ? "true" : "false", ap->nworkload, ap->skipped, rep.candidates,
 					 rep.triples, rep.triples_skipped);
-	appendStringInfo(&meta, ", \"max_model_cells\": " INT64_FORMAT ", \"junction_tree_cells\": " INT64_FORMAT,
-					 (int64) ap->max_model_cells, (int64) rep.tree_cells);
+	appendStringInfo(&meta, ", \"max_model_cells\": " INT64_FORMAT ", \"max_model_cells_given\": %s, \"junction_tree_cells\": " INT64_FORMAT,
+					 (int64) ap->max_model_cells,
+					 (plan->opt.given & MRF_OPT_MAX_MODEL_CELLS) ? "true" : "false", (int64) rep.tree_cells);
 	appendStringInfo(&meta, ", \"estimation\": {\"method\": \"mirror-descent\", \"iterations\": %d, \"max_iterations\": %d, \"round_iterations\": %d, \"inference\": \"%s\", \"loss\": ",
 					 rep.estimate.iterations, ap->iterations, ao.round_iterations,
 					 rep.estimate.exact ? "exact" : "loopy");
@@ -507,21 +575,29 @@ mrf_aim_final(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(mrf_learn_aim_plan);
 /*
- * mrf_learn_aim_plan(alphabets int[], rho float8, n bigint): what
- * mrf_learn_aim would do with columns of these alphabets and this budget,
- * from public sizes only: no relation is named, no row read, nothing
- * charged.  The rounds and rates are the release's own (privacy.c); the
- * time is the core's rough model (MrfAimPlan); with n, the memory the
- * release would plan.
+ * mrf_learn_aim_plan(alphabets int[], rho float8, n bigint, rounds int,
+ * one_way_share float8, max_model_cells int): what mrf_learn_aim would do
+ * with columns of these alphabets and these options, from public sizes
+ * only: no relation is named, no row read, nothing charged.  The options
+ * go through the release's own plan (AimOptions, AimPlan: the same
+ * refusals, rounds, rates and caps; privacy.c); the time is the core's
+ * rough model (MrfAimPlan); with n, the memory the release would plan.
+ * Arguments past the third are read only when the SQL definition has them.
  */
 Datum
 mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 {
 	const char *learner = "mrf_learn_aim_plan";
+	static const char *const names[] = {"rho", "rounds", "one_way_share", "max_model_cells"};
+	Datum		values[4];
+	bool		isnull[4];
 	ArrayType  *arr;
 	int			p;
 	int		   *card;
-	double		rho;
+	uint16	   *alphabets;
+	int			k = 2;
+	MrfPlan		plan;
+	AimParams  *ap;
 	MrfAimOptions ao;
 	MrfAimPlanReport pr;
 	StringInfoData out;
@@ -539,21 +615,10 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 				 errmsg("invalid value for option \"rho\""),
 				 errdetail("%s needs a positive, finite zCDP budget rho.", learner),
 				 errhint("mrf_dp_to_zcdp converts an (epsilon, delta) budget.")));
-	rho = PG_GETARG_FLOAT8(1);
 	arr = PG_GETARG_ARRAYTYPE_P(0);
 	deconstruct_array(arr, INT4OID, 4, true, TYPALIGN_INT, &elems, &nulls, &p);
-	if (p < 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("mrf_learn_aim needs at least 2 variables"),
-				 errdetail("The alphabets list %d column%s.", p, p == 1 ? "" : "s")));
-	if (p > AIM_MAX_VARIABLES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("mrf_learn_aim learns from at most %d variables", AIM_MAX_VARIABLES),
-				 errdetail("The alphabets list %d columns.", p),
-				 errhint("Use mrf_learn_mst for wider tables.")));
-	card = palloc(sizeof(int) * p);
+	card = palloc(sizeof(int) * Max(p, 1));
+	alphabets = palloc(sizeof(uint16) * Max(p, 1));
 	for (int i = 0; i < p; i++)
 	{
 		int			a = nulls[i] ? 0 : DatumGetInt32(elems[i]);
@@ -565,25 +630,33 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 					 errdetail("Alphabet sizes run from 2 to %d; column %d has %s.", MRF_MAX_ALPHABET, i + 1,
 							   nulls[i] ? "NULL" : psprintf("%d", a))));
 		card[i] = a;
+		alphabets[i] = (uint16) a;
+		k = Max(k, a);
 	}
-	MrfAimDefaultOptions(&ao);
-	ao.rho = rho;
-	AimCaps(&ao.max_model_cells, &ao.max_candidate_cells);
-	ao.round_iterations = Min(ao.round_iterations, (int) MrfOptionDefaultNumber("mrf_learn_aim", "iterations"));
-	ao.estimate.iterations = (int) MrfOptionDefaultNumber("mrf_learn_aim", "iterations");
+	/* the options as a release's document: the same checks, in the same order */
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		int			arg = i == 0 ? 1 : 2 + i;
+
+		isnull[i] = arg >= PG_NARGS() || PG_ARGISNULL(arg);
+		values[i] = isnull[i] ? (Datum) 0 : PG_GETARG_DATUM(arg);
+	}
+	MrfPlanBegin(&plan, &MrfAimLearner,
+				 MrfOptionsBuild(lengthof(names), names, values, isnull));
+	MrfPlanAlphabets(&plan, alphabets, p);
+	MrfPlanShape(&plan, p, k);
+	ap = plan.params;
+	AimCoreOptions(ap, &ao);
 	if (MrfAimPlan(p, card, &ao, &pr) != MRF_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid value for option \"rho\""),
-				 errdetail("With %d variables, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
-						   p, rho),
-				 errhint("Raise rho, or learn from fewer variables.")));
+		elog(ERROR, "%s: the core refused a plan its checks passed", learner);
 	initStringInfo(&out);
 	appendStringInfo(&out, "{\"learner\": \"mrf_learn_aim\", \"charged\": false, \"variables\": %d, \"rho\": %s",
-					 p, MrfDoubleText(rho));
-	appendStringInfo(&out, ", \"max_rounds\": %d, \"rho_one_way\": %s, \"sigma2_first\": %s, \"epsilon_first\": %s",
-					 pr.max_rounds, MrfDoubleText(pr.rho_one_way), MrfDoubleText(pr.sigma2_first),
-					 MrfDoubleText(pr.epsilon_first));
+					 p, MrfDoubleText(ap->rho));
+	appendStringInfo(&out, ", \"max_rounds\": %d, \"rounds_given\": %s, \"rho_one_way\": %s, \"one_way_share\": %s",
+					 pr.max_rounds, ap->rounds > 0 ? "true" : "false", MrfDoubleText(pr.rho_one_way),
+					 MrfDoubleText(ap->one_way_share > 0.0 ? ap->one_way_share : 0.9 * p / pr.max_rounds));
+	appendStringInfo(&out, ", \"sigma2_first\": %s, \"epsilon_first\": %s",
+					 MrfDoubleText(pr.sigma2_first), MrfDoubleText(pr.epsilon_first));
 	appendStringInfo(&out, ", \"candidates\": %d, \"candidate_cells\": " INT64_FORMAT ", \"max_candidate_cells\": " INT64_FORMAT,
 					 pr.candidates, (int64) pr.candidate_cells, (int64) ao.max_candidate_cells);
 	appendStringInfo(&out, ", \"max_model_cells\": " INT64_FORMAT ", \"modelled_tree_cells\": " INT64_FORMAT,
@@ -593,16 +666,22 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(2))
 	{
 		int64		n = PG_GETARG_INT64(2);
-		double		bytes;
 
 		if (n < 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid row count " INT64_FORMAT, n),
 					 errdetail("n, when given, is a positive public row count.")));
-		bytes = (double) sizeof(MrfCode) * n * p + MrfAimWorkspaceBytes(p, card, &ao);
+		/* the release's memory plan with n (AimPlan), reported, not enforced */
+		plan.n = n;
+		{
+			MrfRefusal *refusal = MrfAimLearner.plan(&plan);
+
+			if (refusal != NULL)
+				MrfRaise(refusal);
+		}
 		appendStringInfo(&out, ", \"rows\": " INT64_FORMAT ", \"memory_bytes\": %.0f, \"fits_memory\": %s",
-						 n, bytes, MrfMemoryFits(bytes) ? "true" : "false");
+						 n, plan.memory, MrfMemoryFits(plan.memory) ? "true" : "false");
 	}
 	appendStringInfoChar(&out, '}');
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));

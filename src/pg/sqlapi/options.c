@@ -77,6 +77,9 @@ static const OptionSpec OptionSpecs[] = {
 	{"nulls", MRF_OPT_NULLS, OPT_TEXT, FIELD(nulls)},
 	{"workload", MRF_OPT_WORKLOAD, OPT_WORKLOAD, FIELD(workload)},
 	{"bins", MRF_OPT_BINS, OPT_BINS, FIELD(bins)},
+	{"rounds", MRF_OPT_ROUNDS, OPT_INTEGER, FIELD(rounds), 1, MRF_MAX_AIM_ROUNDS},
+	{"one_way_share", MRF_OPT_ONE_WAY_SHARE, OPT_PROBABILITY, FIELD(one_way_share)},
+	{"max_model_cells", MRF_OPT_MAX_MODEL_CELLS, OPT_INTEGER, FIELD(max_model_cells), 1, INT_MAX},
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)

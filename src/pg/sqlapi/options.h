@@ -47,6 +47,12 @@
 #define MRF_OPT_NULLS			0x80000
 #define MRF_OPT_WORKLOAD		0x100000
 #define MRF_OPT_BINS			0x200000
+#define MRF_OPT_ROUNDS			0x400000
+#define MRF_OPT_ONE_WAY_SHARE	0x800000
+#define MRF_OPT_MAX_MODEL_CELLS	0x1000000
+
+/* Most rounds an AIM release may be given (option rounds; docs/learners/aim.md). */
+#define MRF_MAX_AIM_ROUNDS 10000
 
 /* Longest text of a choice option ('exponential'). */
 #define MRF_OPT_CHOICE_LEN 16
@@ -79,6 +85,9 @@ typedef struct MrfOptions
 	Jsonb	   *bins;			/* option bins as given (also merged into domains) */
 	char	   *nulls;			/* 'error', 'category' or a declared value */
 	Jsonb	   *workload;		/* marginals: [[column name or 1-based number, ...], ...] */
+	int			rounds;			/* AIM: T, the rounds at the initial rates */
+	double		one_way_share;	/* AIM: the one-way marginals' part of rho */
+	int			max_model_cells;	/* AIM: cap on the junction tree's cells */
 } MrfOptions;
 
 /* Parses and validates an options document (every value checked). */
