@@ -230,9 +230,11 @@ CREATE FUNCTION mrf_sample(model mrf, n int, burn_in int DEFAULT 1000,
 	RETURNS SETOF int[]
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
--- Learners running now in any session (needs mrfdp in shared_preload_libraries).
+-- Learners running now in any session (needs mrfdp in shared_preload_libraries);
+-- seconds_left: the current phase's time left at its pace so far (NULL
+-- before an estimate: its first second or first hundredth of its work).
 CREATE FUNCTION mrf_progress(OUT pid int, OUT learner text, OUT done bigint, OUT total bigint,
-							 OUT percent float8, OUT started timestamptz)
+							 OUT percent float8, OUT started timestamptz, OUT seconds_left float8)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 

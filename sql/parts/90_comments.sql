@@ -37,7 +37,7 @@ BEGIN
 	('function', 'mrf_synthesize', 'n synthetic rows of a given row type (e.g. NULL::the_source_table) sampled from a model (method ''sample'') or allocated through its junction tree so that its marginals match up to rounding (''allocate''), codes turned into the columns'' types through the model''s labels; no budget.'),
 	('function', 'mrf_synthesize_into', 'Creates a table with the model''s variable names and source column types and fills it with n synthetic rows (mrf_synthesize); the caller''s rights, no budget. Returns the rows inserted.'),
 	('function', 'mrf_sample', 'n samples from a model: exact (enumeration, or through its junction tree) where possible; otherwise 4 chains with parallel tempering (burn_in rounds, then one sample of each chain every thin rounds), reported with their split R-hat in a NOTICE.'),
-	('function', 'mrf_progress', 'Learners running now (pid, learner, work done and total) that the caller may see; needs mrfdp in shared_preload_libraries.'),
+	('function', 'mrf_progress', 'Learners running now (pid, learner, work done and total, the seconds left at the current phase''s pace once it has run a second and a hundredth of its work) that the caller may see; needs mrfdp in shared_preload_libraries.'),
 	-- budget conversions
 	('function', 'mrf_zcdp_to_dp', 'Epsilon of the (epsilon, delta)-DP guarantee implied by rho-zCDP: tight (Canonne-Kamath-Steinke 2020) or bs16 (Bun-Steinke 2016).'),
 	('function', 'mrf_dp_to_zcdp', 'rho of the zCDP guarantee implied by pure epsilon-DP: epsilon^2 / 2.'),

@@ -197,9 +197,10 @@ const MrfEnv MrfPallocEnv = {
  * total <= 0 is an interrupt check with no figure (the engines' inner
  * loops).  A figure below the last starts a new phase (the scan, then the
  * learner's own work): its percentages are reported afresh, and once a
- * phase has run 5 seconds and done a tenth of its work, the NOTICE adds
- * the time left at the phase's pace so far (never within a short run, so
- * a short run's NOTICEs stay the same from run to run).
+ * phase has run 5 seconds, the NOTICE (every tenth) adds the time left at
+ * the phase's pace so far, mrf_progress()'s seconds_left
+ * (MrfProgressSecondsLeft; never within a short run, so a short run's
+ * NOTICEs stay the same from run to run).
  */
 static void
 RunPoll(void *ctx, int64_t done, int64_t total)
@@ -210,13 +211,13 @@ RunPoll(void *ctx, int64_t done, int64_t total)
 	CHECK_FOR_INTERRUPTS();
 	if (total <= 0)
 		return;
-	MrfProgressUpdate(done, total);
 	if (done < run->last_done || run->phase_started == 0)
 	{
 		run->last_percent = 0;
 		run->phase_started = GetCurrentTimestamp();
 	}
 	run->last_done = done;
+	MrfProgressUpdate(done, total, run->phase_started);
 	if (MrfProgress)
 	{
 		int64		percent = done * 100 / total;
@@ -228,10 +229,11 @@ RunPoll(void *ctx, int64_t done, int64_t total)
 			run->last_percent = percent;
 			now = GetCurrentTimestamp();
 			elapsed = (double) (now - run->phase_started) / 1e6;
-			if (elapsed >= 5.0 && percent >= 10 && percent < 100)
+			/* from 5 s on only, so that a short run's NOTICEs are the same every time */
+			if (elapsed >= 5.0 && percent < 100 && MrfProgressSecondsLeft(elapsed, done, total) >= 0.0)
 				ereport(NOTICE,
 						(errmsg("%s: %d%% done, about %.0f s left", run->learner, (int) percent,
-								ceil(elapsed * (double) (total - done) / (double) done))));
+								ceil(MrfProgressSecondsLeft(elapsed, done, total)))));
 			else
 				ereport(NOTICE,
 						(errmsg("%s: %d%% done", run->learner, (int) percent)));

@@ -34,6 +34,7 @@ typedef struct MrfProgressSlot
 	volatile int64 done;
 	volatile int64 total;
 	TimestampTz started;
+	volatile TimestampTz phase_started; /* of the phase done and total count */
 } MrfProgressSlot;
 
 static MrfProgressSlot *ProgressSlots = NULL;
@@ -105,20 +106,32 @@ MrfProgressStart(const char *learner)
 	slot->done = 0;
 	slot->total = 0;
 	slot->started = GetCurrentTimestamp();
+	slot->phase_started = slot->started;
 	pg_write_barrier();
 	slot->pid = MyProcPid;
 }
 
 /* Records progress. */
 void
-MrfProgressUpdate(int64 done, int64 total)
+MrfProgressUpdate(int64 done, int64 total, TimestampTz phase_started)
 {
 	MrfProgressSlot *slot = MySlot();
 
 	if (slot == NULL || slot->pid != MyProcPid)
 		return;
+	slot->phase_started = phase_started;
 	slot->done = done;
 	slot->total = total;
+}
+
+/* See sqlapi/progress.h. */
+double
+MrfProgressSecondsLeft(double elapsed, int64 done, int64 total)
+{
+	if (!(elapsed >= MRF_PROGRESS_ESTIMATE_SECONDS) || done <= 0 || total <= 0 || done > total ||
+		(double) done * MRF_PROGRESS_ESTIMATE_PARTS < (double) total)
+		return -1.0;
+	return elapsed * (double) (total - done) / (double) done;
 }
 
 /* Frees this backend's slot. */
@@ -134,7 +147,10 @@ MrfProgressEnd(void)
 PG_FUNCTION_INFO_V1(mrf_progress);
 /*
  * The learners running now that the caller may watch: pid, learner, done,
- * total, percent, started.
+ * total, percent, started and, from the current phase's pace, seconds_left
+ * (NULL before an estimate; MrfProgressSecondsLeft).  A catalog whose
+ * mrf_progress has no seventh column (before ALTER EXTENSION UPDATE) gets
+ * six.
  */
 Datum
 mrf_progress(PG_FUNCTION_ARGS)
@@ -151,8 +167,9 @@ mrf_progress(PG_FUNCTION_ARGS)
 	for (int i = 0; i < ProgressSlotCount; i++)
 	{
 		MrfProgressSlot copy;
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
+		Datum		values[7];
+		bool		nulls[7] = {false, false, false, false, false, false, true};
+		double		left;
 
 		if (ProgressSlots[i].pid == 0)
 			continue;
@@ -172,6 +189,13 @@ mrf_progress(PG_FUNCTION_ARGS)
 		else
 			nulls[4] = true;
 		values[5] = TimestampTzGetDatum(copy.started);
+		left = MrfProgressSecondsLeft((double) (GetCurrentTimestamp() - copy.phase_started) / 1e6,
+									  copy.done, copy.total);
+		if (left >= 0.0 && rsinfo->setDesc->natts >= 7)
+		{
+			values[6] = Float8GetDatum(left);
+			nulls[6] = false;
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
