@@ -12,12 +12,16 @@
  * empirical one over every 2-way marginal (and, with --three, every 3-way
  * one), as mrf_marginal_error reports it.
  *
- *   ./bench_aim_width [--p 48] [--n 10000] [--rho 1] [--seed 1]
+ *   ./bench_aim_width [--p 48] [--n 10000] [--rho 1 | --epsilon E --delta D] [--seed 1]
  *       [--strength 0.7] [--rounds 0] [--one-way 0] [--three] [--no-mst] [--no-aim]
  *       [--stop F]  (round_stop_fraction; default the core's)
  *       [--reference]  (score candidates by building each model: the slow reference)
  *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
  *       [--alphabets k1,k2,..]  (with --data: the columns' public alphabets)
+ *
+ * --epsilon E --delta D: rho is the largest whose conversion to
+ * (epsilon, delta)-DP is at most E (MrfZcdpForDp, as the SQL learners
+ * convert epsilon and delta).
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +34,7 @@
 #include "cliques.h"
 #include "mst.h"
 #include "noise.h"
+#include "privacy.h"
 #include "workload.h"
 
 /* Samples n rows of the random tree. */
@@ -167,6 +172,8 @@ main(int argc, char **argv)
 	int			p = 48;
 	int64_t		n = 10000;
 	double		rho = 1.0;
+	double		epsilon = 0.0;
+	double		delta = 0.0;
 	double		s = 0.7;
 	int			seed = 1;
 	int			rounds = 0;
@@ -194,6 +201,10 @@ main(int argc, char **argv)
 			n = (int64_t) NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--rho") == 0)
 			rho = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--epsilon") == 0)
+			epsilon = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--delta") == 0)
+			delta = NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--seed") == 0)
 			seed = (int) NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--strength") == 0)
@@ -220,6 +231,12 @@ main(int argc, char **argv)
 			alphabets = argv[++i];
 		else
 			Die("unknown argument", argv[i]);
+	}
+	if (epsilon > 0.0 || delta > 0.0)
+	{
+		rho = MrfZcdpForDp(epsilon, delta);
+		if (!(rho > 0.0))
+			Die("--epsilon and --delta: no zCDP budget fits", NULL);
 	}
 	if (data != NULL)
 	{
