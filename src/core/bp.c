@@ -1427,6 +1427,9 @@ MrfBpAllocateBytes(const MrfBp *bp, int64_t n)
 	return MrfBpSampleBytes(bp) + (sizeof(int64_t) + 2 * sizeof(int32_t)) * (size_t) (n > 0 ? n : 1);
 }
 
+/* Rows between two polls of the allocation's per-row loops (2^20). */
+#define ALLOCATE_POLL_MASK ((int64_t) 0xFFFFF)
+
 /*
  * m values, cum's positions 0..k-1 each repeated its allocated count, in a
  * random order, into vals.  cum is cumulative (non-decreasing, cum[k - 1] >
@@ -1446,7 +1449,8 @@ MrfBpAllocateBytes(const MrfBp *bp, int64_t n)
  * random.
  */
 static void
-AllocateCounts(const double *cum, int64_t k, int64_t m, MrfRng *rng, int32_t *vals)
+AllocateCounts(const MrfEnv *env, int64_t stage, int64_t stages,
+			   const double *cum, int64_t k, int64_t m, MrfRng *rng, int32_t *vals)
 {
 	double		total = cum[k - 1];
 	double		u = MrfRngUniform(rng);
@@ -1462,6 +1466,7 @@ AllocateCounts(const double *cum, int64_t k, int64_t m, MrfRng *rng, int32_t *va
 		for (; prev < upto; prev++)
 			vals[filled++] = (int32_t) j;
 	}
+	/* a shuffle of 10^7 values takes most of a second: a cancel lands within it */
 	for (int64_t i = m - 1; i > 0; i--)
 	{
 		int64_t		o = (int64_t) MrfRngBelow(rng, (uint64_t) i + 1);
@@ -1469,6 +1474,8 @@ AllocateCounts(const double *cum, int64_t k, int64_t m, MrfRng *rng, int32_t *va
 
 		vals[i] = vals[o];
 		vals[o] = t;
+		if ((i & ALLOCATE_POLL_MASK) == 0)
+			MrfPoll(env, stage, stages);
 	}
 }
 
@@ -1548,14 +1555,18 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 				s = s * set->card[sepvars[j]] + row[sepvars[j]];
 			key[r] = s;
 			fill[s + 1]++;
-			if ((r & 0xFFFFF) == 0xFFFFF)
+			if ((r & ALLOCATE_POLL_MASK) == ALLOCATE_POLL_MASK)
 				MrfPoll(env, i, nc + 1);
 		}
 		for (int64_t s = 0; s < ns; s++)
 			fill[s + 1] += fill[s];
 		/* the rows grouped by separator cell, in row order within a group */
 		for (int64_t r = 0; r < n; r++)
+		{
 			byrow[fill[key[r]]++] = (int32_t) r;
+			if ((r & ALLOCATE_POLL_MASK) == ALLOCATE_POLL_MASK)
+				MrfPoll(env, i, nc + 1);
+		}
 		for (int64_t s = ns; s > 0; s--)
 			fill[s] = fill[s - 1];
 		fill[0] = 0;
@@ -1565,12 +1576,14 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 
 			if (m == 0)
 				continue;
-			AllocateCounts(cu + bs[s], bs[s + 1] - bs[s], m, rng, vals);
+			AllocateCounts(env, i, nc + 1, cu + bs[s], bs[s + 1] - bs[s], m, rng, vals);
 			for (int64_t t = 0; t < m; t++)
+			{
 				BpWriteCell(bp, u, xu[bs[s] + vals[t]],
 							out + (int64_t) byrow[fill[s] + t] * p);
-			if (m > 0xFFFFF)
-				MrfPoll(env, i, nc + 1);
+				if ((t & ALLOCATE_POLL_MASK) == ALLOCATE_POLL_MASK)
+					MrfPoll(env, i, nc + 1);
+			}
 		}
 		MrfPoll(env, i + 1, nc + 1);
 	}
@@ -1581,9 +1594,10 @@ MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng, MrfCode *
 			continue;
 		for (int a = 0; a < set->card[j]; a++)
 			uniform[a] = a + 1;
-		AllocateCounts(uniform, set->card[j], n, rng, vals);
+		AllocateCounts(env, nc, nc + 1, uniform, set->card[j], n, rng, vals);
 		for (int64_t r = 0; r < n; r++)
 			out[r * (int64_t) p + j] = (MrfCode) vals[r];
+		MrfPoll(env, nc, nc + 1);
 	}
 	MrfPoll(env, nc + 1, nc + 1);
 

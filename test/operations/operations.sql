@@ -1,7 +1,7 @@
 -- server: session_preload
 -- Operations: parallel plans, GROUP BY, cancellation, progress, learner threads.
 BEGIN;
-SELECT plan(11);
+SELECT plan(13);
 SET LOCAL mrfdp.test_seed = 5;
 
 CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -95,6 +95,30 @@ SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM sample_cancelled), '57014', 'statement_timeout cancels a long mrf_sample');
 SELECT cmp_ok((SELECT seconds FROM sample_cancelled), '<', 2.0::float8,
               'the cancel lands within a second of the 1 s timeout while the rows are written out');
+
+-- Cancellation while method => 'allocate' divides the rows among the cells:
+-- 2*10^7 rows of a model with one clique and a variable in none are
+-- grouped, shuffled and written in single groups (before: no poll inside
+-- them, a 0.5 s timeout landed after 1.87 s; now 0.52 s, load 4.5).
+CREATE TEMP TABLE alloc_row (a int, b int, c int);
+CREATE FUNCTION pg_temp.allocate_until_cancelled(OUT state text, OUT seconds float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	PERFORM count(*) FROM mrf_synthesize('{"kind": "cliques", "p": 3, "k": 2, "cliques": [[1, 2]], "log_potentials": [[0, 1, 2, 3]]}'::mrf,
+										 20000000, NULL::alloc_row, method => 'allocate');
+	state := 'finished';
+EXCEPTION WHEN query_canceled THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+	seconds := extract(epoch FROM clock_timestamp() - t0);
+END $$;
+SET LOCAL statement_timeout = '500ms';
+CREATE TEMP TABLE allocate_cancelled AS SELECT * FROM pg_temp.allocate_until_cancelled();
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT state FROM allocate_cancelled), '57014', 'statement_timeout cancels a long allocation');
+SELECT cmp_ok((SELECT seconds FROM allocate_cancelled), '<', 1.2::float8,
+              'the cancel lands within 0.7 s of the 0.5 s timeout while the rows are allocated');
 
 -- Learner threads: two threads give the same model as one (exact integer scores)
 SET LOCAL mrfdp.learner_threads = 2;
