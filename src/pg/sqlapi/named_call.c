@@ -22,6 +22,7 @@
 
 #include "access/htup_details.h"
 #include "access/transam.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
@@ -376,6 +377,46 @@ build_named_aggref(ParseState *pstate, FuncExpr *fexpr)
 }
 
 /*
+ * The extension's mrf_options in schema nspname: the C function of that
+ * symbol (only a superuser creates C functions).  Not by name alone: a role
+ * that may create in the schema (public, on servers that still grant CREATE
+ * there) could add an overload, and a lookup of a unique name would then
+ * fail every named call of every role.  InvalidOid when there is none, or
+ * more than one.
+ */
+static Oid
+OptionsFunction(const char *nspname)
+{
+	FuncCandidateList c = FuncnameGetCandidates(list_make2(makeString(pstrdup(nspname)),
+														   makeString(OPTIONS_FUNCTION)),
+												-1, NIL, false, false, false, true);
+	Oid			found = InvalidOid;
+
+	for (; c != NULL; c = c->next)
+	{
+		HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(c->oid));
+		Datum		prosrc;
+		bool		isnull;
+		bool		ours = false;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
+		{
+			prosrc = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+			ours = !isnull && strcmp(TextDatumGetCString(prosrc), OPTIONS_FUNCTION) == 0;
+		}
+		ReleaseSysCache(tup);
+		if (!ours)
+			continue;
+		if (OidIsValid(found))
+			return InvalidOid;
+		found = c->oid;
+	}
+	return found;
+}
+
+/*
  * Builds the mrf_options(...) call that carries every parameter of the named
  * form after x, passed by name so that mrf_options's own defaults fill any
  * parameter the form does not have, then made positional.
@@ -404,9 +445,7 @@ build_options_call(ParseState *pstate, FuncExpr *fexpr, HeapTuple proctup,
 				 errmsg("named learner form %s.%s must name all its parameters",
 						nspname, formname)));
 
-	optoid = LookupFuncName(list_make2(makeString(pstrdup(nspname)),
-									   makeString(OPTIONS_FUNCTION)),
-							-1, NULL, true);
+	optoid = OptionsFunction(nspname);
 	if (!OidIsValid(optoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
