@@ -18,11 +18,18 @@
  *       [--reference]  (score candidates by building each model: the slow reference)
  *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
  *       [--alphabets k1,k2,..]  (with --data: the columns' public alphabets)
+ *       [--cells N]  (AIM's max_model_cells; default the core's)
+ *       [--gaps]  (cancel latency: the longest wall time between two polls
+ *                  of each learner, with the call stacks of both polls;
+ *                  addr2line -f -e bench_aim_width ADDR names them)
  *
  * --epsilon E --delta D: rho is the largest whose conversion to
  * (epsilon, delta)-DP is at most E (MrfZcdpForDp, as the SQL learners
  * convert epsilon and delta).
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,18 +152,71 @@ WorkloadError(const MrfCode *rows, int64_t n, int p, const int *card,
 }
 
 /* Progress so far, for the trace (env.poll). */
+#define GAP_FRAMES 6
+
 typedef struct Trace
 {
 	BenchMemory mem;
 	double		t0;
 	int64_t		last;
 	int			verbose;
+	int			gaps;			/* --gaps: time every poll */
+	double		last_poll;		/* when the last poll returned */
+	double		max_gap;
+	void	   *prev[GAP_FRAMES];	/* the last poll's stack */
+	int			nprev;
+	void	   *from[GAP_FRAMES];	/* the stacks of the polls around the longest gap */
+	void	   *to[GAP_FRAMES];
+	int			nfrom;
+	int			nto;
 } Trace;
+
+/* Prints the longest gap between two polls and both polls' stacks, then resets. */
+static void
+GapReport(Trace *t, const char *learner)
+{
+	if (!t->gaps)
+		return;
+	fflush(stdout);
+	printf("# %s: longest work between two polls %.1f ms; from", learner, 1e3 * t->max_gap);
+	for (int i = 1; i < t->nfrom + t->nto; i++)
+	{
+		void	   *a = i < t->nfrom ? t->from[i] : t->to[i - t->nfrom];
+		Dl_info		info;
+
+		if (i == t->nfrom)
+			printf(" to");
+		else if (dladdr(a, &info) != 0)
+			printf(" 0x%lx", (unsigned long) ((char *) a - (char *) info.dli_fbase));
+	}
+	printf("\n");
+	fflush(stdout);
+	t->max_gap = 0;
+	t->nprev = 0;
+	t->last_poll = 0;
+}
 
 static void
 TracePoll(void *ctx, int64_t done, int64_t total)
 {
 	Trace	   *t = ctx;
+
+	if (t->gaps)
+	{
+		double		now = Now();
+
+		if (t->last_poll > 0 && now - t->last_poll > t->max_gap)
+		{
+			t->max_gap = now - t->last_poll;
+			memcpy(t->from, t->prev, sizeof(t->prev));
+			t->nfrom = t->nprev;
+			t->nto = backtrace(t->to, GAP_FRAMES);
+			if (t->max_gap > 0.05)
+				GapReport(t, "so far");	/* now: a long run may not end */
+		}
+		t->nprev = backtrace(t->prev, GAP_FRAMES);
+		t->last_poll = Now();
+	}
 
 	if (t->verbose && total > 0 && done / 1000 != t->last / 1000)
 	{
@@ -183,12 +243,13 @@ main(int argc, char **argv)
 	int			verbose = 0;
 	double		stop = -1;		/* -1: the core's default */
 	double		share = 0;		/* one_way_share; 0: the core's */
+	int64_t		cells = 0;		/* max_model_cells; 0: the core's */
 	int			reference = 0;
 	const char *data = NULL;
 	const char *alphabets = NULL;	/* with --data: "k1,k2,...", else from the data */
 	int		   *card;
 	MrfCode    *rows;
-	Trace		trace;
+	Trace		trace = {0};
 	MrfEnv		env;
 	double		mst_time = NAN,
 				aim_time = NAN;
@@ -225,6 +286,10 @@ main(int argc, char **argv)
 			run_aim = 0;
 		else if (strcmp(argv[i], "--verbose") == 0)
 			verbose = 1;
+		else if (strcmp(argv[i], "--gaps") == 0)
+			trace.gaps = 1;
+		else if (strcmp(argv[i], "--cells") == 0)
+			cells = (int64_t) NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
 			data = argv[++i];
 		else if (strcmp(argv[i], "--alphabets") == 0 && i + 1 < argc)
@@ -285,7 +350,6 @@ main(int argc, char **argv)
 		MrfRngInitSeeded(&rng, 20261128);
 		Sample(p, card, s, n, &rng, rows);
 	}
-	memset(&trace, 0, sizeof(trace));
 	trace.verbose = verbose;
 	memset(&env, 0, sizeof(env));
 	env.alloc = BenchAlloc;
@@ -316,6 +380,7 @@ main(int argc, char **argv)
 		if (MrfMstLearn(rows, n, p, card, &opt, &rng, &env, edges, logpot, &rp) != MRF_OK)
 			Die("MrfMstLearn failed", NULL);
 		mst_time = Now() - trace.t0;
+		GapReport(&trace, "mst");
 		for (int e = 0; e < p; e++)
 			start[e] = 2 * e;
 		if (MrfCliqueSetBuildAlphabets(p, card, p - 1, start, edges, INT64_MAX,
@@ -344,6 +409,8 @@ main(int argc, char **argv)
 		opt.rho = rho;
 		opt.rounds = rounds;
 		opt.one_way_share = share;
+		if (cells > 0)
+			opt.max_model_cells = cells;
 		if (stop >= 0)
 			opt.round_stop_fraction = stop;
 		opt.reference_scoring = reference;
@@ -352,6 +419,7 @@ main(int argc, char **argv)
 		if (MrfAimLearn(rows, n, p, card, &opt, &rng, &env, &set, &logpot, &rp) != MRF_OK)
 			Die("MrfAimLearn failed", NULL);
 		aim_time = Now() - trace.t0;
+		GapReport(&trace, "aim");
 		WorkloadError(rows, n, p, card, set, logpot, three, &e2, &e3);
 		printf("%-5s %-9.3f %-8d %-9.5f %-9.5f %-10lld\n", "aim", aim_time, rp.rounds, e2, e3,
 			   (long long) rp.tree_cells);

@@ -580,6 +580,7 @@ BuildJunctionTree(MrfBp *bp)
 	int		   *sepvars;
 	int64_t		maxsep = 1;
 	int64_t		maxcl = 1;
+	int64_t		work = 0;		/* the maps' cells since the last poll */
 	int			u;
 	int			c;
 
@@ -675,6 +676,7 @@ BuildJunctionTree(MrfBp *bp)
 		int			nu = bp->cstart[u + 1] - bp->cstart[u];
 		int			pu = bp->parent[u];
 
+		MrfPollWork(bp->env, &work, bp->coff[u + 1] - bp->coff[u] + bp->pmoff[u + 1] - bp->pmoff[u]);
 		if (pu < 0)
 		{
 			/* the root's "separator" is the empty set: one cell */
@@ -693,6 +695,7 @@ BuildJunctionTree(MrfBp *bp)
 	for (c = 0; c < set->m; c++)
 	{
 		u = bp->host[c];
+		MrfPollWork(bp->env, &work, bp->hmoff[c + 1] - bp->hmoff[c]);
 		MrfSubsetIndexMap(card, bp->cstart[u + 1] - bp->cstart[u],
 						  bp->cvar + bp->cstart[u],
 						  set->start[c + 1] - set->start[c],
@@ -872,7 +875,11 @@ LogSumBuckets(const double *vals, const int32_t *map, int64_t n, int64_t nb,
 		out[b] = maxbuf[b] + log(out[b]);
 }
 
-/* Collect and distribute on the junction tree, then clique marginals. */
+/*
+ * Collect and distribute on the junction tree, then clique marginals.
+ * Polls by work (a cluster's cells), so a cancel lands within one large
+ * tree's pass, not after every pass of an estimator step.
+ */
 static void
 ExactMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
 {
@@ -881,6 +888,7 @@ ExactMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
 	int			i;
 	int			c;
 	double		lz = 0.0;
+	int64_t		work = 0;
 
 	/* cluster tables: the sum of the log-potentials of the cliques hosted */
 	memset(bp->beta, 0, sizeof(double) * (size_t) bp->coff[nc]);
@@ -895,6 +903,7 @@ ExactMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
 
 		for (x = 0; x < n; x++)
 			t[x] += psi[map[x]];
+		MrfPollWork(bp->env, &work, n);
 	}
 
 	/* collect: children (later in order) before parents */
@@ -908,6 +917,7 @@ ExactMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
 
 		if (pu < 0)
 			continue;
+		MrfPollWork(bp->env, &work, n + bp->coff[pu + 1] - bp->coff[pu]);
 		LogSumBuckets(bp->beta + bp->coff[u], bp->cmap + bp->coff[u], n, ns,
 					  msg, bp->scratch);
 		{
@@ -931,6 +941,7 @@ ExactMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
 		const double *t = bp->beta + bp->coff[u];
 		int64_t		x;
 
+		MrfPollWork(bp->env, &work, n + (pu < 0 ? 0 : bp->coff[pu + 1] - bp->coff[pu]));
 		if (pu < 0)
 		{
 			double		z;
@@ -970,6 +981,7 @@ ExactMarginals(MrfBp *bp, const double *logpot, double *marg, double *logz)
 		double		sum = 0.0;
 		int64_t		x;
 
+		MrfPollWork(bp->env, &work, n);
 		LogSumBuckets(b, NULL, n, 1, &z, bp->scratch);
 		memset(out, 0, sizeof(double) * (size_t) nm);
 		for (x = 0; x < n; x++)
@@ -1081,6 +1093,7 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 	int			it;
 	int			c;
 	double		change = INFINITY;
+	int64_t		work = 0;		/* polls by work: a clique's cells */
 
 	for (it = 0; it < bp->opt.max_iterations; it++)
 	{
@@ -1099,6 +1112,7 @@ LoopyMarginals(MrfBp *bp, const double *logpot, double *marg)
 			int			j;
 			int			a;
 
+			MrfPollWork(bp->env, &work, n * nv);
 			CliqueScores(bp, c, logpot + set->offset[c], bp->tab);
 			for (j = 0; j < nv * k; j++)
 			{

@@ -49,6 +49,37 @@ void	   *MrfAllocUninit(const MrfEnv *env, size_t bytes);
 void		MrfFree(const MrfEnv *env, void *ptr);
 void		MrfPoll(const MrfEnv *env, int64_t done, int64_t total);
 
+/*
+ * The work between two polls in loops whose items differ in size: about
+ * this many simple operations (a table increment, a message's cell), a
+ * few milliseconds, so that a cancel lands within well under 100 ms of
+ * work.  MrfPollEvery(work): how many items of `work` operations each to
+ * do between two polls (at least one).
+ */
+#define MRF_POLL_WORK ((int64_t) 1 << 20)
+
+static inline int64_t
+MrfPollEvery(int64_t work)
+{
+	return work >= MRF_POLL_WORK ? 1 : MRF_POLL_WORK / (work > 0 ? work : 1);
+}
+
+/*
+ * In a loop over items of varying work: adds an item's work to *work and
+ * polls (an interrupt check, no progress figure) once it reaches
+ * MRF_POLL_WORK.
+ */
+static inline void
+MrfPollWork(const MrfEnv *env, int64_t *work, int64_t add)
+{
+	*work += add;
+	if (*work >= MRF_POLL_WORK)
+	{
+		*work = 0;
+		MrfPoll(env, 0, 0);
+	}
+}
+
 /* An environment backed by calloc/free with no poll; for tests and benchmarks. */
 extern const MrfEnv MrfMallocEnv;
 

@@ -40,9 +40,6 @@ MrfMstTwoWayCells(int p, const int *card, int64_t *pair_offset)
 	return cells;
 }
 
-/* Rows counted between polls. */
-#define COUNT_BLOCK 4096
-
 /*
  * See mst.h.  Row-outer, pair-inner: the tables of 20 variables of up to 6
  * values are about 60 kB of counters, which stay in the L2 cache, so each
@@ -55,6 +52,7 @@ MrfMstCount(const MrfCode *rows, int64_t n, int p, const int *card,
 	int64_t    *oneoff;
 	int64_t    *pairoff;
 	int64_t		npairs = (int64_t) p * (p - 1) / 2;
+	int64_t		block;
 	MrfStatus	status = MRF_OK;
 
 	if (p < 1 || n < 0)
@@ -74,9 +72,11 @@ MrfMstCount(const MrfCode *rows, int64_t n, int p, const int *card,
 	if (two)
 		memset(two, 0, sizeof(int64_t) * pairoff[npairs]);
 
-	for (int64_t r0 = 0; r0 < n; r0 += COUNT_BLOCK)
+	/* rows between polls: a row is p (p + 1) / 2 increments (400 columns: 13 rows) */
+	block = MrfPollEvery(p + (two ? npairs : 0));
+	for (int64_t r0 = 0; r0 < n; r0 += block)
 	{
-		int64_t		r1 = r0 + COUNT_BLOCK < n ? r0 + COUNT_BLOCK : n;
+		int64_t		r1 = r0 + block < n ? r0 + block : n;
 
 		for (int64_t r = r0; r < r1; r++)
 		{
@@ -132,6 +132,7 @@ MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 	int		   *pi;
 	int		   *pj;
 	int		   *root;
+	int64_t		work = 0;
 	MrfStatus	status = MRF_OK;
 
 	if (p < 2 || npairs > (int64_t) 1 << 30)
@@ -152,6 +153,8 @@ MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 		{
 			const int64_t *t = two + pair_offset[e];
 			double		l1 = 0.0;
+
+			MrfPollWork(env, &work, (int64_t) ccard[i] * ccard[j]);
 
 			for (int a = 0; a < ccard[i]; a++)
 				for (int b = 0; b < ccard[j]; b++)
@@ -347,6 +350,7 @@ MstLearn(const MrfCode *rows, const int64_t *one_in, const int64_t *two_in, int6
 	double		sigma1;
 	double		scale;
 	int			nmeas = 0;
+	int64_t		work = 0;		/* since the last poll (MrfPollWork) */
 
 	memset(&s, 0, sizeof(s));
 	memset(rep, 0, sizeof(*rep));
@@ -453,6 +457,7 @@ MstLearn(const MrfCode *rows, const int64_t *one_in, const int64_t *two_in, int6
 			const int  *mi = s.map + s.oneoff[i];
 			const int  *mj = s.map + s.oneoff[j];
 
+			MrfPollWork(env, &work, (int64_t) card[i] * card[j]);
 			for (int a = 0; a < card[i]; a++)
 				for (int b = 0; b < card[j]; b++)
 					ct[(int64_t) mi[a] * s.ccard[j] + mj[b]] += t[(int64_t) a * card[j] + b];
@@ -554,6 +559,7 @@ MstLearn(const MrfCode *rows, const int64_t *one_in, const int64_t *two_in, int6
 			const int  *mi = s.map + s.oneoff[i];
 			const int  *mj = s.map + s.oneoff[j];
 
+			MrfPollWork(env, &work, (int64_t) card[i] * card[j]);
 			for (int a = 0; a < card[i]; a++)
 				for (int b = 0; b < card[j]; b++)
 				{

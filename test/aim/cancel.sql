@@ -4,7 +4,7 @@
 -- estimator step, not once a round), returns nothing, and a narrow call
 -- under the same timeout still finishes.
 BEGIN;
-SELECT plan(4);
+SELECT plan(6);
 SET LOCAL mrfdp.test_seed = 25;
 
 -- 96 columns of 4 values, each mostly a copy of an earlier one (tree-shaped)
@@ -34,6 +34,15 @@ SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM wide_cancel), '57014', 'statement_timeout = 1s cancels AIM over 96 columns');
 SELECT cmp_ok((SELECT seconds FROM wide_cancel), '<', 2.5::float8,
 			  'and the call ends within about a second of the timeout');
+
+SET LOCAL statement_timeout = '300ms';
+CREATE TEMP TABLE wide_cancel_300 AS
+SELECT * FROM pg_temp.aim_until_cancelled(
+	'SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 4)) FROM aim_wide');
+SET LOCAL statement_timeout = 0;
+SELECT is((SELECT state FROM wide_cancel_300), '57014', 'statement_timeout = 300ms cancels it too');
+SELECT cmp_ok((SELECT seconds FROM wide_cancel_300), '<', 1.3::float8,
+			  'within a second of the timeout');
 
 SET LOCAL statement_timeout = '20s';
 CREATE TEMP TABLE narrow AS
