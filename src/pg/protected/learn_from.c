@@ -57,6 +57,7 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -430,6 +431,18 @@ FromCallBegin(FunctionCallInfo fcinfo, MrfFromCall *fc, MrfPlan *plan)
 	if (learner == NULL)
 		elog(ERROR, "%s has no protected-path learner", fc->fname);
 	fc->learner = pnstrdup(fc->fname, strlen(fc->fname) - strlen("_from"));
+
+	/*
+	 * The read as the owner sets search_path and row_security, which
+	 * PostgreSQL forbids during a parallel operation: called there (from a
+	 * function declared PARALLEL SAFE), every read failed after its charge.
+	 */
+	if (IsInParallelMode())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot run during a parallel operation", fc->fname),
+				 errdetail("Its read as the relation's owner changes settings, which PostgreSQL forbids there. Nothing was read or charged."),
+				 errhint("Call it from a function declared PARALLEL UNSAFE, as it is itself.")));
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
