@@ -19,6 +19,8 @@
  *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
  *       [--alphabets k1,k2,..]  (with --data: the columns' public alphabets)
  *       [--cells N]  (AIM's max_model_cells; default the core's)
+ *       [--pairs C]  (AIM's workload: every pair of at most C cells, as
+ *                     private-pgm's aim.py builds its own; default mrfdp's)
  *       [--gaps]  (cancel latency: the longest wall time between two polls
  *                  of each learner, with the call stacks of both polls;
  *                  addr2line -f -e bench_aim_width ADDR names them)
@@ -128,8 +130,18 @@ WorkloadError(const MrfCode *rows, int64_t n, int p, const int *card,
 				double		l1;
 
 				memset(counts, 0, sizeof(int64_t) * cells);
-				if (MrfSubsetCountAdd(rows, n, p, card, size, vars, counts) != MRF_OK ||
-					MrfBpSetMarginal(bp, size, vars, 0, marg, NULL) != MRF_OK)
+				int64_t		need = 0;
+
+				if (MrfSubsetCountAdd(rows, n, p, card, size, vars, counts) != MRF_OK)
+					Die("counts failed", NULL);
+				/*
+				 * The elimination over the junction tree can need a table far
+				 * larger than the marginal (Adult: 151 million cells for
+				 * age x fnlwgt x hours-per-week): allowed up to 2^28 cells.
+				 */
+				if (MrfBpSetMarginal(bp, size, vars, 0, marg, &need) != MRF_OK &&
+					(need <= bo.max_exact_cells || need > ((int64_t) 1 << 28) ||
+					 MrfBpSetMarginal(bp, size, vars, need, marg, NULL) != MRF_OK))
 					Die("marginal failed", NULL);
 				l1 = MrfMarginalL1(marg, counts, n, cells);
 				if (size == 2)
@@ -247,6 +259,7 @@ main(int argc, char **argv)
 	int			reference = 0;
 	const char *data = NULL;
 	const char *alphabets = NULL;	/* with --data: "k1,k2,...", else from the data */
+	int64_t		pairs_cells = 0;	/* > 0: workload of every pair up to so many cells */
 	int		   *card;
 	MrfCode    *rows;
 	Trace		trace = {0};
@@ -294,6 +307,8 @@ main(int argc, char **argv)
 			data = argv[++i];
 		else if (strcmp(argv[i], "--alphabets") == 0 && i + 1 < argc)
 			alphabets = argv[++i];
+		else if (strcmp(argv[i], "--pairs") == 0)
+			pairs_cells = (int64_t) NumberArg(argc, argv, &i);
 		else
 			Die("unknown argument", argv[i]);
 	}
@@ -402,6 +417,8 @@ main(int argc, char **argv)
 		MrfRng		rng;
 		MrfCliqueSet *set = NULL;
 		double	   *logpot = NULL;
+		int		   *wstart = NULL;
+		int		   *wvar = NULL;
 		double		e2,
 					e3;
 
@@ -414,6 +431,24 @@ main(int argc, char **argv)
 		if (stop >= 0)
 			opt.round_stop_fraction = stop;
 		opt.reference_scoring = reference;
+		if (pairs_cells > 0)
+		{
+			wstart = XCalloc((size_t) p * (p - 1) / 2 + 1, sizeof(int));
+			wvar = XCalloc((size_t) p * (p - 1), sizeof(int));
+			for (int a = 0; a < p; a++)
+				for (int b = a + 1; b < p; b++)
+					if ((int64_t) card[a] * card[b] <= pairs_cells)
+					{
+						wvar[2 * opt.nworkload] = a;
+						wvar[2 * opt.nworkload + 1] = b;
+						opt.nworkload++;
+						wstart[opt.nworkload] = 2 * opt.nworkload;
+					}
+			if (opt.nworkload == 0)
+				Die("--pairs: no pair that small", NULL);
+			opt.wstart = wstart;
+			opt.wvar = wvar;
+		}
 		MrfRngInitSeeded(&rng, seed);
 		trace.t0 = Now();
 		if (MrfAimLearn(rows, n, p, card, &opt, &rng, &env, &set, &logpot, &rp) != MRF_OK)
@@ -428,6 +463,8 @@ main(int argc, char **argv)
 			   rp.sigma2_first, rp.sigma2_last, rp.epsilon_first, rp.epsilon_last);
 		MrfCliqueSetFree(&env, set);
 		MrfFree(&env, logpot);
+		free(wstart);
+		free(wvar);
 	}
 	if (run_mst && run_aim)
 		printf("# time ratio aim / mst: %.1f\n", aim_time / mst_time);
