@@ -35,13 +35,15 @@
 # python3-scipy python3-pandas python3-networkx); mlbench through Rscript
 # (r-cran-mlbench).  One private-pgm process at a time (it is
 # single-threaded): each under timeout pgm_seconds (default 1800); a run
-# cut off reports the rounds it finished, from its trace.
+# cut off reports the rounds it finished, from its trace.  PGM_LEARNERS
+# (default "mst aim"; empty: mrfdp's alone) chooses private-pgm's runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tables=${1:-housevotes breastcancer soybean adult9}
 rhos=${2:-0.05 0.5}
 seeds=${3:-1 2 3}
 pgm_seconds=${4:-1800}
+pgm_learners=${PGM_LEARNERS-mst aim}
 PGM_MIRROR=${PGM_MIRROR:-/work/.mirror/ryan112358+private-pgm/repo}
 PGM=${PGM:-/tmp/pgm-514dea3}
 work=${WORK:-/tmp/aim_vs_pgm}
@@ -86,7 +88,7 @@ for table in $tables; do
 				awk -v k="$key" '$1 == "aim" { print k, "mrfdp-aim2", $2, $4, $5, $3 " rounds" }' \
 					"$work/mrfdp2.txt" >> "$out"
 			fi
-			for algo in mst aim; do
+			for algo in $pgm_learners; do
 				done_already $key pgm-$algo && continue
 				load
 				if timeout "$pgm_seconds" $py "$here/aim_vs_pgm.py" $algo "$work" "$table" \
