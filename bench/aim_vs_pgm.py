@@ -256,7 +256,7 @@ def summary(path):
                                  for c, i in zip(cells[1:], (5, 6))]
             seeds = ",".join(f[2] for f in ok)
             if cut:
-                seeds += " (cut off: seed %s, %s)" % (
+                seeds += " (seed %s cut off %s)" % (
                     ",".join(f[2] for f in cut), " ".join(cut[0][7:]))
             print("| %s | %s / %g | %s | %s | %s | %s | %s |" % (
                 table, rho, 2 * float(rho), learner, seeds, *cells))

@@ -95,8 +95,10 @@ for table in $tables; do
 					"$rho_pgm" "$seed" "$PGM" > "$work/pgm.txt" 2> "$work/pgm.err"; then
 					sed "s/^/$key /" "$work/pgm.txt" >> "$out"
 				else
-					echo "$key pgm-$algo cut - - off at $pgm_seconds s after" \
-						"$(grep -c '^pgm-aim estimate' "$work/pgm.err" || true) estimates" >> "$out"
+					# estimates: the first (one-ways), then one a round
+					estimates=$(grep -c '^pgm-aim estimate' "$work/pgm.err" || true)
+					echo "$key pgm-$algo cut - - at $pgm_seconds s, $((estimates > 0 ? estimates - 1 : 0))" \
+						"rounds done" >> "$out"
 				fi
 			done
 			grep "^$key " "$out"
