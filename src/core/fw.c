@@ -30,23 +30,24 @@
  * is computed from its own row only, by the same operations on every path,
  * which is all the argument needs.)
  *
- * Threads.  Only the calling thread calls the host (allocation, polling):
- * the other threads live for one pass of one iteration and touch only
- * memory allocated before they start.  The caller checks env->pending
- * between its own blocks; when a cancel is pending it stops the threads,
- * joins them and only then polls (which may not return); if the poll
- * returns, the pass resumes with the blocks not yet done.
+ * Threads (workers.c's pass, each thread its own contiguous blocks).  Only
+ * the calling thread calls the host (allocation, polling): the other
+ * threads live for one pass of one iteration and touch only memory
+ * allocated before they start.  The caller checks env->pending between its
+ * own blocks; when a cancel is pending it stops the threads, joins them and
+ * only then polls (which may not return); if the poll returns, the pass
+ * resumes with the blocks not yet done.
  */
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "fw.h"
 #include "fwkernel.h"
 #include "sizes.h"
+#include "workers.h"
 
 /* Rows after which a thread's int32 sums go into int64: 127 * 2^24 < 2^31. */
 #define FW_FLUSH_ROWS ((int64_t) 1 << 24)
@@ -114,17 +115,12 @@ FwQPad(const FwkKernelInfo *info, int q)
 typedef struct FwThread
 {
 	struct FwShared *sh;
-	int64_t		b_begin;		/* its blocks: [b_begin, b_end) */
-	int64_t		b_end;
-	int64_t		b_next;			/* the next block to do this pass */
 	uint8_t    *xb;				/* X of one block as bytes, d x block_rows */
 	int8_t	   *g;				/* G of one block */
 	int32_t    *c;				/* d x qpad partial sums */
 	int64_t    *colsum;			/* q: sums of G per problem */
 	void	   *scratch;		/* the kernel's */
 	int64_t		unflushed;		/* rows added to c since the last flush */
-	int			is_caller;
-	pthread_t	tid;
 } FwThread;
 
 /* What every thread of a solve shares. */
@@ -141,7 +137,8 @@ typedef struct FwShared
 	int64_t		ldm;			/* of one block: element (k, r) at k * ldm + r */
 	float	   *xf;				/* float_x kernels: X as 0/1 floats, ld xf_ld */
 	int64_t		xf_ld;
-	atomic_int	stop;
+	FwThread   *threads;
+	MrfWorkers	workers;		/* a pass: each thread its own contiguous blocks */
 	pthread_mutex_t lock;
 	int64_t    *acc;			/* d x qpad: exact totals of the pass */
 	int64_t    *colsum;			/* q */
@@ -304,34 +301,28 @@ FwDoBlock(FwThread *th, int64_t b)
 	th->unflushed += R;
 }
 
-/* A thread's share of a pass; the caller also watches for a cancel. */
+/* MrfWorkers' item: block b on thread th. */
 static void
-FwRun(FwThread *th)
+FwItem(void *arg, int th, int64_t b)
 {
-	FwShared   *sh = th->sh;
+	FwShared   *sh = (FwShared *) arg;
 
-	while (th->b_next < th->b_end)
-	{
-		if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
-			break;
-		FwDoBlock(th, th->b_next);
-		th->b_next++;
-		if (th->is_caller && sh->env->pending != NULL &&
-			sh->env->pending(sh->env->ctx))
-			atomic_store(&sh->stop, 1);
-	}
-	FwFlush(th);
+	FwDoBlock(&sh->threads[th], b);
 }
 
-/* pthread entry of the other threads. */
-static void *
-FwThreadMain(void *arg)
+/* MrfWorkers' run end: the thread's sums into the totals. */
+static void
+FwRunEnd(void *arg, int th)
 {
-	FwThread   *th = (FwThread *) arg;
+	FwFlush(&((FwShared *) arg)->threads[th]);
+}
 
-	FwkThreadInit(&th->sh->kinfo);
-	FwRun(th);
-	return NULL;
+/* MrfWorkers' thread start: the kernel's per-thread state. */
+static void
+FwThreadInit(void *arg, int th)
+{
+	(void) th;
+	FwkThreadInit(&((FwShared *) arg)->kinfo);
 }
 
 /*
@@ -340,46 +331,11 @@ FwThreadMain(void *arg)
  * stopped the pass; progress is done + blocks so far out of total.
  */
 static void
-FwPass(FwShared *sh, FwThread *threads, int nthreads, int64_t done, int64_t total)
+FwPass(FwShared *sh, int64_t done, int64_t total)
 {
-	int			i;
-
 	memset(sh->acc, 0, (size_t) sh->prob->d * sh->qpad * sizeof(int64_t));
 	memset(sh->colsum, 0, (size_t) sh->prob->q * sizeof(int64_t));
-	for (i = 0; i < nthreads; i++)
-		threads[i].b_next = threads[i].b_begin;
-	for (;;)
-	{
-		int			started[MRF_FW_MAX_THREADS];
-		int64_t		left = 0;
-		sigset_t	all;
-		sigset_t	old;
-
-		atomic_store(&sh->stop, 0);
-		/* the other threads take no signals: the host handles them here */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		for (i = 1; i < nthreads; i++)
-			started[i] = threads[i].b_next < threads[i].b_end &&
-				pthread_create(&threads[i].tid, NULL, FwThreadMain, &threads[i]) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-
-		FwRun(&threads[0]);
-		/* a thread that could not start runs here */
-		for (i = 1; i < nthreads; i++)
-			if (!started[i] && !atomic_load(&sh->stop))
-				FwRun(&threads[i]);
-		for (i = 1; i < nthreads; i++)
-			if (started[i])
-				pthread_join(threads[i].tid, NULL);
-
-		for (i = 0; i < nthreads; i++)
-			left += threads[i].b_end - threads[i].b_next;
-		if (left == 0)
-			return;
-		/* nothing else runs now: the poll may leave by longjmp */
-		MrfPoll(sh->env, done + sh->nblocks - left, total);
-	}
+	MrfWorkersPass(&sh->workers, done, total);
 }
 
 /* Everything a solve or a score evaluation allocates. */
@@ -463,7 +419,6 @@ FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
 	sh->env = env;
 	sh->qpad = FwQPad(&sh->kinfo, q);
 	sh->nblocks = (prob->n + sh->kinfo.block_rows - 1) / sh->kinfo.block_rows;
-	atomic_init(&sh->stop, 0);
 	if (pthread_mutex_init(&sh->lock, NULL) != 0)
 		return MRF_ENOMEM;
 	work->lock_ready = 1;
@@ -497,9 +452,6 @@ FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
 		FwThread   *th = &work->threads[i];
 
 		th->sh = sh;
-		th->is_caller = i == 0;
-		th->b_begin = sh->nblocks * i / work->nthreads;
-		th->b_end = sh->nblocks * (i + 1) / work->nthreads;
 		/* every byte a block's kernels read is unpacked first */
 		th->xb = MrfAllocUninit(env, MrfSizeMul((size_t) sh->kinfo.block_rows, (size_t) d));
 		/* zeroed: the padding problems of G are never written */
@@ -516,6 +468,12 @@ FwWorkAlloc(FwWork *work, const MrfFwProblem *prob, int with_margins,
 		FwWorkFree(work, env);
 		return MRF_ENOMEM;
 	}
+	sh->threads = work->threads;
+	MrfWorkersInit(&sh->workers, env, work->nthreads, sh->nblocks, 0);
+	sh->workers.arg = sh;
+	sh->workers.item = FwItem;
+	sh->workers.run_end = FwRunEnd;
+	sh->workers.thread_init = FwThreadInit;
 	FwkThreadInit(&sh->kinfo);
 	return MRF_OK;
 }
@@ -594,7 +552,7 @@ MrfFwScores(const MrfFwProblem *prob, const float *margins, int64_t ldm,
 	/* FWK_READ never writes the margins */
 	FwPassInit(&work, (float *) margins, ldm, 0);
 	work.sh.pass.mode = FWK_READ;
-	FwPass(&work.sh, work.threads, work.nthreads, 0, 0);
+	FwPass(&work.sh, 0, 0);
 	FwExactScores(&work, scores);
 	FwWorkFree(&work, env);
 	return MRF_OK;
@@ -687,18 +645,17 @@ typedef struct FwSelectTask
 	double		unit;
 	double		laplace_scale;
 	MrfRng		rng;
-	pthread_t	tid;
 } FwSelectTask;
 
-/* Runs one task's problems. */
-static void *
-FwSelectMain(void *arg)
+/* MrfWorkers' item: task i's problems. */
+static void
+FwSelectItem(void *arg, int th, int64_t i)
 {
-	FwSelectTask *task = (FwSelectTask *) arg;
+	FwSelectTask *task = (FwSelectTask *) arg + i;
 
+	(void) th;
 	FwSelectRange(task->prob, task->sh, task->scores, task->k0, task->k1, task->sel_j,
 				  task->sel_sign, &task->rng, task->unit, task->laplace_scale);
-	return NULL;
 }
 
 /* Allowed candidates of problem k. */
@@ -729,11 +686,9 @@ FwSelect(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
 		 int nthreads)
 {
 	FwSelectTask tasks[MRF_FW_MAX_THREADS];
-	int			started[MRF_FW_MAX_THREADS];
+	MrfWorkers	workers;
 	int64_t		total = 0;
 	int64_t		done = 0;
-	sigset_t	all;
-	sigset_t	old;
 	int			ntasks;
 	int			i;
 	int			k;
@@ -776,20 +731,14 @@ FwSelect(const MrfFwProblem *prob, const FwShared *sh, const int64_t *scores,
 		task->k1 = k;
 	}
 
-	/* the other threads take no signals: the host handles them here */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 1; i < ntasks; i++)
-		started[i] = pthread_create(&tasks[i].tid, NULL, FwSelectMain, &tasks[i]) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	FwSelectMain(&tasks[0]);
-	/* a task whose thread could not start runs here */
-	for (i = 1; i < ntasks; i++)
-		if (!started[i])
-			FwSelectMain(&tasks[i]);
-	for (i = 1; i < ntasks; i++)
-		if (started[i])
-			pthread_join(tasks[i].tid, NULL);
+	/*
+	 * one task a thread, run to the end (no env: no cancel stops it, so the
+	 * generator copies are always wiped below)
+	 */
+	MrfWorkersInit(&workers, NULL, ntasks, ntasks, 0);
+	workers.arg = tasks;
+	workers.item = FwSelectItem;
+	MrfWorkersPass(&workers, 0, 0);
 	MrfRngSkip(rng, (uint64_t) total * FW_WORDS_PER_CANDIDATE);
 	/* the tasks' generator copies hold the release's key: wiped as MrfRunEnd wipes rng */
 	explicit_bzero(tasks, sizeof(tasks[0]) * ntasks);
@@ -905,7 +854,7 @@ MrfFwSolve(const MrfFwProblem *prob, MrfRng *rng, const MrfEnv *env,
 		}
 		else
 			work.sh.pass.mode = FWK_INIT;
-		FwPass(&work.sh, work.threads, work.nthreads, (int64_t) (t - 1) * nblocks, total);
+		FwPass(&work.sh, (int64_t) (t - 1) * nblocks, total);
 		FwSelect(prob, &work.sh, NULL, work.sel_j, work.sel_sign, rng, unit, laplace_scale,
 				 work.nthreads);
 		FwStep(prob, mu, work.sel_j, work.sel_sign, w);
@@ -1064,7 +1013,7 @@ MrfFwPartAdvanceFrom(MrfFwPart *part, int t, int first, const int *sel_j, const 
 	}
 	FwPassOfIteration(&part->work, t, t > 1 ? sel_j + (size_t) (t - 1 - first) * prob->q : NULL,
 					  t > 1 ? sel_sign + (size_t) (t - 1 - first) * prob->q : NULL);
-	FwPass(&part->work.sh, part->work.threads, part->work.nthreads, 0, 0);
+	FwPass(&part->work.sh, 0, 0);
 	FwExactScores(&part->work, scores);
 	part->t = t;
 	return MRF_OK;
