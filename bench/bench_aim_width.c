@@ -24,6 +24,9 @@
  *       [--gaps]  (cancel latency: the longest wall time between two polls
  *                  of each learner, with the call stacks of both polls;
  *                  addr2line -f -e bench_aim_width ADDR names them)
+ *       [--threads 1,2,..]  (AIM once per count, in this order, on the same rows:
+ *                            wall and CPU seconds of each, and whether every
+ *                            round's scores and the release match the first's)
  *
  * --epsilon E --delta D: rho is the largest whose conversion to
  * (epsilon, delta)-DP is at most E (MrfZcdpForDp, as the SQL learners
@@ -36,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "aim.h"
 #include "bench_util.h"
@@ -238,6 +242,17 @@ TracePoll(void *ctx, int64_t done, int64_t total)
 	}
 }
 
+/* User plus system CPU seconds of the whole process (every thread). */
+static double
+CpuSeconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double) ru.ru_utime.tv_sec + 1e-6 * (double) ru.ru_utime.tv_usec +
+		(double) ru.ru_stime.tv_sec + 1e-6 * (double) ru.ru_stime.tv_usec;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -266,6 +281,8 @@ main(int argc, char **argv)
 	MrfEnv		env;
 	double		mst_time = NAN,
 				aim_time = NAN;
+	int			threads[16] = {0};	/* 0: the core's default (MrfFwThreads(), 1 here) */
+	int			nthreads = 1;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -309,6 +326,21 @@ main(int argc, char **argv)
 			alphabets = argv[++i];
 		else if (strcmp(argv[i], "--pairs") == 0)
 			pairs_cells = (int64_t) NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+		{
+			char	   *c = argv[++i];
+
+			for (nthreads = 0; nthreads < 16 && *c;)
+			{
+				char	   *end;
+				long		t = strtol(c, &end, 10);
+
+				if (end == c || t < 1 || t > 64)
+					Die("--threads: counts 1..64 separated by commas", argv[i]);
+				threads[nthreads++] = (int) t;
+				c = end + (*end == ',');
+			}
+		}
 		else
 			Die("unknown argument", argv[i]);
 	}
@@ -410,7 +442,7 @@ main(int argc, char **argv)
 		free(logpot);
 		free(start);
 	}
-	if (run_aim)
+	for (int ti = 0; run_aim && ti < nthreads; ti++)
 	{
 		MrfAimOptions opt;
 		MrfAimReport rp;
@@ -421,6 +453,9 @@ main(int argc, char **argv)
 		int		   *wvar = NULL;
 		double		e2,
 					e3;
+		double		cpu0;
+		static uint64_t first_digest;
+		static double first_e2;
 
 		MrfAimDefaultOptions(&opt);
 		opt.rho = rho;
@@ -449,11 +484,14 @@ main(int argc, char **argv)
 			opt.wstart = wstart;
 			opt.wvar = wvar;
 		}
+		opt.threads = threads[ti];
 		MrfRngInitSeeded(&rng, seed);
+		cpu0 = CpuSeconds();
 		trace.t0 = Now();
 		if (MrfAimLearn(rows, n, p, card, &opt, &rng, &env, &set, &logpot, &rp) != MRF_OK)
 			Die("MrfAimLearn failed", NULL);
 		aim_time = Now() - trace.t0;
+		cpu0 = CpuSeconds() - cpu0;
 		GapReport(&trace, "aim");
 		WorkloadError(rows, n, p, card, set, logpot, three, &e2, &e3);
 		printf("%-5s %-9.3f %-8d %-9.5f %-9.5f %-10lld\n", "aim", aim_time, rp.rounds, e2, e3,
@@ -461,6 +499,17 @@ main(int argc, char **argv)
 		printf("# aim: %lld estimator steps, %d annealed, %d candidates, one-way rho %.4g, sigma2 %.4g .. %.4g, "
 			   "epsilon %.4g .. %.4g\n", (long long) rp.steps, rp.annealed, rp.candidates, rp.rho_one_way,
 			   rp.sigma2_first, rp.sigma2_last, rp.epsilon_first, rp.epsilon_last);
+		if (ti == 0)
+		{
+			first_digest = rp.score_digest;
+			first_e2 = e2;
+		}
+		printf("# aim threads %d: wall %.3f s, cpu %.3f s, %lld candidates scored again on the "
+			   "caller's thread, scores digest %016llx (%s the first run's)\n",
+			   opt.threads > 0 ? opt.threads : 1, aim_time, cpu0, (long long) rp.scored_on_host,
+			   (unsigned long long) rp.score_digest,
+			   rp.score_digest == first_digest && e2 == first_e2 ? "same as" : "DIFFERENT from");
+		fflush(stdout);
 		MrfCliqueSetFree(&env, set);
 		MrfFree(&env, logpot);
 		free(wstart);

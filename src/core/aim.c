@@ -10,7 +10,9 @@
 
 #include "aim.h"
 #include "cliques.h"
+#include "fw.h"
 #include "privacy.h"
+#include "workers.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -69,6 +71,23 @@ typedef struct Meas
 	double	   *precision;
 	double		sigma2;
 } Meas;
+
+/*
+ * What scoring a candidate writes besides the candidate itself and its
+ * slots of the round's arrays: one per scoring thread, so that threads
+ * share nothing they write.  The caller's allocates through the host (and
+ * its lists are the Aim's); another thread's comes from its arena,
+ * allocated up front on the caller's thread.
+ */
+typedef struct Scratch
+{
+	const MrfEnv *env;
+	MrfArena	arena;			/* threads other than the caller */
+	int		   *fstart;			/* LightSet's clique lists (capcl + 1) */
+	int		   *fvar;			/* (capcl * MAXV) */
+	int		   *kidx;			/* FitsByComponents' clique list (capcl) */
+	int32_t    *map;			/* MarginalOf's, the round's largest table */
+} Scratch;
 
 /* The learner's state. */
 typedef struct Aim
@@ -137,6 +156,7 @@ typedef struct Aim
 	int64_t		ptotal;
 	int		   *fstart;			/* FitsUncovered's clique lists (capcl + 1) */
 	int		   *fvar;			/* (capcl * MAXV) */
+	Scratch		hs;				/* the caller's scratch: these lists, env */
 	Meas	   *meas;
 	int			nmeas;
 	int			capmeas;
@@ -563,18 +583,16 @@ MrfAimClosureCells(int p, const int *card, int nworkload, const int *wstart,
 	return total;
 }
 
-/* See aim.h. */
-double
-MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
+/*
+ * The largest table AIM measures or holds a candidate's marginal in: a
+ * candidate's that fits the junction tree, so at most the largest workload
+ * marginal (default: the largest triple) and at most max_model_cells.
+ */
+static double
+LargestMarginal(int p, const int *card, const MrfAimOptions *opt)
 {
-	double		rounds = opt->rounds > 0 ? opt->rounds : (double) MrfAimRounds(p);
 	double		largest = 1.0;
 
-	/*
-	 * A measured table is a candidate's that fits the junction tree: at most
-	 * the largest workload marginal (default: the largest triple) and at
-	 * most max_model_cells.
-	 */
 	if (opt->nworkload > 0)
 		for (int w = 0; w < opt->nworkload; w++)
 		{
@@ -599,19 +617,31 @@ MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
 				}
 		largest = (double) top[0] * top[1] * top[2];
 	}
-	largest = fmin(largest, (double) opt->max_model_cells);
+	return fmin(largest, (double) opt->max_model_cells);
+}
+
+static double ScoringBytes(int p, int capcl, double largest, const MrfAimOptions *opt);
+
+/* See aim.h. */
+double
+MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
+{
+	double		rounds = opt->rounds > 0 ? opt->rounds : (double) MrfAimRounds(p);
+	double		largest = LargestMarginal(p, card, opt);
 
 	/*
 	 * The candidates' exact tables (int64) and their bookkeeping, the
 	 * measurements (T + p tables of doubles, each at most a candidate's),
 	 * and the model: its tables, marginals, a scoring copy and the
 	 * estimator (about 8 doubles a clique cell plus the junction tree's 4
-	 * tables a cluster cell, and an int32 map per measurement and cell).
+	 * tables a cluster cell, and an int32 map per measurement and cell);
+	 * the scoring threads' scratch.
 	 */
 	return (double) opt->max_candidate_cells * sizeof(int64_t) +
 		(rounds + p) * (largest * sizeof(double) + 256.0) +
 		(double) opt->max_model_cells * (16.0 * sizeof(double) + 8.0 * sizeof(int32_t)) +
-		(double) p * p + 65536.0 * (p + 1);
+		(double) p * p + 65536.0 * (p + 1) +
+		ScoringBytes(p, (int) fmin(rounds + p + 1, (double) INT32_MAX), largest, opt);
 }
 
 /* See aim.h. */
@@ -864,24 +894,24 @@ done:
 /*
  * The structure only (what MrfBpTriangulatedCells and the tree test read)
  * of the model's cliques idx[0..n-1] (idx NULL: the first n) less those
- * inside r, then r (r NULL: none), in a->fstart and a->fvar.
+ * inside r, then r (r NULL: none), in sc's lists.
  */
 static MrfCliqueSet
-LightSet(Aim *a, const int *idx, int n, const VarSet *r)
+LightSet(Aim *a, Scratch *sc, const int *idx, int n, const VarSet *r)
 {
 	MrfCliqueSet light;
 	int			m = 0;
 	int64_t		cells = 0;
 
-	a->fstart[0] = 0;
+	sc->fstart[0] = 0;
 	for (int i = 0; i <= n; i++)
 	{
 		const VarSet *c = i < n ? &a->cl[idx ? idx[i] : i] : r;
 
 		if (c == NULL || (i < n && r != NULL && Subset(c, r)))
 			continue;
-		memcpy(a->fvar + a->fstart[m], c->vars, sizeof(int) * c->size);
-		a->fstart[m + 1] = a->fstart[m] + c->size;
+		memcpy(sc->fvar + sc->fstart[m], c->vars, sizeof(int) * c->size);
+		sc->fstart[m + 1] = sc->fstart[m] + c->size;
 		cells += SetCells(a->card, c, INT64_MAX);
 		m++;
 	}
@@ -890,8 +920,8 @@ LightSet(Aim *a, const int *idx, int n, const VarSet *r)
 	light.k = a->set->k;
 	light.card = (int *) a->card;
 	light.m = m;
-	light.start = a->fstart;
-	light.var = a->fvar;
+	light.start = sc->fstart;
+	light.var = sc->fvar;
 	light.cells = cells;
 	return light;
 }
@@ -904,12 +934,12 @@ LightSet(Aim *a, const int *idx, int n, const VarSet *r)
  * did not; *dec is then whether they are, in every case.
  */
 static MrfStatus
-ShapeOf(Aim *a, const MrfCliqueSet *light, int64_t max, int64_t *tri, int *dec)
+ShapeOf(Scratch *sc, const MrfCliqueSet *light, int64_t max, int64_t *tri, int *dec)
 {
 	int64_t		fill;
 	MrfStatus	status;
 
-	status = MrfBpTriangulatedCells(light, max, a->env, tri, &fill);
+	status = MrfBpTriangulatedCells(light, max, sc->env, tri, &fill);
 	if (status != MRF_OK)
 		return status;
 	if (*tri >= 0 && fill > 0)
@@ -917,7 +947,7 @@ ShapeOf(Aim *a, const MrfCliqueSet *light, int64_t max, int64_t *tri, int *dec)
 		*dec = 0;
 		return MRF_OK;
 	}
-	return MrfCliquesJunctionTree(light, a->env, dec, NULL, NULL);
+	return MrfCliquesJunctionTree(light, sc->env, dec, NULL, NULL);
 }
 
 /*
@@ -930,13 +960,13 @@ ShapeOf(Aim *a, const MrfCliqueSet *light, int64_t max, int64_t *tri, int *dec)
  * This is the reference of FitsByComponents, which gives the same answer.
  */
 static MrfStatus
-FitsUncovered(Aim *a, Cand *cd, int64_t limit, int64_t max, int *fits)
+FitsUncovered(Aim *a, Scratch *sc, Cand *cd, int64_t limit, int64_t max, int *fits)
 {
 	*fits = 0;
 	if (cd->fitver != a->structver)
 	{
-		MrfCliqueSet light = LightSet(a, NULL, a->m, &cd->s);
-		MrfStatus	status = ShapeOf(a, &light, max, &cd->fittri, &cd->fitdec);
+		MrfCliqueSet light = LightSet(a, sc, NULL, a->m, &cd->s);
+		MrfStatus	status = ShapeOf(sc, &light, max, &cd->fittri, &cd->fitdec);
 
 		if (status != MRF_OK)
 			return status;
@@ -1009,9 +1039,9 @@ Components(Aim *a, int64_t max)
 	a->nondec = 0;
 	for (int k = 0; k < a->ncomp; k++)
 	{
-		MrfCliqueSet light = LightSet(a, a->clist + a->cstart[k],
+		MrfCliqueSet light = LightSet(a, &a->hs, a->clist + a->cstart[k],
 									  a->cstart[k + 1] - a->cstart[k], NULL);
-		MrfStatus	status = ShapeOf(a, &light, max, &a->ctri[k], &a->cdec[k]);
+		MrfStatus	status = ShapeOf(&a->hs, &light, max, &a->ctri[k], &a->cdec[k]);
 
 		if (status != MRF_OK)
 			return status;
@@ -1045,10 +1075,11 @@ Components(Aim *a, int64_t max)
  * (the only one that changes), whose shape is computed here and kept in cd
  * while those components stay the same (vstamp), and the others' shapes
  * are the model's (Components): per candidate, the work of its own
- * component instead of the whole model's.
+ * component instead of the whole model's.  Components must be current
+ * (the caller's thread computes them) when another thread asks.
  */
 static MrfStatus
-FitsByComponents(Aim *a, Cand *cd, int64_t limit, int64_t max, int *fits)
+FitsByComponents(Aim *a, Scratch *sc, Cand *cd, int64_t limit, int64_t max, int *fits)
 {
 	MrfStatus	status;
 
@@ -1085,9 +1116,9 @@ FitsByComponents(Aim *a, Cand *cd, int64_t limit, int64_t max, int *fits)
 
 			for (int j = 0; j < nk; j++)
 				for (int i = a->cstart[ks[j]]; i < a->cstart[ks[j] + 1]; i++)
-					a->kidx[n++] = a->clist[i];
-			light = LightSet(a, a->kidx, n, &cd->s);
-			status = ShapeOf(a, &light, max, &cd->ktri, &cd->kdec);
+					sc->kidx[n++] = a->clist[i];
+			light = LightSet(a, sc, sc->kidx, n, &cd->s);
+			status = ShapeOf(sc, &light, max, &cd->ktri, &cd->kdec);
 			if (status != MRF_OK)
 				return status;
 			cd->kcells = light.cells;
@@ -1116,20 +1147,22 @@ FitsByComponents(Aim *a, Cand *cd, int64_t limit, int64_t max, int *fits)
 
 /*
  * The current model's marginal of an uncovered r (times n) into est, read
- * off the calibrated engine by local elimination (MrfBpSetMarginal); when
+ * off the calibrated engine by local elimination (MrfBpSetMarginalIn); when
  * an elimination table would pass the engine's limit, by the engine of the
- * model with r added (ScoreUncovered), the same distribution.
+ * model with r added (ScoreUncovered), the same distribution: on the
+ * caller's thread only (another thread returns MRF_ENOMEM, to be redone
+ * there).
  */
 static MrfStatus
-UncoveredMarginal(Aim *a, const VarSet *r, int64_t limit, VarSet *ncl, int32_t *map,
-				  double *est)
+UncoveredMarginal(Aim *a, Scratch *sc, const VarSet *r, int64_t limit, VarSet *ncl,
+				  int32_t *map, double *est)
 {
 	int64_t		cells = SetCells(a->card, r, INT64_MAX);
 	MrfStatus	status;
 	int			fits;
 	int64_t		tc;
 
-	status = MrfBpSetMarginal(a->bp, r->size, r->vars, 0, est, NULL);
+	status = MrfBpSetMarginalIn(a->bp, sc->env, r->size, r->vars, 0, est, NULL);
 	if (status == MRF_OK)
 	{
 		for (int64_t x = 0; x < cells; x++)
@@ -1138,6 +1171,8 @@ UncoveredMarginal(Aim *a, const VarSet *r, int64_t limit, VarSet *ncl, int32_t *
 	}
 	if (status != MRF_EINVAL)
 		return status;
+	if (sc != &a->hs)
+		return MRF_ENOMEM;
 	status = ScoreUncovered(a, r, limit, ncl, map, &fits, &tc, est);
 	if (status == MRF_OK && !fits)
 		status = MRF_EINVAL;
@@ -1511,6 +1546,226 @@ ExpandModel(const Aim *a, MrfCliqueSet **set_out, double **logpot_out)
 }
 
 /* MrfAimLearn and MrfAimLearnTables: the exact tables from rows, or from counted tables. */
+/* A round's scoring: what every candidate's score reads and writes. */
+typedef struct Scoring
+{
+	Aim		   *a;
+	const MrfAimOptions *opt;
+	int64_t		limit;
+	double		sigma;
+	double	   *score;
+	double	   *weight;
+	double	   *est;
+	const int64_t *estoff;
+	uint8_t    *eligible;
+	uint8_t    *redo;			/* a thread could not score it: the caller will */
+	Scratch    *sc;				/* the threaded pass: one a thread */
+	VarSet	   *ncl;			/* the caller's, for ScoreUncovered */
+} Scoring;
+
+/*
+ * Candidate c's weight, whether it is eligible (its marginal known and,
+ * uncovered, its addition keeping the junction tree within the round's
+ * limit) and its quality, with the scratch sc of the thread running it.
+ * A candidate's result is a function of the model and the candidate alone
+ * (its own remembered fit included), computed by the same operations on
+ * any thread, so the round's arrays do not depend on the threads.
+ */
+static MrfStatus
+ScoreCandidate(Scoring *g, Scratch *sc, int c)
+{
+	Aim		   *a = g->a;
+	const MrfAimOptions *opt = g->opt;
+	Cand	   *cd = &a->cand[c];
+	double	   *est = g->est + g->estoff[c];
+	int			h = Holder(a->cl, a->m, &cd->s);
+	double		w = 0.0;
+
+	for (int i = 0; i < cd->s.size; i++)
+		w += a->deg[cd->s.vars[i]];
+	if (w <= 0.0)
+		return MRF_OK;			/* no workload marginal meets it */
+	if (h >= 0)
+	{
+		MarginalOf(a, &a->cl[h], a->mu + a->set->offset[h], &cd->s, sc->map, est);
+		g->eligible[c] = 1;
+	}
+	else
+	{
+		MrfStatus	status;
+		int			fits;
+		int64_t		tc;
+
+		/* uncovered: a larger table can exceed any junction tree's budget */
+		if (cd->cells > g->limit)
+			return MRF_OK;
+		if (opt->reference_scoring)
+			status = ScoreUncovered(a, &cd->s, g->limit, g->ncl, sc->map, &fits, &tc, est);
+		else
+		{
+			status = opt->reference_fit ?
+				FitsUncovered(a, sc, cd, g->limit, opt->max_model_cells, &fits) :
+				FitsByComponents(a, sc, cd, g->limit, opt->max_model_cells, &fits);
+			if (status == MRF_OK && fits)
+				status = UncoveredMarginal(a, sc, &cd->s, g->limit, g->ncl, sc->map, est);
+		}
+		if (status != MRF_OK)
+			return status;
+		g->eligible[c] = fits;
+	}
+	if (!g->eligible[c])
+		return MRF_OK;
+	g->weight[c] = w;
+	g->score[c] = MrfAimQuality(cd->x, est, cd->cells, w, g->sigma);
+	return MRF_OK;
+}
+
+/*
+ * MrfWorkers' item: candidate i on thread th, in that thread's arena; a
+ * candidate it cannot finish (its arena too small, or an elimination table
+ * over the engine's limit) is left to the caller's thread.
+ */
+static void
+ScoreItem(void *arg, int th, int64_t i)
+{
+	Scoring    *g = (Scoring *) arg;
+	Scratch    *sc = &g->sc[th];
+
+	MrfArenaReset(&sc->arena);
+	if (ScoreCandidate(g, sc, (int) i) != MRF_OK)
+	{
+		g->eligible[i] = 0;
+		g->weight[i] = 0.0;
+		g->score[i] = 0.0;
+		g->redo[i] = 1;
+	}
+}
+
+/*
+ * A scoring thread's arena: what one candidate's size test (bp.c's
+ * min-fill Triangulate and MrfCliquesJunctionTree over at most capcl
+ * cliques of p variables) and its local elimination (MrfBpSetMarginalIn:
+ * two ints and a factor a cluster, at most p clusters, and its tables;
+ * eight tables of the largest marginal, at least 4,096 cells) allocate,
+ * with the allocations' headers; a candidate that needs more is scored
+ * again on the caller's thread.
+ */
+static double
+ArenaBytes(int p, int capcl, double largest)
+{
+	double		words = (double) ((p + 63) / 64);
+	double		tri = 8.0 * p * words + 24.0 * words + 24.0 * p + 4.0 * (p + 1) +
+		4.0 * (double) p * p;
+	double		tree = 4.0 * (4.0 * capcl + p);
+	double		elim = 80.0 * (p + 1) + 64.0 * fmax(largest, 4096.0);
+
+	return tri + tree + elim + 65536.0;
+}
+
+/*
+ * The threads that score a round's candidates (MrfAimOptions.threads, else
+ * the learner's setting), 1 for the reference scoring (which builds an
+ * engine a candidate through the host).
+ */
+static int
+ScoringThreads(const MrfAimOptions *opt)
+{
+	int			threads = opt->threads > 0 ? opt->threads : MrfFwThreads();
+
+	if (opt->reference_scoring || threads < 1)
+		return 1;
+	return threads > MRF_WORKERS_MAX ? MRF_WORKERS_MAX : threads;
+}
+
+/*
+ * Bytes of the scoring threads' scratch (none on one thread): an arena
+ * each, the clique lists and a map over the largest table.
+ */
+static double
+ScoringBytes(int p, int capcl, double largest, const MrfAimOptions *opt)
+{
+	int			threads = ScoringThreads(opt);
+
+	if (threads < 2)
+		return 0.0;
+	return threads * ((opt->thread_arena_bytes > 0 ? (double) opt->thread_arena_bytes :
+					   ArenaBytes(p, capcl, largest)) +
+					  4.0 * ((2.0 + MAXV) * capcl + 1.0) + 4.0 * (largest + 1.0) + 64.0);
+}
+
+/*
+ * Scores every candidate of the round (g), on nthreads threads with their
+ * scratch in g->sc, or on the caller's alone (polling between candidates).
+ * The threads only read the model (its engine's queries prepared, its
+ * components current) and each writes its own candidates' slots; the
+ * caller polls only with no other thread running (MrfWorkersPass), then
+ * scores in order what the threads left.  *redone counts those.
+ */
+static MrfStatus
+ScoreRound(Scoring *g, int nthreads, int64_t pdone, int64_t ptotal, int64_t *redone)
+{
+	Aim		   *a = g->a;
+	MrfStatus	status;
+	MrfWorkers	workers;
+
+	if (nthreads < 2)
+	{
+		for (int c = 0; c < a->ncand; c++)
+		{
+			MrfPoll(a->env, pdone, ptotal);
+			status = ScoreCandidate(g, &a->hs, c);
+			if (status != MRF_OK)
+				return status;
+		}
+		return MRF_OK;
+	}
+	if (!g->opt->reference_fit)
+	{
+		status = Components(a, g->opt->max_model_cells);
+		if (status != MRF_OK)
+			return status;
+	}
+	status = MrfBpPrepareQueries(a->bp);
+	if (status != MRF_OK)
+		return status;
+	MrfWorkersInit(&workers, a->env, nthreads, a->ncand, 1);
+	workers.arg = g;
+	workers.item = ScoreItem;
+	MrfWorkersPass(&workers, pdone, ptotal);
+	for (int c = 0; c < a->ncand; c++)
+		if (g->redo[c])
+		{
+			MrfPoll(a->env, pdone, ptotal);
+			status = ScoreCandidate(g, &a->hs, c);
+			if (status != MRF_OK)
+				return status;
+			(*redone)++;
+		}
+	return MRF_OK;
+}
+
+/* FNV-1a of the round's scores, weights and eligibility in candidate order, into h. */
+static uint64_t
+ScoreDigest(uint64_t h, const double *score, const double *weight, const uint8_t *eligible,
+			int n)
+{
+	for (int c = 0; c < n; c++)
+	{
+		uint64_t	v[3];
+
+		memcpy(&v[0], &score[c], sizeof(double));
+		memcpy(&v[1], &weight[c], sizeof(double));
+		v[2] = eligible[c];
+		for (int k = 0; k < 3; k++)
+			for (int b = 0; b < 8; b++)
+			{
+				h ^= (v[k] >> (8 * b)) & 0xff;
+				h *= UINT64_C(1099511628211);
+			}
+	}
+	return h;
+}
+
 static MrfStatus
 AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts, int64_t n,
 		 int p, const int *card, const MrfAimOptions *opt, MrfRng *rng, const MrfEnv *env,
@@ -1536,9 +1791,13 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	int64_t		largest = 1;
 	int64_t		tree_cells = 0;
 	int			why;
+	int			nthreads = ScoringThreads(opt);
+	Scratch    *tsc = NULL;		/* the scoring threads' (nthreads > 1) */
+	uint8_t    *redo = NULL;
 
 	memset(&a, 0, sizeof(a));
 	memset(rep, 0, sizeof(*rep));
+	rep->score_digest = UINT64_C(14695981039346656037);
 	*set_out = NULL;
 	*logpot_out = NULL;
 	if (p < 2 || n < 1 || rounds < 1 || opt->max_model_cells < 1 ||
@@ -1594,6 +1853,36 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	{
 		status = MRF_ENOMEM;
 		goto done;
+	}
+	a.hs.env = env;
+	a.hs.fstart = a.fstart;
+	a.hs.fvar = a.fvar;
+	a.hs.kidx = a.kidx;
+	if (nthreads > 1)
+	{
+		/* every scoring thread's memory, allocated here on the caller's thread */
+		double		arena = opt->thread_arena_bytes > 0 ? (double) opt->thread_arena_bytes :
+			ArenaBytes(p, a.capcl, LargestMarginal(p, card, opt));
+
+		tsc = MrfAlloc(env, sizeof(Scratch) * nthreads);
+		if (tsc == NULL)
+		{
+			status = MRF_ENOMEM;
+			goto done;
+		}
+		for (int i = 0; i < nthreads; i++)
+		{
+			tsc[i].fstart = MrfAlloc(env, sizeof(int) * (a.capcl + 1));
+			tsc[i].fvar = MrfAlloc(env, sizeof(int) * a.capcl * MAXV);
+			tsc[i].kidx = MrfAlloc(env, sizeof(int) * a.capcl);
+			if (!tsc[i].fstart || !tsc[i].fvar || !tsc[i].kidx ||
+				MrfArenaInit(&tsc[i].arena, (size_t) arena, env) != MRF_OK)
+			{
+				status = MRF_ENOMEM;
+				goto done;
+			}
+			tsc[i].env = &tsc[i].arena.env;
+		}
 	}
 
 	/* the candidates: every one-way, then the workload's closure */
@@ -1732,6 +2021,13 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		MrfFree(env, estoff);
 		MrfFree(env, eligible);
 		MrfFree(env, map);
+		MrfFree(env, redo);
+		redo = NULL;
+		for (int i = 0; tsc != NULL && i < nthreads; i++)
+		{
+			MrfFree(env, tsc[i].map);
+			tsc[i].map = NULL;
+		}
 		score = MrfAlloc(env, sizeof(double) * (a.ncand + 1));
 		weight = MrfAlloc(env, sizeof(double) * (a.ncand + 1));
 		estoff = MrfAlloc(env, sizeof(int64_t) * (a.ncand + 1));
@@ -1753,51 +2049,42 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			status = MRF_ENOMEM;
 			goto done;
 		}
-		for (int c = 0; c < a.ncand; c++)
+		a.hs.map = map;
+		if (tsc != NULL)
 		{
-			const Cand *cd = &a.cand[c];
-			int			h = Holder(a.cl, a.m, &cd->s);
-			double		w = 0.0;
-
-			MrfPoll(env, a.pdone, a.ptotal);
-			for (int i = 0; i < cd->s.size; i++)
-				w += a.deg[cd->s.vars[i]];
-			if (w <= 0.0)
-				continue;		/* no workload marginal meets it */
-			if (h >= 0)
+			redo = MrfAlloc(env, a.ncand + 1);
+			if (redo == NULL)
 			{
-				MarginalOf(&a, &a.cl[h], a.mu + a.set->offset[h], &cd->s, map, est + estoff[c]);
-				eligible[c] = 1;
+				status = MRF_ENOMEM;
+				goto done;
 			}
-			else
-			{
-				int			fits;
-				int64_t		tc;
-
-				/* uncovered: a larger table can exceed any junction tree's budget */
-				if (cd->cells > limit)
-					continue;
-				if (opt->reference_scoring)
-					status = ScoreUncovered(&a, &cd->s, limit, ncl, map, &fits, &tc,
-											est + estoff[c]);
-				else
+			for (int i = 0; i < nthreads; i++)
+				if ((tsc[i].map = MrfAlloc(env, sizeof(int32_t) * (largest + 1))) == NULL)
 				{
-					status = opt->reference_fit ?
-						FitsUncovered(&a, &a.cand[c], limit, opt->max_model_cells, &fits) :
-						FitsByComponents(&a, &a.cand[c], limit, opt->max_model_cells, &fits);
-					if (status == MRF_OK && fits)
-						status = UncoveredMarginal(&a, &cd->s, limit, ncl, map,
-												   est + estoff[c]);
-				}
-				if (status != MRF_OK)
+					status = MRF_ENOMEM;
 					goto done;
-				eligible[c] = fits;
-			}
-			if (!eligible[c])
-				continue;
-			weight[c] = w;
-			score[c] = MrfAimQuality(cd->x, est + estoff[c], cd->cells, w, sigma);
+				}
 		}
+		{
+			Scoring		g;
+
+			g.a = &a;
+			g.opt = opt;
+			g.limit = limit;
+			g.sigma = sigma;
+			g.score = score;
+			g.weight = weight;
+			g.est = est;
+			g.estoff = estoff;
+			g.eligible = eligible;
+			g.redo = redo;
+			g.sc = tsc;
+			g.ncl = ncl;
+			status = ScoreRound(&g, nthreads, a.pdone, a.ptotal, &rep->scored_on_host);
+			if (status != MRF_OK)
+				goto done;
+		}
+		rep->score_digest = ScoreDigest(rep->score_digest, score, weight, eligible, a.ncand);
 
 		/* 3. select (rho_select), then measure (rho_measure) */
 		if (t == 0)
@@ -1916,6 +2203,17 @@ done:
 	MrfFree(env, eligible);
 	MrfFree(env, ncl);
 	MrfFree(env, map);
+	MrfFree(env, redo);
+	for (int i = 0; tsc != NULL && i < nthreads; i++)
+	{
+		MrfFree(env, tsc[i].fstart);
+		MrfFree(env, tsc[i].fvar);
+		MrfFree(env, tsc[i].kidx);
+		MrfFree(env, tsc[i].map);
+		if (tsc[i].arena.base != NULL)
+			MrfArenaFree(&tsc[i].arena, env);
+	}
+	MrfFree(env, tsc);
 	return status;
 }
 

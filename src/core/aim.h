@@ -18,6 +18,9 @@
  *     descent, MrfEstimate); sigma halves and epsilon doubles when the
  *     measurement moved the estimate less than its noise (annealing); the
  *     last round spends exactly what remains;
+ *   - each round's candidates are scored on the learner's threads
+ *     (workers.h), each candidate's score the same on any thread, so the
+ *     releases do not depend on the thread count;
  *   - a final estimate with more steps.
  *
  * Rows are MrfCode (rows.h), n x p, row-major, z_i < card[i] (2..MRF_CODE_CARD_MAX, public).
@@ -54,6 +57,8 @@ typedef struct MrfAimOptions
 									 * reference of the local elimination) */
 	int			reference_fit;	/* tests: whether a candidate fits decided on
 								 * the whole model, not by components */
+	int			threads;		/* candidate scoring threads; 0: MrfFwThreads() */
+	size_t		thread_arena_bytes;	/* tests: each scoring thread's arena; 0: planned */
 	MrfEstimateOptions estimate;	/* the final estimate (and its engine) */
 	/* the workload: nworkload marginals wvar[wstart[w] .. wstart[w+1]-1]; 0: default */
 	int			nworkload;
@@ -82,6 +87,8 @@ typedef struct MrfAimReport
 	int			compressed;		/* variables whose rare values were merged */
 	int			rare_values;	/* values merged over all variables */
 	int64_t		tree_cells;		/* cells of their junction tree */
+	int64_t		scored_on_host; /* candidates a scoring thread left to the caller's */
+	uint64_t	score_digest;	/* FNV-1a of every round's scores in candidate order */
 	MrfEstimateReport estimate; /* the final estimate */
 } MrfAimReport;
 

@@ -1892,10 +1892,30 @@ HasVar(const int *a, int na, int v)
 	return 0;
 }
 
+/* See bp.h. */
+MrfStatus
+MrfBpPrepareQueries(MrfBp *bp)
+{
+	if (!bp->exact || !bp->calibrated)
+		return MRF_EINVAL;
+	return bp->query_ready ? MRF_OK : BpQueryPrepare(bp);
+}
+
 /* Marginal of vars (ascending, distinct) after an exact calibration. */
 MrfStatus
 MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 				 double *out, int64_t *need)
+{
+	return MrfBpSetMarginalIn(bp, bp->env, size, vars, max_cells, out, need);
+}
+
+/*
+ * The same with the elimination's tables from env: the engine is only
+ * read, once its queries are prepared (so threads may query it at once).
+ */
+MrfStatus
+MrfBpSetMarginalIn(MrfBp *bp, const MrfEnv *env, int size, const int *vars,
+				   int64_t max_cells, double *out, int64_t *need)
 {
 	const MrfCliqueSet *set = bp->set;
 	const int  *card = set->card;
@@ -1942,7 +1962,7 @@ MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 		f.nv = bp->cstart[cover + 1] - bp->cstart[cover];
 		f.vars = bp->cvar + bp->cstart[cover];
 		f.val = bp->margp + bp->coff[cover];
-		FactorProductSum(card, f.nv, f.vars, 1, &fp, size, vars, out, bp->env);
+		FactorProductSum(card, f.nv, f.vars, 1, &fp, size, vars, out, env);
 		goto normalise;
 	}
 
@@ -1951,8 +1971,8 @@ MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 	 * paths of those clusters to the root, less the chain above their
 	 * lowest common ancestor.
 	 */
-	mark = MrfAlloc(bp->env, sizeof(int) * (size_t) nc);
-	kids = MrfAlloc(bp->env, sizeof(int) * (size_t) nc);
+	mark = MrfAlloc(env, sizeof(int) * (size_t) nc);
+	kids = MrfAlloc(env, sizeof(int) * (size_t) nc);
 	if (mark == NULL || kids == NULL)
 	{
 		status = MRF_ENOMEM;
@@ -1987,7 +2007,7 @@ MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 	}
 
 	/* the factors: the top's marginal, every other cluster's conditional */
-	fac = MrfAlloc(bp->env, sizeof(BpFactor) * ((size_t) nc + 1));
+	fac = MrfAlloc(env, sizeof(BpFactor) * ((size_t) nc + 1));
 	if (fac == NULL)
 	{
 		status = MRF_ENOMEM;
@@ -2101,27 +2121,27 @@ MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 			BpFactor   *nfct = &fac[nf];
 
 			nfct->nv = nr;
-			nfct->vars = MrfAlloc(bp->env, sizeof(int) * (size_t) (nr > 0 ? nr : 1));
+			nfct->vars = MrfAlloc(env, sizeof(int) * (size_t) (nr > 0 ? nr : 1));
 			nfct->cells = MrfVarsCells(card, nr, rvars, INT64_MAX);
-			nfct->val = MrfAllocUninit(bp->env, sizeof(double) * (size_t) nfct->cells);
+			nfct->val = MrfAllocUninit(env, sizeof(double) * (size_t) nfct->cells);
 			nfct->owned = 1;
 			nfct->live = 1;
 			if (nfct->vars == NULL || nfct->val == NULL)
 			{
-				MrfFree(bp->env, nfct->vars);
-				MrfFree(bp->env, nfct->val);
+				MrfFree(env, nfct->vars);
+				MrfFree(env, nfct->val);
 				status = MRF_ENOMEM;
 				goto done;
 			}
 			memcpy(nfct->vars, rvars, sizeof(int) * (size_t) nr);
-			FactorProductSum(card, nu, uvars, nuse, use, nr, rvars, nfct->val, bp->env);
+			FactorProductSum(card, nu, uvars, nuse, use, nr, rvars, nfct->val, env);
 			for (g = 0; g < nuse; g++)
 			{
 				use[g]->live = 0;
 				if (use[g]->owned)
 				{
-					MrfFree(bp->env, use[g]->vars);
-					MrfFree(bp->env, use[g]->val);
+					MrfFree(env, use[g]->vars);
+					MrfFree(env, use[g]->val);
 					use[g]->owned = 0;
 				}
 			}
@@ -2135,7 +2155,7 @@ MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 				nf = w;
 			}
 		}
-		MrfPoll(bp->env, 0, 0);
+		MrfPoll(env, 0, 0);
 	}
 
 	/*
@@ -2143,7 +2163,7 @@ MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 	 * at a time into out (a variable no cluster holds is uniform).
 	 */
 	{
-		double	   *tmp = MrfAllocUninit(bp->env, sizeof(double) * (size_t) outcells);
+		double	   *tmp = MrfAllocUninit(env, sizeof(double) * (size_t) outcells);
 		BpFactor	acc;
 		int64_t		x;
 		int			f;
@@ -2166,10 +2186,10 @@ MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 				continue;
 			two[0] = &acc;
 			two[1] = &fac[f];
-			FactorProductSum(card, size, vars, 2, two, size, vars, tmp, bp->env);
+			FactorProductSum(card, size, vars, 2, two, size, vars, tmp, env);
 			memcpy(out, tmp, sizeof(double) * (size_t) outcells);
 		}
-		MrfFree(bp->env, tmp);
+		MrfFree(env, tmp);
 	}
 
 normalise:
@@ -2188,11 +2208,11 @@ done:
 		for (j = 0; j < nf; j++)
 			if (fac[j].owned)
 			{
-				MrfFree(bp->env, fac[j].vars);
-				MrfFree(bp->env, fac[j].val);
+				MrfFree(env, fac[j].vars);
+				MrfFree(env, fac[j].val);
 			}
-	MrfFree(bp->env, fac);
-	MrfFree(bp->env, mark);
-	MrfFree(bp->env, kids);
+	MrfFree(env, fac);
+	MrfFree(env, mark);
+	MrfFree(env, kids);
 	return status;
 }

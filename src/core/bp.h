@@ -199,6 +199,18 @@ size_t		MrfBpAllocateBytes(const MrfBp *bp, int64_t n);
 MrfStatus	MrfBpSetMarginal(MrfBp *bp, int size, const int *vars, int64_t max_cells,
 							 double *out, int64_t *need);
 
+/*
+ * MrfBpSetMarginal with the elimination's allocations (and polls) through
+ * env instead of the engine's own: it only reads the engine once
+ * MrfBpPrepareQueries has run after the last calibration, so several
+ * threads may query one engine at once, each with its own env.
+ */
+MrfStatus	MrfBpSetMarginalIn(MrfBp *bp, const MrfEnv *env, int size, const int *vars,
+							   int64_t max_cells, double *out, int64_t *need);
+
+/* Prepares the query tables of the last exact calibration (MRF_EINVAL: none). */
+MrfStatus	MrfBpPrepareQueries(MrfBp *bp);
+
 /* Forgets loopy BP's messages (the next call starts from uniform ones). */
 void		MrfBpReset(MrfBp *bp);
 

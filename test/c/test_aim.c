@@ -903,6 +903,159 @@ TestLocalScoring(void)
 	}
 }
 
+
+/* pending for TestScoringThreads: true every third call (the poll returns). */
+typedef struct PendingLog
+{
+	int64_t		asked;
+	int64_t		polls;
+} PendingLog;
+
+static int
+EveryThirdPending(void *ctx)
+{
+	return ++((PendingLog *) ctx)->asked % 3 == 0;
+}
+
+static void
+CountPoll(void *ctx, int64_t done, int64_t total)
+{
+	(void) done;
+	(void) total;
+	((PendingLog *) ctx)->polls++;
+}
+
+/*
+ * Candidate scoring on several threads makes the releases of one thread,
+ * bit for bit: the same cliques, log-potentials, rounds and every round's
+ * scores in candidate order (score_digest, which changes if a candidate is
+ * skipped or the scores are combined in another order), and the generator
+ * left at the same point, for threads 1, 2 and 3, over seeds, budgets and
+ * workloads on 30 columns whose graph gets cycles (a binding model cap at
+ * one budget).  Also with arenas too small for most candidates (each
+ * redone on the caller's thread: counted, same release) and with a cancel
+ * pending every third ask (the pass stops, polls with no other thread
+ * running, resumes: same release).
+ */
+static void
+TestScoringThreads(void)
+{
+	enum
+	{
+		P = 30
+	};
+	int			card[P];
+	int64_t		n = 2000;
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * P);
+	int			wstart[6] = {0, 3, 5, 8, 10, 13};
+	int			wvar[13] = {0, 1, 2, 3, 17, 4, 9, 20, 5, 29, 6, 7, 8};
+	MrfRng		rng;
+	int			same = 0;
+	int			runs = 0;
+	int64_t		redone = 0;
+	int64_t		polls = 0;
+
+	MrfRngInitSeeded(&rng, 2577);
+	for (int v = 0; v < P; v++)
+		card[v] = 2 + v % 4;
+	for (int64_t r = 0; r < n; r++)
+		for (int v = 0; v < P; v++)
+		{
+			MrfCode    *z = rows + r * P;
+			int			u = (int) (MrfRngU64(&rng) % 10);
+
+			z[v] = (MrfCode) (MrfRngU64(&rng) % card[v]);
+			if (v >= 2 && u < 4)
+				z[v] = (MrfCode) (z[v / 2] % card[v]);
+			else if (v >= 2 && u < 8)
+				z[v] = (MrfCode) (z[v - 1] % card[v]);
+		}
+	for (int seed = 1; seed <= 3; seed++)
+		for (int b = 0; b < 3; b++)
+			for (int wl = 0; wl < 2; wl++)
+			{
+				/* threads 1 (the reference), 2, 3, 2 in small arenas, 3 with cancels */
+				enum
+				{
+					K = 5
+				};
+				static const int threads[K] = {1, 2, 3, 2, 3};
+				MrfAimOptions opt;
+				MrfCliqueSet *s[K] = {NULL};
+				double	   *lp[K] = {NULL};
+				MrfAimReport rep[K];
+				uint64_t	after[K];
+
+				MrfAimDefaultOptions(&opt);
+				opt.rho = b == 0 ? 0.3 : b == 1 ? 3.0 : 30.0;
+				opt.max_model_cells = b == 2 ? 600 : 4000;
+				opt.round_iterations = 10;
+				opt.estimate.iterations = 30;
+				if (wl)
+				{
+					opt.nworkload = 5;
+					opt.wstart = wstart;
+					opt.wvar = wvar;
+				}
+				for (int k = 0; k < K; k++)
+				{
+					PendingLog	pl = {0, 0};
+					MrfEnv		env = MrfMallocEnv;
+
+					if (k == 4)
+					{
+						env.pending = EveryThirdPending;
+						env.poll = CountPoll;
+						env.ctx = &pl;
+					}
+					opt.threads = threads[k];
+					opt.thread_arena_bytes = k == 3 ? 4096 : 0;
+					MrfRngInitSeeded(&rng, 500 + seed);
+					CHECK(MrfAimLearn(rows, n, P, card, &opt, &rng, &env, &s[k], &lp[k],
+									  &rep[k]) == MRF_OK);
+					after[k] = MrfRngU64(&rng);
+					if (k == 3)
+						redone += rep[k].scored_on_host;
+					if (k == 4)
+						polls += pl.polls;
+				}
+				for (int k = 1; k < K; k++)
+				{
+					int			ok = s[0] != NULL && s[k] != NULL &&
+						s[0]->m == s[k]->m && s[0]->cells == s[k]->cells &&
+						rep[0].rounds == rep[k].rounds && rep[0].annealed == rep[k].annealed &&
+						rep[0].score_digest == rep[k].score_digest && after[0] == after[k] &&
+						memcmp(s[0]->start, s[k]->start, sizeof(int) * (s[0]->m + 1)) == 0 &&
+						memcmp(s[0]->var, s[k]->var, sizeof(int) * s[0]->start[s[0]->m]) == 0 &&
+						memcmp(lp[0], lp[k], sizeof(double) * s[0]->cells) == 0;
+
+					CHECK_MSG(ok, "seed %d rho %g workload %d: %d threads%s made another release "
+							  "(%d/%d rounds, digest %016llx/%016llx)", seed, opt.rho, wl,
+							  threads[k], k == 3 ? " (small arenas)" : k == 4 ? " (cancels)" : "",
+							  rep[0].rounds, rep[k].rounds,
+							  (unsigned long long) rep[0].score_digest,
+							  (unsigned long long) rep[k].score_digest);
+					/* with planned arenas nothing is left to the caller on these tables */
+					if (k == 1 || k == 2)
+						CHECK_MSG(rep[k].scored_on_host == 0, "%lld candidates redone",
+								  (long long) rep[k].scored_on_host);
+					same += ok;
+					runs++;
+				}
+				for (int k = 0; k < K; k++)
+				{
+					MrfCliqueSetFree(&MrfMallocEnv, s[k]);
+					MrfFree(&MrfMallocEnv, lp[k]);
+				}
+			}
+	CHECK_MSG(runs == 72 && redone > 0 && polls > 0,
+			  "%d runs, %lld candidates redone in small arenas, %lld polls under cancels",
+			  runs, (long long) redone, (long long) polls);
+	printf("# aim scoring threads: %d of %d releases (threads 2, 3, small arenas, cancels) "
+		   "one thread's; %lld candidates redone on the caller's thread, %lld polls\n",
+		   same, runs, (long long) redone, (long long) polls);
+	free(rows);
+}
 /* The test group. */
 /*
  * Whether a candidate fits, decided by components (the default), against
@@ -1120,6 +1273,7 @@ TestCompression(void)
 void
 TestAim(void)
 {
+	TestScoringThreads();
 	TestCompression();
 	TestFitByComponents();
 	TestLocalScoring();
