@@ -141,6 +141,7 @@ AimRates(const char *learner, double rho, int p, int rounds, double share)
 				spent = 0.0;
 	uint64		num,
 				den;
+	bool		rated;
 
 	if (share == 0.0 && 0.9 * p >= t)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
@@ -149,10 +150,11 @@ AimRates(const char *learner, double rho, int p, int rounds, double share)
 								  p, t, p, t, 0.9 * p / t),
 						 psprintf("Give rounds above %d (0.9 times the variables), or one_way_share (the one-ways' part of rho, e.g. one_way_share => 0.5), with which any rounds from 1 spend exactly rho.",
 								  (int) floor(0.9 * p)));
-	if (MrfAimRates(rho, p, t, share, &one, &m, &s) == 0)
-		for (int i = 0; i < p; i++)
-			spent = MrfAimSpend(spent, one);
-	if (MrfAimRates(rho, p, t, share, &one, &m, &s) != 0 || !(spent < rho) ||
+	rated = MrfAimRates(rho, p, t, share, &one, &m, &s) == 0;
+	/* the one-ways' spend, rounded up as the core adds it: below rho */
+	for (int i = 0; rated && i < p; i++)
+		spent = MrfAimSpend(spent, one);
+	if (!rated || !(spent < rho) ||
 		MrfAimGaussianVariance(one, &num, &den) != 0 ||
 		MrfAimGaussianVariance(m, &num, &den) != 0 ||
 		!isfinite(MrfAimSelectionScale(s, 1.0)))
