@@ -1664,30 +1664,31 @@ ArenaBytes(int p, int capcl, double largest)
 
 /*
  * The threads that score a round's candidates (MrfAimOptions.threads, else
- * the learner's setting), 1 for the reference scoring (which builds an
- * engine a candidate through the host).
+ * the learner's setting), each in its arena (one thread too: an arena
+ * spares the host's allocator a candidate's tables); 0 for the reference
+ * scoring, which builds an engine a candidate through the host.
  */
 static int
 ScoringThreads(const MrfAimOptions *opt)
 {
 	int			threads = opt->threads > 0 ? opt->threads : MrfFwThreads();
 
-	if (opt->reference_scoring || threads < 1)
+	if (opt->reference_scoring)
+		return 0;
+	if (threads < 1)
 		return 1;
 	return threads > MRF_WORKERS_MAX ? MRF_WORKERS_MAX : threads;
 }
 
 /*
- * Bytes of the scoring threads' scratch (none on one thread): an arena
- * each, the clique lists and a map over the largest table.
+ * Bytes of the scoring threads' scratch: an arena each, the clique lists
+ * and a map over the largest table.
  */
 static double
 ScoringBytes(int p, int capcl, double largest, const MrfAimOptions *opt)
 {
 	int			threads = ScoringThreads(opt);
 
-	if (threads < 2)
-		return 0.0;
 	return threads * ((opt->thread_arena_bytes > 0 ? (double) opt->thread_arena_bytes :
 					   ArenaBytes(p, capcl, largest)) +
 					  4.0 * ((2.0 + MAXV) * capcl + 1.0) + 4.0 * (largest + 1.0) + 64.0);
@@ -1695,7 +1696,8 @@ ScoringBytes(int p, int capcl, double largest, const MrfAimOptions *opt)
 
 /*
  * Scores every candidate of the round (g), on nthreads threads with their
- * scratch in g->sc, or on the caller's alone (polling between candidates).
+ * scratch in g->sc (one thread: the caller's, polling between candidates;
+ * g->sc NULL: the reference scoring, through the host).
  * The threads only read the model (its engine's queries prepared, its
  * components current) and each writes its own candidates' slots; the
  * caller polls only with no other thread running (MrfWorkersPass), then
@@ -1708,8 +1710,9 @@ ScoreRound(Scoring *g, int nthreads, int64_t pdone, int64_t ptotal, int64_t *red
 	MrfStatus	status;
 	MrfWorkers	workers;
 
-	if (nthreads < 2)
+	if (g->sc == NULL)
 	{
+		/* the reference scoring: through the host, in order */
 		for (int c = 0; c < a->ncand; c++)
 		{
 			MrfPoll(a->env, pdone, ptotal);
@@ -1728,10 +1731,22 @@ ScoreRound(Scoring *g, int nthreads, int64_t pdone, int64_t ptotal, int64_t *red
 	status = MrfBpPrepareQueries(a->bp);
 	if (status != MRF_OK)
 		return status;
-	MrfWorkersInit(&workers, a->env, nthreads, a->ncand, 1);
-	workers.arg = g;
-	workers.item = ScoreItem;
-	MrfWorkersPass(&workers, pdone, ptotal);
+	if (nthreads < 2)
+	{
+		/* one thread: the caller, in its arena, polling between candidates */
+		for (int c = 0; c < a->ncand; c++)
+		{
+			MrfPoll(a->env, pdone, ptotal);
+			ScoreItem(g, 0, c);
+		}
+	}
+	else
+	{
+		MrfWorkersInit(&workers, a->env, nthreads, a->ncand, 1);
+		workers.arg = g;
+		workers.item = ScoreItem;
+		MrfWorkersPass(&workers, pdone, ptotal);
+	}
 	for (int c = 0; c < a->ncand; c++)
 		if (g->redo[c])
 		{
@@ -1792,7 +1807,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	int64_t		tree_cells = 0;
 	int			why;
 	int			nthreads = ScoringThreads(opt);
-	Scratch    *tsc = NULL;		/* the scoring threads' (nthreads > 1) */
+	Scratch    *tsc = NULL;		/* the scoring threads' (none: the reference) */
 	uint8_t    *redo = NULL;
 
 	memset(&a, 0, sizeof(a));
@@ -1858,7 +1873,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	a.hs.fstart = a.fstart;
 	a.hs.fvar = a.fvar;
 	a.hs.kidx = a.kidx;
-	if (nthreads > 1)
+	if (nthreads > 0)
 	{
 		/* every scoring thread's memory, allocated here on the caller's thread */
 		double		arena = opt->thread_arena_bytes > 0 ? (double) opt->thread_arena_bytes :
