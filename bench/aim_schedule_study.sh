@@ -19,7 +19,7 @@
 # 0.02436 and 1.539).
 #
 # Environment: SEEDS (default "1 2 3"), AIM_ARGS (more bench_aim_width
-# arguments, e.g. "--rounds 64 --one-way 0.3"), THREE=1 for
+# arguments, e.g. "--schedule paper" for [MMSM22]'s schedule), THREE=1 for
 # the 3-way error too (slow on DNA and 96 columns), PGM (a private-pgm
 # checkout for Adult; exported from PGM_MIRROR at 514dea3 when missing),
 # WORK (where the exported tables go), BIN (a bench_aim_width binary to

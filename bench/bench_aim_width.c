@@ -14,6 +14,7 @@
  *
  *   ./bench_aim_width [--p 48] [--n 10000] [--rho 1 | --epsilon E --delta D] [--seed 1]
  *       [--strength 0.7] [--rounds 0] [--one-way 0] [--three] [--no-mst] [--no-aim]
+ *       [--schedule seeded|paper] [--seed-share 0]  (AIM's budget schedule; 0: the core's)
  *       [--stop F]  (round_stop_fraction; default the core's)
  *       [--reference]  (score candidates by building each model: the slow reference)
  *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
@@ -271,6 +272,8 @@ main(int argc, char **argv)
 	double		stop = -1;		/* -1: the core's default */
 	double		share = 0;		/* one_way_share; 0: the core's */
 	int64_t		cells = 0;		/* max_model_cells; 0: the core's */
+	double		seed_share = 0; /* seeded schedule: the seed's share; 0: the core's */
+	int			schedule = MRF_AIM_SCHEDULE_SEEDED;
 	int			reference = 0;
 	const char *data = NULL;
 	const char *alphabets = NULL;	/* with --data: "k1,k2,...", else from the data */
@@ -304,6 +307,18 @@ main(int argc, char **argv)
 			rounds = (int) NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--one-way") == 0)
 			share = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--seed-share") == 0)
+			seed_share = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--schedule") == 0 && i + 1 < argc)
+		{
+			i++;
+			if (strcmp(argv[i], "seeded") == 0)
+				schedule = MRF_AIM_SCHEDULE_SEEDED;
+			else if (strcmp(argv[i], "paper") == 0)
+				schedule = MRF_AIM_SCHEDULE_PAPER;
+			else
+				Die("--schedule: seeded or paper", argv[i]);
+		}
 		else if (strcmp(argv[i], "--stop") == 0)
 			stop = NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--reference") == 0)
@@ -463,6 +478,8 @@ main(int argc, char **argv)
 		opt.one_way_share = share;
 		if (cells > 0)
 			opt.max_model_cells = cells;
+		opt.seed_share = seed_share;
+		opt.schedule = schedule;
 		if (stop >= 0)
 			opt.round_stop_fraction = stop;
 		opt.reference_scoring = reference;
@@ -496,9 +513,11 @@ main(int argc, char **argv)
 		WorkloadError(rows, n, p, card, set, logpot, three, &e2, &e3);
 		printf("%-5s %-9.3f %-8d %-9.5f %-9.5f %-10lld\n", "aim", aim_time, rp.rounds, e2, e3,
 			   (long long) rp.tree_cells);
-		printf("# aim: %lld estimator steps, %d annealed, %d candidates, one-way rho %.4g, sigma2 %.4g .. %.4g, "
-			   "epsilon %.4g .. %.4g\n", (long long) rp.steps, rp.annealed, rp.candidates, rp.rho_one_way,
-			   rp.sigma2_first, rp.sigma2_last, rp.epsilon_first, rp.epsilon_last);
+		printf("# aim: %lld estimator steps, %d annealed, %d candidates, one-way rho %.4g, "
+			   "seed %d pairs rho %.4g sigma2 %.4g, sigma2 %.4g .. %.4g, epsilon %.4g .. %.4g, used %.6g\n",
+			   (long long) rp.steps, rp.annealed, rp.candidates, rp.rho_one_way, rp.seed_pairs,
+			   rp.rho_seed, rp.sigma2_seed, rp.sigma2_first, rp.sigma2_last, rp.epsilon_first,
+			   rp.epsilon_last, rp.rho_used);
 		if (ti == 0)
 		{
 			first_digest = rp.score_digest;

@@ -11,6 +11,7 @@
 #include "aim.h"
 #include "cliques.h"
 #include "fw.h"
+#include "mst.h"
 #include "privacy.h"
 #include "workers.h"
 
@@ -583,6 +584,66 @@ MrfAimClosureCells(int p, const int *card, int nworkload, const int *wstart,
 	return total;
 }
 
+/* Whether a marginal of the workload (default: every pair) holds a pair. */
+static int
+WorkloadHasPair(const MrfAimOptions *opt)
+{
+	if (opt->nworkload == 0)
+		return 1;
+	for (int w = 0; w < opt->nworkload; w++)
+		if (opt->wstart[w + 1] - opt->wstart[w] >= 2)
+			return 1;
+	return 0;
+}
+
+/* See aim.h. */
+int
+MrfAimBudget(int p, const MrfAimOptions *opt, MrfAimBudgetPlan *b)
+{
+	double		one_way = 0.0;
+
+	memset(b, 0, sizeof(*b));
+	b->rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
+	b->one_way_share = opt->one_way_share;
+	if (p < 2 || b->rounds < 1)
+		return -1;
+	if (opt->schedule == MRF_AIM_SCHEDULE_SEEDED)
+	{
+		int			rounds_default;
+
+		MrfAimSeedShares(opt->one_way_share, &b->one_way_share, &b->seed_share,
+						 &rounds_default);
+		if (opt->seed_share > 0.0)
+			b->seed_share = opt->seed_share;
+		if (opt->rounds <= 0)
+			b->rounds = rounds_default;
+		b->seeded = WorkloadHasPair(opt);
+	}
+	if (b->seeded)
+	{
+		if (MrfAimSeededRates(opt->rho, p, b->rounds, b->one_way_share, b->seed_share,
+							  &b->rho_one, &b->rho_seed_select, &b->rho_seed_measure,
+							  &b->rho_measure, &b->rho_select) != 0)
+			return -1;
+	}
+	else
+	{
+		/* no seed: its share goes to the rounds */
+		b->seed_share = 0.0;
+		if (MrfAimRates(opt->rho, p, b->rounds, b->one_way_share, &b->rho_one,
+						&b->rho_measure, &b->rho_select) != 0)
+			return -1;
+		if (b->one_way_share == 0.0)
+			b->one_way_share = 0.9 * p / b->rounds;
+	}
+	/* the fixed steps' spend, rounded up as it will be added: within rho */
+	for (int i = 0; i < p; i++)
+		one_way = MrfAimSpend(one_way, b->rho_one);
+	if (b->seeded)
+		one_way = MrfAimSpend(MrfAimSpend(one_way, b->rho_seed_select), b->rho_seed_measure);
+	return one_way < opt->rho ? 0 : -1;
+}
+
 /*
  * The largest table AIM measures or holds a candidate's marginal in: a
  * candidate's that fits the junction tree, so at most the largest workload
@@ -631,27 +692,26 @@ MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
 
 	/*
 	 * The candidates' exact tables (int64) and their bookkeeping, the
-	 * measurements (T + p tables of doubles, each at most a candidate's),
+	 * measurements (T + 2 p tables of doubles, each at most a candidate's:
+	 * the one-ways, the seed's pairs, the rounds),
 	 * and the model: its tables, marginals, a scoring copy and the
 	 * estimator (about 8 doubles a clique cell plus the junction tree's 4
 	 * tables a cluster cell, and an int32 map per measurement and cell);
 	 * the scoring threads' scratch.
 	 */
 	return (double) opt->max_candidate_cells * sizeof(int64_t) +
-		(rounds + p) * (largest * sizeof(double) + 256.0) +
+		(rounds + 2.0 * p) * (largest * sizeof(double) + 256.0) +
 		(double) opt->max_model_cells * (16.0 * sizeof(double) + 8.0 * sizeof(int32_t)) +
 		(double) p * p + 65536.0 * (p + 1) +
-		ScoringBytes(p, (int) fmin(rounds + p + 1, (double) INT32_MAX), largest, opt);
+		ScoringBytes(p, (int) fmin(rounds + 2.0 * p + 1, (double) INT32_MAX), largest, opt);
 }
 
 /* See aim.h. */
 MrfStatus
 MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *out)
 {
-	int			rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
-	double		rho_one;
-	double		rho_measure;
-	double		rho_select;
+	MrfAimBudgetPlan b;
+	int			rounds;
 	double		one_way = 0.0;
 	uint64_t	num,
 				den;
@@ -659,11 +719,10 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 	double		per_round;
 
 	memset(out, 0, sizeof(*out));
-	if (p < 2 || rounds < 1 ||
-		MrfAimRates(opt->rho, p, rounds, opt->one_way_share, &rho_one, &rho_measure,
-					&rho_select) != 0 ||
-		MrfAimGaussianVariance(rho_measure, &num, &den) != 0)
+	if (p < 2 || MrfAimBudget(p, opt, &b) != 0 ||
+		MrfAimGaussianVariance(b.rho_measure, &num, &den) != 0)
 		return MRF_EINVAL;
+	rounds = b.rounds;
 	for (int i = 0; i < p; i++)
 		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)
 			return MRF_EINVAL;
@@ -671,13 +730,15 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 		MrfAimWorkloadCheck(p, opt->nworkload, opt->wstart, opt->wvar, &why) != 0)
 		return MRF_EINVAL;
 	for (int i = 0; i < p; i++)
-		one_way = MrfAimSpend(one_way, rho_one);
-	if (!(one_way < opt->rho))
-		return MRF_EINVAL;
+		one_way = MrfAimSpend(one_way, b.rho_one);
 	out->max_rounds = rounds;
 	out->rho_one_way = one_way;
+	out->seeded = b.seeded;
+	out->one_way_share = b.one_way_share;
+	out->seed_share = b.seed_share;
+	out->rho_seed = b.seeded ? MrfAimSpend(b.rho_seed_select, b.rho_seed_measure) : 0.0;
 	out->sigma2_first = (double) num / (double) den;
-	out->epsilon_first = MrfAimSelectionEpsilon(rho_select);
+	out->epsilon_first = MrfAimSelectionEpsilon(b.rho_select);
 	out->candidate_cells = MrfAimClosureCells(p, card, opt->nworkload, opt->wstart, opt->wvar,
 											  opt->max_candidate_cells > 0 ?
 											  opt->max_candidate_cells : INT64_MAX,
@@ -758,12 +819,13 @@ Holder(const VarSet *cl, int m, const VarSet *s)
 }
 
 /*
- * The model with r added: the cliques not inside r, then r (ncl, *nm); its
+ * The model with r[0..nr-1] added (no r inside another or an old clique
+ * holding one): the cliques inside none of them, then r (ncl, *nm); its
  * set and the log-potentials of the same distribution (each old clique's
  * table added into the new clique holding it).
  */
 static MrfStatus
-WithClique(const Aim *a, const VarSet *r, VarSet *ncl, int *nm,
+WithClique(const Aim *a, const VarSet *r, int nr, VarSet *ncl, int *nm,
 		   MrfCliqueSet **nset, double **nlogpot)
 {
 	MrfStatus	status;
@@ -774,9 +836,16 @@ WithClique(const Aim *a, const VarSet *r, VarSet *ncl, int *nm,
 	*nset = NULL;
 	*nlogpot = NULL;
 	for (int c = 0; c < a->m; c++)
-		if (!Subset(&a->cl[c], r))
+	{
+		int			inside = 0;
+
+		for (int i = 0; i < nr && !inside; i++)
+			inside = Subset(&a->cl[c], &r[i]);
+		if (!inside)
 			ncl[m++] = a->cl[c];
-	ncl[m++] = *r;
+	}
+	for (int i = 0; i < nr; i++)
+		ncl[m++] = r[i];
 	*nm = m;
 	status = BuildSet(a, ncl, m, nset);
 	if (status != MRF_OK)
@@ -854,7 +923,7 @@ ScoreUncovered(Aim *a, const VarSet *r, int64_t limit, VarSet *ncl, int32_t *map
 	int			nm;
 
 	*fits = 0;
-	status = WithClique(a, r, ncl, &nm, &nset, &nlogpot);
+	status = WithClique(a, r, 1, ncl, &nm, &nset, &nlogpot);
 	if (status != MRF_OK)
 		goto done;
 	status = MrfBpBuild(nset, &bo, a->env, &bp);
@@ -1309,6 +1378,155 @@ Strengthen(Aim *a, const VarSet *r)
 			}
 		}
 	return MRF_OK;
+}
+
+/*
+ * The model takes r[0..nr-1] as cliques (WithClique: the same
+ * distribution, warm start); the cliques' components are brought up to
+ * date, r's being the only ones that changed.
+ */
+static MrfStatus
+AddCliques(Aim *a, const VarSet *r, int nr, VarSet *ncl, const MrfAimOptions *opt)
+{
+	MrfCliqueSet *nset;
+	double	   *nlogpot;
+	int			nm;
+	MrfStatus	status;
+
+	status = WithClique(a, r, nr, ncl, &nm, &nset, &nlogpot);
+	if (status != MRF_OK)
+		return status;
+	MrfCliqueSetFree(a->env, a->set);
+	MrfFree(a->env, a->logpot);
+	a->set = nset;
+	a->logpot = nlogpot;
+	memcpy(a->cl, ncl, sizeof(VarSet) * nm);
+	a->m = nm;
+	a->structver++;
+	if (!opt->reference_fit && !opt->reference_scoring)
+	{
+		status = Components(a, opt->max_model_cells);
+		if (status != MRF_OK)
+			return status;
+		for (int v = 0; v < a->p; v++)
+			for (int i = 0; i < nr; i++)
+				if (a->comp[v] == a->comp[r[i].vars[0]])
+					a->vstamp[v] = a->structver;
+	}
+	return MRF_OK;
+}
+
+/*
+ * The seeded schedule's seed (privacy.c MrfAimSeededRates; privacy.md 13):
+ * MST's private tree (MrfMstSelectForest, the code MST runs) over the
+ * candidates that are pairs, each pair's quality its L1 distance from the
+ * current model, which holds only the one-way measurements here (MST's
+ * product of one-way estimates); then every chosen pair is measured and
+ * becomes a clique.  k = p minus the components of the candidate pairs'
+ * graph (p - 1 for the default workload) selections of rho_seed_select / k
+ * each and k tables at variance MrfMstGaussianVariance(k,
+ * rho_seed_measure), as MST's M2 and M3.  *pairs: k.
+ */
+static MrfStatus
+Seed(Aim *a, const MrfAimBudgetPlan *b, const MrfAimOptions *opt, MrfRng *rng, VarSet *ncl,
+	 int *pairs, double *sigma2)
+{
+	int			p = a->p;
+	int64_t		npairs = (int64_t) p * (p - 1) / 2;
+	const int64_t **pair = MrfAlloc(a->env, sizeof(int64_t *) * (npairs + 1));
+	const double **prob = MrfAlloc(a->env, sizeof(double *) * p);
+	int		   *edges = MrfAlloc(a->env, sizeof(int) * 2 * p);
+	int		   *cand = MrfAlloc(a->env, sizeof(int) * (npairs + 1));
+	VarSet	   *forest = MrfAlloc(a->env, sizeof(VarSet) * p);
+	int			k = 0;
+	int			nedges = 0;
+	int64_t		one_cells = 0;
+	int64_t		progress[2];
+	uint64_t	num,
+				den;
+	double		scale;
+	MrfStatus	status = MRF_OK;
+
+	*pairs = 0;
+	if (!pair || !prob || !edges || !cand || !forest)
+	{
+		status = MRF_ENOMEM;
+		goto done;
+	}
+	/* the model is the one-ways' here: clique i is {i} */
+	for (int i = 0; i < p; i++)
+		prob[i] = a->mu + a->set->offset[i];
+	for (int v = 0; v < p; v++)
+		a->ufind[v] = v;
+	for (int i = 0, e = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++, e++)
+		{
+			VarSet		s = {2, {i, j}};
+			int			c = CandFind(a, &s);
+			int			x,
+						y;
+
+			cand[e] = c;
+			pair[e] = c >= 0 ? a->cand[c].x : NULL;
+			if (c < 0)
+				continue;
+			x = UfRoot(a->ufind, i);
+			y = UfRoot(a->ufind, j);
+			if (x != y)
+			{
+				a->ufind[x > y ? x : y] = x < y ? x : y;
+				k++;
+			}
+		}
+	if (k == 0)
+		goto done;
+	scale = MrfMstSelectionScale(b->rho_seed_select, k);
+	if (!isfinite(scale) || scale <= 0.0 ||
+		MrfMstGaussianVariance(k, b->rho_seed_measure, &num, &den) != 0)
+	{
+		status = MRF_EINVAL;
+		goto done;
+	}
+	*sigma2 = (double) num / (double) den;
+	/*
+	 * within the model's cap: a forest's junction tree is its pairs and
+	 * the one-ways of the variables outside them
+	 */
+	for (int i = 0; i < p; i++)
+		one_cells += a->card[i];
+	if (opt->max_model_cells - one_cells < 1)
+		goto done;
+	progress[0] = a->pdone;
+	progress[1] = a->ptotal;
+	status = MrfMstSelectForest(p, a->card, pair, prob, a->n, scale,
+								opt->max_model_cells - one_cells, progress, rng, a->env,
+								edges, &nedges);
+	if (status != MRF_OK)
+		goto done;
+	/* the pairs measured, then the model takes them all at once (a forest) */
+	for (int e = 0; e < nedges; e++)
+	{
+		const Cand *cd = &a->cand[cand[MrfMstPairIndex(p, edges[2 * e], edges[2 * e + 1])]];
+
+		status = Measure(a, cd, num, den, rng);
+		if (status != MRF_OK)
+			goto done;
+		forest[e] = cd->s;
+	}
+	if (nedges > 0)
+		status = AddCliques(a, forest, nedges, ncl, opt);
+	for (int e = 0; e < nedges && status == MRF_OK && a->defaults; e++)
+		status = Strengthen(a, &forest[e]);
+	if (status != MRF_OK)
+		goto done;
+	*pairs = nedges;
+done:
+	MrfFree(a->env, pair);
+	MrfFree(a->env, prob);
+	MrfFree(a->env, edges);
+	MrfFree(a->env, cand);
+	MrfFree(a->env, forest);
+	return status;
 }
 
 /* Frees everything a holds but the outputs. */
@@ -1788,7 +2006,8 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 {
 	Aim			a;
 	MrfStatus	status = MRF_OK;
-	int			rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
+	MrfAimBudgetPlan b;
+	int			rounds;
 	double		rho = opt->rho;
 	double		rho_one;
 	double		rho_measure;
@@ -1805,6 +2024,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	int32_t    *map = NULL;
 	int64_t		largest = 1;
 	int64_t		tree_cells = 0;
+	int			t0 = 0;			/* 1 after a seed: progress units before the rounds */
 	int			why;
 	int			nthreads = ScoringThreads(opt);
 	Scratch    *tsc = NULL;		/* the scoring threads' (none: the reference) */
@@ -1815,17 +2035,14 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	rep->score_digest = UINT64_C(14695981039346656037);
 	*set_out = NULL;
 	*logpot_out = NULL;
-	if (p < 2 || n < 1 || rounds < 1 || opt->max_model_cells < 1 ||
-		opt->round_iterations < 0 ||
-		MrfAimRates(rho, p, rounds, opt->one_way_share, &rho_one, &rho_measure,
-					&rho_select) != 0)
+	if (p < 2 || n < 1 || opt->max_model_cells < 1 || opt->round_iterations < 0 ||
+		MrfAimBudget(p, opt, &b) != 0)
 		return MRF_EINVAL;
-	/* the one-ways' spend, rounded up as it will be added: within rho */
-	for (int i = 0; i < p; i++)
-		used = MrfAimSpend(used, rho_one);
-	if (!(used < rho))
-		return MRF_EINVAL;
-	used = 0.0;
+	rounds = b.rounds;
+	rep->max_rounds = rounds;
+	rho_one = b.rho_one;
+	rho_measure = b.rho_measure;
+	rho_select = b.rho_select;
 	for (int i = 0; i < p; i++)
 		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)
 			return MRF_EINVAL;
@@ -1843,8 +2060,8 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	a.max_cand_cells = opt->max_candidate_cells > 0 ? opt->max_candidate_cells : INT64_MAX;
 	a.defaults = opt->nworkload == 0;
 	a.structver = 1;
-	a.capcl = p + rounds + 1;
-	a.capmeas = p + rounds + 1;
+	a.capcl = 2 * p + rounds + 1;
+	a.capmeas = 2 * p + rounds + 1;
 	a.deg = MrfAlloc(env, sizeof(double) * p);
 	a.cl = MrfAlloc(env, sizeof(VarSet) * a.capcl);
 	a.meas = MrfAlloc(env, sizeof(Meas) * a.capmeas);
@@ -1988,7 +2205,8 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		goto done;
 	}
 	a.pdone = 1;
-	a.ptotal = ProgressTotal(-1, rho, used, rho_measure + rho_select, rounds + p, opt);
+	a.ptotal = ProgressTotal(b.seeded - 1, rho, used, rho_measure + rho_select,
+							 rounds + p + b.seeded, opt);
 	status = Estimate(&a, opt->round_iterations, opt->round_stop_fraction, &opt->estimate,
 					  opt->max_model_cells, NULL);
 	if (status != MRF_OK)
@@ -1996,6 +2214,35 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	status = Infer(&a, opt->max_model_cells, &tree_cells);
 	if (status != MRF_OK)
 		goto done;
+
+	/*
+	 * 1b. the seeded schedule's seed: MST's tree over the workload's pairs,
+	 * measured, as cliques; re-estimated (one more unit of progress)
+	 */
+	if (b.seeded)
+	{
+		double		seed_sigma2 = NAN;
+
+		a.pdone = 1 + opt->round_iterations;
+		status = Seed(&a, &b, opt, rng, ncl, &rep->seed_pairs, &seed_sigma2);
+		if (status != MRF_OK)
+			goto done;
+		if (rep->seed_pairs > 0)
+		{
+			used = MrfAimSpend(MrfAimSpend(used, b.rho_seed_select), b.rho_seed_measure);
+			rep->rho_seed = MrfAimSpend(b.rho_seed_select, b.rho_seed_measure);
+			rep->sigma2_seed = seed_sigma2;
+			t0 = 1;
+			a.ptotal = ProgressTotal(0, rho, used, rho_measure + rho_select, rounds + p + 1, opt);
+			status = Estimate(&a, opt->round_iterations, opt->round_stop_fraction,
+							  &opt->estimate, opt->max_model_cells, NULL);
+			if (status != MRF_OK)
+				goto done;
+			status = Infer(&a, opt->max_model_cells, &tree_cells);
+			if (status != MRF_OK)
+				goto done;
+		}
+	}
 
 	/* 2. the rounds */
 	for (int t = 0;; t++)
@@ -2022,9 +2269,9 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			goto done;
 		}
 		sigma = sqrt((double) num / (double) den);
-		a.pdone = (int64_t) (t + 1) * (1 + opt->round_iterations);
+		a.pdone = (int64_t) (t + t0 + 1) * (1 + opt->round_iterations);
 		a.ptotal = last ? a.pdone + 1 + opt->estimate.iterations :
-			ProgressTotal(t, rho, used, rho_measure + rho_select, rounds + p, opt);
+			ProgressTotal(t + t0, rho, used, rho_measure + rho_select, rounds + p + t0, opt);
 		MrfPoll(env, a.pdone, a.ptotal);
 		limit = (int64_t) fmin((double) opt->max_model_cells,
 							   floor((double) opt->max_model_cells * fmin(1.0, used / rho)));
@@ -2130,30 +2377,9 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		covered = Holder(a.cl, a.m, &a.cand[pick].s) >= 0;
 		if (!covered)
 		{
-			MrfCliqueSet *nset;
-			double	   *nlogpot;
-			int			nm;
-
-			status = WithClique(&a, &a.cand[pick].s, ncl, &nm, &nset, &nlogpot);
+			status = AddCliques(&a, &a.cand[pick].s, 1, ncl, opt);
 			if (status != MRF_OK)
 				goto done;
-			MrfCliqueSetFree(env, a.set);
-			MrfFree(env, a.logpot);
-			a.set = nset;
-			a.logpot = nlogpot;
-			memcpy(a.cl, ncl, sizeof(VarSet) * nm);
-			a.m = nm;
-			a.structver++;
-			/* the pick's component is the only one that changed */
-			if (!opt->reference_fit && !opt->reference_scoring)
-			{
-				status = Components(&a, opt->max_model_cells);
-				if (status != MRF_OK)
-					goto done;
-				for (int v = 0; v < p; v++)
-					if (a.comp[v] == a.comp[a.cand[pick].s.vars[0]])
-						a.vstamp[v] = a.structver;
-			}
 		}
 		status = Estimate(&a, last ? opt->estimate.iterations : opt->round_iterations,
 						  last ? 0.0 : opt->round_stop_fraction, &opt->estimate,

@@ -43,11 +43,26 @@
 /* Most marginals of a workload. */
 #define MRF_AIM_MAX_WORKLOAD 10000
 
+/*
+ * The budget schedules.  SEEDED (the default): the one-ways, then MST's
+ * tree over the workload's pairs (its private selection and its pairs
+ * measured: the seed), then the rounds spend the rest, the estimator
+ * using every measurement; shares in MrfAimSeedShares (privacy.c) unless
+ * given.  PAPER: [MMSM22] Alg. 2, the one-ways then the rounds
+ * (one_way_share 0: 0.9 p / T).  The seed's tree keeps the model within
+ * max_model_cells (a forest then); the seeded schedule runs as PAPER when
+ * the workload has no pair (public).
+ */
+#define MRF_AIM_SCHEDULE_SEEDED 0
+#define MRF_AIM_SCHEDULE_PAPER 1
+
 typedef struct MrfAimOptions
 {
 	double		rho;			/* the whole budget, zCDP */
 	int			rounds;			/* T; 0: MrfAimRounds(p) */
-	double		one_way_share;	/* of rho, the one-ways together; 0: [MMSM22]'s 0.9 p / T */
+	int			schedule;		/* MRF_AIM_SCHEDULE_*: how rho is spread */
+	double		one_way_share;	/* of rho, the one-ways together; 0: the schedule's */
+	double		seed_share;		/* seeded: of rho, the seed's tree together; 0: the default */
 	int64_t		max_model_cells;	/* cap on the junction tree's cells */
 	int64_t		max_candidate_cells;	/* cap on the candidates' exact tables */
 	int			round_iterations;	/* estimator steps after each round */
@@ -68,16 +83,43 @@ typedef struct MrfAimOptions
 
 void		MrfAimDefaultOptions(MrfAimOptions *opt);
 
+/*
+ * A release's budget plan, from public values only (p, the options, the
+ * workload): T, whether the seed runs, the shares used (given or the
+ * schedule's) and every first rate (privacy.c: MrfAimSeedShares and
+ * MrfAimSeededRates, or MrfAimRates for [MMSM22]'s schedule and when the
+ * workload has no pair).  0, or -1 when the options cannot be spent
+ * within rho.
+ */
+typedef struct MrfAimBudgetPlan
+{
+	int			rounds;			/* T */
+	int			seeded;			/* the seed runs */
+	double		one_way_share;	/* the one-ways' share of rho */
+	double		seed_share;		/* the seed's (0 without one) */
+	double		rho_one;		/* each one-way */
+	double		rho_seed_select;	/* the seed's selections together */
+	double		rho_seed_measure;	/* the seed's tables together */
+	double		rho_measure;	/* the rounds' first rates */
+	double		rho_select;
+} MrfAimBudgetPlan;
+
+int			MrfAimBudget(int p, const MrfAimOptions *opt, MrfAimBudgetPlan *b);
+
 /* What a release did, for the model's metadata. */
 typedef struct MrfAimReport
 {
 	int			rounds;			/* selections made */
 	int			annealed;		/* rounds after which sigma halved */
+	int			max_rounds;		/* T */
 	int64_t		steps;			/* estimator steps, every round's and the final's */
 	int			candidates;		/* candidates at the end */
 	int			triples;		/* default workload: triples added */
 	int			triples_skipped;	/* default workload: over max_candidate_cells */
 	double		rho_one_way;	/* spent on the one-way marginals */
+	int			seed_pairs;		/* seeded schedule: the seed's pairs measured */
+	double		rho_seed;		/* spent on the seed (selections and measurements) */
+	double		sigma2_seed;	/* the seed's tables' variance */
 	double		rho_used;		/* upper bound of the exact total spent */
 	double		sigma2_first;	/* discrete Gaussian variances, first and last */
 	double		sigma2_last;
@@ -132,6 +174,10 @@ typedef struct MrfAimPlanReport
 	int			candidates;		/* the workload's closure (default: one-ways and pairs) */
 	int64_t		candidate_cells;	/* their exact tables' cells (-1 above the cap) */
 	double		rho_one_way;	/* spent on the one-way marginals */
+	int			seeded;			/* the seeded schedule's seed runs */
+	double		one_way_share;	/* the one-ways' share of rho */
+	double		seed_share;		/* the seed's (0 without one) */
+	double		rho_seed;		/* spent on the seed */
 	double		sigma2_first;	/* the first rounds' noise variance */
 	double		epsilon_first;	/* the first rounds' selection epsilon */
 	int64_t		model_cells;	/* the modelled junction tree */

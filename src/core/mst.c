@@ -122,10 +122,12 @@ FindRoot(int *parent, int v)
 
 /* See mst.h. */
 MrfStatus
-MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
-				 const int64_t *two, const double *const *prob, int64_t n,
-				 double scale, MrfRng *rng, const MrfEnv *env, int *edges)
+MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
+				   const double *const *prob, int64_t n, double scale, int64_t max_cells,
+				   const int64_t *progress, MrfRng *rng, const MrfEnv *env, int *edges,
+				   int *nedges)
 {
+	int64_t		cells = 0;
 	int64_t		npairs = (int64_t) p * (p - 1) / 2;
 	double	   *score;
 	uint8_t    *eligible;
@@ -135,6 +137,7 @@ MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 	int64_t		work = 0;
 	MrfStatus	status = MRF_OK;
 
+	*nedges = 0;
 	if (p < 2 || npairs > (int64_t) 1 << 30)
 		return MRF_EINVAL;
 	score = MrfAlloc(env, sizeof(double) * npairs);
@@ -151,30 +154,46 @@ MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 	for (int i = 0, e = 0; i < p; i++)
 		for (int j = i + 1; j < p; j++, e++)
 		{
-			const int64_t *t = two + pair_offset[e];
+			const int64_t *t = pair[e];
 			double		l1 = 0.0;
 
+			pi[e] = i;
+			pj[e] = j;
+			score[e] = 0.0;
+			if (t == NULL)
+				continue;
 			MrfPollWork(env, &work, (int64_t) ccard[i] * ccard[j]);
-
 			for (int a = 0; a < ccard[i]; a++)
 				for (int b = 0; b < ccard[j]; b++)
 					l1 += fabs((double) t[a * ccard[j] + b] -
 							   (double) n * prob[i][a] * prob[j][b]);
 			score[e] = l1;
-			pi[e] = i;
-			pj[e] = j;
 		}
 	for (int v = 0; v < p; v++)
 		root[v] = v;
-	/* p - 1 rounds, each over the pairs that join two components (Kruskal) */
+
+	/*
+	 * up to p - 1 rounds, each over the given pairs that join two
+	 * components (Kruskal) and keep the forest's tables within max_cells;
+	 * fewer when no such pair is left
+	 */
 	for (int round = 0; round < p - 1; round++)
 	{
 		int			pick;
 		int			a;
 		int			b;
+		int			any = 0;
 
 		for (int64_t e = 0; e < npairs; e++)
-			eligible[e] = FindRoot(root, pi[e]) != FindRoot(root, pj[e]);
+		{
+			eligible[e] = pair[e] != NULL &&
+				(max_cells <= 0 ||
+				 cells + (int64_t) ccard[pi[e]] * ccard[pj[e]] <= max_cells) &&
+				FindRoot(root, pi[e]) != FindRoot(root, pj[e]);
+			any |= eligible[e];
+		}
+		if (!any)
+			break;
 		pick = MrfExponentialSelect(score, eligible, (int) npairs, scale, rng);
 		if (pick < 0)
 		{
@@ -183,10 +202,15 @@ MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 		}
 		edges[2 * round] = pi[pick];
 		edges[2 * round + 1] = pj[pick];
+		*nedges = round + 1;
+		cells += (int64_t) ccard[pi[pick]] * ccard[pj[pick]];
 		a = FindRoot(root, pi[pick]);
 		b = FindRoot(root, pj[pick]);
 		root[a] = b;
-		MrfPoll(env, round + 1, p - 1);
+		if (progress != NULL)
+			MrfPoll(env, progress[0], progress[1]);
+		else
+			MrfPoll(env, round + 1, p - 1);
 	}
 done:
 	MrfFree(env, score);
@@ -194,6 +218,32 @@ done:
 	MrfFree(env, pi);
 	MrfFree(env, pj);
 	MrfFree(env, root);
+	return status;
+}
+
+/* See mst.h: every pair given, so a spanning tree (p - 1 edges). */
+MrfStatus
+MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
+				 const int64_t *two, const double *const *prob, int64_t n,
+				 double scale, MrfRng *rng, const MrfEnv *env, int *edges)
+{
+	int64_t		npairs = (int64_t) p * (p - 1) / 2;
+	const int64_t **pair;
+	int			nedges = 0;
+	MrfStatus	status;
+
+	if (p < 2 || npairs > (int64_t) 1 << 30)
+		return MRF_EINVAL;
+	pair = MrfAlloc(env, sizeof(int64_t *) * npairs);
+	if (pair == NULL)
+		return MRF_ENOMEM;
+	for (int64_t e = 0; e < npairs; e++)
+		pair[e] = two + pair_offset[e];
+	status = MrfMstSelectForest(p, ccard, pair, prob, n, scale, 0, NULL, rng, env, edges,
+								&nedges);
+	MrfFree(env, pair);
+	if (status == MRF_OK && nedges != p - 1)
+		status = MRF_EINVAL;
 	return status;
 }
 

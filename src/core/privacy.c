@@ -1588,6 +1588,72 @@ MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
 	return MrfAimInitialRates((1.0 - share) * rho, rounds, rho_measure, rho_select);
 }
 
+/*
+ * The seeded schedule's defaults (see MrfAimSeededRates): a third of rho
+ * for the one-ways as MST's, half for the seed (a quarter each for the
+ * tree's selection and its pairs, MST's thirds of a larger whole), and
+ * the sixth left over 8 rounds (a one-way share given instead: the seed
+ * takes three quarters of the rest).  Constants, so public.  Chosen by the
+ * study in docs/learners/aim.md ("AIM's schedule",
+ * bench/aim_schedule_study.sh): against [MMSM22]'s schedule (one-ways at
+ * 0.9 p / T, T = MrfAimRounds) it brings AIM's 2-way error from
+ * 1.16-1.86x MST's to 0.92-1.07x on the small noisy tables (n = 1,000 at
+ * rho 0.1, Soybean and the 48-column table at epsilon 1, DNA at rho 0.1),
+ * and keeps it below MST's on the rich ones (Adult at epsilon 1 and 10,
+ * Soybean at 10); a larger rounds' share (0.3, T = MrfAimRounds) gains a
+ * little on Adult at epsilon 10 and loses up to 11% against MST on the
+ * noisy ones.
+ */
+void
+MrfAimSeedShares(double one_given, double *one_share, double *seed_share, int *rounds)
+{
+	*one_share = one_given > 0.0 ? one_given : 1.0 / 3.0;
+	/* three quarters of what the one-ways leave: 1/2 at the default 1/3 */
+	*seed_share = 0.75 * (1.0 - *one_share);
+	*rounds = 8;
+}
+
+/*
+ * MST-seeded AIM (aim.c's default schedule; privacy.md 13 "The seed"): the
+ * one-ways take one_share rho together (one_share rho / p each), then a
+ * seed runs MST's selection and measurement (privacy.md 12's M2 and M3,
+ * MrfMstSelectForest) over the workload's pairs: seed_pairs exponential
+ * mechanisms of rho_seed_select / seed_pairs each (MrfMstSelectionEpsilon,
+ * MrfMstSelectionScale: MST's quality, sensitivity 2 under replace-one)
+ * and seed_pairs tables at variance MrfMstGaussianVariance(seed_pairs,
+ * rho_seed_measure), each table costing at most rho_seed_measure /
+ * seed_pairs; rho_seed_select = rho_seed_measure = seed_share rho / 2.  The
+ * rounds' first rates are MrfAimInitialRates of what is left,
+ * (1 - one_share - seed_share) rho.  Every part is rounded down, and all
+ * are public functions of rho, p, T and the workload (seed_pairs: p minus
+ * the components of the candidate pairs' graph, a function of the workload
+ * and the one-ways' output), fixed before the seed runs;
+ * the seed's mechanisms are steps of fixed cost like the one-ways, so the
+ * Renyi filter of the rounds ([FZ21] Thm. 3.1; MrfAimIsLastRound,
+ * MrfAimLastRates) composes them with the rounds to rho whatever the
+ * shares (privacy.md 13 "Composition"): the shares choose accuracy only.
+ * Returns 0, or -1 on invalid input (both shares positive, summing below 1).
+ */
+int
+MrfAimSeededRates(double rho, int p, int rounds, double one_share, double seed_share,
+				  double *rho_one, double *rho_seed_select, double *rho_seed_measure,
+				  double *rho_measure, double *rho_select)
+{
+	double		rest;
+
+	if (!PositiveFinite(rho) || p < 1 || rounds < 1 || !(one_share > 0.0) ||
+		!(seed_share > 0.0) || !(one_share + seed_share < 1.0) || !rho_one ||
+		!rho_seed_select || !rho_seed_measure)
+		return -1;
+	*rho_one = nextafter(one_share * rho / p, 0.0);
+	*rho_seed_select = nextafter(seed_share * rho / 2.0, 0.0);
+	*rho_seed_measure = *rho_seed_select;
+	rest = (1.0 - one_share - seed_share) * rho;
+	if (!PositiveFinite(*rho_one) || !PositiveFinite(*rho_seed_select) || !PositiveFinite(rest))
+		return -1;
+	return MrfAimInitialRates(rest, rounds, rho_measure, rho_select);
+}
+
 /* fl(used + cost) may be below the exact sum by half an ulp: one step up. */
 double
 MrfAimSpend(double used, double cost)

@@ -249,6 +249,25 @@ int			MrfAimInitialRates(double rho, int rounds, double *rho_measure,
 int			MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
 						double *rho_measure, double *rho_select);
 
+/*
+ * The seeded schedule's defaults: the shares of rho of the one-ways (one_given
+ * when positive, else 1/3) and the seed (3/4 of the rest), and T.
+ */
+void		MrfAimSeedShares(double one_given, double *one_share, double *seed_share,
+							 int *rounds);
+
+/*
+ * MST-seeded AIM's rates: the one-ways' rate *rho_one (one_share rho / p),
+ * the seed's selections and measurements together (seed_share rho / 2
+ * each: MST's tree over the workload's pairs, MrfMstSelectionScale and
+ * MrfMstGaussianVariance over its pairs), and the rounds' first rates
+ * (MrfAimInitialRates of the rest).  Returns 0, or -1 on invalid input.
+ */
+int			MrfAimSeededRates(double rho, int p, int rounds, double one_share,
+							  double seed_share, double *rho_one, double *rho_seed_select,
+							  double *rho_seed_measure, double *rho_measure,
+							  double *rho_select);
+
 /* used + cost rounded up: an upper bound on the exact running total. */
 double		MrfAimSpend(double used, double cost);
 

@@ -47,9 +47,9 @@ SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, rounds =
 				 'invalid value for option "rounds"', 'rounds 0 is refused');
 SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, rounds => 10001)$$, '22023',
 				 'invalid value for option "rounds"', 'rounds above 10,000 is refused');
-SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, rounds => 5)$$, '22023',
-				 'invalid value for option "rounds"',
-				 'rounds = 5 <= 0.9 p with the paper''s one-way share is refused (the one-ways would spend 1.08 rho)');
+SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1e-12, rounds => 5)$$, '22023',
+				 'invalid value for option "rho"',
+				 'a rho whose one-ways'' noise leaves the sampler''s range is refused');
 SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, one_way_share => 0)$$, '22023',
 				 'invalid value for option "one_way_share"', 'one_way_share 0 is refused');
 SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, one_way_share => 1)$$, '22023',
@@ -69,10 +69,10 @@ RESET ROLE;
 SELECT is(pg_temp.ledger_state(), (SELECT s FROM before), 'the refused protected calls charged nothing');
 
 -- 2. the same refusals on the named form and the aggregate, as the owner of the protected relation
-SELECT throws_ok($$SELECT mrf_learn_aim(r, rho => 1, rounds => 5) FROM aim_opt r$$, '22023',
-				 'invalid value for option "rounds"', 'the named form refuses rounds <= 0.9 p at its first row');
-SELECT throws_ok($$SELECT mrf_learn_aim_agg(r, mrf_options(rho => 1, rounds => 5)) FROM aim_opt r$$, '22023',
-				 'invalid value for option "rounds"', 'so does the aggregate');
+SELECT throws_ok($$SELECT mrf_learn_aim(r, rho => 1e-12, rounds => 5) FROM aim_opt r$$, '22023',
+				 'invalid value for option "rho"', 'the named form refuses that rho at its first row');
+SELECT throws_ok($$SELECT mrf_learn_aim_agg(r, mrf_options(rho => 1e-12, rounds => 5)) FROM aim_opt r$$, '22023',
+				 'invalid value for option "rho"', 'so does the aggregate');
 SELECT throws_ok($$SELECT mrf_learn_aim_agg(r, mrf_options(rho => 1, max_model_cells => 2000000000)) FROM aim_opt r$$,
 				 '54000', NULL, 'the aggregate refuses max_model_cells above the memory limit');
 SELECT throws_ok($$SELECT mrf_options(one_way_share => 1.5)$$, '22023', NULL, 'mrf_options checks the share''s range');
@@ -127,17 +127,18 @@ SET mrfdp.test_seed = 25;
 CREATE TEMP TABLE named AS
 SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, rounds => 30)) AS info FROM aim_opt r;
 SELECT is((SELECT (info ->> 'max_rounds')::int FROM named), 30, 'the named form takes rounds');
-SELECT ok((SELECT abs((info ->> 'one_way_share')::float8 - 0.9 * 6 / 30) < 1e-12
-				  AND (info ->> 'one_way_share_given')::boolean = false FROM named),
-		  'and records the paper''s one-way share, 0.9 p / T');
+SELECT ok((SELECT abs((info ->> 'one_way_share')::float8 - 1.0 / 3) < 1e-12
+				  AND (info ->> 'one_way_share_given')::boolean = false
+				  AND abs((info ->> 'seed_share')::float8 - 0.5) < 1e-12 FROM named),
+		  'and records the seeded schedule''s shares: 1/3 on the one-ways, 1/2 on the seed');
 SELECT ok((SELECT (info ->> 'rounds')::int <= 30 AND (info ->> 'rho_spent')::float8 = 0.5 FROM named),
 		  'at most T selections, exactly rho');
 CREATE TEMP TABLE defaults AS
 SELECT mrf_info(mrf_learn_aim(r, rho => 0.5)) AS info FROM aim_opt r;
-SELECT ok((SELECT (info ->> 'max_rounds')::int = 96 AND (info ->> 'rounds_given')::boolean = false
+SELECT ok((SELECT (info ->> 'max_rounds')::int = 8 AND (info ->> 'rounds_given')::boolean = false
 				  AND (info ->> 'max_model_cells')::int = 65536
 				  AND (info ->> 'max_model_cells_given')::boolean = false FROM defaults),
-		  'without the options: T = 16 p, the cap 2^16, recorded as defaults');
+		  'without the options: T = 8 (the seeded schedule''s), the cap 2^16, recorded as defaults');
 -- a small cap: the tree stays within it, and a workload marginal over it is skipped
 CREATE TEMP TABLE capped AS
 SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, max_model_cells => 20,
@@ -161,8 +162,8 @@ SELECT is((SELECT (mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, max_model_ce
 SELECT ok((SELECT (mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, rounds => 8, one_way_share => 0.5) ->> 'seconds_max')::float8 <
 				  (mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, rounds => 800, one_way_share => 0.5) ->> 'seconds_max')::float8),
 		  'fewer rounds plan less time');
-SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, rounds => 5)$$, '22023',
-				 'invalid value for option "rounds"', 'the plan refuses what the release refuses: rounds <= 0.9 p');
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 1e-12, rounds => 5)$$, '22023',
+				 'invalid value for option "rho"', 'the plan refuses what the release refuses: a rho out of the sampler''s range');
 SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3], 0.5, one_way_share => 1)$$, '22023', NULL,
 				 'a share of 1');
 SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3], 0.5, max_model_cells => 2000000000)$$, '54000', NULL,

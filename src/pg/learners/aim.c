@@ -124,44 +124,35 @@ AimCaps(const MrfOptions *opt, const char *learner, int64 *max_model_cells,
 }
 
 /*
- * The rates of a release of rho over p variables with T = rounds (0: the
- * default MrfAimRounds(p)) and one-way share (0: [MMSM22]'s), checked as
- * MrfAimLearn will check them, from public values only: the paper's share
- * needs T > 0.9 p (else the one-ways alone would spend rho; privacy.md 13),
- * and every rate's noise must be within the samplers' range.  Any T and
- * share that pass compose to exactly rho (MrfAimRates).
+ * The rates of a release of rho over p variables with T = rounds and the
+ * one-way share (0: the schedule's defaults, MrfAimBudget), checked as
+ * MrfAimLearn will check them, from public values only: every rate's
+ * noise must be within the samplers' range.  The default schedule (the
+ * MST-seeded one, privacy.md 13) takes any T from 1 and any share below 1
+ * and composes them to exactly rho.
  */
 static MrfRefusal *
 AimRates(const char *learner, double rho, int p, int rounds, double share)
 {
-	int			t = rounds > 0 ? rounds : MrfAimRounds(p);
-	double		one,
-				m,
-				s,
-				spent = 0.0;
+	MrfAimOptions ao;
+	MrfAimBudgetPlan b;
 	uint64		num,
 				den;
-	bool		rated;
 
-	if (share == 0.0 && 0.9 * p >= t)
-		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-						 "invalid value for option \"rounds\"",
-						 psprintf("With the default one-way share each of the %d one-way marginals is measured at a round's rate, 0.9 rho / rounds: rounds = %d would spend 0.9 x %d / %d = %.3g of rho on them alone.",
-								  p, t, p, t, 0.9 * p / t),
-						 psprintf("Give rounds above %d (0.9 times the variables), or one_way_share (the one-ways' part of rho, e.g. one_way_share => 0.5), with which any rounds from 1 spend exactly rho.",
-								  (int) floor(0.9 * p)));
-	rated = MrfAimRates(rho, p, t, share, &one, &m, &s) == 0;
-	/* the one-ways' spend, rounded up as the core adds it: below rho */
-	for (int i = 0; rated && i < p; i++)
-		spent = MrfAimSpend(spent, one);
-	if (!rated || !(spent < rho) ||
-		MrfAimGaussianVariance(one, &num, &den) != 0 ||
-		MrfAimGaussianVariance(m, &num, &den) != 0 ||
-		!isfinite(MrfAimSelectionScale(s, 1.0)))
+	MrfAimDefaultOptions(&ao);
+	ao.rho = rho;
+	ao.rounds = rounds;
+	ao.one_way_share = share;
+	if (MrfAimBudget(p, &ao, &b) != 0 ||
+		MrfAimGaussianVariance(b.rho_one, &num, &den) != 0 ||
+		MrfAimGaussianVariance(b.rho_measure, &num, &den) != 0 ||
+		!isfinite(MrfAimSelectionScale(b.rho_select, 1.0)) ||
+		(b.seeded && (MrfMstGaussianVariance(p - 1, b.rho_seed_measure, &num, &den) != 0 ||
+					  !isfinite(MrfMstSelectionScale(b.rho_seed_select, p - 1)))))
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 						 "invalid value for option \"rho\"",
 						 psprintf("With %d variables and %d rounds, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
-								  p, t, rho),
+								  p, b.rounds, rho),
 						 "Raise rho, or learn from fewer variables or with fewer rounds.");
 	return NULL;
 }
@@ -508,14 +499,22 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 	MrfPlanMetaBegin(&meta, plan, run, "mckenna2022-aim");
 	{
-		int			t = ap->rounds > 0 ? ap->rounds : MrfAimRounds(p);
+		MrfAimOptions bo;
+		MrfAimBudgetPlan b;
 
-		/* the T and one-way share used, given or the defaults (the paper's share: 0.9 p / T) */
+		/* the T and shares used, given or the schedule's defaults (MrfAimBudget) */
+		AimCoreOptions(ap, &bo);
+		if (MrfAimBudget(p, &bo, &b) != 0)
+			elog(ERROR, "%s: the core's budget plan failed after its release", plan->learner->name);
 		appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"rounds_given\": %s, \"annealed\": %d",
-						 rep.rounds, t, ap->rounds > 0 ? "true" : "false", rep.annealed);
+						 rep.rounds, rep.max_rounds, ap->rounds > 0 ? "true" : "false", rep.annealed);
 		appendStringInfo(&meta, ", \"one_way_share\": %s, \"one_way_share_given\": %s",
-						 MrfDoubleText(ap->one_way_share > 0.0 ? ap->one_way_share : 0.9 * p / t),
-						 ap->one_way_share > 0.0 ? "true" : "false");
+						 MrfDoubleText(b.one_way_share), ap->one_way_share > 0.0 ? "true" : "false");
+		/* the MST-seeded schedule's seed: its share, pairs and noise (privacy.md 13) */
+		appendStringInfo(&meta, ", \"schedule\": \"%s\", \"seed_share\": %s, \"seed_pairs\": %d, \"rho_seed\": %s, \"sigma2_seed\": %s",
+						 b.seeded ? "mst-seeded" : "mmsm22", MrfDoubleText(b.seed_share),
+						 rep.seed_pairs, MrfDoubleText(rep.rho_seed),
+						 rep.seed_pairs > 0 ? MrfDoubleText(rep.sigma2_seed) : "null");
 	}
 	/* the core's running sum at the end (rounded up at each step): rho when the last round ran */
 	appendStringInfo(&meta, ", \"rho_one_way\": %s, \"rho_spent\": %s",
@@ -656,7 +655,10 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 					 p, MrfDoubleText(ap->rho));
 	appendStringInfo(&out, ", \"max_rounds\": %d, \"rounds_given\": %s, \"rho_one_way\": %s, \"one_way_share\": %s",
 					 pr.max_rounds, ap->rounds > 0 ? "true" : "false", MrfDoubleText(pr.rho_one_way),
-					 MrfDoubleText(ap->one_way_share > 0.0 ? ap->one_way_share : 0.9 * p / pr.max_rounds));
+					 MrfDoubleText(pr.one_way_share));
+	appendStringInfo(&out, ", \"schedule\": \"%s\", \"seed_share\": %s, \"rho_seed\": %s",
+					 pr.seeded ? "mst-seeded" : "mmsm22", MrfDoubleText(pr.seed_share),
+					 MrfDoubleText(pr.rho_seed));
 	appendStringInfo(&out, ", \"sigma2_first\": %s, \"epsilon_first\": %s",
 					 MrfDoubleText(pr.sigma2_first), MrfDoubleText(pr.epsilon_first));
 	appendStringInfo(&out, ", \"candidates\": %d, \"candidate_cells\": " INT64_FORMAT ", \"max_candidate_cells\": " INT64_FORMAT,
