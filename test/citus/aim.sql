@@ -125,8 +125,8 @@ SELECT is((SELECT m::jsonb - 'meta' FROM m12 WHERE src = 'opt dist'),
 SELECT ok((SELECT (m::jsonb -> 'meta' ->> 'max_rounds')::int = 12 AND (m::jsonb -> 'meta' ->> 'one_way_share')::float8 = 0.5
 				  AND (m::jsonb -> 'meta' ->> 'max_model_cells')::int = 200 FROM m12 WHERE src = 'opt dist'),
 	'and records them');
-SELECT throws_ok($$SELECT mrf_learn_aim_agg(kr, mrf_options(rho => 0.25, k => 3, rounds => 3)) FROM a12$$, '22023',
-	'invalid value for option "rounds"', 'rounds <= 0.9 p without a share is refused on a distributed table');
+SELECT throws_ok($$SELECT mrf_learn_aim_agg(kr, mrf_options(rho => 1e-12, k => 3, rounds => 3)) FROM a12$$, '22023',
+	'invalid value for option "rho"', 'a rho out of the sampler''s range is refused on a distributed table');
 SELECT is(a12_spent(), :spent_before_options + 0.25, 'one charge for the release, none for the refusal');
 
 SELECT * FROM finish();
