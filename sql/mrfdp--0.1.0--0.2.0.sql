@@ -724,8 +724,9 @@ CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
 -- arrays); default: every pair, plus the triples over pairs AIM selected.
 -- iterations: the final estimate's mirror-descent steps (default 1000);
 -- domains and nulls as for mrf_learn_pairwise. rounds: T, the rounds at
--- the initial rates (default by width); one_way_share: the one-way
--- marginals' part of rho (default 0.9 p / T); max_model_cells: the
+-- the initial rates after the MST seed (default 8); one_way_share: the
+-- one-way marginals' part of rho (default 1/3; the seed takes 3/4 of the
+-- rest); max_model_cells: the
 -- junction tree's cap (default 2^16, at most a quarter of
 -- mrfdp.max_learner_memory); any of them composes to rho (privacy.md 13).
 CREATE FUNCTION mrf_learn_aim(x anyelement,
