@@ -13,22 +13,11 @@ SELECT i AS g, array_agg(CASE WHEN j = 1 OR random() < 0.3 THEN floor(random() *
 							  ELSE (i * 7 + j / 2) % 4 END ORDER BY j) AS x
 FROM generate_series(1, 3000) i, generate_series(1, 96) j GROUP BY i;
 
-CREATE FUNCTION pg_temp.aim_until_cancelled(q text, OUT state text, OUT seconds float8)
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz := clock_timestamp();
-BEGIN
-	EXECUTE q;
-	state := 'finished';
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-EXCEPTION WHEN query_canceled THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
+\ir ../lib/until_cancelled.psql
 
 SET LOCAL statement_timeout = '1s';
 CREATE TEMP TABLE wide_cancel AS
-SELECT * FROM pg_temp.aim_until_cancelled(
+SELECT * FROM pg_temp.until_cancelled(
 	'SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 4)) FROM aim_wide');
 SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM wide_cancel), '57014', 'statement_timeout = 1s cancels AIM over 96 columns');
@@ -37,7 +26,7 @@ SELECT cmp_ok((SELECT seconds FROM wide_cancel), '<', 2.5::float8,
 
 SET LOCAL statement_timeout = '300ms';
 CREATE TEMP TABLE wide_cancel_300 AS
-SELECT * FROM pg_temp.aim_until_cancelled(
+SELECT * FROM pg_temp.until_cancelled(
 	'SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 4)) FROM aim_wide');
 SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM wide_cancel_300), '57014', 'statement_timeout = 300ms cancels it too');
@@ -46,7 +35,7 @@ SELECT cmp_ok((SELECT seconds FROM wide_cancel_300), '<', 1.3::float8,
 
 SET LOCAL statement_timeout = '20s';
 CREATE TEMP TABLE narrow AS
-SELECT * FROM pg_temp.aim_until_cancelled(
+SELECT * FROM pg_temp.until_cancelled(
 	'SELECT mrf_learn_aim_agg(x[1:4], mrf_options(rho => 1, k => 4)) FROM aim_wide');
 SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM narrow), 'finished', 'a narrow AIM call under a timeout finishes');

@@ -11,12 +11,7 @@
 -- worker, which sees only committed rows.
 SELECT plan(46);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 DROP TABLE IF EXISTS aim_opt CASCADE;
 SET mrfdp.test_seed = 25;
 -- 6 columns of 3 values, a chain (each column mostly a copy of the previous one)
@@ -29,9 +24,7 @@ FROM (SELECT g, a, b, c, d, (d + (g % 5 = 0)::int) % 3 AS e
 						FROM (SELECT g, (g * 7919 / 13) % 3 AS a FROM generate_series(1, 3000) g) s0) s1) s2) s3) s4;
 ALTER TABLE aim_opt ADD CHECK (a BETWEEN 0 AND 2), ADD CHECK (b BETWEEN 0 AND 2), ADD CHECK (c BETWEEN 0 AND 2),
 	ADD CHECK (d BETWEEN 0 AND 2), ADD CHECK (e BETWEEN 0 AND 2), ADD CHECK (f BETWEEN 0 AND 2);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('aim_opt', epsilon => 100, delta => 1e-6, rho_cap => 50);
-SELECT mrfdp.grant_learning('aim_opt', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('aim_opt', epsilon => 100, delta => 1e-6, rho_cap => 50);
 
 CREATE FUNCTION pg_temp.ledger_state() RETURNS text LANGUAGE sql AS $$
 	SELECT (SELECT count(*) FROM mrfdp.ledger WHERE relation = 'aim_opt'::regclass) || '/' ||

@@ -8,15 +8,7 @@
 -- are committed by a background worker, which sees only committed rows.
 SELECT plan(13);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
-		CREATE ROLE mrfdp_tap_outsider;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 DROP TABLE IF EXISTS prot_aim CASCADE;
 DROP TYPE IF EXISTS prot_aim_colour;
 SET mrfdp.test_seed = 6;
@@ -28,9 +20,7 @@ SELECT (ARRAY['red', 'green', 'blue']::prot_aim_colour[])[1 + g % 3] AS colour,
 FROM generate_series(1, 3000) g;
 -- a value outside the declared domain and a NULL: substituted, never an error
 INSERT INTO prot_aim VALUES ('red', 'red', 'top'), (NULL, 'blue', 'lo');
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
-SELECT mrfdp.protect('prot_aim', epsilon => 10, delta => 1e-6, rho_cap => 1.5);
-SELECT mrfdp.grant_learning('prot_aim', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('prot_aim', epsilon => 10, delta => 1e-6, rho_cap => 1.5);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok('SELECT count(*) FROM prot_aim', '42501', NULL, 'the analyst cannot read the relation');

@@ -52,22 +52,11 @@ CREATE TEMP TABLE aim_wide AS
 SELECT i AS g, array_agg(CASE WHEN j = 1 OR random() < 0.3 THEN floor(random() * 4)::int
 							  ELSE (i * 7 + j / 2) % 4 END ORDER BY j) AS x
 FROM generate_series(1, 3000) i, generate_series(1, 96) j GROUP BY i;
-CREATE FUNCTION pg_temp.aim_until_cancelled(q text, OUT state text, OUT seconds float8)
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz := clock_timestamp();
-BEGIN
-	EXECUTE q;
-	state := 'finished';
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-EXCEPTION WHEN query_canceled THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
+\ir ../lib/until_cancelled.psql
 SET LOCAL mrfdp.learner_threads = 2;
 SET LOCAL statement_timeout = '1s';
 CREATE TEMP TABLE wide_cancel AS
-SELECT * FROM pg_temp.aim_until_cancelled(
+SELECT * FROM pg_temp.until_cancelled(
 	'SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 4)) FROM aim_wide');
 SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM wide_cancel), '57014', 'statement_timeout = 1s cancels AIM on 2 threads');

@@ -8,12 +8,7 @@
 -- before any charge.  Not in a transaction (charges commit in a worker).
 SELECT plan(11);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS cq_prot, cq_wide, cq_wide5 CASCADE;
 DROP TYPE IF EXISTS cq_level5 CASCADE;
@@ -26,9 +21,7 @@ FROM generate_series(1, 3000) g;
 -- 80 rows outside the declared domain of s and 20 with a NULL
 INSERT INTO cq_prot SELECT true, 'v1', 'w' FROM generate_series(1, 80);
 INSERT INTO cq_prot SELECT NULL, 'v2', 'x' FROM generate_series(1, 20);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('cq_prot', epsilon => 100, delta => 0);
-SELECT mrfdp.grant_learning('cq_prot', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('cq_prot', epsilon => 100, delta => 0);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT mrf_learn_cliques_from('cq_prot', NULL, cliques => '[[1, 2], [2, 3]]', epsilon => 2)$$,

@@ -5,15 +5,7 @@
 -- cleans up (ledger rows stay: append-only).
 SELECT plan(16);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
-		CREATE ROLE mrfdp_tap_outsider;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 DROP TABLE IF EXISTS prot_cliques CASCADE;
 SET mrfdp.test_seed = 13;
 CREATE TEMP TABLE truth AS SELECT '{"kind": "cliques", "p": 4, "k": 3,
@@ -23,9 +15,7 @@ CREATE TABLE prot_cliques AS
 SELECT g AS id, x AS "row" FROM mrf_sample((SELECT m FROM truth), 4000, seed => 2) WITH ORDINALITY AS s(x, g);
 -- rows the protected path cannot read count as a fixed row, never as an error
 INSERT INTO prot_cliques VALUES (4001, NULL), (4002, ARRAY[0, 7, 1, 2]), (4003, ARRAY[0, 1]);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
-SELECT mrfdp.protect('prot_cliques', epsilon => 1, delta => 0);
-SELECT mrfdp.grant_learning('prot_cliques', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('prot_cliques', epsilon => 1, delta => 0);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok('SELECT count(*) FROM prot_cliques', '42501', NULL, 'the analyst cannot read the relation');

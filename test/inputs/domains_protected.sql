@@ -6,12 +6,7 @@
 -- Not in a transaction; cleans up at the end.
 SELECT plan(7);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS domains_prot CASCADE;
 SET mrfdp.test_seed = 41;
@@ -22,9 +17,7 @@ SELECT (ARRAY['CA', 'NY', 'TX'])[1 + g % 3], g % 3, g % 2 = 0 FROM generate_seri
 INSERT INTO domains_prot SELECT 'ZZ', 0, true FROM generate_series(1, 50);
 INSERT INTO domains_prot SELECT 'CA', 9, true FROM generate_series(1, 50);
 INSERT INTO domains_prot SELECT NULL, 1, false FROM generate_series(1, 20);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('domains_prot', epsilon => 1000, delta => 1e-6, rho_cap => 10);
-SELECT mrfdp.grant_learning('domains_prot', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('domains_prot', epsilon => 1000, delta => 1e-6, rho_cap => 10);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT mrf_learn_pairwise_from('domains_prot', NULL, rho => 0.5, domains => '{"state": ["CA", "NY", "TX"]}')$$,

@@ -10,12 +10,7 @@
 -- both, charged nothing.  Not in a transaction; cleans up at the end.
 SELECT plan(15);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS dpv_clean, dpv_dirty CASCADE;
 DROP TYPE IF EXISTS dpv_vote CASCADE;
@@ -36,11 +31,8 @@ INSERT INTO dpv_dirty VALUES
 	(repeat('x', 100000), -1, E'\\001', '', true, 'y', '   ', -9223372036854775808, 0),
 	(E'\u00e9t\u00e9', 0, '', 'NY ', true, 'y', 'ab ', 0, 0),
 	('CA ', 1, 'a', 'x', true, 'y', 'cd', 1, 1);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('dpv_clean', epsilon => 1000, delta => 1e-3, rho_cap => 100);
-SELECT mrfdp.protect('dpv_dirty', epsilon => 1000, delta => 1e-3, rho_cap => 100);
-SELECT mrfdp.grant_learning('dpv_clean', 'mrfdp_tap_analyst');
-SELECT mrfdp.grant_learning('dpv_dirty', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('dpv_clean', epsilon => 1000, delta => 1e-3, rho_cap => 100);
+SELECT pg_temp.protect_for_analyst('dpv_dirty', epsilon => 1000, delta => 1e-3, rho_cap => 100);
 
 -- each call on both relations: 'ok' or SQLSTATE, message, detail and hint
 CREATE FUNCTION pg_temp.dpv_outcome(call text, rel text) RETURNS text LANGUAGE plpgsql AS $$

@@ -6,12 +6,7 @@
 -- Not in a transaction; cleans up at the end.
 SELECT plan(7);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS pcp_votes CASCADE;
 DROP TYPE IF EXISTS pcp_vote CASCADE;
@@ -24,9 +19,7 @@ SELECT g % 2 = 0, CASE WHEN g % 5 = 0 THEN NULL WHEN g % 3 = 0 THEN 'n' ELSE 'y'
 FROM generate_series(1, 3000) g;
 -- 150 rows with a NULL party, whose policy is 'error': replaced, never an error
 INSERT INTO pcp_votes SELECT NULL, 'y', 'y' FROM generate_series(1, 150);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('pcp_votes', epsilon => 100, delta => 1e-6, rho_cap => 50);
-SELECT mrfdp.grant_learning('pcp_votes', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('pcp_votes', epsilon => 100, delta => 1e-6, rho_cap => 50);
 CREATE TEMP TABLE pcp_results (m mrf);
 GRANT INSERT, SELECT ON pcp_results TO mrfdp_tap_analyst;
 

@@ -6,12 +6,7 @@
 -- up at the end.
 SELECT plan(5);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS nulls_prot CASCADE;
 SET mrfdp.test_seed = 43;
@@ -19,9 +14,7 @@ CREATE TABLE nulls_prot (a boolean, b boolean, c boolean);
 -- 400 of 2,000 rows have a NULL
 INSERT INTO nulls_prot
 SELECT CASE WHEN g % 5 = 0 THEN NULL ELSE g % 2 = 0 END, g % 3 = 0, g % 2 = 0 FROM generate_series(1, 2000) g;
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('nulls_prot', epsilon => 1000, delta => 1e-6, rho_cap => 100);
-SELECT mrfdp.grant_learning('nulls_prot', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('nulls_prot', epsilon => 1000, delta => 1e-6, rho_cap => 100);
 
 SET ROLE mrfdp_tap_analyst;
 CREATE TEMP TABLE nulls_released AS

@@ -4,15 +4,7 @@
 -- so the setup commits and the end cleans up.
 SELECT plan(33);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
-		CREATE ROLE mrfdp_tap_outsider;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 DROP TABLE IF EXISTS prot, prot_other, prot_models CASCADE;
 SET mrfdp.test_seed = 9;
 CREATE TABLE prot AS
@@ -20,7 +12,6 @@ SELECT g AS id, x AS "row"
 FROM mrf_sample(mrf_ising(ARRAY[[0, .5, 0], [.5, 0, .5], [0, .5, 0]]::float8[]), 3000, seed => 4)
 	 WITH ORDINALITY AS s(x, g);
 CREATE TABLE prot_other AS SELECT id, id % 7 AS k FROM prot;
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
 
 -- Owners only; analysts can neither protect nor read.
 SET ROLE mrfdp_tap_analyst;

@@ -5,15 +5,7 @@
 -- worker, which sees only committed catalog rows.
 SELECT plan(61);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
-		CREATE ROLE mrfdp_tap_outsider;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 DROP TABLE IF EXISTS hl_par, hl_plain, hl_parted, hl_exact, hl_exact_pure, hl_exact_huge, hl_rows,
 	hl_msg, hl_fit, hl_pure CASCADE;
 DROP FUNCTION IF EXISTS hl_leak(int), hl_leak_part(int);
@@ -51,7 +43,6 @@ $$ SELECT releases FROM mrfdp.budget WHERE relation = rel $$;
 -------------------------------------------------------------------------------
 CREATE TABLE hl_par AS SELECT g AS id, ARRAY[g % 2 = 0, g % 3 = 0, g % 5 = 0] AS "row" FROM generate_series(1, 600) g;
 CREATE TABLE hl_plain AS SELECT g FROM generate_series(1, 3000) g;
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
 CREATE TABLE hl_parted (id int, "row" boolean[]) PARTITION BY RANGE (id);
 CREATE TABLE hl_parted_1 PARTITION OF hl_parted FOR VALUES FROM (0) TO (100000);
 INSERT INTO hl_parted SELECT id, "row" FROM hl_par;
@@ -122,11 +113,9 @@ FROM generate_series(1, 300) g;
 CREATE TABLE hl_exact AS SELECT * FROM hl_rows;
 CREATE TABLE hl_exact_pure AS SELECT * FROM hl_rows;
 CREATE TABLE hl_exact_huge AS SELECT * FROM hl_rows;
-SELECT mrfdp.protect('hl_exact', epsilon => 1.7976931348623157e308, delta => 0.9999999999999999);
-SELECT mrfdp.protect('hl_exact_pure', epsilon => 1.7976931348623157e308, delta => 0);
+SELECT pg_temp.protect_for_analyst('hl_exact', epsilon => 1.7976931348623157e308, delta => 0.9999999999999999);
+SELECT pg_temp.protect_for_analyst('hl_exact_pure', epsilon => 1.7976931348623157e308, delta => 0);
 SELECT mrfdp.protect('hl_exact_huge', epsilon => 1.7976931348623157e308, delta => 0);
-SELECT mrfdp.grant_learning('hl_exact', 'mrfdp_tap_analyst');
-SELECT mrfdp.grant_learning('hl_exact_pure', 'mrfdp_tap_analyst');
 
 -- One release per (path, relation, learner, amount): how it ended, and what
 -- the ledger and the budget recorded.  A procedure, so the release runs in a

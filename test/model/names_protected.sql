@@ -4,12 +4,7 @@
 -- relation and the column read.  Not in a transaction; cleans up at the end.
 SELECT plan(6);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS names_prot CASCADE;
 DROP TYPE IF EXISTS names_level;
@@ -22,14 +17,11 @@ SELECT (enum_range(NULL::names_level))[1 + g % 3], g % 2 = 0, (enum_range(NULL::
 FROM generate_series(1, 600) g;
 -- an unreadable row: still no error, and the names do not depend on it
 INSERT INTO names_prot VALUES (NULL, NULL, NULL, NULL);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('names_prot', epsilon => 1000, delta => 1e-6, rho_cap => 1);
-SELECT mrfdp.grant_learning('names_prot', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('names_prot', epsilon => 1000, delta => 1e-6, rho_cap => 1);
 -- rows of the relation, less the array column: a protected table of its own
 DROP TABLE IF EXISTS names_prot_cols;
 CREATE TABLE names_prot_cols AS SELECT lvl, up, grade FROM names_prot;
-SELECT mrfdp.protect('names_prot_cols', epsilon => 1000, delta => 1e-6, rho_cap => 1);
-SELECT mrfdp.grant_learning('names_prot_cols', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('names_prot_cols', epsilon => 1000, delta => 1e-6, rho_cap => 1);
 
 SET ROLE mrfdp_tap_analyst;
 CREATE TEMP TABLE names_released AS

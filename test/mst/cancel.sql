@@ -12,12 +12,7 @@
 -- worker, which sees only committed rows.
 SELECT plan(9);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 DROP TABLE IF EXISTS mst_wide CASCADE;
 SET mrfdp.test_seed = 31;
 SELECT setseed(0.31);
@@ -26,22 +21,9 @@ CREATE TABLE mst_wide AS
 SELECT i AS g, array_agg(CASE WHEN j = 1 OR random() < 0.3 THEN floor(random() * 4)::int
 							  ELSE (i * 7 + j / 2) % 4 END ORDER BY j) AS x
 FROM generate_series(1, 5000) i, generate_series(1, 400) j GROUP BY i;
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('mst_wide', epsilon => 1000, delta => 1e-6);
-SELECT mrfdp.grant_learning('mst_wide', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('mst_wide', epsilon => 1000, delta => 1e-6);
 
-CREATE FUNCTION pg_temp.until_cancelled(q text, OUT state text, OUT seconds float8)
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz := clock_timestamp();
-BEGIN
-	EXECUTE q;
-	state := 'finished';
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-EXCEPTION WHEN query_canceled THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
+\ir ../lib/until_cancelled.psql
 CREATE FUNCTION pg_temp.releases() RETURNS bigint LANGUAGE sql
 	AS $$SELECT releases FROM mrfdp.budget WHERE relation = 'mst_wide'::regclass$$;
 

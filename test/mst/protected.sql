@@ -7,15 +7,7 @@
 -- background worker, which sees only committed catalog rows.
 SELECT plan(14);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
-		CREATE ROLE mrfdp_tap_outsider;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 DROP TABLE IF EXISTS prot_mst CASCADE;
 DROP TYPE IF EXISTS prot_mst_colour;
 SET mrfdp.test_seed = 5;
@@ -27,9 +19,7 @@ SELECT (ARRAY['red', 'green', 'blue']::prot_mst_colour[])[1 + g % 3] AS colour,
 FROM generate_series(1, 3000) g;
 -- a value outside the declared domain and a NULL: substituted, never an error
 INSERT INTO prot_mst VALUES ('red', 'red', 'top'), (NULL, 'blue', 'lo');
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
-SELECT mrfdp.protect('prot_mst', epsilon => 10, delta => 1e-6, rho_cap => 1.5);
-SELECT mrfdp.grant_learning('prot_mst', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('prot_mst', epsilon => 10, delta => 1e-6, rho_cap => 1.5);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok('SELECT count(*) FROM prot_mst', '42501', NULL, 'the analyst cannot read the relation');

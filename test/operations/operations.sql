@@ -3,6 +3,7 @@
 BEGIN;
 SELECT plan(13);
 SET LOCAL mrfdp.test_seed = 5;
+\ir ../lib/until_cancelled.psql
 
 CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -55,19 +56,9 @@ SELECT is((SELECT count(DISTINCT m::text) FROM
 -- Cancellation: statement_timeout stops a long learn promptly, and nothing is returned.
 CREATE TEMP TABLE wide AS
 SELECT array_agg(random() < 0.5) AS "row" FROM generate_series(1, 60000) g, generate_series(1, 64) j GROUP BY g;
-CREATE FUNCTION pg_temp.learn_until_cancelled(OUT state text, OUT seconds float8)
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz := clock_timestamp();
-BEGIN
-	PERFORM mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 1000000)) FROM wide;
-	state := 'finished';
-EXCEPTION WHEN query_canceled THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
 SET LOCAL statement_timeout = '500ms';
-CREATE TEMP TABLE cancelled AS SELECT * FROM pg_temp.learn_until_cancelled();
+CREATE TEMP TABLE cancelled AS SELECT * FROM pg_temp.until_cancelled(
+	'SELECT mrf_learn_ising_agg("row", mrf_options(rho => 1, iterations => 1000000)) FROM wide');
 SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM cancelled), '57014', 'statement_timeout cancels a long learn');
 SELECT cmp_ok((SELECT seconds FROM cancelled), '<', 1.5::float8,
@@ -78,19 +69,9 @@ SELECT cmp_ok((SELECT seconds FROM cancelled), '<', 1.5::float8,
 -- cancel must land in the writing too.
 CREATE TEMP TABLE two_columns AS SELECT g % 2 = 0 AS a, g % 3 = 0 AS b FROM generate_series(1, 1000) g;
 CREATE TEMP TABLE two_column_model AS SELECT mrf_learn_mst_agg(two_columns, mrf_options(rho => 1)) AS m FROM two_columns;
-CREATE FUNCTION pg_temp.sample_until_cancelled(OUT state text, OUT seconds float8)
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz := clock_timestamp();
-BEGIN
-	PERFORM count(*) FROM mrf_sample((SELECT m FROM two_column_model), 20000000);
-	state := 'finished';
-EXCEPTION WHEN query_canceled THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
 SET LOCAL statement_timeout = '1s';
-CREATE TEMP TABLE sample_cancelled AS SELECT * FROM pg_temp.sample_until_cancelled();
+CREATE TEMP TABLE sample_cancelled AS SELECT * FROM pg_temp.until_cancelled(
+	'SELECT count(*) FROM mrf_sample((SELECT m FROM two_column_model), 20000000)');
 SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM sample_cancelled), '57014', 'statement_timeout cancels a long mrf_sample');
 SELECT cmp_ok((SELECT seconds FROM sample_cancelled), '<', 2.0::float8,
@@ -101,20 +82,10 @@ SELECT cmp_ok((SELECT seconds FROM sample_cancelled), '<', 2.0::float8,
 -- grouped, shuffled and written in single groups (before: no poll inside
 -- them, a 0.5 s timeout landed after 1.87 s; now 0.52 s, load 4.5).
 CREATE TEMP TABLE alloc_row (a int, b int, c int);
-CREATE FUNCTION pg_temp.allocate_until_cancelled(OUT state text, OUT seconds float8)
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz := clock_timestamp();
-BEGIN
-	PERFORM count(*) FROM mrf_synthesize('{"kind": "cliques", "p": 3, "k": 2, "cliques": [[1, 2]], "log_potentials": [[0, 1, 2, 3]]}'::mrf,
-										 20000000, NULL::alloc_row, method => 'allocate');
-	state := 'finished';
-EXCEPTION WHEN query_canceled THEN
-	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
-	seconds := extract(epoch FROM clock_timestamp() - t0);
-END $$;
 SET LOCAL statement_timeout = '500ms';
-CREATE TEMP TABLE allocate_cancelled AS SELECT * FROM pg_temp.allocate_until_cancelled();
+CREATE TEMP TABLE allocate_cancelled AS SELECT * FROM pg_temp.until_cancelled(
+	$q$SELECT count(*) FROM mrf_synthesize('{"kind": "cliques", "p": 3, "k": 2, "cliques": [[1, 2]], "log_potentials": [[0, 1, 2, 3]]}'::mrf,
+										  20000000, NULL::alloc_row, method => 'allocate')$q$);
 SET LOCAL statement_timeout = 0;
 SELECT is((SELECT state FROM allocate_cancelled), '57014', 'statement_timeout cancels a long allocation');
 SELECT cmp_ok((SELECT seconds FROM allocate_cancelled), '<', 1.2::float8,

@@ -4,15 +4,7 @@
 -- the type).  Not in a transaction; cleans up at the end.
 SELECT plan(11);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
-		CREATE ROLE mrfdp_tap_outsider;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS pairwise_prot, pairwise_prot_enum CASCADE;
 DROP TYPE IF EXISTS pairwise_level;
@@ -30,11 +22,8 @@ CREATE TABLE pairwise_prot_enum AS
 SELECT (enum_range(NULL::pairwise_level))["row"[1] + 1] AS a, (enum_range(NULL::pairwise_level))["row"[2] + 1] AS b,
        (enum_range(NULL::pairwise_level))["row"[3] + 1] AS c
 FROM pairwise_prot WHERE cardinality("row") = 3 AND "row" <@ ARRAY[0, 1, 2];
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
-SELECT mrfdp.protect('pairwise_prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.5);
-SELECT mrfdp.protect('pairwise_prot_enum', epsilon => 1000, delta => 1e-6, rho_cap => 0.5);
-SELECT mrfdp.grant_learning('pairwise_prot', 'mrfdp_tap_analyst');
-SELECT mrfdp.grant_learning('pairwise_prot_enum', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('pairwise_prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.5);
+SELECT pg_temp.protect_for_analyst('pairwise_prot_enum', epsilon => 1000, delta => 1e-6, rho_cap => 0.5);
 
 SET ROLE mrfdp_tap_outsider;
 SELECT throws_ok($$SELECT mrf_learn_pairwise_from('pairwise_prot', 'row', k => 3, rho => 0.125, variables => 3)$$, '42501', NULL,

@@ -4,12 +4,7 @@
 -- released and charged.
 SELECT plan(3);
 CREATE EXTENSION IF NOT EXISTS dblink;
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SELECT dblink_exec(format('host=%s port=%s dbname=%s', split_part(current_setting('unix_socket_directories'), ',', 1),
                           current_setting('port'), current_database()),
                    $s$DROP TABLE IF EXISTS np_from;

@@ -9,12 +9,7 @@
 -- cleans up at the end.
 SELECT plan(11);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sap_rows CASCADE;
 DROP TYPE IF EXISTS sap5 CASCADE;
@@ -42,9 +37,7 @@ FROM mrf_sample((SELECT m FROM truth), 12000, seed => 6) x;
 -- 200 rows outside b's domain and 100 with a NULL c: replaced, never an error
 INSERT INTO sap_rows SELECT true, 'zz', 'v0' FROM generate_series(1, 200);
 INSERT INTO sap_rows SELECT false, 'low', NULL FROM generate_series(1, 100);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('sap_rows', epsilon => 100, delta => 1e-4, rho_cap => 100);
-SELECT mrfdp.grant_learning('sap_rows', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('sap_rows', epsilon => 100, delta => 1e-4, rho_cap => 100);
 CREATE TEMP TABLE sap_results (what text, m mrf);
 GRANT INSERT, SELECT ON sap_results TO mrfdp_tap_analyst;
 

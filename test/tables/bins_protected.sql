@@ -6,12 +6,7 @@
 -- column types.  Not in a transaction; cleans up at the end.
 SELECT plan(10);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS bprot, bprot_syn CASCADE;
 SET mrfdp.test_seed = 43;
@@ -22,10 +17,8 @@ FROM (SELECT g, (18 + g % 60)::smallint AS a FROM generate_series(1, 4000) g) s;
 -- 40 NaN incomes and 60 NULL ages: rows without a bin
 INSERT INTO bprot SELECT 30, 'NaN', '2020-03-01', false FROM generate_series(1, 40);
 INSERT INTO bprot SELECT NULL, 5000, '2020-03-01', true FROM generate_series(1, 60);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
 GRANT CREATE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('bprot', epsilon => 1000, delta => 1e-6, rho_cap => 10);
-SELECT mrfdp.grant_learning('bprot', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('bprot', epsilon => 1000, delta => 1e-6, rho_cap => 10);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT mrf_learn_mst_from('bprot', NULL, rho => 1, bins => '{"age": [30, 50], "income": [1], "visit": [1]}')$$,

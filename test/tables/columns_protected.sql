@@ -6,11 +6,9 @@
 -- the source recorded in the model.  Not in a transaction; cleans up.
 SELECT plan(26);
 
+\ir ../lib/protected.psql
 DO $$
 BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
 	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_colowner') THEN
 		CREATE ROLE mrfdp_tap_colowner;
 	END IF;
@@ -26,10 +24,9 @@ SELECT 'patient ' || g, 20 + g % 60, (ARRAY['a', 'b', 'c'])[1 + g % 3],
 	   (g % 3 = 0) OR (20 + g % 60 >= 60 AND g % 7 = 0), g % 4 = 0, (20 + g % 60) * 1000, 'SECRET ' || g
 FROM generate_series(1, 4500) g;
 ALTER TABLE colp OWNER TO mrfdp_tap_colowner;
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_colowner;
+GRANT USAGE ON SCHEMA public TO mrfdp_tap_colowner;
 GRANT CREATE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('colp', epsilon => 1000, delta => 1e-6, rho_cap => 20);
-SELECT mrfdp.grant_learning('colp', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('colp', epsilon => 1000, delta => 1e-6, rho_cap => 20);
 -- the owner may read the learned columns only: a read of any other column fails
 REVOKE SELECT ON colp FROM mrfdp_tap_colowner;
 GRANT SELECT (age, ward, sick, smoker, income) ON colp TO mrfdp_tap_colowner;

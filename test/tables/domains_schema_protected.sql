@@ -5,12 +5,7 @@
 -- Not in a transaction; cleans up at the end.
 SELECT plan(8);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS dsp CASCADE;
 SET mrfdp.test_seed = 42;
@@ -21,17 +16,14 @@ CREATE TABLE dsp (id text, score smallint CHECK (score BETWEEN 1 AND 5),
 ALTER TABLE dsp ADD CONSTRAINT loose_small CHECK (loose IN (1, 2)) NOT VALID;
 INSERT INTO dsp SELECT 'p' || g, 1 + g % 3, (ARRAY['red', 'green', 'blue'])[1 + g % 3], g % 2, 1 + g % 2
 FROM generate_series(1, 1200) g;
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('dsp', epsilon => 1000, delta => 1e-6, rho_cap => 10);
-SELECT mrfdp.grant_learning('dsp', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('dsp', epsilon => 1000, delta => 1e-6, rho_cap => 10);
 -- a view of the two CHECKed columns is not the protected path; the row type
 -- of the table is: protect a second table of just those columns
 CREATE TABLE dsp2 (score smallint CHECK (score BETWEEN 1 AND 5), color text CHECK (color IN ('red', 'green', 'blue')),
 				   loose int);
 ALTER TABLE dsp2 ADD CONSTRAINT loose2 CHECK (loose IN (1, 2)) NOT VALID;
 INSERT INTO dsp2 SELECT score, color, loose FROM dsp;
-SELECT mrfdp.protect('dsp2', epsilon => 1000, delta => 1e-6, rho_cap => 10);
-SELECT mrfdp.grant_learning('dsp2', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('dsp2', epsilon => 1000, delta => 1e-6, rho_cap => 10);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT mrf_learn_mst_from('dsp', NULL, rho => 0.5, domains => '{"id": ["a", "b"], "loose": [1, 2]}')$$,

@@ -10,12 +10,7 @@
 -- worker, which sees committed catalog rows only); cleans up.
 SELECT plan(15);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS widep, widep_mst, widep_aim CASCADE;
 SET mrfdp.test_seed = 7;
@@ -35,10 +30,8 @@ SELECT 'p' || g, age, age * 1000 + floor(random() * 5000), date '2020-01-01' + f
 FROM (SELECT g, 18 + floor(random() * 60)::int AS age, random() AS u,
 			 least(999, floor(exp(random() * ln(1000))) - 1)::int AS c
 	  FROM generate_series(1, 20000) g) s;
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst;
 GRANT CREATE ON SCHEMA public TO mrfdp_tap_analyst;
-SELECT mrfdp.protect('widep', epsilon => 1000, delta => 1e-6, rho_cap => 20);
-SELECT mrfdp.grant_learning('widep', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('widep', epsilon => 1000, delta => 1e-6, rho_cap => 20);
 
 SET ROLE mrfdp_tap_analyst;
 SELECT throws_ok($$SELECT count(*) FROM widep$$, '42501', NULL, 'the analyst cannot read the table');

@@ -4,15 +4,7 @@
 -- committed rows only); cleans up at the end.
 SELECT plan(11);
 
-DO $$
-BEGIN
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_analyst') THEN
-		CREATE ROLE mrfdp_tap_analyst;
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mrfdp_tap_outsider') THEN
-		CREATE ROLE mrfdp_tap_outsider;
-	END IF;
-END $$;
+\ir ../lib/protected.psql
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS twise_prot CASCADE;
 SET mrfdp.test_seed = 19;
@@ -21,9 +13,7 @@ SELECT x AS "row" FROM mrf_sample('{"kind": "twise", "p": 5, "t": 3, "monomials"
                                   4000, seed => 3) x;
 -- unreadable rows are replaced by a fixed row on this path, never an error
 INSERT INTO twise_prot VALUES (NULL), (ARRAY[1, 0, 1, 1, 1]), (ARRAY[1, 1]);
-GRANT USAGE ON SCHEMA public TO mrfdp_tap_analyst, mrfdp_tap_outsider;
-SELECT mrfdp.protect('twise_prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.5);
-SELECT mrfdp.grant_learning('twise_prot', 'mrfdp_tap_analyst');
+SELECT pg_temp.protect_for_analyst('twise_prot', epsilon => 1000, delta => 1e-6, rho_cap => 0.5);
 
 SET ROLE mrfdp_tap_outsider;
 SELECT throws_ok($$SELECT mrf_learn_twise_from('twise_prot', 'row', t => 3, rho => 0.125, variables => 5)$$, '42501', NULL,
