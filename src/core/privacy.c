@@ -1466,17 +1466,30 @@ MrfMstQualitySensitivity(void)
  * e-DP with bounded range, hence e^2/8-zCDP ([CR21]; [DDR20]; privacy.md
  * 3.2).  rounds = p - 1 selections of rho_select / rounds each:
  * e = sqrt(8 rho_select / rounds), as MST's select() with its epsilon =
- * sqrt(8 rho / (r - 1)).  NaN on invalid input.
+ * sqrt(8 rho / (r - 1)).  Both roundings go down, as AIM's selection's do
+ * (MrfAimSelectionEpsilon): r = fl(rho_select / rounds) stepped down is at
+ * most the exact quotient, 8 r is exact, and fl(sqrt(8 r)) stepped down is
+ * at most sqrt(8 r), so e^2/8 <= rho_select / rounds exactly and the rounds
+ * selections together never spend more than rho_select (rounded to nearest,
+ * each could exceed its share by an ulp: (0.1, 5) does).  NaN on invalid
+ * input.
  */
 double
 MrfMstSelectionEpsilon(double rho_select, int rounds)
 {
+	double		r;
+	double		e;
+
 	if (!PositiveFinite(rho_select) || rounds < 1)
 		return NAN;
-	return MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, rho_select / rounds);
+	r = nextafter(rho_select / rounds, 0.0);
+	if (!PositiveFinite(r))
+		return NAN;
+	e = MrfFwStepEpsilon(MRF_MECH_EXPONENTIAL, r);
+	return isfinite(e) ? nextafter(e, 0.0) : NAN;
 }
 
-/* The multiplier c of argmax(c q + Gumbel): e / (2 * 2) (see above). */
+/* The multiplier c of argmax(c q + Gumbel): e / (2 * 2) (see above; exact, a power of two). */
 double
 MrfMstSelectionScale(double rho_select, int rounds)
 {

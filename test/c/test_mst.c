@@ -5,6 +5,7 @@
  * calibration as a negative control), the split and variances, recovery of
  * known trees with mixed alphabets, the estimator's fit, and compression.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,74 @@ TestCounts(void)
 	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, one, two) == MRF_EINVAL);
 	free(rows);
 	free(two);
+}
+
+/*
+ * Whether k selections at epsilon e spend at most rho together, exactly:
+ * k e^2 / 8 <= rho.  With e = me 2^(ee - 53) and rho = mr 2^(er - 53)
+ * (integer significands from frexp) the test is k me^2 <= mr 2^s,
+ * s = er - 2 ee + 56, in 128-bit integers (k < 2^21 keeps k me^2 below
+ * 2^127).
+ */
+static int
+SelectionsFit(double e, int k, double rho)
+{
+	int			ee,
+				er;
+	uint64_t	me = (uint64_t) ldexp(frexp(e, &ee), 53);
+	uint64_t	mr = (uint64_t) ldexp(frexp(rho, &er), 53);
+	unsigned __int128 lhs = (unsigned __int128) me * me * (unsigned) k;
+	int			s = er - 2 * ee + 56;
+
+	if (s >= 0)
+		return s >= 75 || lhs <= ((unsigned __int128) mr << s);
+	if (-s >= 64 || (lhs >> (127 + s)) != 0)
+		return 0;				/* lhs 2^-s is above 2^64 > mr */
+	return (lhs << -s) <= mr;
+}
+
+/*
+ * MST's k selections (and AIM's seed's) never spend more than their share
+ * together: k e^2 / 8 <= rho_select exactly for many (rho_select, k), e
+ * within a few ulps of sqrt(8 rho_select / k).  Rounded to nearest, as
+ * before, (0.1, 5) spends more: the negative control.
+ */
+static void
+TestSelectionRounding(void)
+{
+	const double rhos[] = {0.1, 0.5, 1.0, 1.0 / 3.0, 0.02436 / 3.0, 1.539 / 4.0, 0.05,
+	0.7, 2.0, 1e-9, 123.456, 3e-300, 4.9e-324 * 1e10};
+	MrfRng		rng;
+	int64_t		bad = 0,
+				cases = 0;
+
+	MrfRngInitSeeded(&rng, 91);
+	CHECK_MSG(!SelectionsFit(sqrt(8.0 * (0.1 / 5)), 5, 0.1),
+			  "round-to-nearest epsilon at (0.1, 5) exceeds its share (the check can fail)");
+	CHECK(SelectionsFit(2.0, 1, 0.5) && !SelectionsFit(nextafter(2.0, 3.0), 1, 0.5));
+	for (int t = 0; t < (int) (sizeof(rhos) / sizeof(rhos[0])) + 2000; t++)
+	{
+		double		rho = t < (int) (sizeof(rhos) / sizeof(rhos[0])) ? rhos[t] :
+			ldexp(0.5 + 0.5 * MrfRngUniform(&rng), (int) (MrfRngUniform(&rng) * 60.0) - 40);
+
+		for (int k = 1; k <= 1200; k += (k < 200 ? 1 : 37))
+		{
+			double		e = MrfMstSelectionEpsilon(rho, k);
+
+			cases++;
+			/* not far below either (a subnormal quotient has fewer bits) */
+			if (!(isfinite(e) && SelectionsFit(e, k, rho) &&
+				  (rho / k < DBL_MIN || e >= sqrt(8.0 * rho / k) * (1.0 - 1e-15))))
+			{
+				if (bad++ < 5)
+					CHECK_MSG(0, "selections of %.17g over %d: e = %.17g", rho, k, e);
+			}
+			if (rho == 0.1 && k == 5)
+				CHECK(MrfMstSelectionScale(rho, k) == e / 4.0);
+		}
+	}
+	CHECK_MSG(bad == 0, "%lld of %lld (rho, k) over their share", (long long) bad,
+			  (long long) cases);
 }
 
 /* The split, the variances and the selection's epsilon and scale. */
@@ -571,6 +640,7 @@ TestMst(void)
 {
 	TestCounts();
 	TestCalibration();
+	TestSelectionRounding();
 	TestSelectionLaw();
 	TestEstimateOneWay();
 	TestRecovery();
