@@ -1425,11 +1425,13 @@ AddCliques(Aim *a, const VarSet *r, int nr, VarSet *ncl, const MrfAimOptions *op
  * becomes a clique.  k = p minus the components of the candidate pairs'
  * graph (p - 1 for the default workload) selections of rho_seed_select / k
  * each and k tables at variance MrfMstGaussianVariance(k,
- * rho_seed_measure), as MST's M2 and M3.  *pairs: k.
+ * rho_seed_measure), as MST's M2 and M3.  *pairs: the pairs measured (k
+ * or fewer under the cap); *selections: the selections run, on which the
+ * caller charges the seed's share (any run spends it, a pair or not).
  */
 static MrfStatus
 Seed(Aim *a, const MrfAimBudgetPlan *b, const MrfAimOptions *opt, MrfRng *rng, VarSet *ncl,
-	 int *pairs, double *sigma2)
+	 int *pairs, int *selections, double *sigma2)
 {
 	int			p = a->p;
 	int64_t		npairs = (int64_t) p * (p - 1) / 2;
@@ -1448,6 +1450,7 @@ Seed(Aim *a, const MrfAimBudgetPlan *b, const MrfAimOptions *opt, MrfRng *rng, V
 	MrfStatus	status = MRF_OK;
 
 	*pairs = 0;
+	*selections = 0;
 	if (!pair || !prob || !edges || !cand || !forest)
 	{
 		status = MRF_ENOMEM;
@@ -1500,7 +1503,7 @@ Seed(Aim *a, const MrfAimBudgetPlan *b, const MrfAimOptions *opt, MrfRng *rng, V
 	progress[1] = a->ptotal;
 	status = MrfMstSelectForest(p, a->card, pair, prob, a->n, scale,
 								opt->max_model_cells - one_cells, progress, rng, a->env,
-								edges, &nedges);
+								edges, &nedges, selections);
 	if (status != MRF_OK)
 		goto done;
 	/* the pairs measured, then the model takes them all at once (a forest) */
@@ -2224,14 +2227,19 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		double		seed_sigma2 = NAN;
 
 		a.pdone = 1 + opt->round_iterations;
-		status = Seed(&a, &b, opt, rng, ncl, &rep->seed_pairs, &seed_sigma2);
+		status = Seed(&a, &b, opt, rng, ncl, &rep->seed_pairs, &rep->seed_selections,
+					  &seed_sigma2);
 		if (status != MRF_OK)
 			goto done;
-		if (rep->seed_pairs > 0)
+		/* charged once a selection ran, whatever it added (privacy.md 13) */
+		if (rep->seed_selections > 0)
 		{
 			used = MrfAimSpend(MrfAimSpend(used, b.rho_seed_select), b.rho_seed_measure);
 			rep->rho_seed = MrfAimSpend(b.rho_seed_select, b.rho_seed_measure);
 			rep->sigma2_seed = seed_sigma2;
+		}
+		if (rep->seed_pairs > 0)
+		{
 			t0 = 1;
 			a.ptotal = ProgressTotal(0, rho, used, rho_measure + rho_select, rounds + p + 1, opt);
 			status = Estimate(&a, opt->round_iterations, opt->round_stop_fraction,

@@ -118,6 +118,7 @@ typedef struct MrfAimReport
 	int			triples_skipped;	/* default workload: over max_candidate_cells */
 	double		rho_one_way;	/* spent on the one-way marginals */
 	int			seed_pairs;		/* seeded schedule: the seed's pairs measured */
+	int			seed_selections;	/* the seed's exponential mechanisms run */
 	double		rho_seed;		/* spent on the seed (selections and measurements) */
 	double		sigma2_seed;	/* the seed's tables' variance */
 	double		rho_used;		/* upper bound of the exact total spent */

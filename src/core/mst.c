@@ -125,7 +125,7 @@ MrfStatus
 MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 				   const double *const *prob, int64_t n, double scale, int64_t max_cells,
 				   const int64_t *progress, MrfRng *rng, const MrfEnv *env, int *edges,
-				   int *nedges)
+				   int *nedges, int *selections)
 {
 	int64_t		cells = 0;
 	int64_t		npairs = (int64_t) p * (p - 1) / 2;
@@ -138,6 +138,8 @@ MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 	MrfStatus	status = MRF_OK;
 
 	*nedges = 0;
+	if (selections != NULL)
+		*selections = 0;
 	if (p < 2 || npairs > (int64_t) 1 << 30)
 		return MRF_EINVAL;
 	score = MrfAlloc(env, sizeof(double) * npairs);
@@ -194,6 +196,8 @@ MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 		}
 		if (!any)
 			break;
+		if (selections != NULL)
+			(*selections)++;
 		pick = MrfExponentialSelect(score, eligible, (int) npairs, scale, rng);
 		if (pick < 0)
 		{
@@ -240,7 +244,7 @@ MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 	for (int64_t e = 0; e < npairs; e++)
 		pair[e] = two + pair_offset[e];
 	status = MrfMstSelectForest(p, ccard, pair, prob, n, scale, 0, NULL, rng, env, edges,
-								&nedges);
+								&nedges, NULL);
 	MrfFree(env, pair);
 	if (status == MRF_OK && nedges != p - 1)
 		status = MRF_EINVAL;

@@ -142,13 +142,15 @@ MrfStatus	MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
  * two trees and keep the chosen pairs' cells (sum of ccard_i ccard_j)
  * within max_cells (0: no limit), until none does: *nedges edges, p minus
  * that graph's components at most (p - 1 when every pair is given and
- * there is no limit).  Polls after each edge with progress[0] done of
- * progress[1] (NULL: the edges of p - 1).  MST's tree and AIM's seed
+ * there is no limit).  *selections (when not NULL): the exponential
+ * mechanisms run, each counted before it draws, what the caller charges
+ * for (today one edge each).  Polls after each edge with progress[0] done
+ * of progress[1] (NULL: the edges of p - 1).  MST's tree and AIM's seed
  * (aim.c).
  */
 MrfStatus	MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 							   const double *const *prob, int64_t n, double scale,
 							   int64_t max_cells, const int64_t *progress, MrfRng *rng,
-							   const MrfEnv *env, int *edges, int *nedges);
+							   const MrfEnv *env, int *edges, int *nedges, int *selections);
 
 #endif

@@ -1419,7 +1419,8 @@ TestSeeded(void)
 				CHECK_MSG(rp.rho_used <= opt.rho && rp.rho_used >= opt.rho * (1 - 1e-12) &&
 						  fabs(rp.rho_one_way - opt.rho / 3) <= 1e-12 * opt.rho &&
 						  fabs(rp.rho_seed - opt.rho / 2) <= 1e-12 * opt.rho &&
-						  rp.seed_pairs == P - 1 && rp.rounds >= 1 && rp.rounds <= 8 + P,
+						  rp.seed_pairs == P - 1 && rp.seed_selections == P - 1 &&
+						  rp.rounds >= 1 && rp.rounds <= 8 + P,
 						  "seeded: used %.17g, one-ways %.17g, seed %.17g over %d pairs, %d rounds",
 						  rp.rho_used, rp.rho_one_way, rp.rho_seed, rp.seed_pairs, rp.rounds);
 			else
@@ -1427,6 +1428,37 @@ TestSeeded(void)
 			MrfCliqueSetFree(&MrfMallocEnv, set);
 			MrfFree(&MrfMallocEnv, alp);
 		}
+	}
+
+	/*
+	 * The seed is charged on the selections run, whatever they add: at
+	 * rho 10 (no value merges) a cap of the one-ways' cells (56) leaves
+	 * no pair, so no selection runs and its share goes to the rounds; 4
+	 * cells more admit one 2 x 2 pair, and its one selection and one
+	 * table spend the seed's whole share (above the loss: safe).
+	 */
+	for (int extra = 0; extra <= 4; extra += 4)
+	{
+		MrfAimOptions opt;
+		MrfAimReport rp;
+		MrfCliqueSet *set = NULL;
+		double	   *alp = NULL;
+
+		MrfAimDefaultOptions(&opt);
+		opt.rho = 10.0;
+		opt.max_model_cells = 56 + extra;
+		MrfRngInitSeeded(&rng, 7);
+		CHECK(MrfAimLearn(rows, N, P, card, &opt, &rng, &MrfMallocEnv, &set, &alp, &rp) == MRF_OK);
+		CHECK_MSG(rp.compressed == 0 && rp.seed_selections == extra / 4 &&
+				  rp.seed_pairs == rp.seed_selections &&
+				  (extra == 0 ? rp.rho_seed == 0.0 : fabs(rp.rho_seed - opt.rho / 2) <= 1e-12 * opt.rho) &&
+				  rp.rho_used <= opt.rho && rp.rho_used >= opt.rho * (1 - 1e-12),
+				  "cap %d: %d selections, %d pairs, seed %.17g, used %.17g, %d compressed",
+				  56 + extra, rp.seed_selections, rp.seed_pairs, rp.rho_seed, rp.rho_used,
+				  rp.compressed);
+		if (set)
+			MrfCliqueSetFree(&MrfMallocEnv, set);
+		MrfFree(&MrfMallocEnv, alp);
 	}
 	printf("# aim seeded, 16 columns, n 1000, rho 0.1, %d seeds: 2-way error MST %.4f, seeded AIM %.4f, [MMSM22]'s AIM %.4f\n",
 		   SEEDS, err[0], err[1], err[2]);
