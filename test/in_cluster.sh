@@ -34,6 +34,10 @@ echo "-- the walk-through on BreastCancer (docs/walkthrough.md)"
 prove --exec bash test/tables/*.sh 2>&1 | tee "$log/prove-tables-scripts.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+echo "-- protect() warns of schemas other roles may create in"
+prove --exec bash test/protected/*.sh 2>&1 | tee "$log/prove-protected-scripts.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
 echo "-- ALTER EXTENSION UPDATE from every released version"
 prove --exec bash test/upgrade/*.sh 2>&1 | tee "$log/prove-upgrade.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

@@ -9,7 +9,7 @@
 -- most T selections, and keeps its junction tree within max_model_cells.
 -- Not wrapped in a transaction: charges are committed by a background
 -- worker, which sees only committed rows.
-SELECT plan(46);
+SELECT plan(51);
 
 \ir ../lib/protected.psql
 DROP TABLE IF EXISTS aim_opt CASCADE;
@@ -54,6 +54,10 @@ SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, max_mode
 SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, max_model_cells => 2000000000)$$, '54000',
 				 'max_model_cells = 2000000000 is more than mrfdp.max_learner_memory allows',
 				 'max_model_cells above a quarter of mrfdp.max_learner_memory is refused, naming the setting');
+-- the model starts from the one-ways (6 x 3 = 18 cells): a smaller cap failed after the charge
+SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, max_model_cells => 17)$$, '22023',
+				 'invalid value for option "max_model_cells"',
+				 'a cap below the one-way marginals'' 18 cells is refused before the charge');
 SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1e-9, rounds => 10000, one_way_share => 0.5)$$,
 				 '22023', 'invalid value for option "rho"', 'rounds whose noise leaves the sampler''s range are refused');
 SELECT throws_ok($$SELECT mrf_learn_mst_agg(r, mrf_options(rho => 1, rounds => 20)) FROM (SELECT ARRAY[1, 2] r) s$$,
@@ -68,6 +72,8 @@ SELECT throws_ok($$SELECT mrf_learn_aim_agg(r, mrf_options(rho => 1e-12, rounds 
 				 'invalid value for option "rho"', 'so does the aggregate');
 SELECT throws_ok($$SELECT mrf_learn_aim_agg(r, mrf_options(rho => 1, max_model_cells => 2000000000)) FROM aim_opt r$$,
 				 '54000', NULL, 'the aggregate refuses max_model_cells above the memory limit');
+SELECT throws_ok($$SELECT mrf_learn_aim_agg(r, mrf_options(rho => 1, max_model_cells => 17)) FROM aim_opt r$$,
+				 '22023', 'invalid value for option "max_model_cells"', 'so does the aggregate a cap below the one-ways');
 SELECT throws_ok($$SELECT mrf_options(one_way_share => 1.5)$$, '22023', NULL, 'mrf_options checks the share''s range');
 SELECT throws_ok($$SELECT mrf_learn_ising_agg(r, mrf_options(rho => 1, one_way_share => 0.5)) FROM (SELECT ARRAY[true, false] r) s$$,
 				 '22023', 'option "one_way_share" does not apply to mrf_learn_ising', 'one_way_share is AIM''s only');
@@ -139,8 +145,10 @@ SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, max_model_cells => 20,
 SELECT ok((SELECT (info ->> 'junction_tree_cells')::int <= 20 AND (info -> 'workload' ->> 'skipped')::int = 1
 		   FROM capped),
 		  'max_model_cells 20: the tree within 20 cells, the 27-cell marginal skipped');
-SELECT throws_ok($$SELECT mrf_learn_aim(r, rho => 0.5, max_model_cells => 8, workload => '[["a", "b"]]') FROM aim_opt r$$,
+SELECT throws_ok($$SELECT mrf_learn_aim(r, rho => 0.5, max_model_cells => 20, workload => '[["c", "d", "e"]]') FROM aim_opt r$$,
 				 '54000', NULL, 'a workload whose every marginal is over the cap is refused');
+SELECT ok((SELECT mrf_learn_aim_agg(r, mrf_options(rho => 0.5, max_model_cells => 18)) IS NOT NULL FROM aim_opt r),
+		  'a cap of exactly the one-ways'' 18 cells releases');
 
 -- 5. the plan takes the same options and gives the release's rounds and share
 CREATE TEMP TABLE before_plans AS SELECT pg_temp.ledger_state() AS s;
@@ -161,6 +169,13 @@ SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3], 0.5, one_way_share => 
 				 'a share of 1');
 SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3], 0.5, max_model_cells => 2000000000)$$, '54000', NULL,
 				 'a cap above the memory limit');
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, max_model_cells => 17)$$, '22023',
+				 'invalid value for option "max_model_cells"', 'a cap below the one-ways'' cells');
+SET mrfdp.max_learner_memory = 1024;
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(array_fill(255, ARRAY[7]), 0.5)$$, '54000',
+				 'mrfdp.max_learner_memory is too small for the model of mrf_learn_aim',
+				 'a memory setting whose default cap cannot hold the one-ways (7 x 255 cells) is named');
+RESET mrfdp.max_learner_memory;
 SELECT is(pg_temp.ledger_state(), (SELECT s FROM before_plans), 'the plans charged nothing');
 
 RESET mrfdp.test_seed;

@@ -367,6 +367,39 @@ ResolveWorkload(MrfPlan *plan, AimParams *ap, const int *card)
 }
 
 /*
+ * The model starts as the one-way marginals (a junction tree of sum k_i
+ * cells, fewer once rare values merge), and the learner fails when even
+ * that passes the cap: a cap below sum k_i is refused here, from the
+ * alphabets and the options, before anything is read or charged (it
+ * failed after the charge, the budget spent and nothing released).
+ * Given, the option is wrong (22023); the default, the memory setting is
+ * too small (54000, naming it).
+ */
+static MrfRefusal *
+AimOneWaysFit(const MrfPlan *plan, const AimParams *ap, const int *card)
+{
+	const char *learner = plan->learner->name;
+	int64		cells = 0;
+
+	for (int i = 0; i < plan->p; i++)
+		cells += card[i];
+	if (ap->max_model_cells >= cells)
+		return NULL;
+	if (plan->opt.given & MRF_OPT_MAX_MODEL_CELLS)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"max_model_cells\"",
+						 psprintf("%s's model starts from the one-way marginals of the %d columns, " INT64_FORMAT " cells; max_model_cells = " INT64_FORMAT " cannot hold them.",
+								  learner, plan->p, cells, ap->max_model_cells),
+						 psprintf("Ask for at least " INT64_FORMAT " cells.", cells));
+	return MrfRefuse(ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+					 psprintf("mrfdp.max_learner_memory is too small for the model of %s", learner),
+					 psprintf("The model starts from the one-way marginals of the %d columns, " INT64_FORMAT " cells; a quarter of mrfdp.max_learner_memory (%d kB) at %.0f bytes a cell holds " INT64_FORMAT ".",
+							  plan->p, cells, MrfMaxLearnerMemory, AIM_BYTES_PER_MODEL_CELL,
+							  ap->max_model_cells),
+					 "Have a superuser raise mrfdp.max_learner_memory, or learn from fewer columns.");
+}
+
+/*
  * Plans an AIM release: with p and the alphabets, what they refuse (one
  * variable, too many, a budget whose noise leaves the sampler's range, a
  * workload naming unknown columns or too large a marginal); with n, the
@@ -397,6 +430,7 @@ AimPlan(MrfPlan *plan)
 						 psprintf("%s takes k from 2 to %d", learner, MRF_MAX_ALPHABET), NULL, NULL);
 	card = AimCard(p, plan->k, plan->alphabets);
 	MRF_REFUSE_IF(AimRates(learner, ap->rho, p, ap->rounds, ap->one_way_share));
+	MRF_REFUSE_IF(AimOneWaysFit(plan, ap, card));
 	if (plan->opt.given & MRF_OPT_WORKLOAD && ap->wstart == NULL)
 		MRF_REFUSE_IF(ResolveWorkload(plan, ap, card));
 	if (MrfAimClosureCells(p, card, ap->nworkload, ap->wstart, ap->wvar,

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -24,6 +25,7 @@
 #include "pg/ledger/budget.h"
 #include "pg/ledger/decimal.h"
 #include "pg/ledger/catalog.h"
+#include "pg/ledger/guard.h"
 #include "pg/model/model.h"
 
 /*
@@ -120,6 +122,81 @@ NoticePlatformChannels(Oid relid)
 					 "from them); see the threat model in docs/ledger.md.")));
 }
 
+/*
+ * The trojan overload (PostgreSQL's CVE-2018-1058 pattern; docs/ledger.md's
+ * threat model): a role that may CREATE in the extension's schema, or in a
+ * schema the search_path puts before it, can add an overload of mrfdp's
+ * functions that another role's unqualified call resolves to and runs
+ * with that caller's rights (a relation owner's, a superuser's).  Warned
+ * at every protect(), one WARNING a schema, naming who may create there:
+ * PUBLIC, or the roles that are neither superusers nor have the rights of
+ * the schema's owner (whom the schema trusts anyway).  The protecting
+ * session's search_path stands for the callers' (a role's own setting is
+ * not seen).
+ */
+static void
+WarnSchemaCreators(void)
+{
+	Oid			extschema;
+	Oid			extowner;
+	List	   *path;
+	List	   *check = NIL;
+	ListCell   *lc;
+
+	if (!MrfExtensionSchemaAndOwner(&extschema, &extowner))
+		return;
+	path = fetch_search_path(false);
+	if (list_member_oid(path, extschema))
+		foreach(lc, path)
+		{
+			if (lfirst_oid(lc) == extschema)
+				break;
+			check = list_append_unique_oid(check, lfirst_oid(lc));
+		}
+	check = lappend_oid(check, extschema);
+	SPI_connect();
+	foreach(lc, check)
+	{
+		Oid			types[1] = {OIDOID};
+		Datum		values[1] = {ObjectIdGetDatum(lfirst_oid(lc))};
+		bool		isnull;
+		bool		public_creates;
+		Datum		roles;
+		char	   *nsp;
+		char	   *who;
+
+		if (MrfCatalogQuery("SELECT n.nspname::text,"
+							" EXISTS (SELECT 1 FROM aclexplode(COALESCE(n.nspacl, acldefault('n', n.nspowner))) a"
+							"  WHERE a.grantee = 0 AND a.privilege_type = 'CREATE'),"
+							" (SELECT string_agg(quote_ident(r.rolname), ', ' ORDER BY r.rolname)"
+							"  FROM pg_roles r WHERE NOT r.rolsuper AND NOT pg_has_role(r.oid, n.nspowner, 'USAGE')"
+							"  AND has_schema_privilege(r.oid, n.oid, 'CREATE'))"
+							" FROM pg_namespace n WHERE n.oid = $1",
+							1, types, values, NULL, true) != 1)
+			continue;
+		nsp = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		public_creates = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+		roles = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull);
+		if (!public_creates && isnull)
+			continue;
+		who = public_creates ? "every role (PUBLIC)" :
+			psprintf("role%s %s", strchr(TextDatumGetCString(roles), ',') ? "s" : "",
+					 TextDatumGetCString(roles));
+		ereport(WARNING,
+				(errmsg("%s may create objects in schema \"%s\", %s", who, nsp,
+						lfirst_oid(lc) == extschema ? "where mrfdp's functions are" :
+						"which the search_path puts before mrfdp's schema"),
+				 errdetail("Such a role can add an overload of an mrfdp function that another role's "
+						   "unqualified call (the relation owner's, a superuser's) resolves to and runs "
+						   "with that caller's rights."),
+				 errhint("REVOKE CREATE ON SCHEMA %s FROM %s, or install mrfdp in a schema only trusted "
+						 "roles create in; see the threat model in docs/ledger.md.",
+						 quote_identifier(nsp),
+						 public_creates ? "PUBLIC" : TextDatumGetCString(roles))));
+	}
+	SPI_finish();
+}
+
 PG_FUNCTION_INFO_V1(mrf_ledger_protect);
 /*
  * Protects a relation with a total budget, or changes its budget; returns
@@ -200,6 +277,8 @@ mrf_ledger_protect(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("rho_cap must be a finite number greater than zero")));
+
+	WarnSchemaCreators();
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = Float8GetDatum(epsilon);
