@@ -1328,7 +1328,8 @@ BpTablesFree(const MrfEnv *env, BpTables *t)
 
 /*
  * Calibrates bp from logpot and fills t (BpBuckets, polling with progress
- * 0 of total); MRF_ENOMEM with nothing held when an allocation fails.
+ * 0 of total); MRF_ENOMEM with nothing held when an allocation fails,
+ * MRF_ERANGE when the marginals are not finite.
  */
 static MrfStatus
 BpTablesPrepare(MrfBp *bp, const double *logpot, int64_t total, BpTables *t)
@@ -1350,6 +1351,13 @@ BpTablesPrepare(MrfBp *bp, const double *logpot, int64_t total, BpTables *t)
 		return MRF_ENOMEM;
 	}
 	ExactMarginals(bp, logpot, t->marg, NULL);
+	/* finite potentials near 1e308 can overflow in the messages: no NaN is drawn from */
+	for (int64_t x = 0; x < bp->set->cells; x++)
+		if (!isfinite(t->marg[x]))
+		{
+			BpTablesFree(env, t);
+			return MRF_ERANGE;
+		}
 	BpBuckets(bp, t->cdf, t->cell, t->bstart, t->covered, total);
 	return MRF_OK;
 }

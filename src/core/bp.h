@@ -157,7 +157,8 @@ MrfStatus	MrfBpMarginals(MrfBp *bp, const double *logpot, double *marg,
  * from its conditional given the separator values its parent drew; a
  * variable in no clique (no factor) is uniform.  Rows are independent draws
  * of the model, whatever its modes.  out gets n rows of p values (row-major,
- * z_i < card[i]).  MRF_EINVAL unless the engine is exact (a junction tree).
+ * z_i < card[i]).  MRF_EINVAL unless the engine is exact (a junction tree);
+ * MRF_ERANGE when the marginals overflow (potentials near 1e308).
  */
 MrfStatus	MrfBpSample(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng,
 						MrfCode *out);
@@ -177,7 +178,8 @@ size_t		MrfBpSampleBytes(const MrfBp *bp);
  * clique is allocated from its uniform marginal.  Randomness only from rng:
  * the same rng state gives the same rows.  out gets n rows of p values
  * (row-major, z_i < card[i]); n at most INT32_MAX.  MRF_EINVAL unless the
- * engine is exact (a junction tree).
+ * engine is exact (a junction tree); MRF_ERANGE when the marginals
+ * overflow (potentials near 1e308).
  */
 MrfStatus	MrfBpAllocate(MrfBp *bp, const double *logpot, int64_t n, MrfRng *rng,
 						  MrfCode *out);

@@ -40,7 +40,9 @@ typedef enum MrfStatus
 	MRF_OK = 0,
 	MRF_ENOMEM = 1,
 	MRF_EINVAL = 2,
-	MRF_ERNG = 3				/* the operating system's secure source failed */
+	MRF_ERNG = 3,				/* the operating system's secure source failed */
+	MRF_ERANGE = 4				/* a model's numbers overflow double precision
+								 * (its distribution is not finite) */
 } MrfStatus;
 
 /* Allocation helpers that go through the environment. */

@@ -192,8 +192,11 @@ NeighboursBuild(const double *A, int p, const MrfEnv *env, MrfNeighbours *nb)
  * place: subtracting the maximum and dividing by the sum is the log-sum-exp
  * normaliser, so no exponential overflows and the largest weight is exact.
  * The last entry is 1 up to rounding; DrawFromCdf does not rely on it.
+ * MRF_ERANGE when the weights overflow (finite parameters near 1e308 sum
+ * to an infinite log-weight, and inf - inf is NaN): a NaN distribution
+ * would be drawn from as if it were some other one.
  */
-static void
+static MrfStatus
 LogWeightsToCdf(double *w, int64_t count)
 {
 	double		maxLog = w[0];
@@ -204,6 +207,8 @@ LogWeightsToCdf(double *w, int64_t count)
 	for (s = 1; s < count; s++)
 		if (w[s] > maxLog)
 			maxLog = w[s];
+	if (!isfinite(maxLog))
+		return MRF_ERANGE;
 	for (s = 0; s < count; s++)
 		sum += exp(w[s] - maxLog);
 	logZ = maxLog + log(sum);
@@ -214,6 +219,7 @@ LogWeightsToCdf(double *w, int64_t count)
 		sum += exp(w[s] - logZ);
 		w[s] = sum;
 	}
+	return isfinite(sum) && sum > 0.0 ? MRF_OK : MRF_ERANGE;
 }
 
 /*
@@ -609,7 +615,11 @@ SampleIsingExact(const MrfNeighbours *nb, const double *theta, int p,
 		}
 		cdf[s] = logw;
 	}
-	LogWeightsToCdf(cdf, states);
+	if (LogWeightsToCdf(cdf, states) != MRF_OK)
+	{
+		MrfFree(env, cdf);
+		return MRF_ERANGE;
+	}
 
 	DrawSpinStates(cdf, states, p, n, rng, env, out);
 
@@ -1000,7 +1010,11 @@ SampleTwiseExact(const double *coef, int p, int t, int64_t n, MrfRng *rng,
 		w[mask] = (k % 2 ? -1.0 : 1.0) * coef[c];
 	}
 	MrfWalshHadamard(w, p);
-	LogWeightsToCdf(w, states);
+	if (LogWeightsToCdf(w, states) != MRF_OK)
+	{
+		MrfFree(env, w);
+		return MRF_ERANGE;
+	}
 
 	DrawSpinStates(w, states, p, n, rng, env, out);
 	MrfFree(env, w);
@@ -1376,7 +1390,12 @@ SamplePairwiseExact(const PairwiseNeighbours *nb, const double *theta,
 		for (i = 0; i < p && ++z[i] == k; i++)
 			z[i] = 0;
 	}
-	LogWeightsToCdf(cdf, states);
+	if (LogWeightsToCdf(cdf, states) != MRF_OK)
+	{
+		MrfFree(env, z);
+		MrfFree(env, cdf);
+		return MRF_ERANGE;
+	}
 
 	for (m = 0; m < n; m++)
 	{
@@ -1417,7 +1436,8 @@ DrawTempered(const double *f, const double *c, double beta, int k,
 
 	for (a = 0; a < k; a++)
 		w[a] = f[a] + beta * c[a];
-	LogWeightsToCdf(w, k);
+	/* not checked: a chain's conditional that overflows is not refused (the exact samplers' are) */
+	(void) LogWeightsToCdf(w, k);
 	return (int) DrawFromCdf(w, k, rng);
 }
 
@@ -1753,6 +1773,12 @@ SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 	{
 		acc += exp(cdf[s] - mx);
 		cdf[s] = acc;
+	}
+	/* scores near 1e308 can sum to infinity: inf - inf leaves a NaN distribution */
+	if (!isfinite(mx) || !isfinite(acc) || !(acc > 0.0))
+	{
+		MrfFree(env, cdf);
+		return MRF_ERANGE;
 	}
 	for (r = 0; r < n; r++)
 	{

@@ -454,6 +454,55 @@ CheckDispatch(const MrfEnv *env)
 	free(bytes);
 }
 
+/*
+ * Finite log-potentials whose sums overflow (1e308 twice on a chain's mode)
+ * have no finite distribution: allocation, the tree's draws and the
+ * enumeration return MRF_ERANGE, holding nothing; large potentials that do
+ * not overflow are allocated exactly (a NaN table came out uniform).
+ */
+static void
+CheckOverflow(const MrfEnv *env)
+{
+	int			start[3] = {0, 2, 4};
+	int			var[4] = {0, 1, 1, 2};
+	double		chain[8] = {1e308, 0, 0, 0, 1e308, 0, 0, 0};
+	double		big[4] = {1e308, -1e308, 1e308, 0};
+	AllocModel	m;
+	MrfSampleOptions opt = {1000, 10, 0, 1, NULL};
+	MrfSampler	used;
+	MrfRng		rng;
+	MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) 1000 * 3);
+	long		mode[4] = {0};
+
+	MrfRngInitSeeded(&rng, 7);
+	CHECK(MrfCliqueSetBuild(3, 2, 2, start, var, 0, env, &m.set) == MRF_OK);
+	m.logpot = chain;
+	CHECK_MSG(MrfCliquesSampleWith(m.set, m.logpot, 1000, &opt, &rng, env, rows, &used) == MRF_ERANGE,
+			  "an overflowing chain is not allocated");
+	opt.allocate = 0;
+	CHECK_MSG(MrfCliquesSampleWith(m.set, m.logpot, 1000, &opt, &rng, env, rows, &used) == MRF_ERANGE &&
+			  used == MRF_SAMPLER_ENUMERATE, "nor enumerated (sampler %s)", MrfSamplerName(used));
+	{
+		MrfBp	   *bp = Engine(&m, env);
+
+		CHECK_MSG(MrfBpSample(bp, m.logpot, 1000, &rng, rows) == MRF_ERANGE, "nor drawn through the tree");
+		CHECK_MSG(MrfBpAllocate(bp, m.logpot, 1000, &rng, rows) == MRF_ERANGE, "nor allocated through it");
+		MrfBpFree(bp);
+	}
+	MrfCliqueSetFree(env, m.set);
+
+	/* one clique: (0, 0) and (1, 0) at 1e308, the rest at most 0: half the rows each */
+	CHECK(MrfCliqueSetBuild(2, 2, 1, start, var, 0, env, &m.set) == MRF_OK);
+	opt.allocate = 1;
+	CHECK(MrfCliquesSampleWith(m.set, big, 1000, &opt, &rng, env, rows, &used) == MRF_OK);
+	for (int r = 0; r < 1000; r++)
+		mode[rows[r * 2] * 2 + rows[r * 2 + 1]]++;
+	CHECK_MSG(mode[0] == 500 && mode[2] == 500 && mode[1] == 0 && mode[3] == 0,
+			  "potentials of 1e308 allocated %ld, %ld, %ld, %ld rows", mode[0], mode[1], mode[2], mode[3]);
+	MrfCliqueSetFree(env, m.set);
+	free(rows);
+}
+
 void
 TestAllocate(void)
 {
@@ -476,5 +525,6 @@ TestAllocate(void)
 		FreeModel(&env, &m);
 	}
 	CheckDispatch(&env);
+	CheckOverflow(&env);
 	CHECK_MSG(ce.live == 0, "%zu bytes still allocated", ce.live);
 }

@@ -322,6 +322,13 @@ MrfRunCheck(MrfRun *run, int status)
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("could not obtain random bytes from the operating system")));
 			break;
+		case MRF_ERANGE:
+			/* as mrf_marginal words it: finite parameters whose sums overflow */
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("%s: the model's marginals are not finite numbers", run->learner),
+					 errdetail("Its parameters are too large for exact inference in double precision.")));
+			break;
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
