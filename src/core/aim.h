@@ -168,6 +168,10 @@ double		MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt);
  * to, at most the cap).  Annealing ends most runs well before max_rounds
  * (37, 62 and 128 rounds of 256, 768 and 1,536 at 16, 48 and 96 columns,
  * rho 1), so seconds_max is an upper bound at the modelled tree size.
+ * The scoring share is divided among the options' scoring threads
+ * (opt->threads, else the learner's setting), each past the first counted
+ * as half a core; the estimator's share is not: with threads the seconds
+ * are wall time on an otherwise idle machine of that many cores.
  */
 typedef struct MrfAimPlanReport
 {
@@ -182,6 +186,7 @@ typedef struct MrfAimPlanReport
 	double		sigma2_first;	/* the first rounds' noise variance */
 	double		epsilon_first;	/* the first rounds' selection epsilon */
 	int64_t		model_cells;	/* the modelled junction tree */
+	int			threads;		/* the scoring threads the time counts on */
 	double		seconds_per_round;
 	double		seconds_max;	/* max_rounds rounds and the final estimate */
 } MrfAimPlanReport;

@@ -63,6 +63,8 @@
 #include "parser/parsetree.h"
 #include "storage/proc.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -71,6 +73,8 @@
 #include "pg/ledger/budget.h"
 #include "pg/ledger/guard.h"
 #include "pg/citus/cluster.h"
+#include "pg/driver/learners.h"
+#include "pg/driver/plan.h"
 #include "pg/ledger/ledger.h"
 #include "pg/ledger/catalog.h"
 
@@ -423,6 +427,31 @@ CombinableSibling(Aggref *aggref)
 }
 
 /*
+ * Merges what the learner fixes on every node from this (the
+ * coordinator's) settings (MrfLearner.cluster_options) under the call's
+ * options: jsonb_concat(fixed, options), so the call's own keys win.  The
+ * workers receive the merged document and plan as the coordinator does,
+ * whatever their own settings; its final function reads the same document
+ * back from their states.
+ */
+static void
+MergeClusterOptions(Aggref *aggref)
+{
+	const MrfLearner *learner = MrfLearnerFind(get_func_name(aggref->aggfnoid));
+	TargetEntry *te = lsecond_node(TargetEntry, aggref->args);
+	char	   *fixed;
+	Const	   *c;
+
+	if (learner == NULL || learner->cluster_options == NULL ||
+		(fixed = learner->cluster_options()) == NULL)
+		return;
+	c = makeConst(JSONBOID, -1, InvalidOid, -1,
+				  DirectFunctionCall1(jsonb_in, CStringGetDatum(fixed)), false, false);
+	te->expr = (Expr *) makeFuncExpr(F_JSONB_CONCAT, JSONBOID, list_make2(c, te->expr),
+									 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+/*
  * Puts the combinable sibling in place of every plain learner aggregate of
  * this query level (not of nested queries): Citus then packs rows on the
  * workers and ships packed rows.  Ordered or DISTINCT calls keep their
@@ -443,7 +472,10 @@ ShipStateWalker(Node *node, LearnerWalk *walk)
 			Oid			sibling = CombinableSibling(aggref);
 
 			if (OidIsValid(sibling))
+			{
+				MergeClusterOptions(aggref);
 				aggref->aggfnoid = sibling;
+			}
 		}
 	}
 	return expression_tree_walker(node, ShipStateWalker, walk);

@@ -116,6 +116,16 @@ typedef struct MrfLearner
 	 * plan->distributed, plan->shards).
 	 */
 	bool		(*stable_shardable) (const MrfPlan *plan);
+
+	/*
+	 * Optional: an options document (JSON text, palloc'd) fixing on every
+	 * Citus node what would otherwise come from each node's own settings
+	 * (AIM: its default model cap under mrfdp.max_learner_memory, which
+	 * decides the workload marginals skipped, so the tables the workers
+	 * count).  The coordinator's planner merges it under the call's options
+	 * before they travel (citus/cluster.c); the call's own keys win.
+	 */
+	char	   *(*cluster_options) (void);
 } MrfLearner;
 
 /*

@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -30,7 +31,7 @@
 #define AIM_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_K | \
 					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS | \
 					 MRF_OPT_WORKLOAD | MRF_OPT_ROUNDS | MRF_OPT_ONE_WAY_SHARE | \
-					 MRF_OPT_MAX_MODEL_CELLS)
+					 MRF_OPT_MAX_MODEL_CELLS | MRF_OPT_COORDINATOR_MODEL_CELLS)
 
 #define AIM_MAX_ITERATIONS 100000
 
@@ -93,23 +94,36 @@ AimCard(int p, int k, const uint16 *alphabets)
 	return card;
 }
 
+/* The most model cells this node's mrfdp.max_learner_memory allows (a quarter of it). */
+static int64
+AimModelCellsBound(void)
+{
+	return (int64) fmax(1.0, floor((double) MrfMaxLearnerMemory * 1024.0 / 4.0 / AIM_BYTES_PER_MODEL_CELL));
+}
+
 /*
  * The caps under mrfdp.max_learner_memory: a quarter of it each, for the
  * model and for the candidates' tables.  The model's is option
  * max_model_cells when given (refused above that quarter, naming the
  * setting: an explicit request is never silently lowered), else at most
- * AIM_MAX_MODEL_CELLS.  From the options and the setting only, before any
- * row is read.
+ * AIM_MAX_MODEL_CELLS: this node's quarter, or on Citus the coordinator's
+ * (coordinator_model_cells, AimClusterOptions), so that every node skips
+ * the same workload marginals and counts the same tables; the memory of the
+ * model is planned where it is built (AimPlan), so a larger cap than this
+ * node's quarter is refused there, never here.  From the options and the
+ * settings only, before any row is read.
  */
 static MrfRefusal *
 AimCaps(const MrfOptions *opt, const char *learner, int64 *max_model_cells,
 		int64 *max_candidate_cells)
 {
 	double		limit = (double) MrfMaxLearnerMemory * 1024.0;
-	int64		bound = (int64) fmax(1.0, floor(limit / 4.0 / AIM_BYTES_PER_MODEL_CELL));
+	int64		bound = AimModelCellsBound();
 
 	*max_candidate_cells = (int64) floor(limit / 4.0 / sizeof(int64));
 	*max_model_cells = Min(AIM_MAX_MODEL_CELLS, bound);
+	if (opt->given & MRF_OPT_COORDINATOR_MODEL_CELLS)
+		*max_model_cells = Min(AIM_MAX_MODEL_CELLS, (int64) opt->coordinator_model_cells);
 	if (opt->given & MRF_OPT_MAX_MODEL_CELLS)
 	{
 		if (opt->max_model_cells > bound)
@@ -583,9 +597,20 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	}
 }
 
+/*
+ * See driver/learners.h: this node's (the coordinator's) default model
+ * cap, for every Citus node to plan with (AimCaps).
+ */
+static char *
+AimClusterOptions(void)
+{
+	return psprintf("{\"coordinator_model_cells\": " INT64_FORMAT "}",
+					Min(AIM_MAX_MODEL_CELLS, AimModelCellsBound()));
+}
+
 const MrfLearner MrfAimLearner = {
 	"mrf_learn_aim", MRF_ROWS_CODES, NULL, AimOptions, AimPlan, AimRun, NULL,
-	AimTableCells, AimCountRows
+	AimTableCells, AimCountRows, NULL, NULL, AimClusterOptions
 };
 
 PG_FUNCTION_INFO_V1(mrf_aim_accum);
@@ -608,6 +633,20 @@ mrf_aim_final(PG_FUNCTION_ARGS)
 	return MrfAggregateRelease(fcinfo, &MrfAimLearner);
 }
 
+/*
+ * The scoring threads a release starting now would use
+ * (mrfdp.learner_threads), for the plan's time: at most the machine's
+ * online cores, since threads past them add no speed.
+ */
+static int
+AimPlanThreads(void)
+{
+	int			threads = MrfLearnerThreadCount();
+	long		cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cores >= 1 && cores < threads ? (int) cores : threads;
+}
+
 PG_FUNCTION_INFO_V1(mrf_learn_aim_plan);
 /*
  * mrf_learn_aim_plan(alphabets int[], rho float8, n bigint, rounds int,
@@ -616,7 +655,8 @@ PG_FUNCTION_INFO_V1(mrf_learn_aim_plan);
  * only: no relation is named, no row read, nothing charged.  The options
  * go through the release's own plan (AimOptions, AimPlan: the same
  * refusals, rounds, rates and caps; privacy.c); the time is the core's
- * rough model (MrfAimPlan); with n, the memory the release would plan.
+ * rough model (MrfAimPlan) on mrfdp.learner_threads threads; with n, the
+ * memory the release would plan.
  * Arguments past the third are read only when the SQL definition has them.
  */
 Datum
@@ -651,6 +691,13 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 				 errdetail("%s needs a positive, finite zCDP budget rho.", learner),
 				 errhint("mrf_dp_to_zcdp converts an (epsilon, delta) budget.")));
 	arr = PG_GETARG_ARRAYTYPE_P(0);
+	/* one size a column: a 2-D array is refused, never read flattened */
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s: alphabets must be a one-dimensional array", learner),
+				 errdetail("The array given has %d dimensions.", ARR_NDIM(arr)),
+				 errhint("Pass one alphabet size a column, e.g. ARRAY[2, 3, 4].")));
 	deconstruct_array(arr, INT4OID, 4, true, TYPALIGN_INT, &elems, &nulls, &p);
 	card = palloc(sizeof(int) * Max(p, 1));
 	alphabets = palloc(sizeof(uint16) * Max(p, 1));
@@ -682,6 +729,7 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	MrfPlanShape(&plan, p, k);
 	ap = plan.params;
 	AimCoreOptions(ap, &ao);
+	ao.threads = AimPlanThreads();
 	if (MrfAimPlan(p, card, &ao, &pr) != MRF_OK)
 		elog(ERROR, "%s: the core refused a plan its checks passed", learner);
 	initStringInfo(&out);
@@ -699,8 +747,8 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 					 pr.candidates, (int64) pr.candidate_cells, (int64) ao.max_candidate_cells);
 	appendStringInfo(&out, ", \"max_model_cells\": " INT64_FORMAT ", \"modelled_tree_cells\": " INT64_FORMAT,
 					 (int64) ao.max_model_cells, (int64) pr.model_cells);
-	appendStringInfo(&out, ", \"seconds_per_round\": %s, \"seconds_max\": %s",
-					 MrfDoubleText(pr.seconds_per_round), MrfDoubleText(pr.seconds_max));
+	appendStringInfo(&out, ", \"threads\": %d, \"seconds_per_round\": %s, \"seconds_max\": %s",
+					 pr.threads, MrfDoubleText(pr.seconds_per_round), MrfDoubleText(pr.seconds_max));
 	if (!PG_ARGISNULL(2))
 	{
 		int64		n = PG_GETARG_INT64(2);

@@ -80,6 +80,8 @@ static const OptionSpec OptionSpecs[] = {
 	{"rounds", MRF_OPT_ROUNDS, OPT_INTEGER, FIELD(rounds), 1, MRF_MAX_AIM_ROUNDS},
 	{"one_way_share", MRF_OPT_ONE_WAY_SHARE, OPT_PROBABILITY, FIELD(one_way_share)},
 	{"max_model_cells", MRF_OPT_MAX_MODEL_CELLS, OPT_INTEGER, FIELD(max_model_cells), 1, INT_MAX},
+	/* no parameter of mrf_options: the Citus coordinator's, merged into what it ships (options.h) */
+	{"coordinator_model_cells", MRF_OPT_COORDINATOR_MODEL_CELLS, OPT_INTEGER, FIELD(coordinator_model_cells), 1, INT_MAX},
 };
 
 #define NUM_OPTIONS lengthof(OptionSpecs)

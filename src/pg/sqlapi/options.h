@@ -50,6 +50,13 @@
 #define MRF_OPT_ROUNDS			0x400000
 #define MRF_OPT_ONE_WAY_SHARE	0x800000
 #define MRF_OPT_MAX_MODEL_CELLS	0x1000000
+/*
+ * Not a parameter of mrf_options: the Citus coordinator merges it into the
+ * options it ships (MrfLearner.cluster_options), so that every node uses
+ * the coordinator's default AIM model cap.  The top bit, apart from the
+ * parameters' bits.
+ */
+#define MRF_OPT_COORDINATOR_MODEL_CELLS 0x80000000
 
 /* Most rounds an AIM release may be given (option rounds; docs/learners/aim.md). */
 #define MRF_MAX_AIM_ROUNDS 10000
@@ -88,6 +95,7 @@ typedef struct MrfOptions
 	int			rounds;			/* AIM: T, the rounds at the initial rates */
 	double		one_way_share;	/* AIM: the one-way marginals' part of rho */
 	int			max_model_cells;	/* AIM: cap on the junction tree's cells */
+	int			coordinator_model_cells;	/* AIM on Citus: the coordinator's default cap */
 } MrfOptions;
 
 /* Parses and validates an options document (every value checked). */
