@@ -6,9 +6,11 @@
 #
 #   bench/aim_schedule_study.sh [table ...]
 #
-# Tables (default: all): adult-e1 adult-e10 soybean-e1 soybean-e10
-# synth48-e1 synth48-e10 synth96-e1 synth96-e10 dna-r0.1 small16 small48.
+# Tables (default: all): adult-e1 adult-e10 adult-r0.2 adult9-r0.1
+# adult9-r1 soybean-e1 soybean-e10 synth48-e1 synth48-e10 synth96-e1
+# synth96-e10 dna-r0.1 small16 small48.
 #   adult    UCI Adult as private-pgm ships it (48,842 rows, 14 columns)
+#   adult9   its nine columns of at most 42 values (bench/aim_vs_pgm.sh's)
 #   soybean  mlbench Soybean (683 rows, 36 columns; a missing value is
 #            one more level of its column)
 #   dna      mlbench DNA (3,186 rows, 181 columns), rho 0.1
@@ -16,7 +18,7 @@
 #   smallP   the same at n = 1,000, rho 0.1
 # -e1 / -e10: epsilon 1 / 10 at delta 1e-6, converted to rho with the
 # project's own conversion (MrfZcdpForDp, as the SQL learners do: rho
-# 0.02436 and 1.539).
+# 0.02436 and 1.539); -rR: rho R.
 #
 # Environment: SEEDS (default "1 2 3"), AIM_ARGS (more bench_aim_width
 # arguments, e.g. "--schedule paper" for [MMSM22]'s schedule), THREE=1 for
@@ -26,7 +28,9 @@
 # run instead of building this tree's).
 #
 # Prints one line a run:
-#   table seed rho mst_err2 aim_err2 ratio mst_err3 aim_err3 aim_rounds aim_seconds
+#   table seed rho mst_err2 aim_err2 ratio mst_err3 aim_err3 aim_rounds aim_seconds signal schedule
+# (signal: the automatic schedule's n / sigma, privacy.c MrfAimScheduleSignal;
+# schedule: the one run, mst-seeded or mmsm22 as the metadata says)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 SEEDS=${SEEDS:-"1 2 3"}
@@ -37,8 +41,8 @@ PGM=${PGM:-/tmp/pgm-514dea3}
 WORK=${WORK:-/tmp/aim_schedule_study}
 py=/usr/bin/python3
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(adult-e1 adult-e10 soybean-e1 soybean-e10 synth48-e1
-	synth48-e10 synth96-e1 synth96-e10 dna-r0.1 small16 small48)
+[ ${#tables[@]} -gt 0 ] || tables=(adult-e1 adult-e10 adult-r0.2 adult9-r0.1 adult9-r1
+	soybean-e1 soybean-e10 synth48-e1 synth48-e10 synth96-e1 synth96-e10 dna-r0.1 small16 small48)
 mkdir -p "$WORK"
 if [ -z "${BIN:-}" ]; then
 	make -s -C "$here" bench_aim_width
@@ -68,15 +72,15 @@ EOF
 
 data_args() {
 	case $1 in
-	adult)
-		if [ ! -f "$WORK/adult.npy" ]; then
+	adult|adult9)
+		if [ ! -f "$WORK/$1.npy" ]; then
 			if [ ! -f "$PGM/mechanisms/aim.py" ]; then
 				mkdir -p "$PGM"
 				git --git-dir="$PGM_MIRROR" archive 514dea3 | tar -x -C "$PGM"
 			fi
-			$py "$here/aim_vs_pgm.py" export "$PGM" "$WORK/adult.npy" > "$WORK/adult.alphabets"
+			$py "$here/aim_vs_pgm.py" export "$PGM" "$1" "$WORK" > "$WORK/$1.alphabets"
 		fi
-		echo "--data $WORK/adult.npy --alphabets $(cat "$WORK/adult.alphabets")" ;;
+		echo "--data $WORK/$1.npy --alphabets $(cat "$WORK/$1.alphabets")" ;;
 	soybean|dna)
 		local R=Soybean
 		[ "$1" = dna ] && R=DNA
@@ -88,11 +92,14 @@ data_args() {
 }
 
 echo "# $(date -u +%FT%TZ) $(git -C "$here" rev-parse --short HEAD) AIM_ARGS='$AIM_ARGS'; $(uptime | sed 's/.*load/load/')"
-echo "# table seed rho mst_err2 aim_err2 ratio mst_err3 aim_err3 aim_rounds aim_seconds"
+echo "# table seed rho mst_err2 aim_err2 ratio mst_err3 aim_err3 aim_rounds aim_seconds signal schedule"
 for t in "${tables[@]}"; do
 	case $t in
 	adult-e1) args="$(data_args adult) --epsilon 1 --delta 1e-6" ;;
 	adult-e10) args="$(data_args adult) --epsilon 10 --delta 1e-6" ;;
+	adult-r0.2) args="$(data_args adult) --rho 0.2" ;;
+	adult9-r0.1) args="$(data_args adult9) --rho 0.1" ;;
+	adult9-r1) args="$(data_args adult9) --rho 1" ;;
 	soybean-e1) args="$(data_args soybean) --epsilon 1 --delta 1e-6" ;;
 	soybean-e10) args="$(data_args soybean) --epsilon 10 --delta 1e-6" ;;
 	dna-r0.1) args="$(data_args dna) --rho 0.1" ;;
@@ -110,9 +117,11 @@ for t in "${tables[@]}"; do
 		# shellcheck disable=SC2086
 		"$BIN" $args --seed "$s" $three $AIM_ARGS |
 			awk -v t="$t" -v s="$s" '
-				/^# p / { for (i = 1; i <= NF; i++) if ($i == "rho") rho = $(i + 1); sub(",", "", rho) }
+				/^# p / { for (i = 1; i <= NF; i++) { if ($i == "rho") rho = $(i + 1); if ($i == "signal") sig = $(i + 1) }
+					sub(",", "", rho) }
 				$1 == "mst" { m2 = $4; m3 = $5 }
 				$1 == "aim" { a2 = $4; a3 = $5; r = $3; sec = $2 }
-				END { printf "%s %s %s %s %s %.3f %s %s %s %s\n", t, s, rho, m2, a2, a2 / m2, m3, a3, r, sec }'
+				/^# aim: / { for (i = 1; i <= NF; i++) if ($i == "seed") sch = $(i + 1) > 0 ? "mst-seeded" : "mmsm22" }
+				END { printf "%s %s %s %s %s %.3f %s %s %s %s %s %s\n", t, s, rho, m2, a2, a2 / m2, m3, a3, r, sec, sig, sch }'
 	done
 done

@@ -14,7 +14,7 @@
  *
  *   ./bench_aim_width [--p 48] [--n 10000] [--rho 1 | --epsilon E --delta D] [--seed 1]
  *       [--strength 0.7] [--rounds 0] [--one-way 0] [--three] [--no-mst] [--no-aim]
- *       [--schedule seeded|paper] [--seed-share 0]  (AIM's budget schedule; 0: the core's)
+ *       [--schedule auto|seeded|paper] [--seed-share 0]  (AIM's budget schedule; 0: the core's)
  *       [--stop F]  (round_stop_fraction; default the core's)
  *       [--reference]  (score candidates by building each model: the slow reference)
  *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
@@ -273,7 +273,7 @@ main(int argc, char **argv)
 	double		share = 0;		/* one_way_share; 0: the core's */
 	int64_t		cells = 0;		/* max_model_cells; 0: the core's */
 	double		seed_share = 0; /* seeded schedule: the seed's share; 0: the core's */
-	int			schedule = MRF_AIM_SCHEDULE_SEEDED;
+	int			schedule = MRF_AIM_SCHEDULE_AUTO;
 	int			reference = 0;
 	const char *data = NULL;
 	const char *alphabets = NULL;	/* with --data: "k1,k2,...", else from the data */
@@ -316,8 +316,10 @@ main(int argc, char **argv)
 				schedule = MRF_AIM_SCHEDULE_SEEDED;
 			else if (strcmp(argv[i], "paper") == 0)
 				schedule = MRF_AIM_SCHEDULE_PAPER;
+			else if (strcmp(argv[i], "auto") == 0)
+				schedule = MRF_AIM_SCHEDULE_AUTO;
 			else
-				Die("--schedule: seeded or paper", argv[i]);
+				Die("--schedule: auto, seeded or paper", argv[i]);
 		}
 		else if (strcmp(argv[i], "--stop") == 0)
 			stop = NumberArg(argc, argv, &i);
@@ -419,8 +421,10 @@ main(int argc, char **argv)
 	env.poll = TracePoll;
 	env.ctx = &trace;
 
-	printf("# p %d, n %lld, rho %g, seed %d%s; error: mean L1 over every 2-way%s marginal\n",
-		   p, (long long) n, rho, seed, data ? " (data file)" : "", three ? " and 3-way" : "");
+	printf("# p %d, n %lld, rho %g, seed %d%s; error: mean L1 over every 2-way%s marginal; "
+		   "schedule signal %.0f (auto: [MMSM22]'s from %.0f)\n",
+		   p, (long long) n, rho, seed, data ? " (data file)" : "", three ? " and 3-way" : "",
+		   MrfAimScheduleSignal(rho, n, p), MRF_AIM_PAPER_SIGNAL);
 	printf("%-5s %-9s %-8s %-9s %-9s %-10s\n", "algo", "seconds", "rounds", "err2", "err3",
 		   "tree_cells");
 	if (run_mst)

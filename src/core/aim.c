@@ -601,13 +601,28 @@ int
 MrfAimBudget(int p, const MrfAimOptions *opt, MrfAimBudgetPlan *b)
 {
 	double		one_way = 0.0;
+	int			schedule = opt->schedule;
 
 	memset(b, 0, sizeof(*b));
 	b->rounds = opt->rounds > 0 ? opt->rounds : MrfAimRounds(p);
 	b->one_way_share = opt->one_way_share;
 	if (p < 2 || b->rounds < 1)
 		return -1;
-	if (opt->schedule == MRF_AIM_SCHEDULE_SEEDED)
+	if (schedule == MRF_AIM_SCHEDULE_AUTO)
+	{
+		/* from public sizes (privacy.c MrfAimAutoPaper); n must be known */
+		int			paper = MrfAimAutoPaper(opt->rho, opt->n, p);
+
+		if (paper < 0)
+			return -1;
+		schedule = paper ? MRF_AIM_SCHEDULE_PAPER : MRF_AIM_SCHEDULE_SEEDED;
+		/* [MMSM22]'s one-ways at 0.9 rho / T need T > 0.9 p: else the seed */
+		if (schedule == MRF_AIM_SCHEDULE_PAPER && opt->one_way_share == 0.0 &&
+			0.9 * p >= b->rounds)
+			schedule = MRF_AIM_SCHEDULE_SEEDED;
+	}
+	b->schedule = schedule;
+	if (schedule == MRF_AIM_SCHEDULE_SEEDED)
 	{
 		int			rounds_default;
 
@@ -2049,9 +2064,16 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	rep->score_digest = UINT64_C(14695981039346656037);
 	*set_out = NULL;
 	*logpot_out = NULL;
-	if (p < 2 || n < 1 || opt->max_model_cells < 1 || opt->round_iterations < 0 ||
-		MrfAimBudget(p, opt, &b) != 0)
+	if (p < 2 || n < 1 || opt->max_model_cells < 1 || opt->round_iterations < 0)
 		return MRF_EINVAL;
+	{
+		/* the automatic schedule's n: the rows' (public) */
+		MrfAimOptions bo = *opt;
+
+		bo.n = n;
+		if (MrfAimBudget(p, &bo, &b) != 0)
+			return MRF_EINVAL;
+	}
 	rounds = b.rounds;
 	rep->max_rounds = rounds;
 	rho_one = b.rho_one;

@@ -51,16 +51,21 @@
  * given.  PAPER: [MMSM22] Alg. 2, the one-ways then the rounds
  * (one_way_share 0: 0.9 p / T).  The seed's tree keeps the model within
  * max_model_cells (a forest then); the seeded schedule runs as PAPER when
- * the workload has no pair (public).
+ * the workload has no pair (public).  AUTO (the default): PAPER on rich
+ * tables, SEEDED on the others, by a signal of public sizes (n, p, rho:
+ * privacy.c MrfAimAutoPaper); SEEDED when PAPER cannot spend the rounds
+ * given (T <= 0.9 p without a one-way share).
  */
-#define MRF_AIM_SCHEDULE_SEEDED 0
+#define MRF_AIM_SCHEDULE_AUTO 0
 #define MRF_AIM_SCHEDULE_PAPER 1
+#define MRF_AIM_SCHEDULE_SEEDED 2
 
 typedef struct MrfAimOptions
 {
 	double		rho;			/* the whole budget, zCDP */
 	int			rounds;			/* T; 0: MrfAimRounds(p) */
 	int			schedule;		/* MRF_AIM_SCHEDULE_*: how rho is spread */
+	int64_t		n;				/* AUTO: the rows (public); MrfAimLearn* set it, 0: not yet known */
 	double		one_way_share;	/* of rho, the one-ways together; 0: the schedule's */
 	double		seed_share;		/* seeded: of rho, the seed's tree together; 0: the default */
 	int64_t		max_model_cells;	/* cap on the junction tree's cells */
@@ -94,6 +99,7 @@ void		MrfAimDefaultOptions(MrfAimOptions *opt);
 typedef struct MrfAimBudgetPlan
 {
 	int			rounds;			/* T */
+	int			schedule;		/* the schedule run: MRF_AIM_SCHEDULE_PAPER or _SEEDED */
 	int			seeded;			/* the seed runs */
 	double		one_way_share;	/* the one-ways' share of rho */
 	double		seed_share;		/* the seed's (0 without one) */

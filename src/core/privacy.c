@@ -1627,6 +1627,43 @@ MrfAimSeedShares(double one_given, double *one_share, double *seed_share, int *r
 }
 
 /*
+ * The automatic schedule (aim.c's default, MRF_AIM_SCHEDULE_AUTO;
+ * privacy.md 13 "The schedule from public sizes"): [MMSM22]'s schedule
+ * when the signal n / sigma is at least MRF_AIM_PAPER_SIGNAL, else the
+ * MST-seeded one.  sigma^2 = 3 (p - 1) / (2 rho) is the variance of
+ * each of p - 1 pair tables measured at rho / 3 together (section 12's M3
+ * rate, MrfMstGaussianVariance, without its rounding: the figure only
+ * ranks sizes, it sets no noise).  n is public under replace-one
+ * neighbours (privacy.md 1), p and rho are, so the choice is a public
+ * function fixed before any row is read and reveals nothing; each of the
+ * two schedules is rho-zCDP (privacy.md 13), so the release is whichever
+ * runs.  The threshold is the study's (docs/learners/aim.md, "The schedule
+ * from public sizes", bench/aim_schedule_study.sh): every table where
+ * [MMSM22]'s schedule had the lower error had a signal of 4,400 or more
+ * (Adult at epsilon 10 and at rho 0.2, Adult's nine small columns at rho
+ * 0.1 and 1), every one where the seed won 1,800 or less (Adult at
+ * epsilon 1, Soybean, DNA, the 48- and 96-column tables at epsilon 1, the
+ * n = 1,000 tables); 2,500 lies between.
+ */
+double
+MrfAimScheduleSignal(double rho, int64_t n, int p)
+{
+	if (!PositiveFinite(rho) || n < 1 || p < 2)
+		return NAN;
+	return (double) n * sqrt(2.0 * rho / (3.0 * (p - 1)));
+}
+
+int
+MrfAimAutoPaper(double rho, int64_t n, int p)
+{
+	double		signal = MrfAimScheduleSignal(rho, n, p);
+
+	if (isnan(signal))
+		return -1;
+	return signal >= MRF_AIM_PAPER_SIGNAL;
+}
+
+/*
  * MST-seeded AIM (aim.c's default schedule; privacy.md 13 "The seed"): the
  * one-ways take one_share rho together (one_share rho / p each), then a
  * seed runs MST's selection and measurement (privacy.md 12's M2 and M3,

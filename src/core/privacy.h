@@ -257,6 +257,18 @@ void		MrfAimSeedShares(double one_given, double *one_share, double *seed_share,
 							 int *rounds);
 
 /*
+ * The automatic schedule's signal (MrfAimScheduleSignal): n over the
+ * standard deviation of a pair's count measured as MST measures its p - 1
+ * pairs at rho / 3, n sqrt(2 rho / (3 (p - 1))); a function of public
+ * sizes only.  MrfAimAutoPaper: whether the automatic schedule runs
+ * [MMSM22]'s (1) or the MST-seeded one (0) at these sizes; n < 1 (not yet
+ * known): -1.
+ */
+#define MRF_AIM_PAPER_SIGNAL 2500.0
+double		MrfAimScheduleSignal(double rho, int64_t n, int p);
+int			MrfAimAutoPaper(double rho, int64_t n, int p);
+
+/*
  * MST-seeded AIM's rates: the one-ways' rate *rho_one (one_share rho / p),
  * the seed's selections and measurements together (seed_share rho / 2
  * each: MST's tree over the workload's pairs, MrfMstSelectionScale and

@@ -157,17 +157,26 @@ AimRates(const char *learner, double rho, int p, int rounds, double share)
 	ao.rho = rho;
 	ao.rounds = rounds;
 	ao.one_way_share = share;
-	if (MrfAimBudget(p, &ao, &b) != 0 ||
-		MrfAimGaussianVariance(b.rho_one, &num, &den) != 0 ||
-		MrfAimGaussianVariance(b.rho_measure, &num, &den) != 0 ||
-		!isfinite(MrfAimSelectionScale(b.rho_select, 1.0)) ||
-		(b.seeded && (MrfMstGaussianVariance(p - 1, b.rho_seed_measure, &num, &den) != 0 ||
-					  !isfinite(MrfMstSelectionScale(b.rho_seed_select, p - 1)))))
+	/*
+	 * the automatic schedule's two outcomes (n is counted later): the
+	 * smallest n's and the largest's (privacy.c MrfAimAutoPaper)
+	 */
+	for (int big = 0; big < 2; big++)
+	{
+		ao.n = big ? INT64_MAX : 1;
+		if (MrfAimBudget(p, &ao, &b) == 0 &&
+			MrfAimGaussianVariance(b.rho_one, &num, &den) == 0 &&
+			MrfAimGaussianVariance(b.rho_measure, &num, &den) == 0 &&
+			isfinite(MrfAimSelectionScale(b.rho_select, 1.0)) &&
+			(!b.seeded || (MrfMstGaussianVariance(p - 1, b.rho_seed_measure, &num, &den) == 0 &&
+						   isfinite(MrfMstSelectionScale(b.rho_seed_select, p - 1)))))
+			continue;
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 						 "invalid value for option \"rho\"",
 						 psprintf("With %d variables and %d rounds, rho = %g needs discrete Gaussian noise of variance above the sampler's limit of 2^40.",
 								  p, b.rounds, rho),
 						 "Raise rho, or learn from fewer variables or with fewer rounds.");
+	}
 	return NULL;
 }
 
@@ -552,6 +561,7 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 
 		/* the T and shares used, given or the schedule's defaults (MrfAimBudget) */
 		AimCoreOptions(ap, &bo);
+		bo.n = n;
 		if (MrfAimBudget(p, &bo, &b) != 0)
 			elog(ERROR, "%s: the core's budget plan failed after its release", plan->learner->name);
 		appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"rounds_given\": %s, \"annealed\": %d",
@@ -563,6 +573,9 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 						 b.seeded ? "mst-seeded" : "mmsm22", MrfDoubleText(b.seed_share),
 						 rep.seed_pairs, MrfDoubleText(rep.rho_seed),
 						 rep.seed_pairs > 0 ? MrfDoubleText(rep.sigma2_seed) : "null");
+		/* the automatic schedule's signal of public sizes (privacy.c MrfAimScheduleSignal) */
+		appendStringInfo(&meta, ", \"schedule_signal\": %s",
+						 MrfDoubleText(MrfAimScheduleSignal(ap->rho, n, p)));
 	}
 	/* the core's running sum at the end (rounded up at each step): rho when the last round ran */
 	appendStringInfo(&meta, ", \"rho_one_way\": %s, \"rho_spent\": %s",
@@ -730,6 +743,16 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	ap = plan.params;
 	AimCoreOptions(ap, &ao);
 	ao.threads = AimPlanThreads();
+	/* the automatic schedule needs n: without it, the seeded schedule's plan (small n's) */
+	if (PG_ARGISNULL(2))
+		ao.schedule = MRF_AIM_SCHEDULE_SEEDED;
+	else
+		ao.n = PG_GETARG_INT64(2);
+	if (!PG_ARGISNULL(2) && ao.n < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid row count " INT64_FORMAT, (int64) ao.n),
+				 errdetail("n, when given, is a positive public row count.")));
 	if (MrfAimPlan(p, card, &ao, &pr) != MRF_OK)
 		elog(ERROR, "%s: the core refused a plan its checks passed", learner);
 	initStringInfo(&out);
@@ -741,6 +764,8 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	appendStringInfo(&out, ", \"schedule\": \"%s\", \"seed_share\": %s, \"rho_seed\": %s",
 					 pr.seeded ? "mst-seeded" : "mmsm22", MrfDoubleText(pr.seed_share),
 					 MrfDoubleText(pr.rho_seed));
+	appendStringInfo(&out, ", \"schedule_signal\": %s",
+					 PG_ARGISNULL(2) ? "null" : MrfDoubleText(MrfAimScheduleSignal(ap->rho, ao.n, p)));
 	appendStringInfo(&out, ", \"sigma2_first\": %s, \"epsilon_first\": %s",
 					 MrfDoubleText(pr.sigma2_first), MrfDoubleText(pr.epsilon_first));
 	appendStringInfo(&out, ", \"candidates\": %d, \"candidate_cells\": " INT64_FORMAT ", \"max_candidate_cells\": " INT64_FORMAT,
