@@ -44,7 +44,7 @@
 #define MRF_AIM_MAX_WORKLOAD 10000
 
 /*
- * The budget schedules.  SEEDED (the default): the one-ways, then MST's
+ * The budget schedules.  SEEDED: the one-ways, then MST's
  * tree over the workload's pairs (its private selection and its pairs
  * measured: the seed), then the rounds spend the rest, the estimator
  * using every measurement; shares in MrfAimSeedShares (privacy.c) unless

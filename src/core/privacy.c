@@ -1664,7 +1664,8 @@ MrfAimAutoPaper(double rho, int64_t n, int p)
 }
 
 /*
- * MST-seeded AIM (aim.c's default schedule; privacy.md 13 "The seed"): the
+ * MST-seeded AIM (the automatic default's below its threshold; privacy.md
+ * 13 "The seed"): the
  * one-ways take one_share rho together (one_share rho / p each), then a
  * seed runs MST's selection and measurement (privacy.md 12's M2 and M3,
  * MrfMstSelectForest) over the workload's pairs: seed_pairs exponential

@@ -73,14 +73,16 @@ SELECT is((SELECT (m::jsonb)->'alphabets' FROM released), '[3, 3, 3, 2, 4]'::jso
 SELECT ok((SELECT EXISTS (SELECT 1 FROM jsonb_array_elements((m::jsonb)->'cliques') cl
 						  WHERE cl @> '[1, 2, 3]'::jsonb) FROM released),
 		  'a clique holds the triangle a, b, c (a model no tree can be)');
-SELECT ok((SELECT (mrf_info(m)->>'rounds')::int BETWEEN 1 AND 8 + 5
-				  AND (mrf_info(m)->>'max_rounds')::int = 8 AND mrf_info(m)->>'schedule' = 'mst-seeded'
-				  AND (mrf_info(m)->>'seed_pairs')::int = 4 FROM released),
-		  'the seeded schedule: a tree of 4 pairs, then at most T = 8 rounds (plus p)');
-SELECT ok((SELECT (mrf_info(m)->>'sigma2_first')::float8 >= 8 / (0.9 * 10 / 6) FROM released),
-		  'the rounds'' first variance is at least T / (0.9 rho / 6) (replace-one; a sixth of rho left to them)');
-SELECT ok((SELECT abs((mrf_info(m)->'selection'->>'epsilon_first')::float8 - sqrt(8 * 0.1 * 10 / 6 / 8)) < 1e-9
-		   FROM released), 'the first selection has epsilon sqrt(8 * 0.1 (rho / 6) / T)');
+SELECT ok((SELECT (mrf_info(m)->>'rounds')::int BETWEEN 1 AND 80
+				  AND (mrf_info(m)->>'max_rounds')::int = 80 AND mrf_info(m)->>'schedule' = 'mmsm22'
+				  AND (mrf_info(m)->>'seed_pairs')::int = 0
+				  AND abs((mrf_info(m)->>'schedule_signal')::float8 - 30000 * sqrt(2 * 10 / (3.0 * 4))) < 1e-6
+				  FROM released),
+		  'a rich table (signal n sqrt(2 rho / (3 (p - 1))) = 38,730, over 2,500): [MMSM22]''s schedule, T = 16 p = 80, no seed');
+SELECT ok((SELECT (mrf_info(m)->>'sigma2_first')::float8 >= 80 / (0.9 * 10) FROM released),
+		  'the rounds'' first variance is at least T / (0.9 rho) (replace-one)');
+SELECT ok((SELECT abs((mrf_info(m)->'selection'->>'epsilon_first')::float8 - sqrt(8 * 0.1 * 10 / 80)) < 1e-9
+		   FROM released), 'the first selection has epsilon sqrt(8 * 0.1 rho / T)');
 SELECT ok((SELECT (mrf_info(m)->'workload'->>'given')::boolean = false
 				  AND (mrf_info(m)->'workload'->>'triples_added')::int >= 1 FROM released),
 		  'the default workload: pairs, plus triples over the pairs AIM selected');

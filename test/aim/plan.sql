@@ -4,7 +4,7 @@
 -- nothing; its rounds and rates are the release's own (the learned model's
 -- metadata agrees); the work grows with width; bad input has its SQLSTATE.
 BEGIN;
-SELECT plan(12);
+SELECT plan(13);
 SET LOCAL mrfdp.test_seed = 7;
 
 CREATE TEMP TABLE plans AS
@@ -18,6 +18,14 @@ SELECT ok((SELECT (SELECT (pl ->> 'seconds_max')::float8 FROM plans WHERE w = 96
 		  'the planned time grows steeply with width');
 SELECT ok((SELECT bool_and((pl ->> 'fits_memory')::boolean AND (pl ->> 'memory_bytes')::float8 > 10000 * w) FROM plans),
 		  'with n, the planned memory holds the rows');
+
+-- the automatic schedule from n: [MMSM22]'s on a rich table, the seeded one on a small one
+SELECT ok((SELECT pl ->> 'schedule' = 'mmsm22' AND (pl ->> 'max_rounds')::int = 80
+				  AND abs((pl ->> 'schedule_signal')::float8 - 30000 * sqrt(2 * 10 / (3.0 * 4))) < 1e-6
+				  FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 30000) AS pl) x)
+		  AND (SELECT pl ->> 'schedule' = 'mst-seeded' AND (pl ->> 'max_rounds')::int = 8
+					  FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 300) AS pl) y),
+		  'the schedule follows n: 30,000 rows at rho 10 run [MMSM22]''s (T = 16 p), 300 the seeded one');
 
 -- the release's own rounds and one-way share
 CREATE TEMP TABLE small AS
