@@ -21,6 +21,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -456,6 +457,18 @@ mrf_charge_worker_main(Datum main_arg)
 	/* never wait for ever on a budget row the releasing session itself holds */
 	SetConfigOption("lock_timeout", "10s", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("search_path", "pg_catalog", PGC_SUSET, PGC_S_OVERRIDE);
+
+	/*
+	 * The charge is durable before the caller reads or releases anything
+	 * (privacy.md 9.3): with synchronous_commit = off from a database or
+	 * role setting (the worker connects with them), the commit could sit
+	 * unflushed after the model was returned, and a crash then (any
+	 * backend's ends the server's shared WAL buffers) would lose it and
+	 * give the budget back.  At least a local flush; a stronger setting
+	 * (waiting for synchronous standbys) stays.
+	 */
+	if (synchronous_commit < SYNCHRONOUS_COMMIT_LOCAL_FLUSH)
+		SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
 
 	if (req->settle)
 		SettleLedgerRows(req);
