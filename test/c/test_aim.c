@@ -1586,6 +1586,101 @@ TestAutoSchedule(void)
 	free(rows);
 }
 
+/*
+ * The schedules' accounting at the extremes, on both outcomes of the
+ * automatic rule (rho 0.05: the seed; rho 50: [MMSM22]'s at n = 2,000
+ * for p = 2 and 3): p = 2; one column of 4,096 values; rounds = 1;
+ * one_way_share near 0 and near 1; a workload with no pair (so no seed).
+ * Every release must run the schedule MrfAimBudget plans for the same n
+ * (what mrf_learn_aim_plan answers), spend its fixed steps as planned
+ * (the one-ways' p rho_one, the seed's two halves once a selection ran)
+ * and never more than rho in all.
+ */
+static void
+TestScheduleExtremes(void)
+{
+	enum
+	{
+		N = 2000
+	};
+	static const int wl_start[] = {0, 1, 2, 3};
+	static const int wl_var[] = {0, 1, 2};
+	const int	big_card = 4096;
+	MrfCode    *rows = malloc(sizeof(MrfCode) * N * 3);
+	MrfRng		rng;
+	int			cases = 0;
+
+	for (int c = 0; c < 6; c++)
+		for (int big = 0; big < 2; big++)
+		{
+			int			p = c == 0 ? 2 : 3;
+			int			card[3] = {2, c == 1 ? big_card : 3, 4};
+			MrfAimOptions opt;
+			MrfAimOptions bo;
+			MrfAimBudgetPlan b;
+			MrfAimReport rp;
+			MrfCliqueSet *set = NULL;
+			double	   *alp = NULL;
+			double		one = 0.0;
+			MrfStatus	st;
+
+			MrfRngInitSeeded(&rng, 1000 + 10 * c + big);
+			for (int64_t r = 0; r < N; r++)
+				for (int v = 0; v < p; v++)
+				{
+					int			u = (int) MrfRngBelow(&rng, card[v]);
+
+					/* column v copies column 0 (mod its size) half the time */
+					if (v > 0 && MrfRngUniform(&rng) < 0.5)
+						u = rows[r * p] % card[v];
+					rows[r * p + v] = (MrfCode) u;
+				}
+			MrfAimDefaultOptions(&opt);
+			opt.rho = big ? 50.0 : 0.05;
+			if (c == 2)
+				opt.rounds = 1;
+			if (c == 3)
+				opt.one_way_share = 1e-6;
+			if (c == 4)
+				opt.one_way_share = 0.999;
+			if (c == 5)
+			{
+				opt.nworkload = 3;
+				opt.wstart = wl_start;
+				opt.wvar = wl_var;
+			}
+			bo = opt;
+			bo.n = N;
+			CHECK_MSG(MrfAimBudget(p, &bo, &b) == 0, "case %d/%d: no plan", c, big);
+			CHECK_MSG(b.schedule == (MrfAimAutoPaper(opt.rho, N, p) == 1 && !(c == 2 && 0.9 * p >= 1) ?
+									 MRF_AIM_SCHEDULE_PAPER : MRF_AIM_SCHEDULE_SEEDED),
+					  "case %d/%d: schedule %d", c, big, b.schedule);
+			CHECK_MSG(!b.seeded || c != 5, "case %d/%d: a seed without a pair", c, big);
+			MrfRngInitSeeded(&rng, 77 + c);
+			st = MrfAimLearn(rows, N, p, card, &opt, &rng, &MrfMallocEnv, &set, &alp, &rp);
+			CHECK_MSG(st == MRF_OK, "case %d/%d: status %d", c, big, (int) st);
+			if (st != MRF_OK)
+				continue;
+			cases++;
+			for (int i = 0; i < p; i++)
+				one = MrfAimSpend(one, b.rho_one);
+			CHECK_MSG(rp.rho_used <= opt.rho && rp.rho_one_way == one &&
+					  rp.max_rounds == b.rounds && rp.rounds <= rp.max_rounds + p &&
+					  (b.seeded && rp.seed_selections > 0 ?
+					   rp.rho_seed == MrfAimSpend(b.rho_seed_select, b.rho_seed_measure) :
+					   rp.rho_seed == 0.0 && rp.seed_pairs == 0) &&
+					  rp.seed_pairs <= rp.seed_selections && rp.seed_selections <= p - 1,
+					  "case %d/%d (schedule %d): used %.17g of %.17g, one-ways %.17g (%.17g), seed %.17g over %d selections, %d of %d rounds",
+					  c, big, b.schedule, rp.rho_used, opt.rho, rp.rho_one_way, one, rp.rho_seed,
+					  rp.seed_selections, rp.rounds, rp.max_rounds);
+			if (set)
+				MrfCliqueSetFree(&MrfMallocEnv, set);
+			MrfFree(&MrfMallocEnv, alp);
+		}
+	CHECK(cases == 12);
+	free(rows);
+}
+
 void
 TestAim(void)
 {
@@ -1599,6 +1694,7 @@ TestAim(void)
 	TestRates();
 	TestSeeded();
 	TestAutoSchedule();
+	TestScheduleExtremes();
 	TestWorkloadCheck();
 	TestRecovery();
 }
