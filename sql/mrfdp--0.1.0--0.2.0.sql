@@ -433,7 +433,8 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							bins jsonb DEFAULT NULL,
 							rounds int DEFAULT NULL,
 							one_way_share float8 DEFAULT NULL,
-							max_model_cells int DEFAULT NULL)
+							max_model_cells int DEFAULT NULL,
+							schedule text DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION mrf_learn_pairwise(x anyelement,
@@ -728,7 +729,9 @@ CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
 -- one-way marginals' part of rho (default 1/3; the seed takes 3/4 of the
 -- rest); max_model_cells: the
 -- junction tree's cap (default 2^16, at most a quarter of
--- mrfdp.max_learner_memory); any of them composes to rho (privacy.md 13).
+-- mrfdp.max_learner_memory); schedule: 'auto' (default: [MMSM22]'s on rich
+-- tables, else the MST-seeded one), 'seeded' or 'paper'; any of them
+-- composes to rho (privacy.md 13).
 CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  rho float8 DEFAULT NULL,
 							  epsilon float8 DEFAULT NULL,
@@ -741,7 +744,8 @@ CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  bins jsonb DEFAULT NULL,
 							  rounds int DEFAULT NULL,
 							  one_way_share float8 DEFAULT NULL,
-							  max_model_cells int DEFAULT NULL)
+							  max_model_cells int DEFAULT NULL,
+							  schedule text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -760,7 +764,8 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 								   columns text[] DEFAULT NULL,
 								   rounds int DEFAULT NULL,
 								   one_way_share float8 DEFAULT NULL,
-								   max_model_cells int DEFAULT NULL)
+								   max_model_cells int DEFAULT NULL,
+								   schedule text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -1170,7 +1175,8 @@ ALTER EVENT TRIGGER mrfdp_claim_parked ENABLE ALWAYS;
 CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL,
 								   rounds int DEFAULT NULL,
 								   one_way_share float8 DEFAULT NULL,
-								   max_model_cells int DEFAULT NULL)
+								   max_model_cells int DEFAULT NULL,
+								   schedule text DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'mrf_learn_aim_plan' LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL SAFE;
 
@@ -1318,7 +1324,7 @@ BEGIN
 	('function', 'mrf_marginal_errors', 'NOT PRIVATE, for those who may read the relation (SECURITY INVOKER: needs SELECT on it; charges nothing): the L1 error sum |P_model - N/n| of a model''s exact marginal (clique, Ising and pairwise models) of every set of one, two, three (ways) variables against the relation''s rows, one row per set.'),
 	('function', 'mrf_learn_aim', 'Learns a clique model of a whole table under rho-zCDP by AIM (McKenna, Mullins, Sheldon, Miklau 2022): discrete Gaussian one-way marginals, then rounds that select the worst-approximated workload marginal by the exponential mechanism within a junction-tree size cap, measure it and re-estimate, with budget annealing; workload by column names. Named form, rewritten into mrf_learn_aim_agg.'),
 	('function', 'mrf_learn_aim_agg', 'Aggregate form of mrf_learn_aim: one model per group, options from mrf_options().'),
-	('function', 'mrf_learn_aim_plan', 'What mrf_learn_aim would do with columns of these alphabet sizes, this rho and the options rounds, one_way_share and max_model_cells (checked as a release checks them), from public sizes only (names no relation, reads no row, charges nothing): rounds at the initial rates, the one-way share, noise and selection rates, candidates, the junction tree cap under mrfdp.max_learner_memory, a rough time estimate and, with n, the planned memory.'),
+	('function', 'mrf_learn_aim_plan', 'What mrf_learn_aim would do with columns of these alphabet sizes, this rho and the options rounds, one_way_share, max_model_cells and schedule (checked as a release checks them), from public sizes only (names no relation, reads no row, charges nothing): rounds at the initial rates, the one-way share, noise and selection rates, candidates, the junction tree cap under mrfdp.max_learner_memory, a rough time estimate and, with n, the planned memory.'),
 	('function', 'mrf_learn_aim_from', 'Learns an AIM model from a protected relation the caller may learn from but not read; charged before the model is returned.'),
 	-- support functions (schema mrfdp)
 	('function', 'mrf_ising_accum', 'Aggregate support: plans the Ising release at a group''s first row, then packs its rows as bits.'),

@@ -287,6 +287,7 @@ CREATE FUNCTION mrf_options(rho float8 DEFAULT NULL,
 							bins jsonb DEFAULT NULL,
 							rounds int DEFAULT NULL,
 							one_way_share float8 DEFAULT NULL,
-							max_model_cells int DEFAULT NULL)
+							max_model_cells int DEFAULT NULL,
+							schedule text DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -34,7 +34,9 @@ CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
 -- one-way marginals' part of rho (default 1/3; the seed takes 3/4 of the
 -- rest); max_model_cells: the
 -- junction tree's cap (default 2^16, at most a quarter of
--- mrfdp.max_learner_memory); any of them composes to rho (privacy.md 13).
+-- mrfdp.max_learner_memory); schedule: 'auto' (default: [MMSM22]'s on rich
+-- tables, else the MST-seeded one), 'seeded' or 'paper'; any of them
+-- composes to rho (privacy.md 13).
 CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  rho float8 DEFAULT NULL,
 							  epsilon float8 DEFAULT NULL,
@@ -47,7 +49,8 @@ CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  bins jsonb DEFAULT NULL,
 							  rounds int DEFAULT NULL,
 							  one_way_share float8 DEFAULT NULL,
-							  max_model_cells int DEFAULT NULL)
+							  max_model_cells int DEFAULT NULL,
+							  schedule text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_named_form' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
@@ -66,7 +69,8 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 								   columns text[] DEFAULT NULL,
 								   rounds int DEFAULT NULL,
 								   one_way_share float8 DEFAULT NULL,
-								   max_model_cells int DEFAULT NULL)
+								   max_model_cells int DEFAULT NULL,
+								   schedule text DEFAULT NULL)
 	RETURNS mrf
 	AS 'MODULE_PATHNAME', 'mrf_learn_from'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
@@ -79,6 +83,7 @@ CREATE FUNCTION mrf_learn_aim_from(relation regclass, column_name text,
 CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL,
 								   rounds int DEFAULT NULL,
 								   one_way_share float8 DEFAULT NULL,
-								   max_model_cells int DEFAULT NULL)
+								   max_model_cells int DEFAULT NULL,
+								   schedule text DEFAULT NULL)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'mrf_learn_aim_plan' LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL SAFE;

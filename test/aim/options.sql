@@ -9,7 +9,7 @@
 -- most T selections, and keeps its junction tree within max_model_cells.
 -- Not wrapped in a transaction: charges are committed by a background
 -- worker, which sees only committed rows.
-SELECT plan(51);
+SELECT plan(59);
 
 \ir ../lib/protected.psql
 DROP TABLE IF EXISTS aim_opt CASCADE;
@@ -62,6 +62,11 @@ SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1e-9, round
 				 '22023', 'invalid value for option "rho"', 'rounds whose noise leaves the sampler''s range are refused');
 SELECT throws_ok($$SELECT mrf_learn_mst_agg(r, mrf_options(rho => 1, rounds => 20)) FROM (SELECT ARRAY[1, 2] r) s$$,
 				 '22023', 'option "rounds" does not apply to mrf_learn_mst', 'rounds is AIM''s only');
+SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, schedule => 'mst')$$, '22023',
+				 'invalid value for option "schedule"', 'a schedule other than auto, seeded, paper is refused');
+-- [MMSM22]'s one-ways cost 0.9 rho / T each: 6 columns need T above 5.4
+SELECT throws_ok($$SELECT mrf_learn_aim_from('aim_opt', NULL, rho => 1, schedule => 'paper', rounds => 5)$$, '22023',
+				 'invalid value for option "rounds"', 'schedule paper with T <= 0.9 p and no share is refused');
 RESET ROLE;
 SELECT is(pg_temp.ledger_state(), (SELECT s FROM before), 'the refused protected calls charged nothing');
 
@@ -97,6 +102,23 @@ SELECT ok((SELECT (info ->> 'junction_tree_cells')::int BETWEEN 1 AND 200 FROM r
 		  'the junction tree stayed within max_model_cells');
 SELECT is((SELECT (info ->> 'rho_spent')::float8 FROM released), 1::float8, 'the rounds spent exactly rho');
 SELECT ok((SELECT abs((info ->> 'rho_one_way')::float8 - 0.5) < 1e-12 FROM released), 'half of it on the one-ways');
+-- the schedule option: [MMSM22]'s asked for on a table the automatic rule gives the seed (signal 775)
+SET ROLE mrfdp_tap_analyst;
+CREATE TEMP TABLE scheduled AS
+SELECT s AS schedule, mrf_info(mrf_learn_aim_from('aim_opt', NULL, rho => 0.5, schedule => s)) AS info
+FROM (VALUES ('paper'), ('seeded'), ('auto')) v(s);
+RESET ROLE;
+SELECT ok((SELECT info ->> 'schedule' = 'mmsm22' AND (info ->> 'seed_pairs')::int = 0
+				  AND (info ->> 'max_rounds')::int = 96 AND info ->> 'schedule_option' = 'paper'
+		   FROM scheduled WHERE schedule = 'paper'),
+		  'schedule paper: no seed, T = 16 p, recorded');
+SELECT ok((SELECT bool_and(info ->> 'schedule' = 'mst-seeded' AND (info ->> 'seed_pairs')::int = 5
+						   AND (info ->> 'max_rounds')::int = 8 AND info ->> 'schedule_option' = schedule)
+		   FROM scheduled WHERE schedule IN ('seeded', 'auto')),
+		  'schedule seeded, and auto at this signal: the seed''s 5 pairs, T = 8');
+SELECT ok((SELECT bool_and((info ->> 'rho_spent')::float8 = 0.5) FROM scheduled), 'each spent exactly rho');
+SELECT ok((SELECT bool_and(abs((info ->> 'schedule_signal')::float8 - 3000 * sqrt(2 * 0.5 / 15.0)) < 1e-6) FROM scheduled),
+		  'the signal recorded: n sqrt(2 rho / (3 (p - 1)))');
 
 -- 4. the aggregate and named forms: the values used, exactly rho, at most T selections, several seeds
 CREATE FUNCTION pg_temp.aim_run(seed int, t int, share float8) RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -176,6 +198,12 @@ SELECT throws_ok($$SELECT mrf_learn_aim_plan(array_fill(255, ARRAY[7]), 0.5)$$, 
 				 'mrfdp.max_learner_memory is too small for the model of mrf_learn_aim',
 				 'a memory setting whose default cap cannot hold the one-ways (7 x 255 cells) is named');
 RESET mrfdp.max_learner_memory;
+SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, rounds => 5, schedule => 'paper')$$, '22023',
+				 'invalid value for option "rounds"', 'and schedule paper with too few rounds');
+SELECT ok((SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, 3000, schedule => 'paper') ->> 'schedule' = 'mmsm22'
+			  AND mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, 3000, schedule => 'seeded') ->> 'schedule' = 'mst-seeded'
+			  AND mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3, 3], 0.5, 3000) ->> 'schedule' = 'mst-seeded'),
+		  'the plan takes the schedule (auto: seeded at 3,000 rows, rho 0.5, signal 775)');
 SELECT is(pg_temp.ledger_state(), (SELECT s FROM before_plans), 'the plans charged nothing');
 
 RESET mrfdp.test_seed;

@@ -243,10 +243,17 @@ SELECT (mrf_info(mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 3, rounds => 12
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 SELECT mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 3, workload => '[[1, 2, 3]]')) IS NOT NULL AS aim_agg
 FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
+-- AIM's schedule option on the plan, named and aggregate forms
+SELECT mrf_learn_aim_plan(ARRAY[2, 3, 4], 1, 1000, schedule => 'paper') ->> 'schedule' AS aim_plan_schedule;
+SELECT mrf_info(mrf_learn_aim(r, rho => 1, schedule => 'paper',
+							  domains => '{"c": ["x", "y", "z"], "d": ["u", "v", "w"]}')) ->> 'schedule' AS aim_named_schedule
+FROM (SELECT (ARRAY['u', 'v', 'w'])[1 + g % 3] AS d, (ARRAY['x', 'y', 'z'])[1 + g % 3] AS c FROM generate_series(1, 300) g) r;
+SELECT mrf_info(mrf_learn_aim_agg(x, mrf_options(rho => 1, k => 3, schedule => 'seeded'))) ->> 'schedule' AS aim_agg_schedule
+FROM (SELECT ARRAY[g % 3, (g / 3) % 3, (g * 7) % 3] AS x FROM generate_series(1, 400) g) s;
 DO $$
 BEGIN
 	PERFORM mrf_learn_aim_from('up_kary', 'z', rho => 1, k => 3, variables => 3, rounds => 12,
-							   one_way_share => 0.5, max_model_cells => 100);
+							   one_way_share => 0.5, max_model_cells => 100, schedule => 'auto');
 	RAISE EXCEPTION 'mrf_learn_aim_from learned from an unprotected relation';
 EXCEPTION WHEN insufficient_privilege THEN NULL;
 END$$;

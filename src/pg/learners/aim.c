@@ -31,7 +31,7 @@
 #define AIM_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_K | \
 					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS | \
 					 MRF_OPT_WORKLOAD | MRF_OPT_ROUNDS | MRF_OPT_ONE_WAY_SHARE | \
-					 MRF_OPT_MAX_MODEL_CELLS | MRF_OPT_COORDINATOR_MODEL_CELLS)
+					 MRF_OPT_MAX_MODEL_CELLS | MRF_OPT_COORDINATOR_MODEL_CELLS | MRF_OPT_SCHEDULE)
 
 #define AIM_MAX_ITERATIONS 100000
 
@@ -70,6 +70,7 @@ typedef struct AimParams
 	int			iterations;
 	int			rounds;			/* T; 0: MrfAimRounds(p) */
 	double		one_way_share;	/* of rho, the one-ways; 0: [MMSM22]'s 0.9 p / T */
+	int			schedule;		/* MRF_AIM_SCHEDULE_*: option schedule (default auto) */
 	/* the workload, resolved once p and the names are known (0: the default) */
 	int			nworkload;
 	int		   *wstart;
@@ -141,27 +142,37 @@ AimCaps(const MrfOptions *opt, const char *learner, int64 *max_model_cells,
  * The rates of a release of rho over p variables with T = rounds and the
  * one-way share (0: the schedule's defaults, MrfAimBudget), checked as
  * MrfAimLearn will check them, from public values only: every rate's
- * noise must be within the samplers' range.  The default schedule (the
- * MST-seeded one, privacy.md 13) takes any T from 1 and any share below 1
- * and composes them to exactly rho.
+ * noise must be within the samplers' range.  The seeded schedule
+ * (privacy.md 13) takes any T from 1 and any share below 1 and composes
+ * them to exactly rho; [MMSM22]'s without a share needs T above 0.9 p
+ * (the automatic schedule then runs the seeded one; asked for by name, the
+ * option is refused).
  */
 static MrfRefusal *
-AimRates(const char *learner, double rho, int p, int rounds, double share)
+AimRates(const char *learner, double rho, int p, int rounds, double share, int schedule)
 {
 	MrfAimOptions ao;
 	MrfAimBudgetPlan b;
 	uint64		num,
 				den;
 
+	if (schedule == MRF_AIM_SCHEDULE_PAPER && share == 0.0 && rounds > 0 && 0.9 * p >= rounds)
+		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+						 "invalid value for option \"rounds\"",
+						 psprintf("Under schedule 'paper' each of the %d one-way marginals costs 0.9 rho / T, so T must be above %g; %d rounds would spend more than rho on them.",
+								  p, 0.9 * p, rounds),
+						 "Give more rounds or a one_way_share, or use schedule 'auto' or 'seeded'.");
 	MrfAimDefaultOptions(&ao);
 	ao.rho = rho;
 	ao.rounds = rounds;
 	ao.one_way_share = share;
+	ao.schedule = schedule;
 	/*
 	 * the automatic schedule's two outcomes (n is counted later): the
-	 * smallest n's and the largest's (privacy.c MrfAimAutoPaper)
+	 * smallest n's and the largest's (privacy.c MrfAimAutoPaper); the
+	 * others do not depend on n
 	 */
-	for (int big = 0; big < 2; big++)
+	for (int big = 0; big < (schedule == MRF_AIM_SCHEDULE_AUTO ? 2 : 1); big++)
 	{
 		ao.n = big ? INT64_MAX : 1;
 		if (MrfAimBudget(p, &ao, &b) == 0 &&
@@ -188,6 +199,7 @@ AimCoreOptions(const AimParams *ap, MrfAimOptions *ao)
 	ao->rho = ap->rho;
 	ao->rounds = ap->rounds;
 	ao->one_way_share = ap->one_way_share;
+	ao->schedule = ap->schedule;
 	ao->max_model_cells = ap->max_model_cells;
 	ao->max_candidate_cells = ap->max_candidate_cells;
 	/* the core's default steps after each round (docs/learners/aim.md, "AIM's defaults"), at most iterations */
@@ -235,6 +247,11 @@ AimOptions(MrfPlan *plan)
 		ap->rounds = opt->rounds;
 	if (opt->given & MRF_OPT_ONE_WAY_SHARE)
 		ap->one_way_share = opt->one_way_share;
+	/* the budget schedule: a word of the options table's (auto, seeded, paper) */
+	ap->schedule = MRF_AIM_SCHEDULE_AUTO;
+	if (opt->given & MRF_OPT_SCHEDULE)
+		ap->schedule = strcmp(opt->schedule, "paper") == 0 ? MRF_AIM_SCHEDULE_PAPER :
+			strcmp(opt->schedule, "seeded") == 0 ? MRF_AIM_SCHEDULE_SEEDED : MRF_AIM_SCHEDULE_AUTO;
 	MRF_REFUSE_IF(AimCaps(opt, learner, &ap->max_model_cells, &ap->max_candidate_cells));
 	plan->params = ap;
 	MrfChargeZcdp(&plan->charge, learner, ap->rho);
@@ -452,7 +469,7 @@ AimPlan(MrfPlan *plan)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 						 psprintf("%s takes k from 2 to %d", learner, MRF_MAX_ALPHABET), NULL, NULL);
 	card = AimCard(p, plan->k, plan->alphabets);
-	MRF_REFUSE_IF(AimRates(learner, ap->rho, p, ap->rounds, ap->one_way_share));
+	MRF_REFUSE_IF(AimRates(learner, ap->rho, p, ap->rounds, ap->one_way_share, ap->schedule));
 	MRF_REFUSE_IF(AimOneWaysFit(plan, ap, card));
 	if (plan->opt.given & MRF_OPT_WORKLOAD && ap->wstart == NULL)
 		MRF_REFUSE_IF(ResolveWorkload(plan, ap, card));
@@ -574,8 +591,10 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 						 rep.seed_pairs, MrfDoubleText(rep.rho_seed),
 						 rep.seed_pairs > 0 ? MrfDoubleText(rep.sigma2_seed) : "null");
 		/* the automatic schedule's signal of public sizes (privacy.c MrfAimScheduleSignal) */
-		appendStringInfo(&meta, ", \"schedule_signal\": %s",
-						 MrfDoubleText(MrfAimScheduleSignal(ap->rho, n, p)));
+		appendStringInfo(&meta, ", \"schedule_signal\": %s, \"schedule_option\": \"%s\"",
+						 MrfDoubleText(MrfAimScheduleSignal(ap->rho, n, p)),
+						 ap->schedule == MRF_AIM_SCHEDULE_PAPER ? "paper" :
+						 ap->schedule == MRF_AIM_SCHEDULE_SEEDED ? "seeded" : "auto");
 	}
 	/* the core's running sum at the end (rounded up at each step): rho when the last round ran */
 	appendStringInfo(&meta, ", \"rho_one_way\": %s, \"rho_spent\": %s",
@@ -676,9 +695,9 @@ Datum
 mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 {
 	const char *learner = "mrf_learn_aim_plan";
-	static const char *const names[] = {"rho", "rounds", "one_way_share", "max_model_cells"};
-	Datum		values[4];
-	bool		isnull[4];
+	static const char *const names[] = {"rho", "rounds", "one_way_share", "max_model_cells", "schedule"};
+	Datum		values[5];
+	bool		isnull[5];
 	ArrayType  *arr;
 	int			p;
 	int		   *card;
@@ -744,7 +763,7 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	AimCoreOptions(ap, &ao);
 	ao.threads = AimPlanThreads();
 	/* the automatic schedule needs n: without it, the seeded schedule's plan (small n's) */
-	if (PG_ARGISNULL(2))
+	if (PG_ARGISNULL(2) && ao.schedule == MRF_AIM_SCHEDULE_AUTO)
 		ao.schedule = MRF_AIM_SCHEDULE_SEEDED;
 	else
 		ao.n = PG_GETARG_INT64(2);

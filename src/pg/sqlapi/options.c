@@ -80,6 +80,7 @@ static const OptionSpec OptionSpecs[] = {
 	{"rounds", MRF_OPT_ROUNDS, OPT_INTEGER, FIELD(rounds), 1, MRF_MAX_AIM_ROUNDS},
 	{"one_way_share", MRF_OPT_ONE_WAY_SHARE, OPT_PROBABILITY, FIELD(one_way_share)},
 	{"max_model_cells", MRF_OPT_MAX_MODEL_CELLS, OPT_INTEGER, FIELD(max_model_cells), 1, INT_MAX},
+	{"schedule", MRF_OPT_SCHEDULE, OPT_CHOICE, FIELD(schedule), 0, 0, "auto|seeded|paper"},
 	/* no parameter of mrf_options: the Citus coordinator's, merged into what it ships (options.h) */
 	{"coordinator_model_cells", MRF_OPT_COORDINATOR_MODEL_CELLS, OPT_INTEGER, FIELD(coordinator_model_cells), 1, INT_MAX},
 };
@@ -121,6 +122,8 @@ static const struct
 	{"mrf_learn_mst", "iterations", "1000"},
 	/* AIM's final estimate: MST's steps (the same estimator); docs/learners/aim.md "AIM" */
 	{"mrf_learn_aim", "iterations", "1000"},
+	/* AIM's budget schedule from public sizes: docs/learners/aim.md "The schedule from public sizes" */
+	{"mrf_learn_aim", "schedule", "\"auto\""},
 };
 
 /* Most cliques, and variables per clique, an options document may name. */

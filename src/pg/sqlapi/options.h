@@ -50,6 +50,7 @@
 #define MRF_OPT_ROUNDS			0x400000
 #define MRF_OPT_ONE_WAY_SHARE	0x800000
 #define MRF_OPT_MAX_MODEL_CELLS	0x1000000
+#define MRF_OPT_SCHEDULE		0x2000000
 /*
  * Not a parameter of mrf_options: the Citus coordinator merges it into the
  * options it ships (MrfLearner.cluster_options), so that every node uses
@@ -95,6 +96,7 @@ typedef struct MrfOptions
 	int			rounds;			/* AIM: T, the rounds at the initial rates */
 	double		one_way_share;	/* AIM: the one-way marginals' part of rho */
 	int			max_model_cells;	/* AIM: cap on the junction tree's cells */
+	char		schedule[MRF_OPT_CHOICE_LEN];	/* AIM: 'auto' | 'seeded' | 'paper' */
 	int			coordinator_model_cells;	/* AIM on Citus: the coordinator's default cap */
 } MrfOptions;
 
