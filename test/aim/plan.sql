@@ -4,7 +4,7 @@
 -- nothing; its rounds and rates are the release's own (the learned model's
 -- metadata agrees); the work grows with width; bad input has its SQLSTATE.
 BEGIN;
-SELECT plan(13);
+SELECT plan(15);
 SET LOCAL mrfdp.test_seed = 7;
 
 CREATE TEMP TABLE plans AS
@@ -26,6 +26,19 @@ SELECT ok((SELECT pl ->> 'schedule' = 'mmsm22' AND (pl ->> 'max_rounds')::int = 
 		  AND (SELECT pl ->> 'schedule' = 'mst-seeded' AND (pl ->> 'max_rounds')::int = 8
 					  FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 300) AS pl) y),
 		  'the schedule follows n: 30,000 rows at rho 10 run [MMSM22]''s (T = 16 p), 300 the seeded one');
+
+-- without n, the automatic schedule's plan says from which n on [MMSM22]'s runs
+SELECT ok((SELECT (x ->> 'paper_schedule_from_rows')::bigint = n0
+				  AND (SELECT pl ->> 'schedule' FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, n0) AS pl) a) = 'mmsm22'
+				  AND (SELECT pl ->> 'schedule' FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, n0 - 1) AS pl) b) = 'mst-seeded'
+				  AND x ->> 'schedule' = 'mst-seeded'
+		   FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10) AS x,
+						ceil(2500 / sqrt(2 * 10 / (3.0 * 4)))::bigint AS n0) s),
+		  'without n: the seeded plan, and the first row count at which [MMSM22]''s would run');
+SELECT ok((SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, schedule => 'seeded') -> 'paper_schedule_from_rows' = 'null'::jsonb
+				  AND mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, rounds => 4) -> 'paper_schedule_from_rows' = 'null'::jsonb
+				  AND mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 100) -> 'paper_schedule_from_rows' = 'null'::jsonb),
+		  'no such row count when the schedule is named, when [MMSM22]''s cannot spend 4 rounds over 5 columns, or when n is given');
 
 -- the release's own rounds and one-way share
 CREATE TEMP TABLE small AS

@@ -679,6 +679,40 @@ AimPlanThreads(void)
 	return cores >= 1 && cores < threads ? (int) cores : threads;
 }
 
+/*
+ * The plan function without n under the automatic schedule: the smallest
+ * row count at which the release would run [MMSM22]'s schedule (the
+ * signal's threshold, MrfAimAutoPaper, and the fallback to the seeded one
+ * when [MMSM22]'s cannot spend the rounds, as MrfAimPlan resolves them), or
+ * 0 when no row count would.  Public sizes only.
+ */
+static int64
+AimPaperFromRows(int p, const int *card, const MrfAimOptions *given)
+{
+	MrfAimOptions o = *given;
+	MrfAimPlanReport r;
+	double		per_row = MrfAimScheduleSignal(given->rho, 1, p);
+	double		first;
+	int64		n;
+
+	if (!(per_row > 0.0) || !isfinite(per_row))
+		return 0;
+	first = ceil(MRF_AIM_PAPER_SIGNAL / per_row);
+	if (!(first < (double) PG_INT64_MAX / 2))
+		return 0;
+	n = Max((int64) first - 1, 1);
+	/* the quotient's rounding: step to the first n the rule itself accepts */
+	while (MrfAimAutoPaper(given->rho, n, p) == 0)
+		n++;
+	while (n > 1 && MrfAimAutoPaper(given->rho, n - 1, p) == 1)
+		n--;
+	o.schedule = MRF_AIM_SCHEDULE_AUTO;
+	o.n = n;
+	if (MrfAimPlan(p, card, &o, &r) != MRF_OK || r.seeded)
+		return 0;
+	return n;
+}
+
 PG_FUNCTION_INFO_V1(mrf_learn_aim_plan);
 /*
  * mrf_learn_aim_plan(alphabets int[], rho float8, n bigint, rounds int,
@@ -710,6 +744,7 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	StringInfoData out;
 	Datum	   *elems;
 	bool	   *nulls;
+	int64		paper_from = 0;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -762,10 +797,17 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	ap = plan.params;
 	AimCoreOptions(ap, &ao);
 	ao.threads = AimPlanThreads();
-	/* the automatic schedule needs n: without it, the seeded schedule's plan (small n's) */
+	/*
+	 * The automatic schedule needs n: without it, the seeded schedule's plan
+	 * (small n's), and below the first n at which [MMSM22]'s would run
+	 * (AimPaperFromRows), so that the answer never hides the other schedule.
+	 */
 	if (PG_ARGISNULL(2) && ao.schedule == MRF_AIM_SCHEDULE_AUTO)
+	{
+		paper_from = AimPaperFromRows(p, card, &ao);
 		ao.schedule = MRF_AIM_SCHEDULE_SEEDED;
-	else
+	}
+	else if (!PG_ARGISNULL(2))
 		ao.n = PG_GETARG_INT64(2);
 	if (!PG_ARGISNULL(2) && ao.n < 1)
 		ereport(ERROR,
@@ -785,6 +827,10 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 					 MrfDoubleText(pr.rho_seed));
 	appendStringInfo(&out, ", \"schedule_signal\": %s",
 					 PG_ARGISNULL(2) ? "null" : MrfDoubleText(MrfAimScheduleSignal(ap->rho, ao.n, p)));
+	if (paper_from > 0)
+		appendStringInfo(&out, ", \"paper_schedule_from_rows\": " INT64_FORMAT, paper_from);
+	else
+		appendStringInfoString(&out, ", \"paper_schedule_from_rows\": null");
 	appendStringInfo(&out, ", \"sigma2_first\": %s, \"epsilon_first\": %s",
 					 MrfDoubleText(pr.sigma2_first), MrfDoubleText(pr.epsilon_first));
 	appendStringInfo(&out, ", \"candidates\": %d, \"candidate_cells\": " INT64_FORMAT ", \"max_candidate_cells\": " INT64_FORMAT,
