@@ -929,6 +929,33 @@ CountPoll(void *ctx, int64_t done, int64_t total)
 }
 
 /*
+ * Rows of p columns (alphabets 2, 3, 4, 5, ...) where column v >= 2 copies
+ * column v / 2 (4 in 10) or v - 1 (4 in 10) modulo its alphabet, else is
+ * uniform: two parents a column, so the cliques' graph gets cycles and fill.
+ */
+static void
+SampleTwoParents(int p, int64_t n, uint64_t seed, int *card, MrfCode *rows)
+{
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, seed);
+	for (int v = 0; v < p; v++)
+		card[v] = 2 + v % 4;
+	for (int64_t r = 0; r < n; r++)
+		for (int v = 0; v < p; v++)
+		{
+			MrfCode    *z = rows + r * p;
+			int			u = (int) (MrfRngU64(&rng) % 10);
+
+			z[v] = (MrfCode) (MrfRngU64(&rng) % card[v]);
+			if (v >= 2 && u < 4)
+				z[v] = (MrfCode) (z[v / 2] % card[v]);
+			else if (v >= 2 && u < 8)
+				z[v] = (MrfCode) (z[v - 1] % card[v]);
+		}
+}
+
+/*
  * Candidate scoring on several threads makes the releases of one thread,
  * bit for bit: the same cliques, log-potentials, rounds and every round's
  * scores in candidate order (score_digest, which changes if a candidate is
@@ -958,21 +985,7 @@ TestScoringThreads(void)
 	int64_t		redone = 0;
 	int64_t		polls = 0;
 
-	MrfRngInitSeeded(&rng, 2577);
-	for (int v = 0; v < P; v++)
-		card[v] = 2 + v % 4;
-	for (int64_t r = 0; r < n; r++)
-		for (int v = 0; v < P; v++)
-		{
-			MrfCode    *z = rows + r * P;
-			int			u = (int) (MrfRngU64(&rng) % 10);
-
-			z[v] = (MrfCode) (MrfRngU64(&rng) % card[v]);
-			if (v >= 2 && u < 4)
-				z[v] = (MrfCode) (z[v / 2] % card[v]);
-			else if (v >= 2 && u < 8)
-				z[v] = (MrfCode) (z[v - 1] % card[v]);
-		}
+	SampleTwoParents(P, n, 2577, card, rows);
 	for (int seed = 1; seed <= 3; seed++)
 		for (int b = 0; b < 3; b++)
 			for (int wl = 0; wl < 2; wl++)
@@ -1081,21 +1094,7 @@ TestFitByComponents(void)
 	int			runs = 0;
 	int			capped = 0;
 
-	MrfRngInitSeeded(&rng, 2530);
-	for (int v = 0; v < P; v++)
-		card[v] = 2 + v % 4;
-	for (int64_t r = 0; r < n; r++)
-		for (int v = 0; v < P; v++)
-		{
-			MrfCode    *z = rows + r * P;
-			int			u = (int) (MrfRngU64(&rng) % 10);
-
-			z[v] = (MrfCode) (MrfRngU64(&rng) % card[v]);
-			if (v >= 2 && u < 4)
-				z[v] = (MrfCode) (z[v / 2] % card[v]);
-			else if (v >= 2 && u < 8)
-				z[v] = (MrfCode) (z[v - 1] % card[v]);
-		}
+	SampleTwoParents(P, n, 2530, card, rows);
 	for (int seed = 1; seed <= 3; seed++)
 		for (int b = 0; b < 3; b++)
 		{
