@@ -749,6 +749,7 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 		one_way = MrfAimSpend(one_way, b.rho_one);
 	out->max_rounds = rounds;
 	out->rho_one_way = one_way;
+	out->schedule = b.schedule;
 	out->seeded = b.seeded;
 	out->one_way_share = b.one_way_share;
 	out->seed_share = b.seed_share;

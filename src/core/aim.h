@@ -185,6 +185,7 @@ typedef struct MrfAimPlanReport
 	int			candidates;		/* the workload's closure (default: one-ways and pairs) */
 	int64_t		candidate_cells;	/* their exact tables' cells (-1 above the cap) */
 	double		rho_one_way;	/* spent on the one-way marginals */
+	int			schedule;		/* the schedule run: MRF_AIM_SCHEDULE_PAPER or _SEEDED */
 	int			seeded;			/* the seeded schedule's seed runs */
 	double		one_way_share;	/* the one-ways' share of rho */
 	double		seed_share;		/* the seed's (0 without one) */

@@ -9,7 +9,7 @@
 -- most T selections, and keeps its junction tree within max_model_cells.
 -- Not wrapped in a transaction: charges are committed by a background
 -- worker, which sees only committed rows.
-SELECT plan(59);
+SELECT plan(60);
 
 \ir ../lib/protected.psql
 DROP TABLE IF EXISTS aim_opt CASCADE;
@@ -160,6 +160,14 @@ SELECT ok((SELECT (info ->> 'max_rounds')::int = 8 AND (info ->> 'rounds_given')
 				  AND (info ->> 'max_model_cells')::int = 65536
 				  AND (info ->> 'max_model_cells_given')::boolean = false FROM defaults),
 		  'without the options: T = 8 (the seeded schedule''s), the cap 2^16, recorded as defaults');
+-- the seeded schedule with a workload of no pair: the seed cannot run, the
+-- schedule is still the seeded one (its shares and T = 8), and says so
+SELECT ok((SELECT i ->> 'schedule' = 'mst-seeded' AND (i ->> 'seed_pairs')::int = 0
+				  AND (i ->> 'max_rounds')::int = 8 AND abs((i ->> 'one_way_share')::float8 - 1 / 3.0) < 1e-12
+		   FROM (SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, schedule => 'seeded', workload => '[["a"], ["c"]]')) AS i
+				 FROM aim_opt r) x),
+		  'schedule seeded without a pair in the workload: labelled seeded (no seed, T = 8, one-ways 1/3)');
+
 -- a small cap: the tree stays within it, and a workload marginal over it is skipped
 CREATE TEMP TABLE capped AS
 SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, max_model_cells => 20,

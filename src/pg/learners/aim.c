@@ -587,7 +587,7 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 						 MrfDoubleText(b.one_way_share), ap->one_way_share > 0.0 ? "true" : "false");
 		/* the MST-seeded schedule's seed: its share, pairs and noise (privacy.md 13) */
 		appendStringInfo(&meta, ", \"schedule\": \"%s\", \"seed_share\": %s, \"seed_pairs\": %d, \"rho_seed\": %s, \"sigma2_seed\": %s",
-						 b.seeded ? "mst-seeded" : "mmsm22", MrfDoubleText(b.seed_share),
+						 b.schedule == MRF_AIM_SCHEDULE_SEEDED ? "mst-seeded" : "mmsm22", MrfDoubleText(b.seed_share),
 						 rep.seed_pairs, MrfDoubleText(rep.rho_seed),
 						 rep.seed_pairs > 0 ? MrfDoubleText(rep.sigma2_seed) : "null");
 		/* the automatic schedule's signal of public sizes (privacy.c MrfAimScheduleSignal) */
@@ -683,14 +683,14 @@ AimPlanThreads(void)
  * The plan function without n under the automatic schedule: the smallest
  * row count at which the release would run [MMSM22]'s schedule (the
  * signal's threshold, MrfAimAutoPaper, and the fallback to the seeded one
- * when [MMSM22]'s cannot spend the rounds, as MrfAimPlan resolves them), or
+ * when [MMSM22]'s cannot spend the rounds, as MrfAimBudget resolves them), or
  * 0 when no row count would.  Public sizes only.
  */
 static int64
-AimPaperFromRows(int p, const int *card, const MrfAimOptions *given)
+AimPaperFromRows(int p, const MrfAimOptions *given)
 {
 	MrfAimOptions o = *given;
-	MrfAimPlanReport r;
+	MrfAimBudgetPlan b;
 	double		per_row = MrfAimScheduleSignal(given->rho, 1, p);
 	double		first;
 	int64		n;
@@ -708,7 +708,7 @@ AimPaperFromRows(int p, const int *card, const MrfAimOptions *given)
 		n--;
 	o.schedule = MRF_AIM_SCHEDULE_AUTO;
 	o.n = n;
-	if (MrfAimPlan(p, card, &o, &r) != MRF_OK || r.seeded)
+	if (MrfAimBudget(p, &o, &b) != 0 || b.schedule != MRF_AIM_SCHEDULE_PAPER)
 		return 0;
 	return n;
 }
@@ -804,7 +804,7 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	 */
 	if (PG_ARGISNULL(2) && ao.schedule == MRF_AIM_SCHEDULE_AUTO)
 	{
-		paper_from = AimPaperFromRows(p, card, &ao);
+		paper_from = AimPaperFromRows(p, &ao);
 		ao.schedule = MRF_AIM_SCHEDULE_SEEDED;
 	}
 	else if (!PG_ARGISNULL(2))
@@ -823,7 +823,7 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 					 pr.max_rounds, ap->rounds > 0 ? "true" : "false", MrfDoubleText(pr.rho_one_way),
 					 MrfDoubleText(pr.one_way_share));
 	appendStringInfo(&out, ", \"schedule\": \"%s\", \"seed_share\": %s, \"rho_seed\": %s",
-					 pr.seeded ? "mst-seeded" : "mmsm22", MrfDoubleText(pr.seed_share),
+					 pr.schedule == MRF_AIM_SCHEDULE_SEEDED ? "mst-seeded" : "mmsm22", MrfDoubleText(pr.seed_share),
 					 MrfDoubleText(pr.rho_seed));
 	appendStringInfo(&out, ", \"schedule_signal\": %s",
 					 PG_ARGISNULL(2) ? "null" : MrfDoubleText(MrfAimScheduleSignal(ap->rho, ao.n, p)));
@@ -841,13 +841,8 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 					 pr.threads, MrfDoubleText(pr.seconds_per_round), MrfDoubleText(pr.seconds_max));
 	if (!PG_ARGISNULL(2))
 	{
-		int64		n = PG_GETARG_INT64(2);
+		int64		n = ao.n;	/* checked positive above */
 
-		if (n < 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid row count " INT64_FORMAT, n),
-					 errdetail("n, when given, is a positive public row count.")));
 		/* the release's memory plan with n (AimPlan), reported, not enforced */
 		plan.n = n;
 		{
