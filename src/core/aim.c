@@ -19,6 +19,19 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+/*
+ * Under [MMSM22]'s schedule the one-ways get 0.9 rho / T each (T = 16 p
+ * rounds and more), so 3 sigma, the rare-value compression's threshold,
+ * can be a large share of a small table (160 of HouseVotes84's 435 rows at
+ * rho 0.1): merging there erases real values of small alphabets (a
+ * yes/no/missing column's rarer two) to save few cells.  Variables of at
+ * most this many values are never merged under that schedule; the
+ * MST-seeded schedule measures its one-ways as MST does and merges as MST
+ * does.  A public constant: the rule stays post-processing.  Chosen by the
+ * study in docs/learners/aim.md ("Small alphabets keep their values").
+ */
+#define AIM_PAPER_SPARED_ALPHABET 16
+
 #define MAXV MRF_AIM_MAX_MARGINAL_VARS
 
 /* sqrt(2 / pi) sigma: the expected |N(0, sigma^2)| of a cell ([MMSM22] Alg. 2). */
@@ -1627,10 +1640,12 @@ ProgressTotal(int t, double rho, double used, double per_round, int max_rounds,
  * the one-way candidates' tables and measurements are summed into the
  * codes (a merged cell's variance is the sum of its cells': precision
  * divided by how many it merged), and every later table is counted
- * through the maps.  Reads the measurements only: post-processing.
+ * through the maps.  Variables of at most `spared` values keep all of
+ * them (0: none spared; see AIM_PAPER_SPARED_ALPHABET).  Reads the
+ * measurements and the public alphabets only: post-processing.
  */
 static MrfStatus
-CompressDomains(Aim *a, double sigma, MrfAimReport *rep)
+CompressDomains(Aim *a, double sigma, int spared, MrfAimReport *rep)
 {
 	int			p = a->p;
 	int		   *oneoff = MrfAlloc(a->env, sizeof(int) * (p + 1));
@@ -1658,6 +1673,13 @@ CompressDomains(Aim *a, double sigma, MrfAimReport *rep)
 	MrfCompressRare(p, a->card, oneoff, y1, sigma, a->cmapbuf, a->ccard, a->rare);
 	for (int i = 0; i < p; i++)
 	{
+		if (a->card[i] <= spared)
+		{
+			for (int v = 0; v < a->card[i]; v++)
+				a->cmapbuf[oneoff[i] + v] = v;
+			a->ccard[i] = a->card[i];
+			a->rare[i] = 0;
+		}
 		a->cmap[i] = a->cmapbuf + oneoff[i];
 		merged += a->rare[i] > 0;
 	}
@@ -2190,7 +2212,9 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		used = MrfAimSpend(used, rho_one);
 	}
 	rep->rho_one_way = used;
-	status = CompressDomains(&a, sqrt((double) num / (double) den), rep);
+	status = CompressDomains(&a, sqrt((double) num / (double) den),
+							 b.schedule == MRF_AIM_SCHEDULE_PAPER ? AIM_PAPER_SPARED_ALPHABET : 0,
+							 rep);
 	if (status != MRF_OK)
 		goto done;
 
