@@ -716,8 +716,15 @@ static int	ScoringThreads(const MrfAimOptions *opt);
 double
 MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
 {
-	double		rounds = opt->rounds > 0 ? opt->rounds : (double) MrfAimRounds(p);
+	MrfAimBudgetPlan b;
 	double		largest = LargestMarginal(p, card, opt);
+	/*
+	 * T as the release runs it (the seeded schedule's 8 by default, the
+	 * automatic schedule's choice from opt->n); when the budget cannot be
+	 * planned (no n under the automatic schedule), [MMSM22]'s T, the most
+	 */
+	double		rounds = MrfAimBudget(p, opt, &b) == 0 ? (double) b.rounds :
+		opt->rounds > 0 ? opt->rounds : (double) MrfAimRounds(p);
 
 	/*
 	 * The candidates' exact tables (int64) and their bookkeeping, the

@@ -4,7 +4,7 @@
 -- nothing; its rounds and rates are the release's own (the learned model's
 -- metadata agrees); the work grows with width; bad input has its SQLSTATE.
 BEGIN;
-SELECT plan(15);
+SELECT plan(16);
 SET LOCAL mrfdp.test_seed = 7;
 
 CREATE TEMP TABLE plans AS
@@ -51,6 +51,16 @@ SELECT is((SELECT (info ->> 'max_rounds')::int FROM learned), (SELECT (pl ->> 'm
 SELECT ok((SELECT abs((info ->> 'rho_one_way')::float8 - (pl ->> 'rho_one_way')::float8) < 1e-12 FROM learned, planned),
 		  'the plan''s one-way share is the release''s');
 SELECT is((SELECT pl ? 'rows' FROM planned), false, 'without n the plan says nothing of rows');
+
+-- the memory plan counts the rounds the release runs (the seeded schedule's
+-- 8), not [MMSM22]'s T = 256 at 48 columns (each round's measurement is a
+-- table of up to 10,000 cells here)
+CREATE TEMP TABLE mem_plans AS
+SELECT (mrf_learn_aim_plan(array_fill(100, ARRAY[48]), 0.1, 1000) ->> 'memory_bytes')::float8 AS dflt,
+	   (mrf_learn_aim_plan(array_fill(100, ARRAY[48]), 0.1, 1000, rounds => 8) ->> 'memory_bytes')::float8 AS eight,
+	   (mrf_learn_aim_plan(array_fill(100, ARRAY[48]), 0.1, 1000, rounds => 256) ->> 'memory_bytes')::float8 AS many;
+SELECT ok((SELECT dflt = eight AND many > 1.2 * dflt FROM mem_plans),
+		  'with n, the default plan''s memory is that of its 8 rounds, below 256 rounds''');
 
 -- bad input
 SELECT throws_ok($$SELECT mrf_learn_aim_plan(NULL, 1)$$, '22004', NULL, 'alphabets are required');

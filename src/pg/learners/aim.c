@@ -483,6 +483,7 @@ AimPlan(MrfPlan *plan)
 	if (plan->n == 0)
 		return NULL;
 	AimCoreOptions(ap, &ao);
+	ao.n = plan->n;				/* the automatic schedule's T depends on it */
 	plan->iterations = ap->iterations;
 	/* the run's input: the rows, or the tables counted where they are (Citus) */
 	plan->memory = (plan->counts ? (double) sizeof(int64) * AimTableCells(plan) :
