@@ -8,12 +8,17 @@
 #
 # Tables (default: all): adult-e1 adult-e10 adult-r0.2 adult9-r0.1
 # adult9-r1 soybean-e1 soybean-e10 synth48-e1 synth48-e10 synth96-e1
-# synth96-e10 dna-r0.1 small16 small48.
+# synth96-e10 dna-r0.1 small16 small48; on request also housevotes-r0.1
+# housevotes-r1 breastcancer-r0.1 breastcancer-r1 soybean-r0.1 soybean-r1
+# dna-r1 (the tables of the small alphabets' study, with AIM_ARGS="--schedule paper").
 #   adult    UCI Adult as private-pgm ships it (48,842 rows, 14 columns)
 #   adult9   its nine columns of at most 42 values (bench/aim_vs_pgm.sh's)
 #   soybean  mlbench Soybean (683 rows, 36 columns; a missing value is
 #            one more level of its column)
 #   dna      mlbench DNA (3,186 rows, 181 columns), rho 0.1
+#   housevotes, breastcancer  mlbench HouseVotes84 (435 rows, 17 columns)
+#            and BreastCancer (699 rows, 10 columns, Id dropped), as
+#            bench/aim_vs_pgm.sh exports them
 #   synthP   bench_aim_width's tree-shaped rows, P columns, n = 10,000
 #   smallP   the same at n = 1,000, rho 0.1
 # -e1 / -e10: epsilon 1 / 10 at delta 1e-6, converted to rho with the
@@ -72,7 +77,7 @@ EOF
 
 data_args() {
 	case $1 in
-	adult|adult9)
+	adult|adult9|housevotes|breastcancer)
 		if [ ! -f "$WORK/$1.npy" ]; then
 			if [ ! -f "$PGM/mechanisms/aim.py" ]; then
 				mkdir -p "$PGM"
@@ -102,6 +107,13 @@ for t in "${tables[@]}"; do
 	adult9-r1) args="$(data_args adult9) --rho 1" ;;
 	soybean-e1) args="$(data_args soybean) --epsilon 1 --delta 1e-6" ;;
 	soybean-e10) args="$(data_args soybean) --epsilon 10 --delta 1e-6" ;;
+	soybean-r0.1) args="$(data_args soybean) --rho 0.1" ;;
+	soybean-r1) args="$(data_args soybean) --rho 1" ;;
+	housevotes-r0.1) args="$(data_args housevotes) --rho 0.1" ;;
+	housevotes-r1) args="$(data_args housevotes) --rho 1" ;;
+	breastcancer-r0.1) args="$(data_args breastcancer) --rho 0.1" ;;
+	breastcancer-r1) args="$(data_args breastcancer) --rho 1" ;;
+	dna-r1) args="$(data_args dna) --rho 1" ;;
 	dna-r0.1) args="$(data_args dna) --rho 0.1" ;;
 	synth48-e1) args="--p 48 --epsilon 1 --delta 1e-6" ;;
 	synth48-e10) args="--p 48 --epsilon 10 --delta 1e-6" ;;
