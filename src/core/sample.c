@@ -23,6 +23,7 @@
  * privacy mode does not matter here; a seeded generator makes the output
  * reproducible.
  */
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -222,6 +223,28 @@ LogWeightsToCdf(double *w, int64_t count)
 	return isfinite(sum) && sum > 0.0 ? MRF_OK : MRF_ERANGE;
 }
 
+/* The largest absolute value of x[0..count-1] (NaN if any is NaN). */
+static double
+MaxAbs(const double *x, int64_t count)
+{
+	double		m = 0.0;
+
+	for (int64_t i = 0; i < count; i++)
+	{
+		if (isnan(x[i]))
+			return NAN;
+		m = fmax(m, fabs(x[i]));
+	}
+	return m;
+}
+
+/* The larger of two bounds, NaN if either is (fmax would drop it). */
+static double
+LargerBound(double a, double b)
+{
+	return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+}
+
 /*
  * Draws an index from a cumulative distribution: the first s with
  * cdf[s] > u * cdf[count - 1], by binary search.  Scaling u by the last entry
@@ -317,7 +340,19 @@ typedef struct ChainKind
 	size_t		row_bytes;
 	int64_t		work;			/* multiply-adds of one sweep (for polling) */
 	double		strength;		/* L: the largest summed influence on a variable */
+	double		bound;			/* the largest sum of |parameters| a conditional adds */
 } ChainKind;
+
+/*
+ * A conditional's log-weights are sums of the model's parameters: when the
+ * largest sum of their absolute values stays below this, no partial sum
+ * overflows (beta <= 1) and neither does the difference of two log-weights
+ * a draw takes (DrawTempered's normalisation, the spin chains' 2 h), so no
+ * conditional is NaN.  Above it (finite parameters near 1e308) the chains
+ * refuse the model with MRF_ERANGE, as the exact samplers do, instead of
+ * drawing from NaN weights.
+ */
+#define CHAIN_MAX_BOUND (DBL_MAX / 4.0)
 
 /* One replica: its state and its couplings U. */
 typedef struct Replica
@@ -446,6 +481,8 @@ RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
 	int			r;
 	int			i;
 
+	if (!(kind->bound <= CHAIN_MAX_BOUND))
+		return MRF_ERANGE;
 	offset = MrfAlloc(env, sizeof(int64_t) * ((size_t) kind->p + 1));
 	if (offset == NULL)
 		return MRF_ENOMEM;
@@ -768,6 +805,14 @@ SampleIsingChains(const MrfNeighbours *nb, const double *theta, int p,
 	kind.row_bytes = (size_t) p;
 	kind.work = (int64_t) p + nb->nnz;
 	kind.strength = IsingStrength(nb);
+	for (int i = 0; i < p; i++)
+	{
+		double		sum = fabs(theta[i]);
+
+		for (int64_t k = nb->start[i]; k < nb->start[i + 1]; k++)
+			sum += fabs(nb->weight[k]);
+		kind.bound = LargerBound(kind.bound, sum);
+	}
 	return RunChains(&kind, n, burn_in, thin, rng, env, out, report);
 }
 
@@ -1159,6 +1204,14 @@ SampleTwiseChains(const TwiseIncidence *inc, int p, int64_t n, int burn_in,
 	kind.row_bytes = (size_t) p;
 	kind.work = inc->work;
 	kind.strength = TwiseStrength(inc, p);
+	for (int i = 0; i < p; i++)
+	{
+		double		sum = 0.0;
+
+		for (int64_t e = inc->start[i]; e < inc->start[i + 1]; e++)
+			sum += fabs(inc->coef[e]);
+		kind.bound = LargerBound(kind.bound, sum);
+	}
 	return RunChains(&kind, n, burn_in, thin, rng, env, out, report);
 }
 
@@ -1436,7 +1489,7 @@ DrawTempered(const double *f, const double *c, double beta, int k,
 
 	for (a = 0; a < k; a++)
 		w[a] = f[a] + beta * c[a];
-	/* not checked: a chain's conditional that overflows is not refused (the exact samplers' are) */
+	/* cannot fail: RunChains refused a model whose conditionals could overflow (CHAIN_MAX_BOUND) */
 	(void) LogWeightsToCdf(w, k);
 	return (int) DrawFromCdf(w, k, rng);
 }
@@ -1619,6 +1672,14 @@ SamplePairwiseChains(const PairwiseNeighbours *nb, const double *theta,
 	kind.row_bytes = (size_t) nb->p;
 	kind.work = ((int64_t) nb->p + nb->nnz) * nb->k;
 	kind.strength = PairwiseStrength(nb);
+	for (int i = 0; i < nb->p; i++)
+	{
+		double		sum = MaxAbs(theta + (size_t) i * nb->k, nb->k);
+
+		for (int64_t e = nb->start[i]; e < nb->start[i + 1]; e++)
+			sum += MaxAbs(nb->block + (size_t) e * nb->k * nb->k, (int64_t) nb->k * nb->k);
+		kind.bound = LargerBound(kind.bound, sum);
+	}
 	return RunChains(&kind, n, burn_in, thin, rng, env, out, report);
 }
 
@@ -2030,6 +2091,18 @@ SampleCliquesChains(const MrfCliqueSet *set, const double *logpot, int64_t n,
 	kind.row_bytes = sizeof(MrfCode) * (size_t) set->p;
 	kind.work = ((int64_t) set->p + set->start[set->m]) * set->k;
 	kind.strength = CliquesStrength(&model);
+	for (int v = 0; v < set->p; v++)
+	{
+		double		sum = 0.0;
+
+		for (int sl = model.istart[v]; sl < model.istart[v + 1]; sl++)
+		{
+			int			cc = model.iclq[sl];
+
+			sum += MaxAbs(logpot + set->offset[cc], set->offset[cc + 1] - set->offset[cc]);
+		}
+		kind.bound = LargerBound(kind.bound, sum);
+	}
 	status = RunChains(&kind, n, burn_in, thin, rng, env, out, report);
 	CliquesChainFree(env, &model);
 	return status;

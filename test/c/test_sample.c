@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliques.h"
 #include "harness.h"
 #include "noise.h"
 #include "sample.h"
+#include "twise.h"
 
 void		TestSample(void);
 
@@ -552,6 +554,86 @@ TestGibbsSchedule(void)
 	free(kept);
 }
 
+/*
+ * The chain samplers refuse a model whose conditionals overflow: 20
+ * variables, variable 0 tied to every other by a parameter of 1e308 (each
+ * finite, their sum past double precision), the exact samplers' junction
+ * tree forbidden (max_tree_cells 1) so that every kind takes its chains.
+ * Each gets MRF_ERANGE, as the exact samplers do, where the chains drew
+ * from NaN weights (a spin chain's sigmoid of NaN is always -1); at 1e300 a
+ * parameter (a sum far below the limit) the same models sample.
+ */
+static void
+TestChainOverflow(void)
+{
+	enum
+	{
+		P = 20,
+		N = 40
+	};
+	MrfSampleOptions opt = {10, 1, 1, 0, NULL};
+	MrfEnv		env = MrfMallocEnv;
+	double	   *A = calloc((size_t) P * P, sizeof(double));
+	double	   *theta = calloc((size_t) P * 2, sizeof(double));
+	double	   *W = calloc((size_t) P * P * 4, sizeof(double));
+	double	   *coef = calloc((size_t) MrfTwiseCoefCount(P, 2), sizeof(double));
+	double	   *logpot = calloc((size_t) (P - 1) * 4, sizeof(double));
+	int			start[P];
+	int			var[2 * (P - 1)];
+	int8_t	   *spins = malloc((size_t) N * P);
+	uint8_t    *values = malloc((size_t) N * P);
+	MrfCode    *codes = malloc(sizeof(MrfCode) * N * P);
+	MrfCliqueSet *set = NULL;
+
+	for (int j = 0; j < P - 1; j++)
+	{
+		start[j] = 2 * j;
+		var[2 * j] = 0;
+		var[2 * j + 1] = j + 1;
+	}
+	start[P - 1] = 2 * (P - 1);
+	CHECK(MrfCliqueSetBuild(P, 2, P - 1, start, var, 0, &env, &set) == MRF_OK);
+	for (int big = 0; big < 2 && set != NULL; big++)
+	{
+		double		x = big ? 1e308 : 1e300;
+		MrfStatus	want = big ? MRF_ERANGE : MRF_OK;
+		MrfSampler	used = MRF_SAMPLER_NONE;
+		MrfRng		rng;
+
+		MrfRngInitSeeded(&rng, 11);
+		for (int j = 1; j < P; j++)
+		{
+			int			pair[2] = {0, j};
+
+			A[j] = A[(size_t) j * P] = x;
+			W[(((size_t) 0 * P + j) * 2 + 1) * 2 + 1] = x;
+			W[(((size_t) j * P + 0) * 2 + 1) * 2 + 1] = x;
+			coef[MrfSubsetIndex(P, pair, 2)] = x;
+			logpot[(size_t) (j - 1) * 4] = x;
+		}
+		CHECK_MSG(MrfIsingSampleWith(A, theta, P, N, &opt, &rng, &env, spins, &used) == want &&
+				  used == MRF_SAMPLER_CHAINS, "Ising at %g (sampler %s)", x, MrfSamplerName(used));
+		used = MRF_SAMPLER_NONE;
+		CHECK_MSG(MrfPairwiseSampleWith(W, theta, P, 2, N, &opt, &rng, &env, values, &used) == want &&
+				  used == MRF_SAMPLER_CHAINS, "pairwise at %g (sampler %s)", x, MrfSamplerName(used));
+		used = MRF_SAMPLER_NONE;
+		CHECK_MSG(MrfTwiseSampleWith(coef, P, 2, N, &opt, &rng, &env, spins, &used) == want,
+				  "t-wise at %g", x);
+		CHECK_MSG(MrfCliquesSampleWith(set, logpot, N, &opt, &rng, &env, codes, &used) == want &&
+				  used == MRF_SAMPLER_CHAINS, "cliques at %g (sampler %s)", x, MrfSamplerName(used));
+	}
+	if (set != NULL)
+		MrfCliqueSetFree(&env, set);
+	free(A);
+	free(theta);
+	free(W);
+	free(coef);
+	free(logpot);
+	free(spins);
+	free(values);
+	free(codes);
+}
+
 /* The sampler's test group. */
 void
 TestSample(void)
@@ -563,4 +645,5 @@ TestSample(void)
 	TestGibbsVsExact();
 	TestGibbsSchedule();
 	TestSampleHousekeeping();
+	TestChainOverflow();
 }

@@ -1,11 +1,11 @@
 -- server: session_preload
 -- Hand-written models whose finite parameters (near 1e308) sum past double
--- precision have no finite distribution: every exact sampler refuses them
+-- precision have no finite distribution: every sampler (exact or chains) refuses them
 -- with 22003, as mrf_marginal does, instead of drawing from NaN weights (a
 -- chain of such cliques came out uniform, an allocation too).  Large
 -- parameters that do not overflow still give their exact rows.
 BEGIN;
-SELECT plan(10);
+SELECT plan(11);
 SET LOCAL mrfdp.test_seed = 3;
 CREATE TEMP TABLE three (a int, b int, c int);
 -- a chain of 30 binary cliques favouring 00 by 1e308 each: the joint sums to infinity
@@ -35,6 +35,13 @@ SELECT throws_ok($$SELECT count(*) FROM mrf_sample('{"kind": "pairwise", "p": 3,
 SELECT throws_ok($$SELECT count(*) FROM mrf_sample('{"kind": "twise", "p": 3, "t": 2,
 		"monomials": [[[1, 2], 1e308], [[2, 3], 1e308], [[1, 3], -1e308]]}'::mrf, 100)$$,
 	'22003', NULL, 'a t-wise model by enumeration: refused');
+
+-- too dense for the junction tree (24 variables, every pair coupled): the
+-- chain sampler, whose conditionals for variable 1 sum 23 couplings of 1e308
+SELECT throws_ok($$SELECT count(*) FROM mrf_sample(mrf_ising((SELECT array_agg(r ORDER BY i) FROM
+		(SELECT i, array_agg(CASE WHEN i = j THEN 0 WHEN i = 1 OR j = 1 THEN 1e308 ELSE 0.01 END ORDER BY j) AS r
+		 FROM generate_series(1, 24) i, generate_series(1, 24) j GROUP BY i) x)), 10)$$,
+	'22003', NULL, 'a dense Ising model of 24 variables (the chain sampler): refused');
 
 -- large but finite: cell (0, 0) outweighs every other by 1e308
 SELECT is((SELECT count(*) FROM mrf_sample('{"kind": "cliques", "p": 2, "k": 2, "cliques": [[1, 2]],
