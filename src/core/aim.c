@@ -793,7 +793,9 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 	 * this predicts (1.4x, 1.5x, 1.5x), so the estimate stays an upper
 	 * bound; one thread divides by exactly 1.
 	 */
-	out->threads = ScoringThreads(opt) > 1 ? ScoringThreads(opt) : 1;
+	out->threads = ScoringThreads(opt);
+	if (out->threads < 1)
+		out->threads = 1;
 	per_round = 1.2e-6 * (double) out->candidates * p / (1.0 + 0.5 * (out->threads - 1)) +
 		80e-9 * (double) opt->round_iterations * (double) out->model_cells;
 	out->seconds_per_round = per_round;
@@ -2106,6 +2108,9 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	}
 	rounds = b.rounds;
 	rep->max_rounds = rounds;
+	rep->schedule = b.schedule;
+	rep->one_way_share = b.one_way_share;
+	rep->seed_share = b.seed_share;
 	rho_one = b.rho_one;
 	rho_measure = b.rho_measure;
 	rho_select = b.rho_select;
@@ -2419,7 +2424,8 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			if (status != MRF_OK)
 				goto done;
 		}
-		rep->score_digest = ScoreDigest(rep->score_digest, score, weight, eligible, a.ncand);
+		if (opt->score_digest)
+			rep->score_digest = ScoreDigest(rep->score_digest, score, weight, eligible, a.ncand);
 
 		/* 3. select (rho_select), then measure (rho_measure) */
 		if (t == 0)

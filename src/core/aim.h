@@ -79,6 +79,7 @@ typedef struct MrfAimOptions
 								 * the whole model, not by components */
 	int			threads;		/* candidate scoring threads; 0: MrfFwThreads() */
 	size_t		thread_arena_bytes;	/* tests: each scoring thread's arena; 0: planned */
+	int			score_digest;	/* tests: fill MrfAimReport.score_digest */
 	MrfEstimateOptions estimate;	/* the final estimate (and its engine) */
 	/* the workload: nworkload marginals wvar[wstart[w] .. wstart[w+1]-1]; 0: default */
 	int			nworkload;
@@ -118,6 +119,9 @@ typedef struct MrfAimReport
 	int			rounds;			/* selections made */
 	int			annealed;		/* rounds after which sigma halved */
 	int			max_rounds;		/* T */
+	int			schedule;		/* the schedule run (MrfAimBudgetPlan's) */
+	double		one_way_share;	/* the shares used, given or the schedule's */
+	double		seed_share;
 	int64_t		steps;			/* estimator steps, every round's and the final's */
 	int			candidates;		/* candidates at the end */
 	int			triples;		/* default workload: triples added */
@@ -137,7 +141,8 @@ typedef struct MrfAimReport
 	int			rare_values;	/* values merged over all variables */
 	int64_t		tree_cells;		/* cells of their junction tree */
 	int64_t		scored_on_host; /* candidates a scoring thread left to the caller's */
-	uint64_t	score_digest;	/* FNV-1a of every round's scores in candidate order */
+	uint64_t	score_digest;	/* with MrfAimOptions.score_digest: FNV-1a of
+								 * every round's scores in candidate order */
 	MrfEstimateReport estimate; /* the final estimate */
 } MrfAimReport;
 

@@ -1816,8 +1816,6 @@ SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 {
 	double	   *cdf = MrfAlloc(env, sizeof(double) * (size_t) states);
 	MrfCode		z[256];
-	double		mx = -INFINITY;
-	double		acc = 0.0;
 	int64_t		s;
 	int64_t		r;
 
@@ -1827,16 +1825,9 @@ SampleCliquesExact(const MrfCliqueSet *set, const double *logpot,
 	for (s = 0; s < states; s++)
 	{
 		cdf[s] = MrfCliquesScore(set, logpot, z);
-		mx = cdf[s] > mx ? cdf[s] : mx;
 		MrfCliquesNextStateAlphabets(z, set->p, set->card);
 	}
-	for (s = 0; s < states; s++)
-	{
-		acc += exp(cdf[s] - mx);
-		cdf[s] = acc;
-	}
-	/* scores near 1e308 can sum to infinity: inf - inf leaves a NaN distribution */
-	if (!isfinite(mx) || !isfinite(acc) || !(acc > 0.0))
+	if (LogWeightsToCdf(cdf, states) != MRF_OK)
 	{
 		MrfFree(env, cdf);
 		return MRF_ERANGE;

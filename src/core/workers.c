@@ -170,8 +170,6 @@ ArenaTake(MrfArena *arena, size_t bytes, int zero)
 	hdr[0] = arena->used;
 	arena->used += need;
 	hdr[1] = arena->used;
-	if (arena->used > arena->peak)
-		arena->peak = arena->used;
 	if (zero)
 		memset(ptr, 0, bytes);
 	return ptr;

@@ -86,7 +86,6 @@ typedef struct MrfArena
 	char	   *base;
 	size_t		size;
 	size_t		used;
-	size_t		peak;			/* the most used since MrfArenaInit */
 } MrfArena;
 
 /* Allocates the block (bytes) through host; MRF_ENOMEM if it cannot. */

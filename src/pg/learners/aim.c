@@ -247,11 +247,12 @@ AimOptions(MrfPlan *plan)
 		ap->rounds = opt->rounds;
 	if (opt->given & MRF_OPT_ONE_WAY_SHARE)
 		ap->one_way_share = opt->one_way_share;
-	/* the budget schedule: a word of the options table's (auto, seeded, paper) */
-	ap->schedule = MRF_AIM_SCHEDULE_AUTO;
-	if (opt->given & MRF_OPT_SCHEDULE)
-		ap->schedule = strcmp(opt->schedule, "paper") == 0 ? MRF_AIM_SCHEDULE_PAPER :
-			strcmp(opt->schedule, "seeded") == 0 ? MRF_AIM_SCHEDULE_SEEDED : MRF_AIM_SCHEDULE_AUTO;
+	/*
+	 * the budget schedule: a word of the options table's (auto, seeded,
+	 * paper), given or its default there (plan.c fills the defaults in)
+	 */
+	ap->schedule = strcmp(opt->schedule, "paper") == 0 ? MRF_AIM_SCHEDULE_PAPER :
+		strcmp(opt->schedule, "seeded") == 0 ? MRF_AIM_SCHEDULE_SEEDED : MRF_AIM_SCHEDULE_AUTO;
 	MRF_REFUSE_IF(AimCaps(opt, learner, &ap->max_model_cells, &ap->max_candidate_cells));
 	plan->params = ap;
 	MrfChargeZcdp(&plan->charge, learner, ap->rho);
@@ -573,30 +574,21 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 									 &set, &logpot, &rep));
 
 	MrfPlanMetaBegin(&meta, plan, run, "mckenna2022-aim");
-	{
-		MrfAimOptions bo;
-		MrfAimBudgetPlan b;
-
-		/* the T and shares used, given or the schedule's defaults (MrfAimBudget) */
-		AimCoreOptions(ap, &bo);
-		bo.n = n;
-		if (MrfAimBudget(p, &bo, &b) != 0)
-			elog(ERROR, "%s: the core's budget plan failed after its release", plan->learner->name);
-		appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"rounds_given\": %s, \"annealed\": %d",
-						 rep.rounds, rep.max_rounds, ap->rounds > 0 ? "true" : "false", rep.annealed);
-		appendStringInfo(&meta, ", \"one_way_share\": %s, \"one_way_share_given\": %s",
-						 MrfDoubleText(b.one_way_share), ap->one_way_share > 0.0 ? "true" : "false");
-		/* the MST-seeded schedule's seed: its share, pairs and noise (privacy.md 13) */
-		appendStringInfo(&meta, ", \"schedule\": \"%s\", \"seed_share\": %s, \"seed_pairs\": %d, \"rho_seed\": %s, \"sigma2_seed\": %s",
-						 b.schedule == MRF_AIM_SCHEDULE_SEEDED ? "mst-seeded" : "mmsm22", MrfDoubleText(b.seed_share),
-						 rep.seed_pairs, MrfDoubleText(rep.rho_seed),
-						 rep.seed_pairs > 0 ? MrfDoubleText(rep.sigma2_seed) : "null");
-		/* the automatic schedule's signal of public sizes (privacy.c MrfAimScheduleSignal) */
-		appendStringInfo(&meta, ", \"schedule_signal\": %s, \"schedule_option\": \"%s\"",
-						 MrfDoubleText(MrfAimScheduleSignal(ap->rho, n, p)),
-						 ap->schedule == MRF_AIM_SCHEDULE_PAPER ? "paper" :
-						 ap->schedule == MRF_AIM_SCHEDULE_SEEDED ? "seeded" : "auto");
-	}
+	/* the T and shares used, given or the schedule's defaults (MrfAimBudget) */
+	appendStringInfo(&meta, ", \"rounds\": %d, \"max_rounds\": %d, \"rounds_given\": %s, \"annealed\": %d",
+					 rep.rounds, rep.max_rounds, ap->rounds > 0 ? "true" : "false", rep.annealed);
+	appendStringInfo(&meta, ", \"one_way_share\": %s, \"one_way_share_given\": %s",
+					 MrfDoubleText(rep.one_way_share), ap->one_way_share > 0.0 ? "true" : "false");
+	/* the MST-seeded schedule's seed: its share, pairs and noise (privacy.md 13) */
+	appendStringInfo(&meta, ", \"schedule\": \"%s\", \"seed_share\": %s, \"seed_pairs\": %d, \"rho_seed\": %s, \"sigma2_seed\": %s",
+					 rep.schedule == MRF_AIM_SCHEDULE_SEEDED ? "mst-seeded" : "mmsm22", MrfDoubleText(rep.seed_share),
+					 rep.seed_pairs, MrfDoubleText(rep.rho_seed),
+					 rep.seed_pairs > 0 ? MrfDoubleText(rep.sigma2_seed) : "null");
+	/* the automatic schedule's signal of public sizes (privacy.c MrfAimScheduleSignal) */
+	appendStringInfo(&meta, ", \"schedule_signal\": %s, \"schedule_option\": \"%s\"",
+					 MrfDoubleText(MrfAimScheduleSignal(ap->rho, n, p)),
+					 ap->schedule == MRF_AIM_SCHEDULE_PAPER ? "paper" :
+					 ap->schedule == MRF_AIM_SCHEDULE_SEEDED ? "seeded" : "auto");
 	/* the core's running sum at the end (rounded up at each step): rho when the last round ran */
 	appendStringInfo(&meta, ", \"rho_one_way\": %s, \"rho_spent\": %s",
 					 MrfDoubleText(rep.rho_one_way), MrfDoubleText(rep.rho_used));

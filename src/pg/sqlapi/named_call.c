@@ -22,11 +22,13 @@
 
 #include "access/htup_details.h"
 #include "access/transam.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "nodes/makefuncs.h"
@@ -377,12 +379,12 @@ build_named_aggref(ParseState *pstate, FuncExpr *fexpr)
 }
 
 /*
- * The extension's mrf_options in schema nspname: the C function of that
- * symbol (only a superuser creates C functions).  Not by name alone: a role
- * that may create in the schema (public, on servers that still grant CREATE
- * there) could add an overload, and a lookup of a unique name would then
- * fail every named call of every role.  InvalidOid when there is none, or
- * more than one.
+ * The extension's mrf_options in schema nspname: the function of that name
+ * that belongs to mrfdp (pg_depend, as options_check.c's IsLearner finds
+ * the learners).  Not by name alone: a role that may create in the schema
+ * (public, on servers that still grant CREATE there) could add an
+ * overload, and a lookup of a unique name would then fail every named call
+ * of every role.  InvalidOid when there is none, or more than one.
  */
 static Oid
 OptionsFunction(const char *nspname)
@@ -390,24 +392,14 @@ OptionsFunction(const char *nspname)
 	FuncCandidateList c = FuncnameGetCandidates(list_make2(makeString(pstrdup(nspname)),
 														   makeString(OPTIONS_FUNCTION)),
 												-1, NIL, false, false, false, true);
+	Oid			extension = get_extension_oid("mrfdp", true);
 	Oid			found = InvalidOid;
 
+	if (!OidIsValid(extension))
+		return InvalidOid;
 	for (; c != NULL; c = c->next)
 	{
-		HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(c->oid));
-		Datum		prosrc;
-		bool		isnull;
-		bool		ours = false;
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
-		{
-			prosrc = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-			ours = !isnull && strcmp(TextDatumGetCString(prosrc), OPTIONS_FUNCTION) == 0;
-		}
-		ReleaseSysCache(tup);
-		if (!ours)
+		if (getExtensionOfObject(ProcedureRelationId, c->oid) != extension)
 			continue;
 		if (OidIsValid(found))
 			return InvalidOid;
