@@ -724,14 +724,15 @@ CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
 -- '[["a", "b"], ["a", "b", "c"]]' by column names (or 1-based numbers for
 -- arrays); default: every pair, plus the triples over pairs AIM selected.
 -- iterations: the final estimate's mirror-descent steps (default 1000);
--- domains and nulls as for mrf_learn_pairwise. rounds: T, the rounds at
--- the initial rates after the MST seed (default 8); one_way_share: the
--- one-way marginals' part of rho (default 1/3; the seed takes 3/4 of the
--- rest); max_model_cells: the
+-- domains and nulls as for mrf_learn_pairwise. schedule: 'auto' (default:
+-- [MMSM22]'s on rich tables, else the MST-seeded one), 'seeded' or
+-- 'paper'. rounds: T, the rounds at the initial rates (the seeded
+-- schedule's default 8, after the MST seed; [MMSM22]'s 16 p up to 16
+-- columns, 256 up to 128, else 2 p); one_way_share: the one-way
+-- marginals' part of rho (the seeded schedule's default 1/3, the seed
+-- taking 3/4 of the rest; [MMSM22]'s 0.9 p / T); max_model_cells: the
 -- junction tree's cap (default 2^16, at most a quarter of
--- mrfdp.max_learner_memory); schedule: 'auto' (default: [MMSM22]'s on rich
--- tables, else the MST-seeded one), 'seeded' or 'paper'; any of them
--- composes to rho (privacy.md 13).
+-- mrfdp.max_learner_memory); any of them composes to rho (privacy.md 13).
 CREATE FUNCTION mrf_learn_aim(x anyelement,
 							  rho float8 DEFAULT NULL,
 							  epsilon float8 DEFAULT NULL,
@@ -1170,8 +1171,9 @@ ALTER EVENT TRIGGER mrfdp_claim_parked ENABLE ALWAYS;
 -- mrf_learn_aim_plan (sql/parts/66_aim.sql)
 -- What mrf_learn_aim would do with columns of these alphabets, budget and
 -- options, from public sizes only (no relation, no row, no charge): rounds,
--- rates, candidates, the model's cap, a rough time and, with n, the
--- memory; the options are checked as the release checks them.
+-- rates, candidates, the model's cap, a rough time on
+-- mrfdp.learner_threads scoring threads and, with n, the memory; the
+-- options are checked as the release checks them.
 CREATE FUNCTION mrf_learn_aim_plan(alphabets int[], rho float8, n bigint DEFAULT NULL,
 								   rounds int DEFAULT NULL,
 								   one_way_share float8 DEFAULT NULL,
