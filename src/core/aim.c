@@ -721,7 +721,8 @@ MrfAimWorkspaceBytes(int p, const int *card, const MrfAimOptions *opt)
 	/*
 	 * T as the release runs it (the seeded schedule's 8 by default, the
 	 * automatic schedule's choice from opt->n); when the budget cannot be
-	 * planned (no n under the automatic schedule), [MMSM22]'s T, the most
+	 * planned (no n under the automatic schedule), [MMSM22]'s T, the larger
+	 * of the two schedules'
 	 */
 	double		rounds = MrfAimBudget(p, opt, &b) == 0 ? (double) b.rounds :
 		opt->rounds > 0 ? opt->rounds : (double) MrfAimRounds(p);

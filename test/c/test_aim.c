@@ -1315,6 +1315,38 @@ PairError(const MrfCode *rows, int64_t n, int p, const int *card, const MrfCliqu
 	return sum / pairs;
 }
 
+/* MST's mean 2-way error (PairError) on the rows at rho, under RNG seed `seed`. */
+static double
+MstPairError(const MrfCode *rows, int64_t n, int p, const int *card, double rho, uint64_t seed)
+{
+	MrfMstOptions mo;
+	MrfMstReport mr;
+	MrfRng		rng;
+	int		   *edges = malloc(sizeof(int) * 2 * (p - 1));
+	int		   *start = malloc(sizeof(int) * p);
+	double	   *lp = malloc(sizeof(double) * (MrfMstMaxTreeCells(p, card) + 1));
+	MrfCliqueSet *set = NULL;
+	double		err = INFINITY;
+
+	MrfMstDefaultOptions(&mo);
+	mo.rho = rho;
+	MrfRngInitSeeded(&rng, seed);
+	CHECK(MrfMstLearn(rows, n, p, card, &mo, &rng, &MrfMallocEnv, edges, lp, &mr) == MRF_OK);
+	for (int e = 0; e < p; e++)
+		start[e] = 2 * e;
+	CHECK(MrfCliqueSetBuildAlphabets(p, card, p - 1, start, edges, INT64_MAX,
+									 &MrfMallocEnv, &set) == MRF_OK);
+	if (set)
+	{
+		err = PairError(rows, n, p, card, set, lp);
+		MrfCliqueSetFree(&MrfMallocEnv, set);
+	}
+	free(lp);
+	free(start);
+	free(edges);
+	return err;
+}
+
 /*
  * Small alphabets keep their values under [MMSM22]'s schedule: on a small
  * table of yes/no/missing-like columns (n = 400, 10 ternary columns of
@@ -1360,32 +1392,12 @@ TestPaperSmallAlphabets(void)
 		}
 	for (int sd = 1; sd <= SEEDS; sd++)
 	{
-		MrfMstOptions mo;
-		MrfMstReport mr;
 		MrfAimOptions opt;
 		MrfAimReport rep;
-		int			edges[2 * (P - 1)];
-		int			start[P];
-		double	   *lp = malloc(sizeof(double) * (MrfMstMaxTreeCells(P, card) + 1));
 		MrfCliqueSet *set = NULL;
 		double	   *logpot = NULL;
 
-		MrfMstDefaultOptions(&mo);
-		mo.rho = 0.1;
-		MrfRngInitSeeded(&rng, sd);
-		CHECK(MrfMstLearn(rows, N, P, card, &mo, &rng, &MrfMallocEnv, edges, lp, &mr) == MRF_OK);
-		for (int e = 0; e < P; e++)
-			start[e] = 2 * e;
-		CHECK(MrfCliqueSetBuildAlphabets(P, card, P - 1, start, edges, INT64_MAX,
-										 &MrfMallocEnv, &set) == MRF_OK);
-		if (set)
-		{
-			err[0] += PairError(rows, N, P, card, set, lp) / SEEDS;
-			MrfCliqueSetFree(&MrfMallocEnv, set);
-			set = NULL;
-		}
-		free(lp);
-
+		err[0] += MstPairError(rows, N, P, card, 0.1, sd) / SEEDS;
 		MrfAimDefaultOptions(&opt);
 		opt.rho = 0.1;
 		opt.schedule = MRF_AIM_SCHEDULE_PAPER;
@@ -1473,27 +1485,9 @@ TestSeeded(void)
 
 	for (int sd = 1; sd <= SEEDS; sd++)
 	{
-		MrfMstOptions mo;
-		MrfMstReport mr;
-		int			edges[2 * (P - 1)];
-		int			start[P];
-		double	   *lp = malloc(sizeof(double) * (MrfMstMaxTreeCells(P, card) + 1));
 		MrfCliqueSet *set = NULL;
 
-		MrfMstDefaultOptions(&mo);
-		mo.rho = 0.1;
-		MrfRngInitSeeded(&rng, sd);
-		CHECK(MrfMstLearn(rows, N, P, card, &mo, &rng, &MrfMallocEnv, edges, lp, &mr) == MRF_OK);
-		for (int e = 0; e < P; e++)
-			start[e] = 2 * e;
-		CHECK(MrfCliqueSetBuildAlphabets(P, card, P - 1, start, edges, INT64_MAX,
-										 &MrfMallocEnv, &set) == MRF_OK);
-		if (set)
-		{
-			err[0] += PairError(rows, N, P, card, set, lp) / SEEDS;
-			MrfCliqueSetFree(&MrfMallocEnv, set);
-		}
-		free(lp);
+		err[0] += MstPairError(rows, N, P, card, 0.1, sd) / SEEDS;
 		for (int sch = 0; sch < 2; sch++)
 		{
 			MrfAimOptions opt;
