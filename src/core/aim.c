@@ -240,6 +240,31 @@ SetCells(const int *card, const VarSet *s, int64_t limit)
 	return MrfVarsCells(card, s->size, s->vars, limit);
 }
 
+/*
+ * The cells of the released model were its cliques cl[0..m-1] (ExpandModel:
+ * the cliques over the rows' alphabets), or -1 above limit.  After the
+ * rare-value compression a clique of few codes can hold a table of many
+ * values: the model's cap bounds the release's tables too (a candidate
+ * added with the cliques inside it still counted: an upper bound), which
+ * is what the memory plan and the model's consumers assume.
+ */
+static int64_t
+ReleasedCells(const Aim *a, const VarSet *cl, int m, int64_t limit)
+{
+	const int  *card = a->cmap != NULL ? a->ocard : a->card;
+	int64_t		total = 0;
+
+	for (int c = 0; c < m; c++)
+	{
+		int64_t		cells = SetCells(card, &cl[c], limit);
+
+		if (cells < 0 || total > limit - cells)
+			return -1;
+		total += cells;
+	}
+	return total;
+}
+
 /* See aim.h. */
 int
 MrfAimWorkloadCheck(int p, int nworkload, const int *wstart, const int *wvar, int *why)
@@ -1493,6 +1518,8 @@ Seed(Aim *a, const MrfAimBudgetPlan *b, const MrfAimOptions *opt, MrfRng *rng, V
 	int			k = 0;
 	int			nedges = 0;
 	int64_t		one_cells = 0;
+	int64_t		released_left = INT64_MAX;	/* the release's cells the pairs may add */
+	int			kept = 0;
 	int64_t		progress[2];
 	uint64_t	num,
 				den;
@@ -1556,16 +1583,36 @@ Seed(Aim *a, const MrfAimBudgetPlan *b, const MrfAimOptions *opt, MrfRng *rng, V
 								edges, &nedges, selections);
 	if (status != MRF_OK)
 		goto done;
-	/* the pairs measured, then the model takes them all at once (a forest) */
+	/*
+	 * the pairs measured, then the model takes them all at once (a forest);
+	 * after the compression, only the pairs (in the order selected) whose
+	 * tables over the rows' alphabets keep the release within the model's
+	 * cap (the alphabets and the selection's output: post-processing)
+	 */
+	if (a->cmap != NULL)
+	{
+		int64_t		ones = ReleasedCells(a, a->cl, a->m, opt->max_model_cells);
+
+		released_left = ones < 0 ? 0 : opt->max_model_cells - ones;
+	}
 	for (int e = 0; e < nedges; e++)
 	{
 		const Cand *cd = &a->cand[cand[MrfMstPairIndex(p, edges[2 * e], edges[2 * e + 1])]];
 
+		if (a->cmap != NULL)
+		{
+			int64_t		cells = SetCells(a->ocard, &cd->s, released_left);
+
+			if (cells < 0)
+				continue;
+			released_left -= cells;
+		}
 		status = Measure(a, cd, num, den, rng);
 		if (status != MRF_OK)
 			goto done;
-		forest[e] = cd->s;
+		forest[kept++] = cd->s;
 	}
+	nedges = kept;
 	if (nedges > 0)
 		status = AddCliques(a, forest, nedges, ncl, opt);
 	for (int e = 0; e < nedges && status == MRF_OK && a->defaults; e++)
@@ -1841,6 +1888,7 @@ typedef struct Scoring
 	uint8_t    *redo;			/* a thread could not score it: the caller will */
 	Scratch    *sc;				/* the threaded pass: one a thread */
 	VarSet	   *ncl;			/* the caller's, for ScoreUncovered */
+	int64_t		released_left;	/* compressed: the cells the release may add */
 } Scoring;
 
 /*
@@ -1878,6 +1926,9 @@ ScoreCandidate(Scoring *g, Scratch *sc, int c)
 
 		/* uncovered: a larger table can exceed any junction tree's budget */
 		if (cd->cells > g->limit)
+			return MRF_OK;
+		/* nor may the release over the rows' alphabets pass the model's cap */
+		if (a->cmap != NULL && SetCells(a->ocard, &cd->s, g->released_left) < 0)
 			return MRF_OK;
 		if (opt->reference_scoring)
 			status = ScoreUncovered(a, &cd->s, g->limit, g->ncl, sc->map, &fits, &tc, est);
@@ -2421,6 +2472,13 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			g.redo = redo;
 			g.sc = tsc;
 			g.ncl = ncl;
+			g.released_left = 0;
+			if (a.cmap != NULL)
+			{
+				int64_t		released = ReleasedCells(&a, a.cl, a.m, opt->max_model_cells);
+
+				g.released_left = released < 0 ? 0 : opt->max_model_cells - released;
+			}
 			status = ScoreRound(&g, nthreads, a.pdone, a.ptotal, &rep->scored_on_host);
 			if (status != MRF_OK)
 				goto done;

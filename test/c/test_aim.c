@@ -1767,9 +1767,203 @@ TestScheduleExtremes(void)
 	free(rows);
 }
 
+/*
+ * The memory plan (MrfAimWorkspaceBytes, what mrfdp.max_learner_memory is
+ * checked against before the budget is charged) covers what MrfAimLearn
+ * and MrfAimLearnTables allocate at their peak, over random shapes: 2-9
+ * columns of 2-40 values (skewed rows, so that the compression merges),
+ * n from 20 to 4,000, every schedule, T automatic or given, the default
+ * workload, one of pairs, one without a pair (no seed), rho from 0.02 to
+ * 50 (annealing past T), one or three scoring threads, and the caps set to
+ * what the shape reads (the candidates' cap at the closure's cells, the
+ * model's at the one-ways' or a little above), as a workload filling
+ * mrfdp.max_learner_memory's quarters has them.
+ */
+static void
+TestWorkspacePlan(void)
+{
+	enum
+	{
+		SHAPES = 240, NMAX = 4000, PMAX = 9
+	};
+	MrfCode    *rows = malloc(sizeof(MrfCode) * NMAX * PMAX);
+	MrfRng		shape;
+	int			runs = 0;
+	double		worst = 0.0;
+	int			worst_shape = -1;
+	int			released = 0;
+
+	MrfRngInitSeeded(&shape, 4242);
+	for (int s = 0; s < SHAPES; s++)
+	{
+		int			p = 2 + (int) (MrfRngU64(&shape) % (PMAX - 1));
+		int			card[PMAX];
+		int64_t		n = (int64_t[]) {20, 150, 1000, NMAX}[MrfRngU64(&shape) % 4];
+		int			wl = (int) (MrfRngU64(&shape) % 3);
+		int			wstart[PMAX * PMAX + 1];
+		int			wvar[3 * PMAX * PMAX];
+		int			nw = 0;
+		MrfAimOptions opt;
+		int			ncand;
+		int64_t		onecells = 0;
+		int64_t		closure;
+		MrfRng		rng;
+		int			tables = (int) (MrfRngU64(&shape) % 2);
+
+		for (int i = 0; i < p; i++)
+		{
+			int			big = MrfRngU64(&shape) % 4 == 0;
+
+			card[i] = big ? 17 + (int) (MrfRngU64(&shape) % 24) : 2 + (int) (MrfRngU64(&shape) % 8);
+			onecells += card[i];
+		}
+		/* skewed rows: a chain, rare values past the first few */
+		for (int64_t r = 0; r < n; r++)
+			for (int i = 0; i < p; i++)
+			{
+				uint64_t	u = MrfRngU64(&shape);
+				int			v = (int) (u % 100) < 70 ? (int) (u / 100 % 3) : (int) (u / 100 % card[i]);
+
+				if (i > 0 && u / 100000 % 10 < 6)
+					v = rows[r * p + i - 1] % card[i];
+				rows[r * p + i] = (MrfCode) (v % card[i]);
+			}
+		wstart[0] = 0;
+		if (wl == 1)
+		{
+			/* pairs of neighbours */
+			for (int i = 0; i + 1 < p; i++)
+			{
+				wvar[wstart[nw]] = i;
+				wvar[wstart[nw] + 1] = i + 1;
+				wstart[nw + 1] = wstart[nw] + 2;
+				nw++;
+			}
+		}
+		else if (wl == 2)
+		{
+			/* triples only, or one-ways when p < 3: no pair of the workload */
+			if (p < 3)
+				for (int i = 0; i < p; i++)
+				{
+					wvar[wstart[nw]] = i;
+					wstart[nw + 1] = wstart[nw] + 1;
+					nw++;
+				}
+			else
+				for (int i = 0; i + 2 < p; i++)
+				{
+					for (int j = 0; j < 3; j++)
+						wvar[wstart[nw] + j] = i + j;
+					wstart[nw + 1] = wstart[nw] + 3;
+					nw++;
+				}
+		}
+		MrfAimDefaultOptions(&opt);
+		opt.rho = (double[]) {0.02, 0.3, 3.0, 50.0}[MrfRngU64(&shape) % 4];
+		opt.schedule = (int) (MrfRngU64(&shape) % 3);
+		opt.rounds = (int[]) {0, 0, 1, 3, 12, 40}[MrfRngU64(&shape) % 6];
+		opt.threads = MrfRngU64(&shape) % 3 == 0 ? 3 : 1;
+		opt.round_iterations = 20;
+		opt.estimate.iterations = 40;
+		if (wl)
+		{
+			opt.nworkload = nw;
+			opt.wstart = wstart;
+			opt.wvar = wvar;
+		}
+		closure = MrfAimClosureCells(p, card, opt.nworkload, opt.wstart, opt.wvar, INT64_MAX, &ncand);
+		if (opt.nworkload == 0)
+		{
+			/* the default adds triples: the cap decides which */
+			for (int i = 0; i < p; i++)
+				for (int j = i + 1; j < p; j++)
+					for (int k = j + 1; k < p; k++)
+						closure += (int64_t) card[i] * card[j] * card[k];
+		}
+		opt.max_candidate_cells = closure;
+		opt.max_model_cells = MrfRngU64(&shape) % 2 ? onecells : 4 * onecells + 4096;
+		for (int th = 0; th < 1; th++)
+		{
+			CountingEnv ce;
+			MrfEnv		env;
+			MrfCliqueSet *set = NULL;
+			double	   *lp = NULL;
+			MrfAimReport rep;
+			MrfAimOptions po = opt;
+			MrfAimBudgetPlan b;
+			MrfStatus	st;
+			double		planned;
+			MrfAimTables t;
+			int64_t    *counts = NULL;
+
+			po.n = n;
+			if (MrfAimBudget(p, &po, &b) != 0)
+				continue;		/* refused before any charge */
+			planned = MrfAimWorkspaceBytes(p, card, &po);
+			memset(&t, 0, sizeof(t));
+			if (tables)
+			{
+				int64_t		cells = MrfAimTablesPlan(p, card, opt.nworkload, opt.wstart, opt.wvar,
+													 INT64_MAX, INT64_MAX, &MrfMallocEnv, &t);
+
+				if (cells < 0)
+				{
+					tables = 0;
+				}
+				else
+				{
+					counts = calloc(cells + 1, sizeof(int64_t));
+					MrfAimTablesCount(&t, rows, n, p, card, counts);
+				}
+			}
+			CountingEnvInit(&ce, &env);
+			MrfRngInitSeeded(&rng, 900 + s);
+			st = tables ? MrfAimLearnTables(&t, counts, n, p, card, &opt, &rng, &env, &set, &lp, &rep) :
+				MrfAimLearn(rows, n, p, card, &opt, &rng, &env, &set, &lp, &rep);
+			if (st == MRF_OK)
+			{
+				/* the outputs are the caller's, not the workspace */
+				size_t		out = sizeof(double) * (set->cells + 1);
+
+				runs++;
+				if ((double) ce.peak / planned > worst)
+				{
+					worst = (double) ce.peak / planned;
+					worst_shape = s;
+				}
+				CHECK_MSG((double) ce.peak <= planned + out + 4096.0 + 64.0 * set->m,
+						  "shape %d (p %d, n %lld, workload %d, schedule %d->%d, T %d->%d of %d run, %d annealed, rho %g, threads %d, tables %d): peak %zu above the plan %.0f",
+						  s, p, (long long) n, wl, opt.schedule, b.schedule, opt.rounds, b.rounds,
+						  rep.rounds, rep.annealed, opt.rho, opt.threads, tables, ce.peak, planned);
+				/* the release over the rows' alphabets within the model's cap */
+				CHECK_MSG(set->cells <= opt.max_model_cells,
+						  "shape %d (p %d, n %lld, schedule %d, %d compressed): the release has %lld cells, the cap is %lld",
+						  s, p, (long long) n, b.schedule, rep.compressed, (long long) set->cells,
+						  (long long) opt.max_model_cells);
+				released += rep.compressed > 0;
+				MrfCliqueSetFree(&env, set);
+				MrfFree(&env, lp);
+			}
+			else
+				CHECK_MSG(st == MRF_OK, "shape %d: status %d (p %d, n %lld, workload %d, schedule %d->%d, T %d->%d, rho %g, threads %d, tables %d, model cap %lld, cand cap %lld)", s, (int) st, p, (long long) n, wl, opt.schedule, b.schedule, opt.rounds, b.rounds, opt.rho, opt.threads, tables, (long long) opt.max_model_cells, (long long) opt.max_candidate_cells);
+			if (tables)
+			{
+				MrfAimTablesFree(&MrfMallocEnv, &t);
+				free(counts);
+			}
+		}
+	}
+	printf("# aim workspace plan: %d runs (%d compressed), largest peak/plan %.3f (shape %d)\n",
+		   runs, released, worst, worst_shape);
+	CHECK(runs >= SHAPES / 2 && released >= SHAPES / 10);
+	free(rows);
+}
+
 void
 TestAim(void)
 {
+	TestWorkspacePlan();
 	TestScoringThreads();
 	TestCompression();
 	TestPaperSmallAlphabets();
