@@ -1,6 +1,7 @@
 -- server: session_preload
 -- A named call is rewritten to pass its options through the extension's
--- mrf_options, found by its C symbol, not by name alone: a role that may
+-- mrf_options, found by its membership of the extension (pg_depend), not
+-- by name alone: a role that may
 -- create in the extension's schema (public, on servers that still grant
 -- CREATE there) adds an overload mrf_options(int), and every named call of
 -- every role still learns (before: "function name ... is not unique").
