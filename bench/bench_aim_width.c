@@ -15,6 +15,7 @@
  *   ./bench_aim_width [--p 48] [--n 10000] [--rho 1 | --epsilon E --delta D] [--seed 1]
  *       [--strength 0.7] [--rounds 0] [--one-way 0] [--three] [--no-mst] [--no-aim]
  *       [--schedule auto|seeded|paper] [--seed-share 0]  (AIM's budget schedule; 0: the core's)
+ *       [--seed-select 0]  (of the seed's share, its selections'; 0: the core's)
  *       [--stop F]  (round_stop_fraction; default the core's)
  *       [--reference]  (score candidates by building each model: the slow reference)
  *       [--data file.npy]  (uint8 rows n x p; alphabets from the data)
@@ -273,6 +274,7 @@ main(int argc, char **argv)
 	double		share = 0;		/* one_way_share; 0: the core's */
 	int64_t		cells = 0;		/* max_model_cells; 0: the core's */
 	double		seed_share = 0; /* seeded schedule: the seed's share; 0: the core's */
+	double		seed_select = 0;	/* of the seed's share, its selections'; 0: the core's */
 	int			schedule = MRF_AIM_SCHEDULE_AUTO;
 	int			reference = 0;
 	const char *data = NULL;
@@ -309,6 +311,8 @@ main(int argc, char **argv)
 			share = NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--seed-share") == 0)
 			seed_share = NumberArg(argc, argv, &i);
+		else if (strcmp(argv[i], "--seed-select") == 0)
+			seed_select = NumberArg(argc, argv, &i);
 		else if (strcmp(argv[i], "--schedule") == 0 && i + 1 < argc)
 		{
 			i++;
@@ -483,6 +487,7 @@ main(int argc, char **argv)
 		if (cells > 0)
 			opt.max_model_cells = cells;
 		opt.seed_share = seed_share;
+		opt.seed_select_share = seed_select;
 		opt.schedule = schedule;
 		if (stop >= 0)
 			opt.round_stop_fraction = stop;

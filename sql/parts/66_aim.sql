@@ -35,7 +35,7 @@ CREATE AGGREGATE mrf_learn_aim_agg(anyelement, jsonb) (
 -- schedule's default 8, after the MST seed; [MMSM22]'s 16 p up to 16
 -- columns, 256 up to 128, else 2 p); one_way_share: the one-way
 -- marginals' part of rho (the seeded schedule's default 1/3, the seed
--- taking 3/4 of the rest; [MMSM22]'s 0.9 p / T); max_model_cells: the
+-- taking 9/10 of the rest; [MMSM22]'s 0.9 p / T); max_model_cells: the
 -- junction tree's cap (default 2^16, at most a quarter of
 -- mrfdp.max_learner_memory); any of them composes to rho (privacy.md 13).
 CREATE FUNCTION mrf_learn_aim(x anyelement,

@@ -665,9 +665,11 @@ MrfAimBudget(int p, const MrfAimOptions *opt, MrfAimBudgetPlan *b)
 		int			rounds_default;
 
 		MrfAimSeedShares(opt->one_way_share, &b->one_way_share, &b->seed_share,
-						 &rounds_default);
+						 &b->seed_select_share, &rounds_default);
 		if (opt->seed_share > 0.0)
 			b->seed_share = opt->seed_share;
+		if (opt->seed_select_share > 0.0)
+			b->seed_select_share = opt->seed_select_share;
 		if (opt->rounds <= 0)
 			b->rounds = rounds_default;
 		b->seeded = WorkloadHasPair(opt);
@@ -675,6 +677,7 @@ MrfAimBudget(int p, const MrfAimOptions *opt, MrfAimBudgetPlan *b)
 	if (b->seeded)
 	{
 		if (MrfAimSeededRates(opt->rho, p, b->rounds, b->one_way_share, b->seed_share,
+							  b->seed_select_share,
 							  &b->rho_one, &b->rho_seed_select, &b->rho_seed_measure,
 							  &b->rho_measure, &b->rho_select) != 0)
 			return -1;
@@ -683,6 +686,7 @@ MrfAimBudget(int p, const MrfAimOptions *opt, MrfAimBudgetPlan *b)
 	{
 		/* no seed: its share goes to the rounds */
 		b->seed_share = 0.0;
+		b->seed_select_share = 0.0;
 		if (MrfAimRates(opt->rho, p, b->rounds, b->one_way_share, &b->rho_one,
 						&b->rho_measure, &b->rho_select) != 0)
 			return -1;
@@ -799,6 +803,7 @@ MrfAimPlan(int p, const int *card, const MrfAimOptions *opt, MrfAimPlanReport *o
 	out->seeded = b.seeded;
 	out->one_way_share = b.one_way_share;
 	out->seed_share = b.seed_share;
+	out->seed_select_share = b.seed_select_share;
 	out->rho_seed = b.seeded ? MrfAimSpend(b.rho_seed_select, b.rho_seed_measure) : 0.0;
 	out->sigma2_first = (double) num / (double) den;
 	out->epsilon_first = MrfAimSelectionEpsilon(b.rho_select);
@@ -2163,6 +2168,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	rep->schedule = b.schedule;
 	rep->one_way_share = b.one_way_share;
 	rep->seed_share = b.seed_share;
+	rep->seed_select_share = b.seed_select_share;
 	rho_one = b.rho_one;
 	rho_measure = b.rho_measure;
 	rho_select = b.rho_select;

@@ -68,6 +68,8 @@ typedef struct MrfAimOptions
 	int64_t		n;				/* AUTO: the rows (public); MrfAimLearn* set it, 0: not yet known */
 	double		one_way_share;	/* of rho, the one-ways together; 0: the schedule's */
 	double		seed_share;		/* seeded: of rho, the seed's tree together; 0: the default */
+	double		seed_select_share;	/* seeded: of the seed's share, its selections'
+									 * part (the rest measures); 0: the default */
 	int64_t		max_model_cells;	/* cap on the junction tree's cells */
 	int64_t		max_candidate_cells;	/* cap on the candidates' exact tables */
 	int			round_iterations;	/* estimator steps after each round */
@@ -104,6 +106,7 @@ typedef struct MrfAimBudgetPlan
 	int			seeded;			/* the seed runs */
 	double		one_way_share;	/* the one-ways' share of rho */
 	double		seed_share;		/* the seed's (0 without one) */
+	double		seed_select_share;	/* of the seed's, its selections' (0 without one) */
 	double		rho_one;		/* each one-way */
 	double		rho_seed_select;	/* the seed's selections together */
 	double		rho_seed_measure;	/* the seed's tables together */
@@ -122,6 +125,7 @@ typedef struct MrfAimReport
 	int			schedule;		/* the schedule run (MrfAimBudgetPlan's) */
 	double		one_way_share;	/* the shares used, given or the schedule's */
 	double		seed_share;
+	double		seed_select_share;
 	int64_t		steps;			/* estimator steps, every round's and the final's */
 	int			candidates;		/* candidates at the end */
 	int			triples;		/* default workload: triples added */
@@ -194,6 +198,7 @@ typedef struct MrfAimPlanReport
 	int			seeded;			/* the seeded schedule's seed runs */
 	double		one_way_share;	/* the one-ways' share of rho */
 	double		seed_share;		/* the seed's (0 without one) */
+	double		seed_select_share;	/* of the seed's, its selections' */
 	double		rho_seed;		/* spent on the seed */
 	double		sigma2_first;	/* the first rounds' noise variance */
 	double		epsilon_first;	/* the first rounds' selection epsilon */

@@ -251,10 +251,13 @@ int			MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
 
 /*
  * The seeded schedule's defaults: the shares of rho of the one-ways (one_given
- * when positive, else 1/3) and the seed (3/4 of the rest), and T.
+ * when positive, else 1/3) and the seed (9/10 of the rest), the part of the
+ * seed's share its selections take (MRF_AIM_SEED_SELECT_SHARE, the rest
+ * measuring its pairs), and T.
  */
+#define MRF_AIM_SEED_SELECT_SHARE 0.35
 void		MrfAimSeedShares(double one_given, double *one_share, double *seed_share,
-							 int *rounds);
+							 double *select_share, int *rounds);
 
 /*
  * The automatic schedule's signal (MrfAimScheduleSignal): n over the
@@ -270,13 +273,15 @@ int			MrfAimAutoPaper(double rho, int64_t n, int p);
 
 /*
  * MST-seeded AIM's rates: the one-ways' rate *rho_one (one_share rho / p),
- * the seed's selections and measurements together (seed_share rho / 2
- * each: MST's tree over the workload's pairs, MrfMstSelectionScale and
- * MrfMstGaussianVariance over its pairs), and the rounds' first rates
- * (MrfAimInitialRates of the rest).  Returns 0, or -1 on invalid input.
+ * the seed's selections together (select_share of seed_share rho: MST's
+ * tree over the workload's pairs, MrfMstSelectionScale) and its
+ * measurements together (the rest of seed_share rho: MrfMstGaussianVariance
+ * over its pairs), and the rounds' first rates (MrfAimInitialRates of the
+ * rest).  Returns 0, or -1 on invalid input.
  */
 int			MrfAimSeededRates(double rho, int p, int rounds, double one_share,
-							  double seed_share, double *rho_one, double *rho_seed_select,
+							  double seed_share, double select_share,
+							  double *rho_one, double *rho_seed_select,
 							  double *rho_seed_measure, double *rho_measure,
 							  double *rho_select);
 

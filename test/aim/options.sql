@@ -9,7 +9,7 @@
 -- most T selections, and keeps its junction tree within max_model_cells.
 -- Not wrapped in a transaction: charges are committed by a background
 -- worker, which sees only committed rows.
-SELECT plan(60);
+SELECT plan(61);
 
 \ir ../lib/protected.psql
 DROP TABLE IF EXISTS aim_opt CASCADE;
@@ -150,8 +150,13 @@ SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, rounds => 30)) AS info FROM aim_opt
 SELECT is((SELECT (info ->> 'max_rounds')::int FROM named), 30, 'the named form takes rounds');
 SELECT ok((SELECT abs((info ->> 'one_way_share')::float8 - 1.0 / 3) < 1e-12
 				  AND (info ->> 'one_way_share_given')::boolean = false
-				  AND abs((info ->> 'seed_share')::float8 - 0.5) < 1e-12 FROM named),
-		  'and records the seeded schedule''s shares: 1/3 on the one-ways, 1/2 on the seed');
+				  AND abs((info ->> 'seed_share')::float8 - 0.6) < 1e-12
+				  AND abs((info ->> 'seed_select_share')::float8 - 0.35) < 1e-12 FROM named),
+		  'and records the seeded schedule''s shares: 1/3 on the one-ways, 0.6 on the seed, 0.35 of it selecting');
+-- the seed's pairs are measured with the rest of its share: 0.65 of 0.6 rho
+SELECT ok((SELECT abs((info ->> 'sigma2_seed')::float8 * (0.5 * 0.6 * 0.65)
+					  / (info ->> 'seed_pairs')::int - 1) < 1e-6 FROM named),
+		  'the seed''s pairs at variance k / (0.65 * 0.6 rho), rounded up (to 1e-6)');
 SELECT ok((SELECT (info ->> 'rounds')::int <= 30 AND (info ->> 'rho_spent')::float8 = 0.5 FROM named),
 		  'at most T selections, exactly rho');
 CREATE TEMP TABLE defaults AS

@@ -1420,7 +1420,7 @@ TestPaperSmallAlphabets(void)
 
 /*
  * The seeded schedule (the automatic default's on small noisy tables): its accounting (a third of rho on the
- * one-ways, half on the seed's p - 1 pairs and their selection, the whole
+ * one-ways, 0.6 on the seed's p - 1 pairs and their selection, the whole
  * release exactly rho) and its point: on a small noisy tree-shaped table
  * (n = 1,000, 16 columns, alphabets 2..5, rho 0.1, as bench_aim_width's
  * "small16") AIM's mean 2-way error over 6 seeds is within 10% of MST's on
@@ -1446,24 +1446,44 @@ TestSeeded(void)
 				mm,
 				m,
 				s;
+	double		sel;
 	int			rounds;
+	int			over = 0;
 	double		err[3] = {0, 0, 0};	/* MST, seeded AIM, [MMSM22]'s AIM */
 	MrfRng		rng;
 
 	/* the rates: shares as given, each part rounded down, invalid shares refused */
-	MrfAimSeedShares(0.0, &one, &seed, &rounds);
-	CHECK(one == 1.0 / 3.0 && seed == 0.5 && rounds == 8);
-	MrfAimSeedShares(0.6, &one, &seed, &rounds);
-	CHECK(one == 0.6 && fabs(seed - 0.3) < 1e-15);
-	CHECK(MrfAimSeededRates(2.0, 10, 8, 1.0 / 3.0, 0.5, &one, &ms, &mm, &m, &s) == 0);
+	MrfAimSeedShares(0.0, &one, &seed, &sel, &rounds);
+	CHECK(one == 1.0 / 3.0 && fabs(seed - 0.6) < 1e-15 && sel == MRF_AIM_SEED_SELECT_SHARE && rounds == 8);
+	MrfAimSeedShares(0.6, &one, &seed, &sel, &rounds);
+	CHECK(one == 0.6 && fabs(seed - 0.36) < 1e-15);
+	CHECK(MrfAimSeededRates(2.0, 10, 8, 1.0 / 3.0, 0.5, 0.35, &one, &ms, &mm, &m, &s) == 0);
 	CHECK(one <= 2.0 / 30 && one > 2.0 / 30 * (1 - 1e-15));
-	CHECK(ms == mm && ms <= 0.5 && ms > 0.5 * (1 - 1e-15));
+	/* the seed's rho (1) split 0.35 / 0.65, each part rounded down */
+	CHECK(ms <= 0.35 && ms > 0.35 * (1 - 1e-15) && mm <= 0.65 && mm > 0.65 * (1 - 1e-15));
+	CHECK(MrfAimSeededRates(2.0, 10, 8, 1.0 / 3.0, 0.5, 0.5, &one, &ms, &mm, &m, &s) == 0);
+	CHECK(ms <= 0.5 && ms > 0.5 * (1 - 1e-15) && mm <= 0.5 && mm > 0.5 * (1 - 1e-15));
 	/* the rounds' first rates: of fl(1 - 1/3 - 1/2) rho (the filter bounds the total) */
 	CHECK(fabs(m - 0.9 * 2.0 / 6 / 8) <= 1e-14 * m && fabs(s - 0.1 * 2.0 / 6 / 8) <= 1e-14 * s);
-	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.5, 0.5, &one, &ms, &mm, &m, &s) != 0);
-	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.0, 0.5, &one, &ms, &mm, &m, &s) != 0);
-	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.3, 0.0, &one, &ms, &mm, &m, &s) != 0);
-	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.3, NAN, &one, &ms, &mm, &m, &s) != 0);
+	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.5, 0.5, 0.35, &one, &ms, &mm, &m, &s) != 0);
+	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.0, 0.5, 0.35, &one, &ms, &mm, &m, &s) != 0);
+	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.3, 0.0, 0.35, &one, &ms, &mm, &m, &s) != 0);
+	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.3, NAN, 0.35, &one, &ms, &mm, &m, &s) != 0);
+	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.3, 0.5, 0.0, &one, &ms, &mm, &m, &s) != 0);
+	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.3, 0.5, 1.0, &one, &ms, &mm, &m, &s) != 0);
+	CHECK(MrfAimSeededRates(1.0, 10, 8, 0.3, 0.5, NAN, &one, &ms, &mm, &m, &s) != 0);
+	/* the seed's two parts never sum above seed_share rho (long double: 11 more bits) */
+	for (int i = 0; i < 20000; i++)
+	{
+		double		r = ldexp(1.0 + i % 97 / 97.0, i % 41 - 30);
+		double		sh = 0.05 + 0.6 * (i % 89) / 89.0;
+		double		f = 0.01 + 0.98 * (i % 83) / 83.0;
+
+		if (MrfAimSeededRates(r, 1 + i % 50, 8, 0.3, sh, f, &one, &ms, &mm, &m, &s) != 0 ||
+			(long double) ms + (long double) mm > (long double) sh * (long double) r)
+			over++;
+	}
+	CHECK(over == 0);
 
 	CHECK(MrfAimAutoPaper(0.1, N, P) == 0);
 	/* tree-shaped rows: v copies its parent mod card[v] with probability 0.7 */
@@ -1507,7 +1527,7 @@ TestSeeded(void)
 			if (sch == 0)
 				CHECK_MSG(rp.rho_used <= opt.rho && rp.rho_used >= opt.rho * (1 - 1e-12) &&
 						  fabs(rp.rho_one_way - opt.rho / 3) <= 1e-12 * opt.rho &&
-						  fabs(rp.rho_seed - opt.rho / 2) <= 1e-12 * opt.rho &&
+						  fabs(rp.rho_seed - 0.9 * (1.0 - 1.0 / 3.0) * opt.rho) <= 1e-12 * opt.rho &&
 						  rp.seed_pairs == P - 1 && rp.seed_selections == P - 1 &&
 						  rp.rounds >= 1 && rp.rounds <= 8 + P,
 						  "seeded: used %.17g, one-ways %.17g, seed %.17g over %d pairs, %d rounds",
@@ -1540,7 +1560,7 @@ TestSeeded(void)
 		CHECK(MrfAimLearn(rows, N, P, card, &opt, &rng, &MrfMallocEnv, &set, &alp, &rp) == MRF_OK);
 		CHECK_MSG(rp.compressed == 0 && rp.seed_selections == extra / 4 &&
 				  rp.seed_pairs == rp.seed_selections &&
-				  (extra == 0 ? rp.rho_seed == 0.0 : fabs(rp.rho_seed - opt.rho / 2) <= 1e-12 * opt.rho) &&
+				  (extra == 0 ? rp.rho_seed == 0.0 : fabs(rp.rho_seed - 0.9 * (1.0 - 1.0 / 3.0) * opt.rho) <= 1e-12 * opt.rho) &&
 				  rp.rho_used <= opt.rho && rp.rho_used >= opt.rho * (1 - 1e-12),
 				  "cap %d: %d selections, %d pairs, seed %.17g, used %.17g, %d compressed",
 				  56 + extra, rp.seed_selections, rp.seed_pairs, rp.rho_seed, rp.rho_used,
@@ -1602,7 +1622,8 @@ TestAutoSchedule(void)
 	CHECK(MrfAimBudget(10, &opt, &b) != 0);	/* n not set */
 	opt.n = 9185;
 	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.schedule == MRF_AIM_SCHEDULE_SEEDED &&
-		  b.seeded && b.rounds == 8 && b.one_way_share == 1.0 / 3.0 && b.seed_share == 0.5);
+		  b.seeded && b.rounds == 8 && b.one_way_share == 1.0 / 3.0 && fabs(b.seed_share - 0.6) < 1e-15 &&
+		  b.seed_select_share == MRF_AIM_SEED_SELECT_SHARE);
 	opt.n = 9186;
 	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.schedule == MRF_AIM_SCHEDULE_PAPER &&
 		  !b.seeded && b.rounds == MrfAimRounds(10) && b.seed_share == 0.0 &&

@@ -580,9 +580,9 @@ AimRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	appendStringInfo(&meta, ", \"one_way_share\": %s, \"one_way_share_given\": %s",
 					 MrfDoubleText(rep.one_way_share), ap->one_way_share > 0.0 ? "true" : "false");
 	/* the MST-seeded schedule's seed: its share, pairs and noise (privacy.md 13) */
-	appendStringInfo(&meta, ", \"schedule\": \"%s\", \"seed_share\": %s, \"seed_pairs\": %d, \"rho_seed\": %s, \"sigma2_seed\": %s",
+	appendStringInfo(&meta, ", \"schedule\": \"%s\", \"seed_share\": %s, \"seed_select_share\": %s, \"seed_pairs\": %d, \"rho_seed\": %s, \"sigma2_seed\": %s",
 					 rep.schedule == MRF_AIM_SCHEDULE_SEEDED ? "mst-seeded" : "mmsm22", MrfDoubleText(rep.seed_share),
-					 rep.seed_pairs, MrfDoubleText(rep.rho_seed),
+					 MrfDoubleText(rep.seed_select_share), rep.seed_pairs, MrfDoubleText(rep.rho_seed),
 					 rep.seed_pairs > 0 ? MrfDoubleText(rep.sigma2_seed) : "null");
 	/* the automatic schedule's signal of public sizes (privacy.c MrfAimScheduleSignal) */
 	appendStringInfo(&meta, ", \"schedule_signal\": %s, \"schedule_option\": \"%s\"",
@@ -815,9 +815,9 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	appendStringInfo(&out, ", \"max_rounds\": %d, \"rounds_given\": %s, \"rho_one_way\": %s, \"one_way_share\": %s",
 					 pr.max_rounds, ap->rounds > 0 ? "true" : "false", MrfDoubleText(pr.rho_one_way),
 					 MrfDoubleText(pr.one_way_share));
-	appendStringInfo(&out, ", \"schedule\": \"%s\", \"seed_share\": %s, \"rho_seed\": %s",
+	appendStringInfo(&out, ", \"schedule\": \"%s\", \"seed_share\": %s, \"seed_select_share\": %s, \"rho_seed\": %s",
 					 pr.schedule == MRF_AIM_SCHEDULE_SEEDED ? "mst-seeded" : "mmsm22", MrfDoubleText(pr.seed_share),
-					 MrfDoubleText(pr.rho_seed));
+					 MrfDoubleText(pr.seed_select_share), MrfDoubleText(pr.rho_seed));
 	appendStringInfo(&out, ", \"schedule_signal\": %s",
 					 PG_ARGISNULL(2) ? "null" : MrfDoubleText(MrfAimScheduleSignal(ap->rho, ao.n, p)));
 	if (paper_from > 0)
