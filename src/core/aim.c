@@ -2153,7 +2153,8 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 	rep->score_digest = UINT64_C(14695981039346656037);
 	*set_out = NULL;
 	*logpot_out = NULL;
-	if (p < 2 || n < 1 || opt->max_model_cells < 1 || opt->round_iterations < 0)
+	if (p < 2 || n < 1 || opt->max_model_cells < 1 || opt->round_iterations < 0 ||
+		opt->estimate.iterations < 1 || opt->estimate.iterations > MRF_ESTIMATE_MAX_ITERATIONS)
 		return MRF_EINVAL;
 	{
 		/* the automatic schedule's n: the rows' (public) */

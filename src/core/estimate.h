@@ -79,6 +79,13 @@ typedef struct MrfMeasurement
 	double		sigma2;
 } MrfMeasurement;
 
+/*
+ * Most mirror-descent steps a caller may ask of MST's and AIM's final
+ * estimate (option iterations, whose range is 1 to this: MrfMstLearn and
+ * MrfAimLearn refuse others; a step costs a pass over the model's cells).
+ */
+#define MRF_ESTIMATE_MAX_ITERATIONS 100000
+
 typedef struct MrfEstimateOptions
 {
 	int			iterations;		/* mirror-descent steps (default 1000) */

@@ -44,6 +44,13 @@ typedef enum MrfFwKernel
  * xwords is at least MrfFwColumnWords(n); bits of rows n and above are
  * never read as data (they may hold anything).
  */
+/*
+ * Most Frank-Wolfe iterations a caller may give (option iterations, from 2:
+ * T - 1 private selections; the options table's range).  The default T
+ * from public sizes is not capped by it.
+ */
+#define MRF_FW_MAX_ITERATIONS 1000000
+
 typedef struct MrfFwProblem
 {
 	int64_t		n;				/* rows (public) */

@@ -408,7 +408,8 @@ MstLearn(const MrfCode *rows, const int64_t *one_in, const int64_t *two_in, int6
 
 	memset(&s, 0, sizeof(s));
 	memset(rep, 0, sizeof(*rep));
-	if (p < 2 || n < 1 || npairs > ((int64_t) 1 << 30))
+	if (p < 2 || n < 1 || npairs > ((int64_t) 1 << 30) ||
+		opt->estimate.iterations < 1 || opt->estimate.iterations > MRF_ESTIMATE_MAX_ITERATIONS)
 		return MRF_EINVAL;
 	for (int i = 0; i < p; i++)
 		if (card[i] < 2 || card[i] > MRF_CODE_CARD_MAX)

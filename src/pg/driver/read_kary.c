@@ -710,6 +710,9 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 {
 	int			width = 0;
 	int			k = 2;
+	int			kcolumn = -1;	/* the column with the largest alphabet, for messages */
+	int			ksize = 0;		/* its size */
+	const char *ksource = NULL; /* and where its alphabet comes from */
 	Oid			relid = InvalidOid;
 
 	reader->alphabets = MemoryContextAllocZero(reader->mcxt,
@@ -744,6 +747,7 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 			LoadBinnedColumn(reader, i, base, binspec);
 			k = Max(k, reader->declared[i].nlabels);
 			reader->sizes[width] = (uint16) reader->declared[i].nlabels;
+			source = "option bins";
 		}
 		else if (DomainOf(reader, NameStr(att->attname)) != NULL &&
 				 (type_is_enum(base) || base == BOOLOID))
@@ -757,9 +761,13 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 			reader->alphabets[i] = LoadEnum(reader, base, reader->mcxt, reader->learner);
 			k = Max(k, reader->alphabets[i].nlabels);
 			reader->sizes[width] = (uint16) reader->alphabets[i].nlabels;
+			source = psprintf("its type %s", format_type_be(att->atttypid));
 		}
 		else if (base == BOOLOID)
+		{
 			reader->sizes[width] = 2;
+			source = "its type boolean";
+		}
 		else if (DeclaredDomainType(base) &&
 				 (labels = ColumnAlphabet(reader, i, base, relid, &n, &source)) != NULL)
 		{
@@ -781,6 +789,13 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		{
 			reader->sizes[width]++;
 			k = Max(k, reader->sizes[width]);
+			source = psprintf("%s, and a value for NULL (option nulls 'category')", source);
+		}
+		if (reader->sizes[width] > ksize)
+		{
+			kcolumn = i;
+			ksize = reader->sizes[width];
+			ksource = source;
 		}
 		width++;
 	}
@@ -812,8 +827,25 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	/*
 	 * k is the largest column's alphabet; each variable keeps its own
 	 * (sizes), which the pairwise learner follows (per-variable alphabets).
+	 * A given k must be that size: a larger one would add values no column
+	 * has (cells the model and the noise spend on nothing), a smaller one
+	 * would drop values a column has.  Raised when the reader is set up,
+	 * before anything is charged (the protected path loads the columns up
+	 * front).
 	 */
-	MatchK(reader, reader->k, k);
+	if (reader->k > 0 && reader->k != k)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k => %d does not match the alphabet of type %s, which has %d values",
+						reader->k, format_type_be(reader->typid), k),
+				 kcolumn < 0 ? 0 :
+				 errdetail("Column \"%s\" has the largest alphabet, %d values (from %s); k => %d would give %s.",
+						   NameStr(TupleDescAttr(reader->tupdesc, kcolumn)->attname),
+						   k, ksource, reader->k,
+						   reader->k > k ? "every column values it cannot have" :
+						   "that column fewer values than it has"),
+				 errhint("Leave k out: rows of columns take each column's alphabet from the schema or option domains.")));
+	reader->k = k;
 	return width;
 }
 

@@ -33,8 +33,6 @@
 					 MRF_OPT_WORKLOAD | MRF_OPT_ROUNDS | MRF_OPT_ONE_WAY_SHARE | \
 					 MRF_OPT_MAX_MODEL_CELLS | MRF_OPT_COORDINATOR_MODEL_CELLS | MRF_OPT_SCHEDULE)
 
-#define AIM_MAX_ITERATIONS 100000
-
 /*
  * Most variables: every round triangulates the model plus each candidate
  * (min-fill, p^3 a candidate), and the default workload holds every pair.
@@ -232,16 +230,9 @@ AimOptions(MrfPlan *plan)
 						 NULL);
 	/* the final estimate's steps: the defaults table's 1000 (sqlapi/options.c) unless given */
 	ap->iterations = (int) MrfOptionDefaultNumber(learner, "iterations");
+	/* its range (1 to MRF_ESTIMATE_MAX_ITERATIONS): MrfOptionsCheckAllowed's */
 	if (opt->given & MRF_OPT_ITERATIONS)
-	{
-		if (opt->iterations < 1 || opt->iterations > AIM_MAX_ITERATIONS)
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 "invalid value for option \"iterations\"",
-							 psprintf("%s takes from 1 to %d mirror-descent iterations.",
-									  learner, AIM_MAX_ITERATIONS),
-							 NULL);
 		ap->iterations = opt->iterations;
-	}
 	/* rounds and one_way_share: their ranges are the options table's; with p, AimRates */
 	if (opt->given & MRF_OPT_ROUNDS)
 		ap->rounds = opt->rounds;

@@ -27,8 +27,6 @@
 #define MST_OPTIONS (MRF_OPT_RHO | MRF_OPT_EPSILON | MRF_OPT_DELTA | MRF_OPT_K | \
 					 MRF_OPT_ITERATIONS | MRF_OPT_DOMAINS | MRF_OPT_BINS | MRF_OPT_NULLS)
 
-#define MST_MAX_ITERATIONS 100000
-
 /*
  * Most cells of the released tree's tables: a clique model's limit (2^24
  * doubles), so the model's text form stays far below 1 GB.
@@ -71,16 +69,9 @@ MstOptions(MrfPlan *plan)
 						 NULL);
 	/* the defaults table's 1000 steps (sqlapi/options.c) unless given */
 	mo->estimate.iterations = (int) MrfOptionDefaultNumber(learner, "iterations");
+	/* its range (1 to MRF_ESTIMATE_MAX_ITERATIONS): MrfOptionsCheckAllowed's */
 	if (opt->given & MRF_OPT_ITERATIONS)
-	{
-		if (opt->iterations < 1 || opt->iterations > MST_MAX_ITERATIONS)
-			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
-							 "invalid value for option \"iterations\"",
-							 psprintf("%s takes from 1 to %d mirror-descent iterations.",
-									  learner, MST_MAX_ITERATIONS),
-							 NULL);
 		mo->estimate.iterations = opt->iterations;
-	}
 	plan->params = mo;
 	MrfChargeZcdp(&plan->charge, learner, mo->rho);
 	return NULL;

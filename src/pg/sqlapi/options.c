@@ -22,6 +22,8 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "core/estimate.h"
+#include "core/fw.h"
 #include "pg/driver/bins.h"
 #include "pg/model/model.h"
 #include "pg/sqlapi/options.h"
@@ -53,13 +55,17 @@ typedef struct OptionSpec
 
 #define FIELD(f) offsetof(MrfOptions, f)
 
-/* The order is mrf_options()'s parameter order. */
+/*
+ * The order is mrf_options()'s parameter order.  An integer option whose
+ * range differs between learners (OptionRanges) has the union of their
+ * ranges here: a document is built before a learner reads it.
+ */
 static const OptionSpec OptionSpecs[] = {
 	{"rho", MRF_OPT_RHO, OPT_POSITIVE, FIELD(rho)},
 	{"epsilon", MRF_OPT_EPSILON, OPT_POSITIVE, FIELD(epsilon)},
 	{"delta", MRF_OPT_DELTA, OPT_PROBABILITY, FIELD(delta)},
 	{"lambda", MRF_OPT_LAMBDA, OPT_POSITIVE, FIELD(lambda)},
-	{"iterations", MRF_OPT_ITERATIONS, OPT_INTEGER, FIELD(iterations), 2, 1000000},
+	{"iterations", MRF_OPT_ITERATIONS, OPT_INTEGER, FIELD(iterations), 1, MRF_FW_MAX_ITERATIONS},
 	{"mechanism", MRF_OPT_MECHANISM, OPT_CHOICE, FIELD(mechanism), 0, 0, "exponential|laplace"},
 	{"symmetrize", MRF_OPT_SYMMETRIZE, OPT_BOOLEAN, FIELD(symmetrize)},
 	{"k", MRF_OPT_K, OPT_INTEGER, FIELD(k), 2, 255},
@@ -124,6 +130,30 @@ static const struct
 	{"mrf_learn_aim", "iterations", "1000"},
 	/* AIM's budget schedule from public sizes: docs/learners/aim.md "The schedule from public sizes" */
 	{"mrf_learn_aim", "schedule", "\"auto\""},
+};
+
+/*
+ * THE LEARNERS' RANGES of an integer option whose range differs between
+ * learners: the learner's line, else the line with learner NULL (every
+ * other learner that takes the option).  MrfOptionsCheckAllowed, which
+ * every learner's plan calls before anything is read or charged, refuses a
+ * value outside its learner's range; the core checks the same bounds again
+ * for its C callers.  Keep the learners' options tables in docs/learners/
+ * in step.
+ */
+static const struct
+{
+	const char *learner;
+	const char *option;
+	int			min;
+	int			max;
+	const char *what;			/* the unit, for the refusal */
+}			OptionRanges[] = {
+	/* Frank-Wolfe T: T - 1 private selections, at least one (core/fw.h, MrfFwCheckCalibration) */
+	{NULL, "iterations", 2, MRF_FW_MAX_ITERATIONS, "Frank-Wolfe iterations (T - 1 private selections)"},
+	/* the estimate's mirror-descent steps (core/estimate.h; MrfMstLearn, MrfAimLearn) */
+	{"mrf_learn_mst", "iterations", 1, MRF_ESTIMATE_MAX_ITERATIONS, "mirror-descent iterations"},
+	{"mrf_learn_aim", "iterations", 1, MRF_ESTIMATE_MAX_ITERATIONS, "mirror-descent iterations"},
 };
 
 /* Most cliques, and variables per clique, an options document may name. */
@@ -855,7 +885,27 @@ mrf_option_defaults(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Refuses options the learner does not take. */
+/* The line of OptionRanges for learner's option, or -1 when it has none. */
+static int
+LearnerRange(const char *learner, const char *option)
+{
+	int			found = -1;
+
+	for (int i = 0; i < lengthof(OptionRanges); i++)
+		if (strcmp(OptionRanges[i].option, option) == 0)
+		{
+			if (OptionRanges[i].learner != NULL && strcmp(OptionRanges[i].learner, learner) == 0)
+				return i;
+			if (OptionRanges[i].learner == NULL)
+				found = i;
+		}
+	return found;
+}
+
+/*
+ * Refuses options the learner does not take, and integer values outside
+ * the learner's own range (OptionRanges).
+ */
 MrfRefusal *
 MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed, const char *learner)
 {
@@ -864,6 +914,24 @@ MrfOptionsCheckAllowed(const MrfOptions *opt, uint32 allowed, const char *learne
 			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
 							 psprintf("option \"%s\" does not apply to %s", OptionSpecs[i].name, learner),
 							 NULL, NULL);
+	for (int i = 0; i < NUM_OPTIONS; i++)
+	{
+		const OptionSpec *spec = &OptionSpecs[i];
+		int			r;
+		int			value;
+
+		if (!(opt->given & spec->bit) || spec->type != OPT_INTEGER ||
+			(r = LearnerRange(learner, spec->name)) < 0)
+			continue;
+		value = *(const int *) ((const char *) opt + spec->offset);
+		if (value < OptionRanges[r].min || value > OptionRanges[r].max)
+			return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
+							 psprintf("invalid value for option \"%s\"", spec->name),
+							 psprintf("%s takes from %d to %d %s; %s => %d is outside.",
+									  learner, OptionRanges[r].min, OptionRanges[r].max,
+									  OptionRanges[r].what, spec->name, value),
+							 NULL);
+	}
 	return NULL;
 }
 
