@@ -12,7 +12,7 @@ SELECT mrf_options(rho => 'infinity');
 SELECT mrf_options(rho => 'nan');
 SELECT mrf_options(delta => 1);
 SELECT mrf_options(lambda => 0);
-SELECT mrf_options(iterations => 1);
+SELECT mrf_options(iterations => 0);
 SELECT mrf_options(mechanism => 'gaussian');
 
 -- conversions (docs/privacy.md 2.1): rho = 2, delta = 1e-6 gives 11.6886 (tight) and
