@@ -458,6 +458,11 @@ TestRecovery(void)
 		MrfCliqueSetFree(&MrfMallocEnv, set);
 		MrfFree(&MrfMallocEnv, logpot);
 	}
+	/* the final estimate's steps: 1 to MRF_ESTIMATE_MAX_ITERATIONS (option iterations' range) */
+	opt.estimate.iterations = 0;
+	CHECK(MrfAimLearn(rows, n, 5, TriCard, &opt, &rng, &MrfMallocEnv, &set, &logpot, &rep) == MRF_EINVAL);
+	opt.estimate.iterations = MRF_ESTIMATE_MAX_ITERATIONS + 1;
+	CHECK(MrfAimLearn(rows, n, 5, TriCard, &opt, &rng, &MrfMallocEnv, &set, &logpot, &rep) == MRF_EINVAL);
 	free(rows);
 	free(ptrue);
 	free(pind);

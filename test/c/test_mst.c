@@ -572,6 +572,14 @@ TestLearnCounts(void)
 	CHECK(memcmp(l1, l2, sizeof(double) * MrfMstTreeCells(p, card, e1)) == 0);
 	CHECK(r1.estimate.iterations == r2.estimate.iterations && r1.rare_values == r2.rare_values);
 	CHECK(MrfMstLearnCounts(NULL, two, n, p, card, &opt, &rng, &MrfMallocEnv, e2, l2, &r2) == MRF_EINVAL);
+	/* the estimate's steps: 1 to MRF_ESTIMATE_MAX_ITERATIONS (option iterations' range) */
+	opt.estimate.iterations = 1;
+	CHECK(MrfMstLearnCounts(one, two, n, p, card, &opt, &rng, &MrfMallocEnv, e2, l2, &r2) == MRF_OK);
+	CHECK(r2.estimate.iterations == 1);
+	opt.estimate.iterations = 0;
+	CHECK(MrfMstLearnCounts(one, two, n, p, card, &opt, &rng, &MrfMallocEnv, e2, l2, &r2) == MRF_EINVAL);
+	opt.estimate.iterations = MRF_ESTIMATE_MAX_ITERATIONS + 1;
+	CHECK(MrfMstLearn(rows, n, p, card, &opt, &rng, &MrfMallocEnv, e2, l2, &r2) == MRF_EINVAL);
 	rows[3 * p + 1] = 2;
 	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, one, two) == MRF_EINVAL);
 	free(rows);
