@@ -354,6 +354,20 @@ typedef struct ChainKind
  */
 #define CHAIN_MAX_BOUND (DBL_MAX / 4.0)
 
+/*
+ * A swap's ratio reads U(z_{r+1}) - U(z_r) off the replicas' running sums
+ * U; those are exact to about |U| DBL_EPSILON a round, |U| at most p bound
+ * / 2 (every coupling counted in two conditionals or more).  A model whose
+ * couplings pass this (one coupling of 1e300 beside ordinary ones, say)
+ * rounds the ordinary terms away, its swaps are then accepted whatever
+ * their ratio and replica 0 no longer keeps the model (a 20-spin chain at
+ * coupling 1.5 beside one of 1e300 drew neighbours equal 0.63 of the time
+ * instead of 0.95): such a model runs one temperature, its Gibbs sweeps
+ * exact (CHAIN_MAX_BOUND) and R-hat its mixing diagnostic.  At this bound
+ * the sums stay within 1e-9 a round.
+ */
+#define CHAIN_SWAP_MAX_ENERGY (1e-9 / DBL_EPSILON)
+
 /* One replica: its state and its couplings U. */
 typedef struct Replica
 {
@@ -483,6 +497,8 @@ RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
 
 	if (!(kind->bound <= CHAIN_MAX_BOUND))
 		return MRF_ERANGE;
+	if (!(0.5 * kind->p * kind->bound <= CHAIN_SWAP_MAX_ENERGY))
+		rungs = 1;				/* swaps whose ratios would be rounded away */
 	offset = MrfAlloc(env, sizeof(int64_t) * ((size_t) kind->p + 1));
 	if (offset == NULL)
 		return MRF_ENOMEM;

@@ -635,6 +635,87 @@ TestChainOverflow(void)
 }
 
 /* The sampler's test group. */
+/*
+ * Tempering swaps read U's running sums: with one coupling of 1e300 (a
+ * bound the chains accept) beside a chain of ordinary ones, the ordinary
+ * terms rounded away, every swap was accepted and replica 0's rows came
+ * from hotter replicas (neighbours on the chain equal 0.63 of the time
+ * instead of 0.95).  Such a model runs one temperature: the Ising and
+ * pairwise chains' rows match the chain's exact pair law, 3 seeds.
+ */
+static void
+TestChainSwapPrecision(void)
+{
+	enum
+	{
+		P = 20,
+		N = 6000
+	};
+	MrfEnv		env = MrfMallocEnv;
+	double	   *A = calloc((size_t) P * P, sizeof(double));
+	double	   *theta = calloc((size_t) P * 2, sizeof(double));
+	double	   *W = calloc((size_t) P * P * 4, sizeof(double));
+	int8_t	   *spins = malloc((size_t) N * P);
+	uint8_t    *values = malloc((size_t) N * P);
+	double		J = 1.5;
+	double		want = exp(J) / (exp(J) + exp(-J));
+	double		worst = 0.0;
+
+	A[1] = A[P] = 1e300;
+	W[(((size_t) 0 * P + 1) * 2 + 1) * 2 + 1] = 1e300;
+	W[(((size_t) 1 * P + 0) * 2 + 1) * 2 + 1] = 1e300;
+	for (int i = 2; i + 1 < P; i++)
+	{
+		A[(size_t) i * P + i + 1] = A[(size_t) (i + 1) * P + i] = J;
+		/* pairwise: 2 J on equal values is the Ising coupling J up to a constant */
+		for (int a = 0; a < 2; a++)
+		{
+			W[(((size_t) i * P + i + 1) * 2 + a) * 2 + a] = 2.0 * J;
+			W[(((size_t) (i + 1) * P + i) * 2 + a) * 2 + a] = 2.0 * J;
+		}
+	}
+	for (int seed = 1; seed <= 3; seed++)
+	{
+		MrfChainReport rep;
+		MrfSampleOptions opt = {100, 1, 1, 0, &rep};
+		MrfSampler	used = MRF_SAMPLER_NONE;
+		MrfRng		rng;
+		long		eq = 0;
+		double		share;
+
+		MrfRngInitSeeded(&rng, 40 + seed);
+		CHECK(MrfIsingSampleWith(A, theta, P, N, &opt, &rng, &env, spins, &used) == MRF_OK &&
+			  used == MRF_SAMPLER_CHAINS);
+		for (int r = 0; r < N; r++)
+			for (int i = 2; i + 1 < P; i++)
+				eq += spins[(size_t) r * P + i] == spins[(size_t) r * P + i + 1];
+		share = (double) eq / N / (P - 3);
+		worst = fmax(worst, fabs(share - want));
+		CHECK_MSG(fabs(share - want) < 0.015 && rep.temperatures == 1,
+				  "Ising seed %d: neighbours equal %.4f, exact %.4f, %d temperatures",
+				  seed, share, want, rep.temperatures);
+		eq = 0;
+		used = MRF_SAMPLER_NONE;
+		CHECK(MrfPairwiseSampleWith(W, theta, P, 2, N, &opt, &rng, &env, values, &used) == MRF_OK &&
+			  used == MRF_SAMPLER_CHAINS);
+		for (int r = 0; r < N; r++)
+			for (int i = 2; i + 1 < P; i++)
+				eq += values[(size_t) r * P + i] == values[(size_t) r * P + i + 1];
+		share = (double) eq / N / (P - 3);
+		worst = fmax(worst, fabs(share - want));
+		CHECK_MSG(fabs(share - want) < 0.015 && rep.temperatures == 1,
+				  "pairwise seed %d: neighbours equal %.4f, exact %.4f, %d temperatures",
+				  seed, share, want, rep.temperatures);
+	}
+	printf("# sample: swap precision (coupling 1e300 beside a chain at %.1f): largest error of the neighbours' share %.4f\n",
+		   J, worst);
+	free(A);
+	free(theta);
+	free(W);
+	free(spins);
+	free(values);
+}
+
 void
 TestSample(void)
 {
@@ -646,4 +727,5 @@ TestSample(void)
 	TestGibbsSchedule();
 	TestSampleHousekeeping();
 	TestChainOverflow();
+	TestChainSwapPrecision();
 }
