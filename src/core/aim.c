@@ -664,8 +664,10 @@ MrfAimBudget(int p, const MrfAimOptions *opt, MrfAimBudgetPlan *b)
 	{
 		int			rounds_default;
 
-		MrfAimSeedShares(opt->one_way_share, &b->one_way_share, &b->seed_share,
-						 &b->seed_select_share, &rounds_default);
+		MrfAimSeedShares(opt->one_way_share,
+						 opt->n > 0 ? MrfAimScheduleSignal(opt->rho, opt->n, p) : NAN,
+						 &b->one_way_share, &b->seed_share, &b->seed_select_share,
+						 &rounds_default);
 		if (opt->seed_share > 0.0)
 			b->seed_share = opt->seed_share;
 		if (opt->seed_select_share > 0.0)

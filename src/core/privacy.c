@@ -1617,8 +1617,15 @@ MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
  * n = 1,000 (1.01 to 0.95, 48 seeds); Adult at epsilon 1, where the
  * rounds pay, gives back a little (0.83 to 0.87, still well below MST);
  * a smaller selection part (0.25, 0.15) picks worse trees at the lowest
- * signal (48 columns at n = 1,000, rho 0.1: 1.10-1.12).  Constants, so
- * public.  The seeded schedule itself (the study in docs/learners/aim.md,
+ * signal (48 columns at n = 1,000, rho 0.1: 1.10-1.12).  There, below a
+ * signal (MrfAimScheduleSignal) of MRF_AIM_SEED_LOW_SIGNAL (50), the even
+ * split wins: the 48 columns at n = 1,000 (signal 38) 1.035 to 0.997,
+ * HouseVotes84 at rho 0.1 (28) 0.996 to 0.971 (64 seeds), and on five
+ * tree-shaped tables the rule was not fitted to (12-64 columns, n 400-2,000,
+ * rho 0.02-0.1, 24 seeds) the four below 50 gain 1.4-4.8% and the one
+ * above (70) loses 3.5%.  n, p and rho are public (privacy.md 1), so the
+ * split is a public function fixed before any row is read.  Constants,
+ * so public.  The seeded schedule itself (the study in docs/learners/aim.md,
  * "AIM's schedule", bench/aim_schedule_study.sh, at the earlier shares):
  * against [MMSM22]'s schedule (one-ways at 0.9 p / T, T = MrfAimRounds) it
  * brings AIM's 2-way error from
@@ -1630,13 +1637,15 @@ MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
  * noisy ones.
  */
 void
-MrfAimSeedShares(double one_given, double *one_share, double *seed_share,
-				 double *select_share, int *rounds)
+MrfAimSeedShares(double one_given, double signal, double *one_share,
+				 double *seed_share, double *select_share, int *rounds)
 {
 	*one_share = one_given > 0.0 ? one_given : 1.0 / 3.0;
 	/* nine tenths of what the one-ways leave: 0.6 at the default 1/3 */
 	*seed_share = 0.9 * (1.0 - *one_share);
-	*select_share = MRF_AIM_SEED_SELECT_SHARE;
+	/* NaN (n not yet known) compares false: the larger tables' split */
+	*select_share = signal < MRF_AIM_SEED_LOW_SIGNAL ? MRF_AIM_SEED_SELECT_SHARE_LOW :
+		MRF_AIM_SEED_SELECT_SHARE;
 	*rounds = 8;
 }
 

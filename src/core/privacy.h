@@ -252,12 +252,16 @@ int			MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
 /*
  * The seeded schedule's defaults: the shares of rho of the one-ways (one_given
  * when positive, else 1/3) and the seed (9/10 of the rest), the part of the
- * seed's share its selections take (MRF_AIM_SEED_SELECT_SHARE, the rest
- * measuring its pairs), and T.
+ * seed's share its selections take (the rest measuring its pairs:
+ * MRF_AIM_SEED_SELECT_SHARE, or MRF_AIM_SEED_SELECT_SHARE_LOW when the
+ * automatic schedule's signal, MrfAimScheduleSignal, is below
+ * MRF_AIM_SEED_LOW_SIGNAL; signal NaN, n not yet known: the former), and T.
  */
 #define MRF_AIM_SEED_SELECT_SHARE 0.35
-void		MrfAimSeedShares(double one_given, double *one_share, double *seed_share,
-							 double *select_share, int *rounds);
+#define MRF_AIM_SEED_SELECT_SHARE_LOW 0.5
+#define MRF_AIM_SEED_LOW_SIGNAL 50.0
+void		MrfAimSeedShares(double one_given, double signal, double *one_share,
+							 double *seed_share, double *select_share, int *rounds);
 
 /*
  * The automatic schedule's signal (MrfAimScheduleSignal): n over the

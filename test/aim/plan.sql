@@ -4,7 +4,7 @@
 -- nothing; its rounds and rates are the release's own (the learned model's
 -- metadata agrees); the work grows with width; bad input has its SQLSTATE.
 BEGIN;
-SELECT plan(16);
+SELECT plan(17);
 SET LOCAL mrfdp.test_seed = 7;
 
 CREATE TEMP TABLE plans AS
@@ -69,6 +69,12 @@ SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[2, 3], 0)$$, '22023', NULL, '
 SELECT throws_ok($$SELECT mrf_learn_aim_plan(array_fill(2, ARRAY[300]), 1)$$, '54000', NULL,
 				 'more variables than AIM takes are refused');
 SELECT throws_ok($$SELECT mrf_learn_aim_plan(ARRAY[2, 3], 1, 0)$$, '22023', NULL, 'a row count must be positive');
+-- the seed's split from public sizes: even below a signal of 50
+-- (n sqrt(2 rho / (3 (p - 1))): 27 at n = 100, 272 at n = 1,000), else 0.35
+SELECT ok((SELECT (mrf_learn_aim_plan(array_fill(3, ARRAY[10]), 1, 100) ->> 'seed_select_share')::float8 = 0.5
+				  AND (mrf_learn_aim_plan(array_fill(3, ARRAY[10]), 1, 1000) ->> 'seed_select_share')::float8 = 0.35
+				  AND (mrf_learn_aim_plan(array_fill(3, ARRAY[10]), 1, schedule => 'seeded') ->> 'seed_select_share')::float8 = 0.35),
+		  'the seed''s split: even at signal 27, 0.35 at 272 and when n is not given');
 
 SELECT * FROM finish();
 ROLLBACK;

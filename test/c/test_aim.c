@@ -1458,10 +1458,13 @@ TestSeeded(void)
 	MrfRng		rng;
 
 	/* the rates: shares as given, each part rounded down, invalid shares refused */
-	MrfAimSeedShares(0.0, &one, &seed, &sel, &rounds);
+	MrfAimSeedShares(0.0, NAN, &one, &seed, &sel, &rounds);
 	CHECK(one == 1.0 / 3.0 && fabs(seed - 0.6) < 1e-15 && sel == MRF_AIM_SEED_SELECT_SHARE && rounds == 8);
-	MrfAimSeedShares(0.6, &one, &seed, &sel, &rounds);
-	CHECK(one == 0.6 && fabs(seed - 0.36) < 1e-15);
+	MrfAimSeedShares(0.6, 50.0, &one, &seed, &sel, &rounds);
+	CHECK(one == 0.6 && fabs(seed - 0.36) < 1e-15 && sel == MRF_AIM_SEED_SELECT_SHARE);
+	/* below the low signal the split is even */
+	MrfAimSeedShares(0.0, 49.9, &one, &seed, &sel, &rounds);
+	CHECK(sel == MRF_AIM_SEED_SELECT_SHARE_LOW && MRF_AIM_SEED_SELECT_SHARE_LOW == 0.5);
 	CHECK(MrfAimSeededRates(2.0, 10, 8, 1.0 / 3.0, 0.5, 0.35, &one, &ms, &mm, &m, &s) == 0);
 	CHECK(one <= 2.0 / 30 && one > 2.0 / 30 * (1 - 1e-15));
 	/* the seed's rho (1) split 0.35 / 0.65, each part rounded down */
@@ -1629,6 +1632,15 @@ TestAutoSchedule(void)
 	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.schedule == MRF_AIM_SCHEDULE_SEEDED &&
 		  b.seeded && b.rounds == 8 && b.one_way_share == 1.0 / 3.0 && fabs(b.seed_share - 0.6) < 1e-15 &&
 		  b.seed_select_share == MRF_AIM_SEED_SELECT_SHARE);
+	/* signal 100 sqrt(2 / 27) = 27 < 50: the even split; given, the split given */
+	opt.n = 100;
+	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.seeded &&
+		  b.seed_select_share == MRF_AIM_SEED_SELECT_SHARE_LOW &&
+		  fabs(b.rho_seed_select - b.rho_seed_measure) <= 1e-15 * b.rho_seed_measure);
+	opt.seed_select_share = 0.2;
+	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.seed_select_share == 0.2 &&
+		  b.rho_seed_select < b.rho_seed_measure);
+	opt.seed_select_share = 0.0;
 	opt.n = 9186;
 	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.schedule == MRF_AIM_SCHEDULE_PAPER &&
 		  !b.seeded && b.rounds == MrfAimRounds(10) && b.seed_share == 0.0 &&
