@@ -352,7 +352,7 @@ WorkloadError(const double *pa, const double *pb, int64_t states, double *pairs,
 static void
 TestRecovery(void)
 {
-	double	   *truth;
+	double	   *truth = NULL;
 	MrfCliqueSet *tset = TriangleModel(&truth);
 	int64_t		states;
 	double	   *ptrue;
