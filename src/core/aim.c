@@ -265,6 +265,19 @@ ReleasedCells(const Aim *a, const VarSet *cl, int m, int64_t limit)
 	return total;
 }
 
+/*
+ * After the compression: the cells the release over the rows' alphabets
+ * may still add within the model's cap (ReleasedCells of the model's
+ * cliques so far; 0 when they already pass it).
+ */
+static int64_t
+ReleasedCellsLeft(const Aim *a, int64_t cap)
+{
+	int64_t		released = ReleasedCells(a, a->cl, a->m, cap);
+
+	return released < 0 ? 0 : cap - released;
+}
+
 /* See aim.h. */
 int
 MrfAimWorkloadCheck(int p, int nworkload, const int *wstart, const int *wvar, int *why)
@@ -1597,11 +1610,7 @@ Seed(Aim *a, const MrfAimBudgetPlan *b, const MrfAimOptions *opt, MrfRng *rng, V
 	 * cap (the alphabets and the selection's output: post-processing)
 	 */
 	if (a->cmap != NULL)
-	{
-		int64_t		ones = ReleasedCells(a, a->cl, a->m, opt->max_model_cells);
-
-		released_left = ones < 0 ? 0 : opt->max_model_cells - ones;
-	}
+		released_left = ReleasedCellsLeft(a, opt->max_model_cells);
 	for (int e = 0; e < nedges; e++)
 	{
 		const Cand *cd = &a->cand[cand[MrfMstPairIndex(p, edges[2 * e], edges[2 * e + 1])]];
@@ -2481,13 +2490,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 			g.redo = redo;
 			g.sc = tsc;
 			g.ncl = ncl;
-			g.released_left = 0;
-			if (a.cmap != NULL)
-			{
-				int64_t		released = ReleasedCells(&a, a.cl, a.m, opt->max_model_cells);
-
-				g.released_left = released < 0 ? 0 : opt->max_model_cells - released;
-			}
+			g.released_left = a.cmap != NULL ? ReleasedCellsLeft(&a, opt->max_model_cells) : 0;
 			status = ScoreRound(&g, nthreads, a.pdone, a.ptotal, &rep->scored_on_host);
 			if (status != MRF_OK)
 				goto done;

@@ -35,6 +35,13 @@ typedef enum MrfFwKernel
 #define MRF_FW_KERNEL_COUNT 6
 
 /*
+ * Most Frank-Wolfe iterations a caller may give (option iterations, from 2:
+ * T - 1 private selections; the options table's range).  The default T
+ * from public sizes is not capped by it.
+ */
+#define MRF_FW_MAX_ITERATIONS 1000000
+
+/*
  * The design matrix is stored as bits: column j holds x_mj in bit m % 64 of
  * x[j * xwords + m / 64].  With x_signed, the entry the regressions see is
  * X_mj = 2 x_mj - 1 (in {-1, 1}); otherwise X_mj = x_mj (in {0, 1}).
@@ -44,13 +51,6 @@ typedef enum MrfFwKernel
  * xwords is at least MrfFwColumnWords(n); bits of rows n and above are
  * never read as data (they may hold anything).
  */
-/*
- * Most Frank-Wolfe iterations a caller may give (option iterations, from 2:
- * T - 1 private selections; the options table's range).  The default T
- * from public sizes is not capped by it.
- */
-#define MRF_FW_MAX_ITERATIONS 1000000
-
 typedef struct MrfFwProblem
 {
 	int64_t		n;				/* rows (public) */

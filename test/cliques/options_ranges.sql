@@ -30,7 +30,7 @@ SET ROLE mrfdp_tap_analyst;
 SELECT isnt(mrf_learn_cliques_from('opr', NULL, epsilon => 1, cliques => '[[1, 2], [2, 3]]', k => 3)::text, NULL,
 			'_from: k => 3 (the columns'' alphabet) is accepted');
 RESET ROLE;
-SELECT is(split_part(pg_temp.opr_ledger(), ' / ', 1)::int - split_part((SELECT s FROM before), ' / ', 1)::int, 1,
+SELECT is(pg_temp.opr_releases_since((SELECT s FROM before)), 1,
 		  'the release is in the ledger');
 
 DROP TABLE opr, opr_bits;

@@ -48,7 +48,7 @@ SET ROLE mrfdp_tap_analyst;
 SELECT is(mrf_info(mrf_learn_mst_from('opr', NULL, rho => 1, iterations => 1, k => 3))->'estimation'->>'max_iterations', '1',
 		  '_from: iterations 1 with k => 3 (the columns'' alphabet) is accepted');
 RESET ROLE;
-SELECT is(split_part(pg_temp.opr_ledger(), ' / ', 1)::int - split_part((SELECT s FROM before), ' / ', 1)::int, 3,
+SELECT is(pg_temp.opr_releases_since((SELECT s FROM before)), 3,
 		  'the three releases are in the ledger');
 SELECT is(mrf_info(mrf_learn_mst(r, rho => 1, iterations => 2))->'estimation'->>'max_iterations', '2',
 		  'iterations 2 is accepted') FROM opr r;

@@ -160,15 +160,27 @@ EnumIndex(const MrfEnumAlphabet *alpha, Oid label)
 	return hit ? alpha->index[hit - alpha->oids] : -1;
 }
 
-/* Errors unless a given k matches the one the type fixes. */
+/*
+ * Errors unless a given k matches the one the type fixes.  For rows of
+ * columns, column and source name the column with the largest alphabet and
+ * where its alphabet comes from (NULL otherwise).
+ */
 static void
-MatchK(MrfKaryReader *reader, int k_option, int k_type)
+MatchK(MrfKaryReader *reader, int k_option, int k_type, const char *column,
+	   const char *source)
 {
 	if (k_option > 0 && k_option != k_type)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k => %d does not match the alphabet of type %s, which has %d values",
-						k_option, format_type_be(reader->typid), k_type)));
+						k_option, format_type_be(reader->typid), k_type),
+				 column == NULL ? 0 :
+				 errdetail("Column \"%s\" has the largest alphabet, %d values (from %s); k => %d would give %s.",
+						   column, k_type, source, k_option,
+						   k_option > k_type ? "every column values it cannot have" :
+						   "that column fewer values than it has"),
+				 column == NULL ? 0 :
+				 errhint("Leave k out: rows of columns take each column's alphabet from the schema or option domains.")));
 	reader->k = k_type;
 }
 
@@ -205,7 +217,7 @@ MrfKaryReaderInit(MrfKaryReader *reader, Oid typid, int k_option, bool codes,
 		reader->form = MRF_KARY_ENUM_ARRAY;
 		reader->alphabets = MemoryContextAlloc(mcxt, sizeof(MrfEnumAlphabet));
 		reader->alphabets[0] = LoadEnum(reader, elemtype, mcxt, learner);
-		MatchK(reader, k_option, reader->alphabets[0].nlabels);
+		MatchK(reader, k_option, reader->alphabets[0].nlabels, NULL, NULL);
 		return;
 	}
 	if (type_is_rowtype(base))
@@ -709,9 +721,8 @@ static int
 CheckKaryRecordColumns(MrfKaryReader *reader)
 {
 	int			width = 0;
-	int			k = 2;
-	int			kcolumn = -1;	/* the column with the largest alphabet, for messages */
-	int			ksize = 0;		/* its size */
+	int			kcolumn = -1;	/* the column with the largest alphabet */
+	int			ksize = 0;		/* its size: k, at least 2 */
 	const char *ksource = NULL; /* and where its alphabet comes from */
 	Oid			relid = InvalidOid;
 
@@ -745,7 +756,6 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		{
 			/* option bins: public edges of a number, date or timestamp column */
 			LoadBinnedColumn(reader, i, base, binspec);
-			k = Max(k, reader->declared[i].nlabels);
 			reader->sizes[width] = (uint16) reader->declared[i].nlabels;
 			source = "option bins";
 		}
@@ -759,7 +769,6 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		else if (type_is_enum(base))
 		{
 			reader->alphabets[i] = LoadEnum(reader, base, reader->mcxt, reader->learner);
-			k = Max(k, reader->alphabets[i].nlabels);
 			reader->sizes[width] = (uint16) reader->alphabets[i].nlabels;
 			source = psprintf("its type %s", format_type_be(att->atttypid));
 		}
@@ -772,7 +781,6 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 				 (labels = ColumnAlphabet(reader, i, base, relid, &n, &source)) != NULL)
 		{
 			LoadDeclaredDomain(reader, i, base, labels, n, source);
-			k = Max(k, reader->declared[i].nlabels);
 			reader->sizes[width] = (uint16) reader->declared[i].nlabels;
 		}
 		else
@@ -788,7 +796,6 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 		if (reader->null_extra[i])
 		{
 			reader->sizes[width]++;
-			k = Max(k, reader->sizes[width]);
 			source = psprintf("%s, and a value for NULL (option nulls 'category')", source);
 		}
 		if (reader->sizes[width] > ksize)
@@ -833,19 +840,9 @@ CheckKaryRecordColumns(MrfKaryReader *reader)
 	 * before anything is charged (the protected path loads the columns up
 	 * front).
 	 */
-	if (reader->k > 0 && reader->k != k)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("k => %d does not match the alphabet of type %s, which has %d values",
-						reader->k, format_type_be(reader->typid), k),
-				 kcolumn < 0 ? 0 :
-				 errdetail("Column \"%s\" has the largest alphabet, %d values (from %s); k => %d would give %s.",
-						   NameStr(TupleDescAttr(reader->tupdesc, kcolumn)->attname),
-						   k, ksource, reader->k,
-						   reader->k > k ? "every column values it cannot have" :
-						   "that column fewer values than it has"),
-				 errhint("Leave k out: rows of columns take each column's alphabet from the schema or option domains.")));
-	reader->k = k;
+	MatchK(reader, reader->k, Max(2, ksize),
+		   kcolumn < 0 ? NULL : NameStr(TupleDescAttr(reader->tupdesc, kcolumn)->attname),
+		   ksource);
 	return width;
 }
 

@@ -156,6 +156,10 @@ static const struct
 	{"mrf_learn_aim", "iterations", 1, MRF_ESTIMATE_MAX_ITERATIONS, "mirror-descent iterations"},
 };
 
+/* the options table's iterations range is the union of these (OptionSpecs) */
+StaticAssertDecl(MRF_ESTIMATE_MAX_ITERATIONS <= MRF_FW_MAX_ITERATIONS,
+				 "the options table's iterations range must hold every learner's");
+
 /* Most cliques, and variables per clique, an options document may name. */
 #define MRF_MAX_CLIQUES 10000
 #define MRF_MAX_CLIQUE_SIZE 16
