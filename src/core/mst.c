@@ -303,16 +303,23 @@ MrfMstWorkspaceBytes(int p, const int *card)
 	double		bytes;
 
 	/*
-	 * Original and compressed two-way counts (int64), the one-way counts,
-	 * noisy values, precisions, estimates and maps (a handful of doubles per
-	 * one-way cell), the pair offsets and selection scratch (about 40 bytes
-	 * a pair), the noisy tree tables, and the estimator: its clique set, the
-	 * junction tree engine (about 4 tables of the tree's cells) and 4 working
-	 * copies of them, plus its maps (int32 per cell and measurement: at most
-	 * 3 per pair).
+	 * Original and compressed two-way counts (int64; the compressed ones
+	 * live on to the end), the one-way counts, noisy values, precisions,
+	 * estimates and maps (a handful of doubles per one-way cell), the pair
+	 * offsets and selection scratch (about 40 bytes a pair), and per cell of
+	 * the tree's tables 14 doubles and 3 int32: the tree's counts, their
+	 * noisy values and the estimate's log-potentials (3), the estimator's 4
+	 * working copies and its scratch of the largest measurement (1), the
+	 * junction tree engine (5 tables, MrfBpGetInfo's bytes, and 1 for its
+	 * separators and marginals' scratch), and the estimator's maps (int32
+	 * per cell and measurement: at most 3 per pair).  Measured against a
+	 * counting allocator (test_mst TestWorkspacePlan): 2 columns of 600
+	 * values that nothing merges take 8 bytes a two-way cell and 116 a tree
+	 * cell at the estimate; 10 doubles a tree cell (before) planned 1.15
+	 * times too little there.
 	 */
 	bytes = 2.0 * two * sizeof(int64_t) + 8.0 * one * sizeof(double) + 48.0 * pairs +
-		tree * (sizeof(double) * 10.0 + sizeof(int32_t) * 3.0) + 4096.0 * (p + 1);
+		tree * (sizeof(double) * 14.0 + sizeof(int32_t) * 3.0) + 4096.0 * (p + 1);
 	return bytes > (double) SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t) bytes;
 }
 

@@ -642,6 +642,117 @@ TestEstimateOneWay(void)
 	}
 }
 
+/*
+ * The memory plan against the real peak (a counting allocator) over many
+ * random shapes: narrow and wide columns (up to 1,500 values, Zipf tails
+ * that compression merges), rows and tables counted elsewhere; the release
+ * over the rows' alphabets within MrfMstMaxTreeCells, the plan's bound.
+ */
+static void
+TestWorkspacePlan(void)
+{
+	enum
+	{
+		SHAPES = 160, NMAX = 60000, PMAX = 10
+	};
+	MrfCode    *rows = malloc(sizeof(MrfCode) * NMAX * PMAX);
+	MrfRng		shape;
+	int			runs = 0;
+	int			compressed = 0;
+	double		worst = 0.0;
+	int			worst_shape = -1;
+
+	MrfRngInitSeeded(&shape, 777);
+	for (int s = 0; s < SHAPES; s++)
+	{
+		/* one shape in four of 2 columns: the tree is every pair, the plan's tightest case */
+		int			p = MrfRngU64(&shape) % 4 == 0 ? 2 : 3 + (int) (MrfRngU64(&shape) % (PMAX - 2));
+		int			card[PMAX];
+		int64_t		n = (int64_t[]) {30, 400, 3000, NMAX}[MrfRngU64(&shape) % 4];
+		int			counted = (int) (MrfRngU64(&shape) % 2);
+		int			flat = (int) (MrfRngU64(&shape) % 3 == 0);
+		int			wide = 0;
+		int			edges[2 * PMAX];
+		MrfMstOptions opt;
+		MrfMstReport rep;
+		CountingEnv ce;
+		MrfEnv		env;
+		MrfRng		rng;
+		MrfStatus	st;
+		double		planned;
+		int64_t    *counts = NULL;
+		int64_t		one_cells;
+		double	   *logpot;
+
+		for (int i = 0; i < p; i++)
+		{
+			int			kind = (int) (MrfRngU64(&shape) % 4);
+
+			/* at most two wide columns: the tree's tables stay within tens of MB */
+			if (kind == 0 && wide++ < 2)
+				card[i] = 100 + (int) (MrfRngU64(&shape) % (flat ? 601 : 1401));
+			else
+				card[i] = kind <= 1 ? 10 + (int) (MrfRngU64(&shape) % 60) :
+					2 + (int) (MrfRngU64(&shape) % 6);
+		}
+		/* Zipf-like values, each column a noisy copy of the one before */
+		for (int64_t r = 0; r < n; r++)
+			for (int i = 0; i < p; i++)
+			{
+				double		u = MrfRngUniform(&shape);
+				int			v = flat ? (int) MrfRngBelow(&shape, card[i]) :
+					(int) floor(pow((double) card[i] + 1.0, u)) - 1;
+
+				if (i > 0 && MrfRngUniform(&shape) < 0.5)
+					v = rows[r * p + i - 1];
+				rows[r * p + i] = (MrfCode) (v % card[i]);
+			}
+		MrfMstDefaultOptions(&opt);
+		opt.rho = (double[]) {0.01, 0.5, 20.0}[MrfRngU64(&shape) % 3];
+		opt.estimate.iterations = 30;
+		one_cells = MrfMstOneWayCells(p, card);
+		if (counted)
+		{
+			counts = calloc(one_cells + MrfMstTwoWayCells(p, card, NULL) + 1, sizeof(int64_t));
+			CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, counts, counts + one_cells) == MRF_OK);
+		}
+		planned = (double) MrfMstWorkspaceBytes(p, card);
+		logpot = malloc(sizeof(double) * (MrfMstMaxTreeCells(p, card) + 1));
+		CountingEnvInit(&ce, &env);
+		MrfRngInitSeeded(&rng, 300 + s);
+		st = counted ?
+			MrfMstLearnCounts(counts, counts + one_cells, n, p, card, &opt, &rng, &env, edges,
+							  logpot, &rep) :
+			MrfMstLearn(rows, n, p, card, &opt, &rng, &env, edges, logpot, &rep);
+		CHECK_MSG(st == MRF_OK, "shape %d: status %d", s, (int) st);
+		if (st == MRF_OK)
+		{
+			runs++;
+			compressed += rep.compressed > 0;
+			if ((double) ce.peak / planned > worst)
+			{
+				worst = (double) ce.peak / planned;
+				worst_shape = s;
+			}
+			CHECK_MSG((double) ce.peak <= planned,
+					  "shape %d (p %d, n %lld, rho %g, counted %d, %d compressed, %d merged): peak %zu above the plan %.0f",
+					  s, p, (long long) n, opt.rho, counted, rep.compressed, rep.rare_values,
+					  ce.peak, planned);
+			CHECK_MSG(MrfMstTreeCells(p, card, edges) <= MrfMstMaxTreeCells(p, card),
+					  "shape %d: the release has %lld cells, the bound %lld", s,
+					  (long long) MrfMstTreeCells(p, card, edges),
+					  (long long) MrfMstMaxTreeCells(p, card));
+		}
+		CHECK_MSG(ce.live == 0, "shape %d: %zu bytes left allocated", s, ce.live);
+		free(logpot);
+		free(counts);
+	}
+	printf("# mst workspace plan: %d runs (%d compressed), largest peak/plan %.3f (shape %d)\n",
+		   runs, compressed, worst, worst_shape);
+	CHECK(runs == SHAPES && compressed >= SHAPES / 4);
+	free(rows);
+}
+
 /* The test group. */
 void
 TestMst(void)
@@ -654,4 +765,5 @@ TestMst(void)
 	TestRecovery();
 	TestCompression();
 	TestLearnCounts();
+	TestWorkspacePlan();
 }
