@@ -476,7 +476,7 @@ TestSampleHousekeeping(void)
 		int8_t	   *first = malloc((size_t) n * p);
 		int8_t	   *second = malloc((size_t) n * p);
 		CountingCtx ctx = {0, 0, 1, 0, 0};
-		MrfEnv		env = {CountingAlloc, CountingRelease, CountingPoll, &ctx};
+		MrfEnv		env = {CountingAlloc, CountingRelease, CountingPoll, &ctx, NULL, NULL};
 		MrfRng		rng;
 		int			i;
 
