@@ -300,7 +300,10 @@ DrawFromCdf(const double *cdf, int64_t count, MrfRng *rng)
  *     min(1, exp((beta_r - beta_{r+1}) (U(z_{r+1}) - U(z_r)))),
  *
  * the Metropolis ratio of the product target, so every replica keeps its
- * pi_r and replica 0 the model itself.  A chain stuck in one mode at beta
+ * pi_r and replica 0 the model itself.  U(z_{r+1}) - U(z_r) is read off
+ * the replicas' running sums of U, or, for a model whose couplings pass
+ * CHAIN_SWAP_MAX_ENERGY, summed term by term over the two states
+ * (ChainKind.swap_energy).  A chain stuck in one mode at beta
  * 1 gets a state from the hot end, where the modes connect.
  *
  * The ladder: beta_{R-1} = min(1, 1 / (2 L)), L the largest over variables
@@ -322,13 +325,16 @@ DrawFromCdf(const double *cdf, int64_t count, MrfRng *rng)
 /*
  * One kind's chain as the driver sees it.  sweep runs a systematic scan of
  * state z at inverse temperature beta and returns the change of U(z);
- * couplings is U(z); start draws a uniform state; keep writes z as one
- * output row; code is variable i's value 0..card-1 (for the diagnostics).
+ * couplings is U(z); swap_energy is U(w) - U(z) summed, compensated, over
+ * the terms where z and w differ (a huge term alike in both states adds
+ * exactly 0); start draws a uniform state; keep writes z as one output
+ * row; code is variable i's value 0..card-1 (for the diagnostics).
  */
 typedef struct ChainKind
 {
 	double		(*sweep) (const void *model, void *z, double beta, MrfRng *rng);
 	double		(*couplings) (const void *model, const void *z);
+	double		(*swap_energy) (const void *model, const void *z, const void *w);
 	void		(*start) (const void *model, void *z, MrfRng *rng);
 	void		(*keep) (const void *model, const void *z, void *row);
 	int			(*code) (const void *z, int i);
@@ -359,14 +365,39 @@ typedef struct ChainKind
  * U; those are exact to about |U| DBL_EPSILON a round, |U| at most p bound
  * / 2 (every coupling counted in two conditionals or more).  A model whose
  * couplings pass this (one coupling of 1e300 beside ordinary ones, say)
- * rounds the ordinary terms away, its swaps are then accepted whatever
- * their ratio and replica 0 no longer keeps the model (a 20-spin chain at
- * coupling 1.5 beside one of 1e300 drew neighbours equal 0.63 of the time
- * instead of 0.95): such a model runs one temperature, its Gibbs sweeps
- * exact (CHAIN_MAX_BOUND) and R-hat its mixing diagnostic.  At this bound
- * the sums stay within 1e-9 a round.
+ * would round the ordinary terms away, its swaps then accepted whatever
+ * their ratio and replica 0 no longer keeping the model (a 20-spin chain
+ * at coupling 1.5 beside one of 1e300 drew neighbours equal 0.63 of the
+ * time instead of 0.95).  Such a model's swaps take the difference term by
+ * term instead (ChainKind.swap_energy; a term alike in both states adds
+ * nothing, so a huge coupling both states satisfy leaves the ordinary
+ * terms exact), a pass over the couplings a swap; below the bound the
+ * running sums, within 1e-9 a round, cost nothing.  Running one
+ * temperature instead left a two-mode model in the mode each chain started
+ * in (20 spins at coupling 0.2 beside one of 1e7: every chain's rows all
+ * in one mode, R-hat infinite; test_sample TestChainHugeCouplingModes).
  */
 #define CHAIN_SWAP_MAX_ENERGY (1e-9 / DBL_EPSILON)
+
+/*
+ * Adds x to the compensated sum (*sum, *comp) (Neumaier 1974,
+ * "Rundungsfehleranalyse einiger Verfahren zur Summation endlicher
+ * Summen", ZAMM 54): the bits a large term rounds away are kept in *comp,
+ * so a huge term and its opposite cancel without taking the ordinary terms
+ * with them.  The sum is *sum + *comp; NaN (opposite infinities) when the
+ * terms overflow.
+ */
+static inline void
+SwapSum(double *sum, double *comp, double x)
+{
+	double		t = *sum + x;
+
+	if (fabs(*sum) >= fabs(x))
+		*comp += (*sum - t) + x;
+	else
+		*comp += (x - t) + *sum;
+	*sum = t;
+}
 
 /* One replica: its state and its couplings U. */
 typedef struct Replica
@@ -494,11 +525,12 @@ RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
 	int			c;
 	int			r;
 	int			i;
+	int			precise;
 
 	if (!(kind->bound <= CHAIN_MAX_BOUND))
 		return MRF_ERANGE;
-	if (!(0.5 * kind->p * kind->bound <= CHAIN_SWAP_MAX_ENERGY))
-		rungs = 1;				/* swaps whose ratios would be rounded away */
+	/* running sums whose differences would round ordinary terms away: term by term */
+	precise = !(0.5 * kind->p * kind->bound <= CHAIN_SWAP_MAX_ENERGY);
 	offset = MrfAlloc(env, sizeof(int64_t) * ((size_t) kind->p + 1));
 	if (offset == NULL)
 		return MRF_ENOMEM;
@@ -528,7 +560,8 @@ RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
 		rep[c].u = kind->couplings(kind->model, rep[c].z);
 	}
 
-	roundWork = kind->work * chains * rungs;
+	/* a term-by-term swap is about a sweep's work: rungs / 2 of them a round */
+	roundWork = kind->work * chains * (rungs + (precise ? rungs / 2 : 0));
 	roundsPerPoll = MRF_GIBBS_POLL_WORK / (roundWork > 0 ? roundWork : 1);
 	if (roundsPerPoll < 1)
 		roundsPerPoll = 1;
@@ -543,8 +576,17 @@ RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
 				ladder[r].u += kind->sweep(kind->model, ladder[r].z, beta[r], rng);
 			for (r = (int) (t & 1); r + 1 < rungs; r += 2)
 			{
-				double		logRatio = (beta[r] - beta[r + 1]) * (ladder[r + 1].u - ladder[r].u);
-				double		accept = logRatio >= 0.0 ? 1.0 : exp(logRatio);
+				double		du = precise ?
+					kind->swap_energy(kind->model, ladder[r].z, ladder[r + 1].z) :
+					ladder[r + 1].u - ladder[r].u;
+				double		logRatio = (beta[r] - beta[r + 1]) * du;
+
+				/*
+				 * NaN (terms past DBL_MAX both ways) is NaN both ways: never
+				 * swapped, which keeps the product target
+				 */
+				double		accept = logRatio >= 0.0 ? 1.0 :
+					(logRatio < 0.0 ? exp(logRatio) : 0.0);
 
 				tried[r]++;
 				accepted[r] += accept;
@@ -736,6 +778,27 @@ IsingCouplings(const void *model, const void *state)
 	return u;
 }
 
+/* U(w) - U(z) term by term (ChainKind.swap_energy). */
+static double
+IsingSwapEnergy(const void *model, const void *from, const void *to)
+{
+	const MrfNeighbours *nb = ((const IsingChain *) model)->nb;
+	const double *z = from;
+	const double *w = to;
+	double		sum = 0.0;
+	double		comp = 0.0;
+
+	for (int i = 0; i < nb->p; i++)
+		for (int64_t k = nb->start[i]; k < nb->start[i + 1]; k++)
+		{
+			int			j = nb->col[k];
+
+			if (j > i && w[i] * w[j] != z[i] * z[j])
+				SwapSum(&sum, &comp, nb->weight[k] * (w[i] * w[j] - z[i] * z[j]));
+		}
+	return sum + comp;
+}
+
 /* The spins of a +-1 chain as one int8 row. */
 static void
 SpinsKeep(const double *z, int p, int8_t *row)
@@ -811,6 +874,7 @@ SampleIsingChains(const MrfNeighbours *nb, const double *theta, int p,
 	memset(&kind, 0, sizeof(kind));
 	kind.sweep = IsingSweep;
 	kind.couplings = IsingCouplings;
+	kind.swap_energy = IsingSwapEnergy;
 	kind.start = IsingStart;
 	kind.keep = IsingKeep;
 	kind.code = SpinCode;
@@ -1161,6 +1225,37 @@ TwiseCouplings(const void *model, const void *state)
 	return u;
 }
 
+/* U(w) - U(z) term by term, each monomial's share per member as TwiseCouplings. */
+static double
+TwiseSwapEnergy(const void *model, const void *from, const void *to)
+{
+	const TwiseChain *chain = model;
+	const TwiseIncidence *inc = chain->inc;
+	const double *z = from;
+	const double *w = to;
+	double		sum = 0.0;
+	double		comp = 0.0;
+
+	for (int i = 0; i < chain->p; i++)
+		for (int64_t e = inc->start[i]; e < inc->start[i + 1]; e++)
+		{
+			const int  *v = inc->vars + inc->first[e];
+			double		pz = z[i];
+			double		pw = w[i];
+
+			if (inc->count[e] == 0)
+				continue;
+			for (int l = 0; l < inc->count[e]; l++)
+			{
+				pz *= z[v[l]];
+				pw *= w[v[l]];
+			}
+			if (pw != pz)
+				SwapSum(&sum, &comp, inc->coef[e] * (pw - pz) / (inc->count[e] + 1));
+		}
+	return sum + comp;
+}
+
 /* A t-wise chain's state as one output row. */
 static void
 TwiseKeep(const void *model, const void *state, void *row)
@@ -1210,6 +1305,7 @@ SampleTwiseChains(const TwiseIncidence *inc, int p, int64_t n, int burn_in,
 	memset(&kind, 0, sizeof(kind));
 	kind.sweep = TwiseSweep;
 	kind.couplings = TwiseCouplings;
+	kind.swap_energy = TwiseSwapEnergy;
 	kind.start = TwiseStart;
 	kind.keep = TwiseKeep;
 	kind.code = SpinCode;
@@ -1566,6 +1662,29 @@ PairwiseCouplings(const void *model, const void *state)
 	return u;
 }
 
+/* U(w) - U(z) term by term (ChainKind.swap_energy). */
+static double
+PairwiseSwapEnergy(const void *model, const void *from, const void *to)
+{
+	const PairwiseNeighbours *nb = ((const PairwiseChain *) model)->nb;
+	const int	k = nb->k;
+	const uint8_t *z = from;
+	const uint8_t *w = to;
+	double		sum = 0.0;
+	double		comp = 0.0;
+
+	for (int i = 0; i < nb->p; i++)
+		for (int64_t e = nb->start[i]; e < nb->start[i + 1]; e++)
+		{
+			const double *b = nb->block + (size_t) e * k * k;
+			int			j = nb->col[e];
+
+			if (j > i && (z[i] != w[i] || z[j] != w[j]))
+				SwapSum(&sum, &comp, b[(size_t) w[j] * k + w[i]] - b[(size_t) z[j] * k + z[i]]);
+		}
+	return sum + comp;
+}
+
 /* A chain of byte values (pairwise) as one output row. */
 static void
 ValuesKeep(const uint8_t *z, int p, void *row)
@@ -1678,6 +1797,7 @@ SamplePairwiseChains(const PairwiseNeighbours *nb, const double *theta,
 	memset(&kind, 0, sizeof(kind));
 	kind.sweep = PairwiseSweep;
 	kind.couplings = PairwiseCouplings;
+	kind.swap_energy = PairwiseSwapEnergy;
 	kind.start = PairwiseStart;
 	kind.keep = PairwiseKeep;
 	kind.code = ValueCode;
@@ -2008,6 +2128,28 @@ CliquesCouplings(const void *model, const void *state)
 	return u;
 }
 
+/* U(w) - U(z) term by term (ChainKind.swap_energy). */
+static double
+CliquesSwapEnergy(const void *model, const void *from, const void *to)
+{
+	const CliquesChain *chain = model;
+	const MrfCliqueSet *set = chain->set;
+	double		sum = 0.0;
+	double		comp = 0.0;
+
+	for (int c = 0; c < set->m; c++)
+		if (CliqueSize(set, c) > 1)
+		{
+			int64_t		a = MrfCliqueIndex(set, c, from);
+			int64_t		b = MrfCliqueIndex(set, c, to);
+
+			if (a != b)
+				SwapSum(&sum, &comp, chain->logpot[set->offset[c] + b] -
+						chain->logpot[set->offset[c] + a]);
+		}
+	return sum + comp;
+}
+
 /* A clique chain's state as one output row. */
 static void
 CliquesKeep(const void *model, const void *state, void *row)
@@ -2087,6 +2229,7 @@ SampleCliquesChains(const MrfCliqueSet *set, const double *logpot, int64_t n,
 	memset(&kind, 0, sizeof(kind));
 	kind.sweep = CliquesSweep;
 	kind.couplings = CliquesCouplings;
+	kind.swap_energy = CliquesSwapEnergy;
 	kind.start = CliquesStart;
 	kind.keep = CliquesKeep;
 	kind.code = CliquesCode;
