@@ -4,14 +4,15 @@
 -- rows), not its rows: each worker counts its shards' rows, the coordinator
 -- adds the counts, draws the noise and charges.  Integer sums: the model is
 -- bit for bit the local table's under mrfdp.test_seed.  What a worker sends
--- does not grow with its rows.  A forged MST counts state is refused.
+-- does not grow with its rows; tables past 2^22 cells (wide columns) send
+-- packed rows instead.  A forged MST counts state is refused.
 \set QUIET 1
 \pset format unaligned
 \pset tuples_only true
 \pset pager off
 SET client_min_messages = warning;
 
-SELECT plan(11);
+SELECT plan(13);
 
 -- 5 ternary variables with dependence (a chain), 6,000 rows; 60,000 in the big table.
 CREATE TABLE mc13 (id int, g int, kr int[], br smallint[]);
@@ -67,6 +68,24 @@ INSERT INTO mcm13 SELECT 'big local', mrf_learn_mst(kr, rho => 0.5, k => 3) FROM
 SELECT is((SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'big dist'),
 	(SELECT m::jsonb - 'meta' FROM mcm13 WHERE src = 'big local'),
 	'60,000 rows (several count batches per worker) give the one-node model');
+
+-- Tables past 2^22 cells (MRF_COUNTS_MAX_CELLS): packed rows travel, same model.
+-- Twelve columns of 255 values have 4,294,710 one- and two-way cells (34 MB
+-- a state, 69 MB as text, once per shard) against 2,000 rows of 12 bytes.
+CREATE TABLE mc13_wide (id int, kr int[]);
+SELECT create_distributed_table('mc13_wide', 'id');
+INSERT INTO mc13_wide SELECT i, (SELECT array_agg((i * (2 * j + 1) + j * (i % 3)) % 255 ORDER BY j)
+								 FROM generate_series(1, 12) j)
+FROM generate_series(1, 2000) i;
+CREATE TABLE mc13_wide_local AS SELECT * FROM mc13_wide;
+SELECT ok((SELECT length(worker_partial_agg('mrfdp_internal.mrf_learn_mst_citus_agg(integer[], jsonb)'::regprocedure,
+		ROW(kr, mrf_options(rho => 0.5, k => 255))::record)::text) FROM mc13_wide_local)
+	< 2 * 2 * 12 * 2000 + 10000, 'tables past 2^22 cells: the state is the packed rows, not the tables');
+INSERT INTO mcm13 SELECT 'wide dist', mrf_learn_mst(kr, rho => 0.5, k => 255, iterations => 20) FROM mc13_wide;
+INSERT INTO mcm13 SELECT 'wide local', mrf_learn_mst(kr, rho => 0.5, k => 255, iterations => 20) FROM mc13_wide_local;
+SELECT is((SELECT md5((m::jsonb - 'meta')::text) FROM mcm13 WHERE src = 'wide dist'),
+	(SELECT md5((m::jsonb - 'meta')::text) FROM mcm13 WHERE src = 'wide local'),
+	'and the model is still the local one');
 
 -- A forged MST counts state (lib/counts_state.psql): p = 2, k = 3: 6
 -- one-way and 9 two-way cells.

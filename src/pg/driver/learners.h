@@ -29,6 +29,16 @@
 #include "pg/driver/refusal.h"
 #include "pg/driver/run.h"
 
+/*
+ * Most cells a counts state holds (MrfLearner.table_cells; Citus workers
+ * then ship tables instead of rows: citus/state.c): 32 MB, 64 MB as the
+ * text Citus ships, once per shard.  Larger tables cost more to count, ship
+ * and add than packed rows (2 bytes a value) for any table of fewer than
+ * 16 million values per shard, and they grow as p^2 k^2 in MST: the
+ * learners whose tables may pass it (AIM, MST) let rows travel instead.
+ */
+#define MRF_COUNTS_MAX_CELLS ((int64) 1 << 22)
+
 struct MrfLearner;
 
 /* One release, planned from its options and public sizes. */
@@ -89,7 +99,7 @@ typedef struct MrfLearner
 	 * variable sets their options fix (cliques; MST, its one- and two-way
 	 * tables): the number of cells of all its tables, from
 	 * plan->p and plan->k, or -1 when they would be too large for a state
-	 * (AIM: rows travel then); and the tables of n code rows (values checked
+	 * (above MRF_COUNTS_MAX_CELLS: rows travel then); and the tables of n code rows (values checked
 	 * below their alphabets) added into counts.  Such a learner's run must
 	 * also accept counts instead of rows (MrfRowsState.counts): Citus
 	 * workers then combine counts, not rows (citus/state.c).

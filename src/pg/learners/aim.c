@@ -51,14 +51,14 @@
 
 /*
  * A counts state (Citus workers count the tables AIM may read, so tables
- * travel instead of rows: citus/state.c) holds at most this many cells
- * (32 MB; 64 MB as the text Citus ships), and, for the default workload,
+ * travel instead of rows: citus/state.c) holds at most MRF_COUNTS_MAX_CELLS
+ * cells (driver/learners.h), and, for the default workload,
  * whose every triple may be read, at most AIM_COUNTS_MAX_DEFAULT_TABLES
  * tables (every row adds into each: 1,024 is p = 18's one-ways, pairs and
  * triples; a given workload's tables are those one node counts anyway).
  * Beyond either, the workers ship packed rows (as before).
  */
-#define AIM_COUNTS_MAX_CELLS ((int64) 1 << 22)
+#define AIM_COUNTS_MAX_CELLS MRF_COUNTS_MAX_CELLS
 #define AIM_COUNTS_MAX_DEFAULT_TABLES 1024
 
 /* The typed options of a plan. */

@@ -208,7 +208,12 @@ MstRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 							 MrfMetaFinish(&meta));
 }
 
-/* See driver/learners.h: the cells of every one-way and every two-way table. */
+/*
+ * See driver/learners.h: the cells of every one-way and every two-way
+ * table, or -1 above MRF_COUNTS_MAX_CELLS (wide columns: three of 1,200
+ * values are 4.3 million cells), where packed rows travel instead.  A
+ * function of p and the alphabets only, so every node decides alike.
+ */
 static int64
 MstTableCells(const MrfPlan *plan)
 {
@@ -216,7 +221,7 @@ MstTableCells(const MrfPlan *plan)
 	int64		cells = MrfMstOneWayCells(plan->p, card) + MrfMstTwoWayCells(plan->p, card, NULL);
 
 	pfree(card);
-	return cells;
+	return cells > MRF_COUNTS_MAX_CELLS ? -1 : cells;
 }
 
 /* See driver/learners.h: adds the one- and two-way tables of n rows into counts. */
