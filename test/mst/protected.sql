@@ -5,7 +5,7 @@
 -- calls (bad options, a role without the grant, a budget too small) charge
 -- nothing.  Not wrapped in a transaction: charges are committed by a
 -- background worker, which sees only committed catalog rows.
-SELECT plan(14);
+SELECT plan(16);
 
 \ir ../lib/protected.psql
 DROP TABLE IF EXISTS prot_mst CASCADE;
@@ -82,7 +82,32 @@ SELECT ok((SELECT spent_zcdp_rho = 1.2578125 AND releases = 3
 		   FROM mrfdp.budget WHERE relation = 'prot_mst'::regclass),
 		  'which is charged');
 
+-- wide columns whose tables no number of rows fits: refused from the
+-- schema's alphabets before the charge and before a row is read.  Two
+-- columns of 3,000 values: a tree of 9,000,000 cells, within the 2^24 a
+-- clique model holds (so 54000 is the memory's), whose counts, estimate
+-- and model need about 1.4 GB (mrfdp.max_learner_memory: 1 GB).
+CREATE TABLE prot_mst_wide (a int CHECK (a BETWEEN 1 AND 3000), b int CHECK (b BETWEEN 1 AND 3000));
+INSERT INTO prot_mst_wide SELECT 1 + g % 3000, 1 + (g * 7) % 3000 FROM generate_series(1, 200) g;
+SELECT pg_temp.protect_for_analyst('prot_mst_wide', epsilon => 10, delta => 1e-6);
+CREATE FUNCTION pg_temp.wide_read() RETURNS bigint LANGUAGE sql AS $$
+	SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables
+	WHERE relid = 'prot_mst_wide'::regclass
+$$;
+SELECT pg_stat_force_next_flush();
+SELECT pg_temp.wide_read() AS wide_read0 \gset
+SET ROLE mrfdp_tap_analyst;
+SELECT throws_ok($$SELECT mrf_learn_mst_from('prot_mst_wide', NULL, rho => 0.5)$$, '54000', NULL,
+				 'two 3,000-value columns: refused for memory');
+RESET ROLE;
+SELECT pg_stat_force_next_flush();
+SELECT ok((SELECT releases = 0 AND spent_zcdp_rho = 0 FROM mrfdp.budget WHERE relation = 'prot_mst_wide'::regclass)
+		  AND NOT EXISTS (SELECT 1 FROM mrfdp.ledger WHERE relation = 'prot_mst_wide'::regclass)
+		  AND pg_temp.wide_read() = :wide_read0,
+		  'before the charge and before reading a row');
+
 DROP TABLE prot_mst;
+DROP TABLE prot_mst_wide;
 DROP TYPE prot_mst_colour;
 RESET mrfdp.test_seed;
 SELECT * FROM finish();
