@@ -1427,20 +1427,26 @@ Measure(Aim *a, const Cand *c, uint64_t num, uint64_t den, MrfRng *rng)
 }
 
 /*
- * Default workload: the pairs of r become strong; every triple holding a
+ * Default workload: the pairs of picked become strong; every triple holding a
  * newly strong pair and another strong pair joins the workload (with its
  * closure), while the candidates' tables fit their cap.
  */
 static MrfStatus
-Strengthen(Aim *a, const VarSet *r)
+Strengthen(Aim *a, const VarSet *picked)
 {
 	int			p = a->p;
 
-	for (int i = 0; i < r->size; i++)
-		for (int j = i + 1; j < r->size; j++)
+	/*
+	 * A copy: the triples go into the candidates' array, which may move
+	 * (CandAdd), and the rounds pass a candidate's own set.
+	 */
+	VarSet		r = *picked;
+
+	for (int i = 0; i < r.size; i++)
+		for (int j = i + 1; j < r.size; j++)
 		{
-			int			u = r->vars[i];
-			int			v = r->vars[j];
+			int			u = r.vars[i];
+			int			v = r.vars[j];
 
 			if (a->strong[(size_t) u * p + v])
 				continue;
