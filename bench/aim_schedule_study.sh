@@ -10,7 +10,11 @@
 # adult9-r1 soybean-e1 soybean-e10 synth48-e1 synth48-e10 synth96-e1
 # synth96-e10 dna-r0.1 small16 small48; on request also housevotes-r0.1
 # housevotes-r1 breastcancer-r0.1 breastcancer-r1 soybean-r0.1 soybean-r1
-# dna-r1 (the tables of the small alphabets' study, with AIM_ARGS="--schedule paper").
+# dna-r1 (the tables of the small alphabets' study, with AIM_ARGS="--schedule paper"),
+# and the middle signals' study's: adult-r0.05 adult-r0.01 adult9-r0.01
+# adult9-r0.003 breastcancer-r3 breastcancer-r10 housevotes-r3
+# housevotes-r10 soybean-r10 synth48-r0.5 synth24-n5000 (24 columns,
+# n = 5,000, rho 0.05) small16-r0.5 small16-r2 small48-r1.
 #   adult    UCI Adult as private-pgm ships it (48,842 rows, 14 columns)
 #   adult9   its nine columns of at most 42 values (bench/aim_vs_pgm.sh's)
 #   soybean  mlbench Soybean (683 rows, 36 columns; a missing value is
@@ -103,16 +107,25 @@ for t in "${tables[@]}"; do
 	adult-e1) args="$(data_args adult) --epsilon 1 --delta 1e-6" ;;
 	adult-e10) args="$(data_args adult) --epsilon 10 --delta 1e-6" ;;
 	adult-r0.2) args="$(data_args adult) --rho 0.2" ;;
+	adult-r0.05) args="$(data_args adult) --rho 0.05" ;;
+	adult-r0.01) args="$(data_args adult) --rho 0.01" ;;
 	adult9-r0.1) args="$(data_args adult9) --rho 0.1" ;;
+	adult9-r0.01) args="$(data_args adult9) --rho 0.01" ;;
+	adult9-r0.003) args="$(data_args adult9) --rho 0.003" ;;
 	adult9-r1) args="$(data_args adult9) --rho 1" ;;
 	soybean-e1) args="$(data_args soybean) --epsilon 1 --delta 1e-6" ;;
 	soybean-e10) args="$(data_args soybean) --epsilon 10 --delta 1e-6" ;;
 	soybean-r0.1) args="$(data_args soybean) --rho 0.1" ;;
 	soybean-r1) args="$(data_args soybean) --rho 1" ;;
+	soybean-r10) args="$(data_args soybean) --rho 10" ;;
 	housevotes-r0.1) args="$(data_args housevotes) --rho 0.1" ;;
 	housevotes-r1) args="$(data_args housevotes) --rho 1" ;;
+	housevotes-r3) args="$(data_args housevotes) --rho 3" ;;
+	housevotes-r10) args="$(data_args housevotes) --rho 10" ;;
 	breastcancer-r0.1) args="$(data_args breastcancer) --rho 0.1" ;;
 	breastcancer-r1) args="$(data_args breastcancer) --rho 1" ;;
+	breastcancer-r3) args="$(data_args breastcancer) --rho 3" ;;
+	breastcancer-r10) args="$(data_args breastcancer) --rho 10" ;;
 	dna-r1) args="$(data_args dna) --rho 1" ;;
 	dna-r0.1) args="$(data_args dna) --rho 0.1" ;;
 	synth48-e1) args="--p 48 --epsilon 1 --delta 1e-6" ;;
@@ -121,6 +134,11 @@ for t in "${tables[@]}"; do
 	synth96-e10) args="--p 96 --epsilon 10 --delta 1e-6" ;;
 	small16) args="--p 16 --n 1000 --rho 0.1" ;;
 	small48) args="--p 48 --n 1000 --rho 0.1" ;;
+	small16-r0.5) args="--p 16 --n 1000 --rho 0.5" ;;
+	small16-r2) args="--p 16 --n 1000 --rho 2" ;;
+	small48-r1) args="--p 48 --n 1000 --rho 1" ;;
+	synth48-r0.5) args="--p 48 --rho 0.5" ;;
+	synth24-n5000) args="--p 24 --n 5000 --rho 0.05" ;;
 	*) echo "unknown table $t" >&2; exit 2 ;;
 	esac
 	three=

@@ -1625,7 +1625,21 @@ MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
  * rho 0.02-0.1, 24 seeds) the four below 50 gain 1.4-4.8% and the one
  * above (70) loses 3.5%.  n, p and rho are public (privacy.md 1), so the
  * split is a public function fixed before any row is read.  Constants,
- * so public.  The seeded schedule itself (the study in docs/learners/aim.md,
+ * so public.  From a signal of MRF_AIM_SEED_MID_SIGNAL (500) on, the seed
+ * takes MRF_AIM_SEED_REST_MID of what the one-ways leave (0.45 of rho at
+ * the default third) and T is 16, the rounds 0.22 of rho (docs/learners/aim.md
+ * "The seed at middle signals", bench/aim_schedule_study.sh with
+ * --seed-share 0.45 --rounds 16, 8 seeds): there the rounds pay, and AIM's
+ * error against MST's falls on every real table screened (Adult at epsilon
+ * 1: 0.87 to 0.80; at rho 0.05 and 0.01: 0.83 to 0.75, 0.90 to 0.88; Adult's
+ * nine columns at rho 0.01 and 0.003: 0.73 to 0.62, 0.83 to 0.77;
+ * BreastCancer at rho 10: 0.90 to 0.86) while the tree-shaped tables stay
+ * level (48 and 96 columns at epsilon 10: 0.98 to 0.96 and 0.96; 48 columns
+ * at rho 0.5: 0.98 to 0.99).  Below 500 the same shares still gain on the
+ * real tables (HouseVotes84 at rho 3: 0.92 to 0.82; Soybean at epsilon 10:
+ * 0.84 to 0.78) but cost the tree-shaped ones 2-5% (24 and 48 columns at
+ * signals 186-190: 0.95 to 1.00 and 0.96 to 1.00; 12 seeds), so the
+ * tier starts where those stop losing.  The seeded schedule itself (the study in docs/learners/aim.md,
  * "AIM's schedule", bench/aim_schedule_study.sh, at the earlier shares):
  * against [MMSM22]'s schedule (one-ways at 0.9 p / T, T = MrfAimRounds) it
  * brings AIM's 2-way error from
@@ -1640,13 +1654,16 @@ void
 MrfAimSeedShares(double one_given, double signal, double *one_share,
 				 double *seed_share, double *select_share, int *rounds)
 {
+	/* NaN (n not yet known) compares false: below the middle signal */
+	int			middle = signal >= MRF_AIM_SEED_MID_SIGNAL;
+
 	*one_share = one_given > 0.0 ? one_given : 1.0 / 3.0;
-	/* nine tenths of what the one-ways leave: 0.6 at the default 1/3 */
-	*seed_share = 0.9 * (1.0 - *one_share);
-	/* NaN (n not yet known) compares false: the larger tables' split */
+	/* of what the one-ways leave: 0.6 of rho at the default 1/3, 0.45 from the middle signal */
+	*seed_share = (middle ? MRF_AIM_SEED_REST_MID : MRF_AIM_SEED_REST) * (1.0 - *one_share);
+	/* NaN compares false: the larger tables' split */
 	*select_share = signal < MRF_AIM_SEED_LOW_SIGNAL ? MRF_AIM_SEED_SELECT_SHARE_LOW :
 		MRF_AIM_SEED_SELECT_SHARE;
-	*rounds = 8;
+	*rounds = middle ? MRF_AIM_SEED_ROUNDS_MID : MRF_AIM_SEED_ROUNDS;
 }
 
 /*

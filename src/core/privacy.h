@@ -251,15 +251,24 @@ int			MrfAimRates(double rho, int p, int rounds, double share, double *rho_one,
 
 /*
  * The seeded schedule's defaults: the shares of rho of the one-ways (one_given
- * when positive, else 1/3) and the seed (9/10 of the rest), the part of the
+ * when positive, else 1/3) and the seed (MRF_AIM_SEED_REST of the rest, or
+ * MRF_AIM_SEED_REST_MID from the automatic schedule's signal,
+ * MrfAimScheduleSignal, of MRF_AIM_SEED_MID_SIGNAL on), the part of the
  * seed's share its selections take (the rest measuring its pairs:
  * MRF_AIM_SEED_SELECT_SHARE, or MRF_AIM_SEED_SELECT_SHARE_LOW when the
- * automatic schedule's signal, MrfAimScheduleSignal, is below
- * MRF_AIM_SEED_LOW_SIGNAL; signal NaN, n not yet known: the former), and T.
+ * signal is below MRF_AIM_SEED_LOW_SIGNAL), and T (MRF_AIM_SEED_ROUNDS, or
+ * MRF_AIM_SEED_ROUNDS_MID from the middle signal on).  Signal NaN (n not
+ * yet known): the seed and T below the middle signal, the split above the
+ * low one.
  */
 #define MRF_AIM_SEED_SELECT_SHARE 0.35
 #define MRF_AIM_SEED_SELECT_SHARE_LOW 0.5
 #define MRF_AIM_SEED_LOW_SIGNAL 50.0
+#define MRF_AIM_SEED_REST 0.9
+#define MRF_AIM_SEED_REST_MID 0.675
+#define MRF_AIM_SEED_ROUNDS 8
+#define MRF_AIM_SEED_ROUNDS_MID 16
+#define MRF_AIM_SEED_MID_SIGNAL 500.0
 void		MrfAimSeedShares(double one_given, double signal, double *one_share,
 							 double *seed_share, double *select_share, int *rounds);
 

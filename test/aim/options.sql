@@ -113,9 +113,9 @@ SELECT ok((SELECT info ->> 'schedule' = 'mmsm22' AND (info ->> 'seed_pairs')::in
 		   FROM scheduled WHERE schedule = 'paper'),
 		  'schedule paper: no seed, T = 16 p, recorded');
 SELECT ok((SELECT bool_and(info ->> 'schedule' = 'mst-seeded' AND (info ->> 'seed_pairs')::int = 5
-						   AND (info ->> 'max_rounds')::int = 8 AND info ->> 'schedule_option' = schedule)
+						   AND (info ->> 'max_rounds')::int = 16 AND info ->> 'schedule_option' = schedule)
 		   FROM scheduled WHERE schedule IN ('seeded', 'auto')),
-		  'schedule seeded, and auto at this signal: the seed''s 5 pairs, T = 8');
+		  'schedule seeded, and auto at this signal: the seed''s 5 pairs, T = 16 (from signal 500)');
 SELECT ok((SELECT bool_and((info ->> 'rho_spent')::float8 = 0.5) FROM scheduled), 'each spent exactly rho');
 SELECT ok((SELECT bool_and(abs((info ->> 'schedule_signal')::float8 - 3000 * sqrt(2 * 0.5 / 15.0)) < 1e-6) FROM scheduled),
 		  'the signal recorded: n sqrt(2 rho / (3 (p - 1)))');
@@ -150,28 +150,28 @@ SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, rounds => 30)) AS info FROM aim_opt
 SELECT is((SELECT (info ->> 'max_rounds')::int FROM named), 30, 'the named form takes rounds');
 SELECT ok((SELECT abs((info ->> 'one_way_share')::float8 - 1.0 / 3) < 1e-12
 				  AND (info ->> 'one_way_share_given')::boolean = false
-				  AND abs((info ->> 'seed_share')::float8 - 0.6) < 1e-12
+				  AND abs((info ->> 'seed_share')::float8 - 0.45) < 1e-12
 				  AND abs((info ->> 'seed_select_share')::float8 - 0.35) < 1e-12 FROM named),
-		  'and records the seeded schedule''s shares: 1/3 on the one-ways, 0.6 on the seed, 0.35 of it selecting');
--- the seed's pairs are measured with the rest of its share: 0.65 of 0.6 rho
-SELECT ok((SELECT abs((info ->> 'sigma2_seed')::float8 * (0.5 * 0.6 * 0.65)
+		  'and records the seeded schedule''s shares at signal 775: 1/3 on the one-ways, 0.45 on the seed, 0.35 of it selecting');
+-- the seed's pairs are measured with the rest of its share: 0.65 of 0.45 rho
+SELECT ok((SELECT abs((info ->> 'sigma2_seed')::float8 * (0.5 * 0.45 * 0.65)
 					  / (info ->> 'seed_pairs')::int - 1) < 1e-6 FROM named),
-		  'the seed''s pairs at variance k / (0.65 * 0.6 rho), rounded up (to 1e-6)');
+		  'the seed''s pairs at variance k / (0.65 * 0.45 rho), rounded up (to 1e-6)');
 SELECT ok((SELECT (info ->> 'rounds')::int <= 30 AND (info ->> 'rho_spent')::float8 = 0.5 FROM named),
 		  'at most T selections, exactly rho');
 CREATE TEMP TABLE defaults AS
 SELECT mrf_info(mrf_learn_aim(r, rho => 0.5)) AS info FROM aim_opt r;
-SELECT ok((SELECT (info ->> 'max_rounds')::int = 8 AND (info ->> 'rounds_given')::boolean = false
+SELECT ok((SELECT (info ->> 'max_rounds')::int = 16 AND (info ->> 'rounds_given')::boolean = false
 				  AND (info ->> 'max_model_cells')::int = 65536
 				  AND (info ->> 'max_model_cells_given')::boolean = false FROM defaults),
-		  'without the options: T = 8 (the seeded schedule''s), the cap 2^16, recorded as defaults');
+		  'without the options: T = 16 (the seeded schedule''s from signal 500), the cap 2^16, recorded as defaults');
 -- the seeded schedule with a workload of no pair: the seed cannot run, the
--- schedule is still the seeded one (its shares and T = 8), and says so
+-- schedule is still the seeded one (its shares and T = 16 at this signal), and says so
 SELECT ok((SELECT i ->> 'schedule' = 'mst-seeded' AND (i ->> 'seed_pairs')::int = 0
-				  AND (i ->> 'max_rounds')::int = 8 AND abs((i ->> 'one_way_share')::float8 - 1 / 3.0) < 1e-12
+				  AND (i ->> 'max_rounds')::int = 16 AND abs((i ->> 'one_way_share')::float8 - 1 / 3.0) < 1e-12
 		   FROM (SELECT mrf_info(mrf_learn_aim(r, rho => 0.5, schedule => 'seeded', workload => '[["a"], ["c"]]')) AS i
 				 FROM aim_opt r) x),
-		  'schedule seeded without a pair in the workload: labelled seeded (no seed, T = 8, one-ways 1/3)');
+		  'schedule seeded without a pair in the workload: labelled seeded (no seed, T = 16, one-ways 1/3)');
 
 -- a small cap: the tree stays within it, and a workload marginal over it is skipped
 CREATE TEMP TABLE capped AS

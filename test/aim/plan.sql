@@ -4,14 +4,14 @@
 -- nothing; its rounds and rates are the release's own (the learned model's
 -- metadata agrees); the work grows with width; bad input has its SQLSTATE.
 BEGIN;
-SELECT plan(17);
+SELECT plan(18);
 SET LOCAL mrfdp.test_seed = 7;
 
 CREATE TEMP TABLE plans AS
 SELECT w, mrf_learn_aim_plan(array_fill(3, ARRAY[w]), 1, 10000) AS pl FROM (VALUES (16), (48), (96)) v(w);
 
-SELECT is((SELECT array_agg((pl ->> 'max_rounds')::int ORDER BY w) FROM plans), ARRAY[8, 8, 8],
-		  'max_rounds: the seeded schedule''s 8 at any width');
+SELECT is((SELECT array_agg((pl ->> 'max_rounds')::int ORDER BY w) FROM plans), ARRAY[16, 16, 16],
+		  'max_rounds: the seeded schedule''s 16 at these widths (signals 838-2,108, above 500)');
 SELECT ok((SELECT bool_and((pl ->> 'charged')::boolean = false) FROM plans), 'the plan charges nothing');
 SELECT ok((SELECT (SELECT (pl ->> 'seconds_max')::float8 FROM plans WHERE w = 96) >
 				  10 * (SELECT (pl ->> 'seconds_max')::float8 FROM plans WHERE w = 16)),
@@ -75,6 +75,15 @@ SELECT ok((SELECT (mrf_learn_aim_plan(array_fill(3, ARRAY[10]), 1, 100) ->> 'see
 				  AND (mrf_learn_aim_plan(array_fill(3, ARRAY[10]), 1, 1000) ->> 'seed_select_share')::float8 = 0.35
 				  AND (mrf_learn_aim_plan(array_fill(3, ARRAY[10]), 1, schedule => 'seeded') ->> 'seed_select_share')::float8 = 0.35),
 		  'the seed''s split: even at signal 27, 0.35 at 272 and when n is not given');
+-- the seed's share and T from public sizes: 0.6 and 8 below a signal of 500, 0.45 and 16 from it
+SELECT ok((SELECT (a ->> 'max_rounds')::int = 8 AND abs((a ->> 'seed_share')::float8 - 0.6) < 1e-12
+				  AND (b ->> 'max_rounds')::int = 16 AND abs((b ->> 'seed_share')::float8 - 0.45) < 1e-12
+				  AND (a ->> 'schedule_signal')::float8 < 500 AND (b ->> 'schedule_signal')::float8 >= 500
+				  AND (c ->> 'max_rounds')::int = 8 AND abs((c ->> 'seed_share')::float8 - 0.6) < 1e-12
+		   FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 387) AS a,
+						mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 388) AS b,
+						mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10) AS c) x),
+		  'the seed: 0.6 of rho over T = 8 at 387 rows (signal 499.6), 0.45 over 16 at 388 (500.9), 0.6 and 8 without n');
 
 SELECT * FROM finish();
 ROLLBACK;

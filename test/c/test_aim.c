@@ -1465,6 +1465,14 @@ TestSeeded(void)
 	/* below the low signal the split is even */
 	MrfAimSeedShares(0.0, 49.9, &one, &seed, &sel, &rounds);
 	CHECK(sel == MRF_AIM_SEED_SELECT_SHARE_LOW && MRF_AIM_SEED_SELECT_SHARE_LOW == 0.5);
+	/* from the middle signal on: the seed 0.45 of rho (27/40 of the rest), T = 16 */
+	MrfAimSeedShares(0.0, MRF_AIM_SEED_MID_SIGNAL * (1 - 1e-12), &one, &seed, &sel, &rounds);
+	CHECK(fabs(seed - 0.6) < 1e-15 && rounds == 8 && MRF_AIM_SEED_MID_SIGNAL == 500.0);
+	MrfAimSeedShares(0.0, MRF_AIM_SEED_MID_SIGNAL, &one, &seed, &sel, &rounds);
+	CHECK(one == 1.0 / 3.0 && fabs(seed - 0.45) < 1e-15 && sel == MRF_AIM_SEED_SELECT_SHARE &&
+		  rounds == 16);
+	MrfAimSeedShares(0.6, 1e9, &one, &seed, &sel, &rounds);
+	CHECK(one == 0.6 && fabs(seed - 0.27) < 1e-15 && rounds == 16);
 	CHECK(MrfAimSeededRates(2.0, 10, 8, 1.0 / 3.0, 0.5, 0.35, &one, &ms, &mm, &m, &s) == 0);
 	CHECK(one <= 2.0 / 30 && one > 2.0 / 30 * (1 - 1e-15));
 	/* the seed's rho (1) split 0.35 / 0.65, each part rounded down */
@@ -1552,7 +1560,8 @@ TestSeeded(void)
 	 * rho 10 (no value merges) a cap of the one-ways' cells (56) leaves
 	 * no pair, so no selection runs and its share goes to the rounds; 4
 	 * cells more admit one 2 x 2 pair, and its one selection and one
-	 * table spend the seed's whole share (above the loss: safe).
+	 * table spend the seed's whole share (above the loss: safe; the
+	 * signal, 667, is past the middle one: the share is 0.45).
 	 */
 	for (int extra = 0; extra <= 4; extra += 4)
 	{
@@ -1568,7 +1577,7 @@ TestSeeded(void)
 		CHECK(MrfAimLearn(rows, N, P, card, &opt, &rng, &MrfMallocEnv, &set, &alp, &rp) == MRF_OK);
 		CHECK_MSG(rp.compressed == 0 && rp.seed_selections == extra / 4 &&
 				  rp.seed_pairs == rp.seed_selections &&
-				  (extra == 0 ? rp.rho_seed == 0.0 : fabs(rp.rho_seed - 0.9 * (1.0 - 1.0 / 3.0) * opt.rho) <= 1e-12 * opt.rho) &&
+				  (extra == 0 ? rp.rho_seed == 0.0 : fabs(rp.rho_seed - 0.45 * opt.rho) <= 1e-12 * opt.rho) &&
 				  rp.rho_used <= opt.rho && rp.rho_used >= opt.rho * (1 - 1e-12),
 				  "cap %d: %d selections, %d pairs, seed %.17g, used %.17g, %d compressed",
 				  56 + extra, rp.seed_selections, rp.seed_pairs, rp.rho_seed, rp.rho_used,
@@ -1628,10 +1637,13 @@ TestAutoSchedule(void)
 	CHECK(opt.schedule == MRF_AIM_SCHEDULE_AUTO);
 	opt.rho = 1.0;
 	CHECK(MrfAimBudget(10, &opt, &b) != 0);	/* n not set */
-	opt.n = 9185;
+	opt.n = 9185;				/* past the middle signal: the seed 0.45, T = 16 */
 	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.schedule == MRF_AIM_SCHEDULE_SEEDED &&
-		  b.seeded && b.rounds == 8 && b.one_way_share == 1.0 / 3.0 && fabs(b.seed_share - 0.6) < 1e-15 &&
+		  b.seeded && b.rounds == 16 && b.one_way_share == 1.0 / 3.0 && fabs(b.seed_share - 0.45) < 1e-15 &&
 		  b.seed_select_share == MRF_AIM_SEED_SELECT_SHARE);
+	opt.n = 1000;				/* signal 272: below it, 0.6 and T = 8 */
+	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.schedule == MRF_AIM_SCHEDULE_SEEDED &&
+		  b.rounds == 8 && fabs(b.seed_share - 0.6) < 1e-15);
 	/* signal 100 sqrt(2 / 27) = 27 < 50: the even split; given, the split given */
 	opt.n = 100;
 	CHECK(MrfAimBudget(10, &opt, &b) == 0 && b.seeded &&
