@@ -468,7 +468,9 @@ CountTable(const Aim *a, const VarSet *s, int64_t *x, int64_t cells)
 /*
  * Adds candidate s (sorted) unless present; counts its table.  Returns its
  * index, -1 when its table would pass the candidates' cap (*skipped), -2
- * out of memory, or -3 when counted tables lack it.
+ * out of memory, or -3 when counted tables lack it.  Growing a->cand moves
+ * it: no caller may hold a pointer into it across this call (Strengthen
+ * copies the pick's set).
  */
 static int
 CandAdd(Aim *a, const VarSet *s, int workload, int *skipped)

@@ -58,7 +58,6 @@
  * triples; a given workload's tables are those one node counts anyway).
  * Beyond either, the workers ship packed rows (as before).
  */
-#define AIM_COUNTS_MAX_CELLS MRF_COUNTS_MAX_CELLS
 #define AIM_COUNTS_MAX_DEFAULT_TABLES 1024
 
 /* The typed options of a plan. */
@@ -486,7 +485,7 @@ AimPlan(MrfPlan *plan)
 /*
  * See driver/learners.h: the cells of the tables a counts state holds (every
  * one-way, and the workload's closure or, by default, every pair and
- * triple), or -1 when they pass AIM_COUNTS_MAX_CELLS or, for the default
+ * triple), or -1 when they pass MRF_COUNTS_MAX_CELLS or, for the default
  * workload, AIM_COUNTS_MAX_DEFAULT_TABLES: then rows travel.  A function
  * of the options, p and the alphabets only (not of a node's settings), so
  * every worker and the coordinator decide alike; the memory the tables
@@ -507,7 +506,7 @@ AimTableCells(const MrfPlan *plan)
 			elog(ERROR, "%s: tables asked for before the plan knows p", plan->learner->name);
 		cells = MrfAimTablesPlan(plan->p, card, ap->nworkload, ap->wstart, ap->wvar,
 								 ap->nworkload > 0 ? INT64_MAX : AIM_COUNTS_MAX_DEFAULT_TABLES,
-								 AIM_COUNTS_MAX_CELLS, &MrfPallocEnv, &ap->tables);
+								 MRF_COUNTS_MAX_CELLS, &MrfPallocEnv, &ap->tables);
 		if (cells == -2)
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
