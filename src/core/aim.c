@@ -955,6 +955,10 @@ WithClique(const Aim *a, const VarSet *r, int nr, VarSet *ncl, int *nm,
 	if (*nlogpot == NULL || map == NULL)
 	{
 		MrfFree(a->env, map);
+		MrfFree(a->env, *nlogpot);
+		MrfCliqueSetFree(a->env, *nset);
+		*nlogpot = NULL;
+		*nset = NULL;
 		return MRF_ENOMEM;
 	}
 	for (int c = 0; c < a->m; c++)
@@ -2432,7 +2436,11 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		limit = (int64_t) fmin((double) opt->max_model_cells,
 							   floor((double) opt->max_model_cells * fmin(1.0, used / rho)));
 
-		/* the estimate's tables of every candidate, and which fit */
+		/*
+		 * the estimate's tables of every candidate, and which fit; each
+		 * pointer freed is cleared, since a refusal below leaves through the
+		 * cleanup at done
+		 */
 		MrfFree(env, score);
 		MrfFree(env, weight);
 		MrfFree(env, est);
@@ -2440,7 +2448,11 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		MrfFree(env, eligible);
 		MrfFree(env, map);
 		MrfFree(env, redo);
-		redo = NULL;
+		score = weight = est = NULL;
+		estoff = NULL;
+		eligible = redo = NULL;
+		map = NULL;
+		a.hs.map = NULL;
 		for (int i = 0; tsc != NULL && i < nthreads; i++)
 		{
 			MrfFree(env, tsc[i].map);
@@ -2450,6 +2462,11 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		weight = MrfAlloc(env, sizeof(double) * (a.ncand + 1));
 		estoff = MrfAlloc(env, sizeof(int64_t) * (a.ncand + 1));
 		eligible = MrfAlloc(env, a.ncand + 1);
+		if (!score || !weight || !estoff || !eligible)
+		{
+			status = MRF_ENOMEM;
+			goto done;
+		}
 		largest = 1;
 		for (int c = 0; c < a.m; c++)
 			largest = a.set->offset[c + 1] - a.set->offset[c] > largest ?
@@ -2462,7 +2479,7 @@ AimLearn(const MrfCode *rows, const MrfAimTables *tables, const int64_t *counts,
 		}
 		est = MrfAlloc(env, sizeof(double) * (at + 1));
 		map = MrfAlloc(env, sizeof(int32_t) * (largest + 1));
-		if (!score || !weight || !estoff || !eligible || !est || !map)
+		if (!est || !map)
 		{
 			status = MRF_ENOMEM;
 			goto done;

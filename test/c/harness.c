@@ -84,7 +84,7 @@ CountingAlloc(void *ctx, size_t bytes)
 	CountingEnv *ce = ctx;
 	size_t	   *p;
 
-	if (bytes > SIZE_MAX - sizeof(size_t) * 2)
+	if (++ce->requests == ce->fail_at || bytes > SIZE_MAX - sizeof(size_t) * 2)
 		return NULL;
 	p = calloc(1, bytes + sizeof(size_t) * 2);
 	if (p == NULL)

@@ -70,6 +70,8 @@ typedef struct CountingEnv
 	long		polls;
 	int64_t		last_done;
 	int64_t		last_total;
+	long		requests;		/* every request, refused or not */
+	long		fail_at;		/* the request (from 1) refused as out of memory; 0: none */
 } CountingEnv;
 
 /* Resets ce and points env's callbacks at it. */

@@ -2149,9 +2149,123 @@ TestCandidatesMove(void)
 	free(rows);
 }
 
+/*
+ * Every allocation of a release refused in turn: the release must return
+ * MRF_ENOMEM, with no output, and hand back every block it took
+ * (CountingEnv's fail_at).  Under PostgreSQL the core's allocator returns
+ * NULL when memory runs out, so every such path is reachable after the
+ * charge; a crash there takes the server's backends with it.  The
+ * shapes reach the rare-value compression (a 40-value column, [MMSM22]'s
+ * one-ways: its cleanup on each of its failure paths), the seeded
+ * schedule's tree (at rho 0.1), the default workload's triples,
+ * and the tables' path.
+ */
+static void
+TestOutOfMemory(void)
+{
+	enum
+	{
+		N = 3000, P = 6
+	};
+	int			card[P] = {40, 4, 3, 2, 3, 2};
+	MrfCode    *rows = malloc(sizeof(MrfCode) * N * P);
+	MrfRng		rng;
+	int64_t		swept = 0;
+	int			compressed = 0;
+
+	MrfRngInitSeeded(&rng, 9090);
+	for (int64_t r = 0; r < N; r++)
+	{
+		MrfCode    *z = rows + r * P;
+		int			v = (int) floor(exp(MrfRngUniform(&rng) * log(40.0))) - 1;
+
+		z[0] = (MrfCode) (v < 0 ? 0 : v > 39 ? 39 : v);
+		z[1] = (MrfCode) (MrfRngUniform(&rng) < 0.8 ? z[0] % 4 : MrfRngBelow(&rng, 4));
+		z[2] = (MrfCode) MrfRngBelow(&rng, 3);
+		z[3] = (MrfCode) (MrfRngUniform(&rng) < 0.9 ? z[2] % 2 : MrfRngBelow(&rng, 2));
+		z[4] = (MrfCode) (MrfRngUniform(&rng) < 0.7 ? (z[1] + z[2]) % 3 : MrfRngBelow(&rng, 3));
+		z[5] = (MrfCode) (MrfRngUniform(&rng) < 0.7 ? (z[3] + z[4]) % 2 : MrfRngBelow(&rng, 2));
+	}
+	for (int shape = 0; shape < 3; shape++)
+	{
+		MrfAimOptions opt;
+		MrfAimTables t;
+		int64_t    *counts = NULL;
+		int64_t		total = 0;
+
+		MrfAimDefaultOptions(&opt);
+		opt.threads = 1;
+		opt.round_iterations = 5;
+		opt.estimate.iterations = 10;
+		opt.rho = shape == 1 ? 0.1 : 1.0;
+		opt.schedule = shape == 1 ? MRF_AIM_SCHEDULE_SEEDED : MRF_AIM_SCHEDULE_PAPER;
+		opt.rounds = shape == 1 ? 4 : 12;
+		if (shape == 2)
+		{
+			int64_t		cells = MrfAimTablesPlan(P, card, 0, NULL, NULL, 1 << 20, 1 << 24,
+												 &MrfMallocEnv, &t);
+
+			CHECK(cells > 0);
+			if (cells <= 0)
+				continue;
+			counts = calloc(cells, sizeof(int64_t));
+			MrfAimTablesCount(&t, rows, N, P, card, counts);
+		}
+		/* fail_at 0 counts the release's requests; then each one fails in turn */
+		for (int64_t k = 0; k == 0 || k <= total; k++)
+		{
+			CountingEnv ce;
+			MrfEnv		env;
+			MrfCliqueSet *set = NULL;
+			double	   *lp = NULL;
+			MrfAimReport rep;
+			MrfStatus	st;
+
+			CountingEnvInit(&ce, &env);
+			ce.fail_at = k;
+			/* the tables' path is shape 0's release (the same noise) by another road */
+			MrfRngInitSeeded(&rng, 55 + (shape == 1));
+			st = shape == 2 ?
+				MrfAimLearnTables(&t, counts, N, P, card, &opt, &rng, &env, &set, &lp, &rep) :
+				MrfAimLearn(rows, N, P, card, &opt, &rng, &env, &set, &lp, &rep);
+			if (k == 0)
+			{
+				CHECK_MSG(st == MRF_OK, "shape %d: status %d", shape, (int) st);
+				total = ce.requests;
+				compressed += rep.compressed > 0;
+			}
+			else
+			{
+				CHECK_MSG(st == MRF_ENOMEM && set == NULL && lp == NULL,
+						  "shape %d, request %lld of %lld refused: status %d", shape,
+						  (long long) k, (long long) total, (int) st);
+				swept++;
+			}
+			if (st == MRF_OK)
+			{
+				MrfCliqueSetFree(&env, set);
+				MrfFree(&env, lp);
+			}
+			CHECK_MSG(ce.live == 0 && ce.allocs == ce.frees,
+					  "shape %d, request %lld of %lld refused: %ld blocks (%zu bytes) not handed back",
+					  shape, (long long) k, (long long) total, ce.allocs - ce.frees, ce.live);
+		}
+		if (shape == 2)
+		{
+			free(counts);
+			MrfAimTablesFree(&MrfMallocEnv, &t);
+		}
+	}
+	printf("# aim out of memory: %lld refused requests, each a clean MRF_ENOMEM (%d of 3 shapes compressed)\n",
+		   (long long) swept, compressed);
+	CHECK(compressed == 3 && swept > 300);
+	free(rows);
+}
+
 void
 TestAim(void)
 {
+	TestOutOfMemory();
 	TestCandidatesMove();
 	TestWorkspacePlan();
 	TestScoringThreads();
