@@ -4,7 +4,7 @@
 -- nothing; its rounds and rates are the release's own (the learned model's
 -- metadata agrees); the work grows with width; bad input has its SQLSTATE.
 BEGIN;
-SELECT plan(18);
+SELECT plan(20);
 SET LOCAL mrfdp.test_seed = 7;
 
 CREATE TEMP TABLE plans AS
@@ -84,6 +84,24 @@ SELECT ok((SELECT (a ->> 'max_rounds')::int = 8 AND abs((a ->> 'seed_share')::fl
 						mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 388) AS b,
 						mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10) AS c) x),
 		  'the seed: 0.6 of rho over T = 8 at 387 rows (signal 499.6), 0.45 over 16 at 388 (500.9), 0.6 and 8 without n');
+
+-- without n, the plan says where the seeded schedule's tiers start: the
+-- middle tier from 388 rows of 5 columns at rho 10, the even split below 39
+SELECT ok((SELECT (x ->> 'seed_middle_from_rows')::bigint = 388
+				  AND (x ->> 'seed_even_split_below_rows')::bigint = ceil(50 / sqrt(2 * 10 / (3.0 * 4)))::bigint
+				  AND (SELECT abs((pl ->> 'seed_share')::float8 - 0.45) < 1e-12 FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 388) AS pl) a)
+				  AND (SELECT abs((pl ->> 'seed_share')::float8 - 0.6) < 1e-12 FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 387) AS pl) b)
+				  AND (SELECT (pl ->> 'seed_select_share')::float8 FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, (x ->> 'seed_even_split_below_rows')::bigint - 1) AS pl) c) = 0.5
+				  AND (SELECT (pl ->> 'seed_select_share')::float8 FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, (x ->> 'seed_even_split_below_rows')::bigint) AS pl) d) = 0.35
+				  AND (y ->> 'seed_middle_from_rows')::bigint = 388
+		   FROM (SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10) AS x,
+						mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, schedule => 'seeded') AS y) s),
+		  'without n: the first row count of the seed''s middle tier (388: 0.45, 387: 0.6) and of its larger tables'' split (below it: even)');
+SELECT ok((SELECT mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 100) -> 'seed_middle_from_rows' = 'null'::jsonb
+				  AND mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, 100) -> 'seed_even_split_below_rows' = 'null'::jsonb
+				  AND mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, schedule => 'paper') -> 'seed_middle_from_rows' = 'null'::jsonb
+				  AND mrf_learn_aim_plan(ARRAY[3, 3, 3, 3, 3], 10, schedule => 'paper') -> 'seed_even_split_below_rows' = 'null'::jsonb),
+		  'no such row counts when n is given or under [MMSM22]''s schedule');
 
 SELECT * FROM finish();
 ROLLBACK;

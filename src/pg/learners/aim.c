@@ -663,6 +663,32 @@ AimPlanThreads(void)
 }
 
 /*
+ * The smallest row count whose signal (MrfAimScheduleSignal) is at least
+ * threshold for p columns at rho, or 0 when none is representable: where
+ * the plan without n says a tier of the schedule starts.  Public sizes only.
+ */
+static int64
+AimFirstRowsAtSignal(double rho, int p, double threshold)
+{
+	double		per_row = MrfAimScheduleSignal(rho, 1, p);
+	double		first;
+	int64		n;
+
+	if (!(per_row > 0.0) || !isfinite(per_row))
+		return 0;
+	first = ceil(threshold / per_row);
+	if (!(first < (double) PG_INT64_MAX / 2))
+		return 0;
+	n = Max((int64) first - 1, 1);
+	/* the quotient's rounding: step to the first n the comparison itself accepts */
+	while (!(MrfAimScheduleSignal(rho, n, p) >= threshold))
+		n++;
+	while (n > 1 && MrfAimScheduleSignal(rho, n - 1, p) >= threshold)
+		n--;
+	return n;
+}
+
+/*
  * The plan function without n under the automatic schedule: the smallest
  * row count at which the release would run [MMSM22]'s schedule (the
  * signal's threshold, MrfAimAutoPaper, and the fallback to the seeded one
@@ -674,21 +700,10 @@ AimPaperFromRows(int p, const MrfAimOptions *given)
 {
 	MrfAimOptions o = *given;
 	MrfAimBudgetPlan b;
-	double		per_row = MrfAimScheduleSignal(given->rho, 1, p);
-	double		first;
-	int64		n;
+	int64		n = AimFirstRowsAtSignal(given->rho, p, MRF_AIM_PAPER_SIGNAL);
 
-	if (!(per_row > 0.0) || !isfinite(per_row))
+	if (n < 1 || MrfAimAutoPaper(given->rho, n, p) != 1)
 		return 0;
-	first = ceil(MRF_AIM_PAPER_SIGNAL / per_row);
-	if (!(first < (double) PG_INT64_MAX / 2))
-		return 0;
-	n = Max((int64) first - 1, 1);
-	/* the quotient's rounding: step to the first n the rule itself accepts */
-	while (MrfAimAutoPaper(given->rho, n, p) == 0)
-		n++;
-	while (n > 1 && MrfAimAutoPaper(given->rho, n - 1, p) == 1)
-		n--;
 	o.schedule = MRF_AIM_SCHEDULE_AUTO;
 	o.n = n;
 	if (MrfAimBudget(p, &o, &b) != 0 || b.schedule != MRF_AIM_SCHEDULE_PAPER)
@@ -728,6 +743,8 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	Datum	   *elems;
 	bool	   *nulls;
 	int64		paper_from = 0;
+	int64		middle_from = 0;
+	int64		even_below = 0;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -790,6 +807,20 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 		paper_from = AimPaperFromRows(p, &ao);
 		ao.schedule = MRF_AIM_SCHEDULE_SEEDED;
 	}
+
+	/*
+	 * The seeded schedule's shares follow the signal too (MrfAimSeedShares):
+	 * without n the plan gives the tier between its two thresholds, and says
+	 * from which row count the middle tier runs and below which the even
+	 * split does, up to the first row count of [MMSM22]'s.
+	 */
+	if (PG_ARGISNULL(2) && ao.schedule == MRF_AIM_SCHEDULE_SEEDED)
+	{
+		middle_from = AimFirstRowsAtSignal(ao.rho, p, MRF_AIM_SEED_MID_SIGNAL);
+		even_below = AimFirstRowsAtSignal(ao.rho, p, MRF_AIM_SEED_LOW_SIGNAL);
+		if (paper_from > 0 && middle_from >= paper_from)
+			middle_from = 0;
+	}
 	else if (!PG_ARGISNULL(2))
 		ao.n = PG_GETARG_INT64(2);
 	if (!PG_ARGISNULL(2) && ao.n < 1)
@@ -814,6 +845,16 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 		appendStringInfo(&out, ", \"paper_schedule_from_rows\": " INT64_FORMAT, paper_from);
 	else
 		appendStringInfoString(&out, ", \"paper_schedule_from_rows\": null");
+	appendStringInfoString(&out, ", \"seed_middle_from_rows\": ");
+	if (middle_from > 0)
+		appendStringInfo(&out, INT64_FORMAT, middle_from);
+	else
+		appendStringInfoString(&out, "null");
+	appendStringInfoString(&out, ", \"seed_even_split_below_rows\": ");
+	if (even_below > 0)
+		appendStringInfo(&out, INT64_FORMAT, even_below);
+	else
+		appendStringInfoString(&out, "null");
 	appendStringInfo(&out, ", \"sigma2_first\": %s, \"epsilon_first\": %s",
 					 MrfDoubleText(pr.sigma2_first), MrfDoubleText(pr.epsilon_first));
 	appendStringInfo(&out, ", \"candidates\": %d, \"candidate_cells\": " INT64_FORMAT ", \"max_candidate_cells\": " INT64_FORMAT,
