@@ -15,6 +15,11 @@ stand-in modules satisfy those imports (neither is a Debian package).
                                         one release at zCDP RHO (add/remove
                                         neighbours, private-pgm's); prints
                                         "pgm-<algo> seconds err2 err3 detail"
+  aim_vs_pgm.py evaluate DIR TABLE MODEL PGM
+                                        the errors of a private-pgm AIM model
+                                        that "aim" kept (DIR/pgm-aim-TABLE-
+                                        RHO-SEED.pickle, written before its
+                                        own evaluation)
   aim_vs_pgm.py summary RESULTS         aim_vs_pgm.sh's results as a
                                         markdown table: mean over the seeds
                                         that finished (their number in
@@ -28,7 +33,8 @@ Rscript.  mlbench's columns are R factors: a column's codes are its
 declared levels 0..k-1, and a missing value is one more category k (in every
 row that has one, so no row is dropped; the same rows for both libraries).
 
-Errors: the model's own marginals (exact, from its graphical model; MST's
+Errors: the model's own marginals (exact, from its junction tree's clique
+marginals, tree_marginal; MST's
 compressed values spread uniformly back over the values they stand for, as
 its sampler does) against the rows', L1 of the probability tables, mean over
 every 2-way and every 3-way marginal, as bench_aim_width computes mrfdp's.
@@ -36,6 +42,7 @@ every 2-way and every 3-way marginal, as bench_aim_width computes mrfdp's.
 import itertools
 import json
 import os
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -126,6 +133,62 @@ def errors(data, marginal):
     return out
 
 
+def tree_marginal(model, marg, attrs):
+    """attrs' marginal of a private-pgm model, from its junction tree's
+    calibrated clique marginals (marg): one message pass over the smallest
+    subtree whose cliques hold attrs, each clique's table times its
+    children's messages contracted (numpy.einsum) down to the separator and
+    the attrs seen so far, over the separator's table.  The model's own
+    project() eliminates over the whole model instead, which for some
+    triples of whole Adult asked for 71 GiB."""
+    import networkx as nx
+    attrs = tuple(attrs)
+    label = {a: i for i, a in enumerate(model.domain.attrs)}
+    for cl in model.cliques:
+        if set(attrs) <= set(cl):
+            f = marg[cl].project(attrs)
+            return np.moveaxis(f.values, [f.domain.attrs.index(a) for a in attrs],
+                               range(len(attrs)))
+    tree = model.junction_tree.tree
+    terminals = []
+    for a in attrs:
+        holders = [cl for cl in model.cliques if a in cl]
+        terminals.append(max(holders, key=lambda cl: len(set(cl) & set(attrs))))
+    groups = {}
+    for t in terminals:
+        groups.setdefault(min(nx.node_connected_component(tree, t)), []).append(t)
+
+    def message(sub, c, parent):
+        f = marg[c]
+        ops = [f.values, [label[a] for a in f.domain.attrs]]
+        seen = set(c)
+        for k in sub.neighbors(c):
+            if k != parent:
+                arr, dims = message(sub, k, c)
+                ops += [arr, [label[a] for a in dims]]
+                seen |= set(dims)
+        carried = [a for a in attrs if a in seen]
+        if parent is None:
+            keep = carried
+        else:
+            sep = [a for a in c if a in parent]
+            keep = sep + [a for a in carried if a not in sep]
+            s = f.project(sep)
+            inv = np.divide(1.0, s.values, out=np.zeros_like(s.values), where=s.values > 0)
+            ops += [inv, [label[a] for a in s.domain.attrs]]
+        return np.einsum(*ops, [label[a] for a in keep], optimize=True), keep
+
+    ops = []
+    for root, group in groups.items():
+        root = group[0]
+        nodes = set()
+        for t in group:
+            nodes |= set(nx.shortest_path(tree, root, t))
+        arr, dims = message(tree.subgraph(nodes), root, None)
+        ops += [arr / arr.sum(), [label[a] for a in dims]]
+    return np.einsum(*ops, [label[a] for a in attrs], optimize=True)
+
+
 def expand(marg, cols, supports):
     """A compressed marginal over the original values: the last value of a
     compressed column (its rare values together) split evenly among them."""
@@ -180,7 +243,7 @@ def run_mst(data, rho, seed):
         1 for s in supports.values() if not s.all())
 
 
-def run_aim(data, rho, seed):
+def run_aim(data, rho, seed, keep=None):
     import aim
     from mbi import FactoredInference, GraphicalModel
     np.random.seed(seed)
@@ -218,14 +281,23 @@ def run_aim(data, rho, seed):
     model, _ = mech.run(data, workload)
     seconds = time.time() - t0
     aim.print = real_print
-
-    def marginal(cl):
-        f = model.project(list(cl)).datavector()
-        return f / f.sum()
-    e2, e3 = errors(data, marginal)
+    # kept before evaluating, so that a model that took hours survives its evaluation
+    if keep is not None:
+        with open(keep, "wb") as f:
+            pickle.dump(model, f)
+    e2, e3 = model_errors(data, model)
     # estimates: the first, one a round, the final one
     return seconds, e2, e3, "%d rounds, %d annealed, %d cliques" % (
         calls[0] - 2, annealed[0], len(model.cliques))
+
+
+def model_errors(data, model):
+    marg = model.belief_propagation(model.potentials)
+
+    def marginal(cl):
+        f = tree_marginal(model, marg, cl).ravel()
+        return f / f.sum()
+    return errors(data, marginal)
 
 
 LEARNERS = ["mrfdp-mst", "pgm-mst", "mrfdp-aim", "mrfdp-aim2", "pgm-aim"]
@@ -270,12 +342,23 @@ def main():
         load_pgm(sys.argv[2])
         export(sys.argv[2], sys.argv[3], sys.argv[4])
         return
+    if len(sys.argv) == 6 and sys.argv[1] == "evaluate":
+        load_pgm(sys.argv[5])
+        data = dataset(sys.argv[2], sys.argv[3])
+        with open(sys.argv[4], "rb") as f:
+            model = pickle.load(f)
+        print("pgm-aim-model %.5f %.5f" % tuple(model_errors(data, model)), flush=True)
+        return
     if len(sys.argv) != 7 or sys.argv[1] not in ("mst", "aim"):
         sys.exit(__doc__)
     load_pgm(sys.argv[6])
     data = dataset(sys.argv[2], sys.argv[3])
     rho, seed = float(sys.argv[4]), int(sys.argv[5])
-    seconds, e2, e3, detail = (run_mst if sys.argv[1] == "mst" else run_aim)(data, rho, seed)
+    if sys.argv[1] == "aim":
+        keep = os.path.join(sys.argv[2], "pgm-aim-%s-%s-%d.pickle" % (sys.argv[3], sys.argv[4], seed))
+        seconds, e2, e3, detail = run_aim(data, rho, seed, keep)
+    else:
+        seconds, e2, e3, detail = run_mst(data, rho, seed)
     print("pgm-%s %.1f %.5f %.5f %s" % (sys.argv[1], seconds, e2, e3, detail), flush=True)
 
 
