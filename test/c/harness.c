@@ -77,22 +77,32 @@ ChiSquareStatistic(const long *observed, const double *prob, int k, long n)
 	return stat;
 }
 
-/* Allocates with a size header so that frees can be accounted. */
+/*
+ * Allocates with a size header so that frees can be accounted.  Atomic
+ * counters: scoring threads allocate through the same environment.
+ */
 static void *
 CountingAlloc(void *ctx, size_t bytes)
 {
 	CountingEnv *ce = ctx;
 	size_t	   *p;
+	size_t		live;
+	size_t		peak;
 
-	if (++ce->requests == ce->fail_at || bytes > SIZE_MAX - sizeof(size_t) * 2)
+	if (__atomic_add_fetch(&ce->requests, 1, __ATOMIC_SEQ_CST) == ce->fail_at ||
+		bytes > SIZE_MAX - sizeof(size_t) * 2)
 		return NULL;
 	p = calloc(1, bytes + sizeof(size_t) * 2);
 	if (p == NULL)
 		return NULL;
 	p[0] = bytes;
-	ce->live += bytes;
-	ce->peak = ce->live > ce->peak ? ce->live : ce->peak;
-	ce->allocs++;
+	live = __atomic_add_fetch(&ce->live, bytes, __ATOMIC_SEQ_CST);
+	peak = __atomic_load_n(&ce->peak, __ATOMIC_RELAXED);
+	while (live > peak &&
+		   !__atomic_compare_exchange_n(&ce->peak, &peak, live, 0,
+										__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	__atomic_add_fetch(&ce->allocs, 1, __ATOMIC_SEQ_CST);
 	return p + 2;
 }
 
@@ -103,8 +113,8 @@ CountingRelease(void *ctx, void *ptr)
 	CountingEnv *ce = ctx;
 	size_t	   *p = (size_t *) ptr - 2;
 
-	ce->live -= p[0];
-	ce->frees++;
+	__atomic_sub_fetch(&ce->live, p[0], __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&ce->frees, 1, __ATOMIC_SEQ_CST);
 	free(p);
 }
 
@@ -130,6 +140,81 @@ CountingEnvInit(CountingEnv *ce, MrfEnv *env)
 	env->ctx = ce;
 	env->pending = NULL;
 	env->alloc_uninit = NULL;
+}
+
+/*
+ * One run of a sweep with request fail_at refused (0: none); checks that
+ * every block came back.  Returns the status and the requests made.
+ */
+static MrfStatus
+OomRun(const char *what, OomRelease release, void *arg, long fail_at, long *requests)
+{
+	CountingEnv ce;
+	MrfEnv		env;
+	MrfStatus	st;
+
+	CountingEnvInit(&ce, &env);
+	ce.fail_at = fail_at;
+	st = release(arg, &env);
+	*requests = ce.requests;
+	CHECK_MSG(ce.live == 0 && ce.allocs == ce.frees,
+			  "%s, request %ld refused (status %d): %ld blocks (%zu bytes) not handed back",
+			  what, fail_at, (int) st, ce.allocs - ce.frees, ce.live);
+	return st;
+}
+
+/* Refuses each request of the release in turn. */
+OomSweepResult
+OomSweep(const char *what, OomRelease release, void *arg)
+{
+	OomSweepResult res = {0, 0, 0};
+	MrfStatus	st = OomRun(what, release, arg, 0, &res.requests);
+
+	CHECK_MSG(st == MRF_OK, "%s: status %d without refusals", what, (int) st);
+	if (st != MRF_OK)
+		return res;
+	for (long k = 1; k <= res.requests; k++)
+	{
+		long		made;
+
+		st = OomRun(what, release, arg, k, &made);
+		CHECK_MSG(st == MRF_ENOMEM, "%s, request %ld of %ld refused: status %d",
+				  what, k, res.requests, (int) st);
+		res.refused++;
+		res.reached += made >= k;
+	}
+	return res;
+}
+
+/* Refuses a sample of request numbers, several times each. */
+OomSweepResult
+OomSweepSampled(const char *what, OomRelease release, void *arg, int samples, int repeats)
+{
+	OomSweepResult res = {0, 0, 0};
+	MrfStatus	st = OomRun(what, release, arg, 0, &res.requests);
+
+	CHECK_MSG(st == MRF_OK, "%s: status %d without refusals", what, (int) st);
+	if (st != MRF_OK || res.requests == 0)
+		return res;
+	for (int s = 0; s < samples; s++)
+	{
+		/* spread over 1..requests, the first and the last included */
+		long		k = samples == 1 ? 1 :
+			1 + (long) ((double) (res.requests - 1) * s / (samples - 1) + 0.5);
+
+		for (int r = 0; r < repeats; r++)
+		{
+			long		made;
+
+			st = OomRun(what, release, arg, k, &made);
+			CHECK_MSG(made >= k ? st == MRF_ENOMEM : st == MRF_OK,
+					  "%s, request %ld of about %ld refused (%ld made): status %d",
+					  what, k, res.requests, made, (int) st);
+			res.refused++;
+			res.reached += made >= k;
+		}
+	}
+	return res;
 }
 
 /* Whether name is one of the comma-separated names of list. */

@@ -74,8 +74,50 @@ typedef struct CountingEnv
 	long		fail_at;		/* the request (from 1) refused as out of memory; 0: none */
 } CountingEnv;
 
-/* Resets ce and points env's callbacks at it. */
+/*
+ * Resets ce and points env's callbacks at it.  The counters are updated
+ * atomically, so a learner's threads may share one CountingEnv (peak is
+ * then only approximate); read them once the threads are joined.
+ */
 void		CountingEnvInit(CountingEnv *ce, MrfEnv *env);
+
+/*
+ * Out-of-memory sweeps.  Under PostgreSQL the core's allocator returns NULL
+ * when memory runs out (MCXT_ALLOC_NO_OOM), so every allocation of a
+ * release may fail after the budget was charged: the core must then return
+ * MRF_ENOMEM, with no output, and hand back every block it took.
+ *
+ * A release under a sweep: runs once with env and returns its status.  On
+ * MRF_OK it hands back (through env) whatever it returned; on any other
+ * status it checks that its outputs are empty (NULL) itself.
+ */
+typedef MrfStatus (*OomRelease) (void *arg, const MrfEnv *env);
+
+/* What a sweep did. */
+typedef struct OomSweepResult
+{
+	long		requests;		/* allocation requests of the unrefused run */
+	long		refused;		/* runs with one request refused */
+	long		reached;		/* of those, runs that reached their refusal */
+} OomSweepResult;
+
+/*
+ * Runs release once unrefused (it must return MRF_OK) to count its
+ * requests, then once for each request refused in turn: each must return
+ * MRF_ENOMEM and hand back every block (live bytes 0, as many frees as
+ * allocations).  what names the release in failures.
+ */
+OomSweepResult OomSweep(const char *what, OomRelease release, void *arg);
+
+/*
+ * For releases whose allocation order is not deterministic (threads):
+ * after the unrefused run, refuses `samples` request numbers spread evenly
+ * over 1..requests, each `repeats` times; each run must return MRF_ENOMEM,
+ * or MRF_OK if it never reached the refused request, and hand back every
+ * block.
+ */
+OomSweepResult OomSweepSampled(const char *what, OomRelease release, void *arg,
+							   int samples, int repeats);
 
 /* The test groups, one per file. */
 void		TestNoise(void);

@@ -14,6 +14,7 @@
 #include "sample.h"
 #include "cliques_synth.h"
 #include "dirichlet.h"
+#include "estimate.h"
 #include "privacy.h"
 #include "simplex.h"
 
@@ -1355,9 +1356,184 @@ TestWideAlphabets(void)
 }
 
 /* The "cliques" group. */
+/* One clique-model run of a sweep. */
+typedef struct CliquesOomCase
+{
+	int			op;				/* 0 learn, 1 marginals, 2 KL, 3 estimate, 4 build */
+	const MrfCliqueSet *set;
+	const MrfCode *rows;
+	int64_t		n;
+	MrfCliquesOptions opt;
+	const double *truth;		/* the model the rows were drawn from */
+	double	   *logpot;
+	double	   *marg;
+	int			exact;			/* what the last run that succeeded reported */
+	int			fallback;
+} CliquesOomCase;
+
+static MrfStatus
+CliquesOomRelease(void *arg, const MrfEnv *env)
+{
+	CliquesOomCase *c = arg;
+	const MrfCliqueSet *set = c->set;
+	MrfStatus	st = MRF_EINVAL;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 1717);
+	if (c->op == 0)
+	{
+		MrfCliquesReport rep;
+
+		st = MrfCliquesLearn(c->rows, c->n, set, &c->opt, &rng, env, c->logpot, NULL, &rep);
+		if (st == MRF_OK)
+		{
+			c->exact = rep.exact;
+			c->fallback = rep.naive_fallback;
+		}
+	}
+	else if (c->op == 1)
+	{
+		double		logz;
+
+		st = MrfCliquesMarginals(set, c->truth, &c->opt.bp, env, c->marg, &logz);
+	}
+	else if (c->op == 2)
+	{
+		double		kl;
+
+		st = MrfCliquesKl(set, c->truth, set, c->logpot, env, &kl);
+	}
+	else if (c->op == 3)
+	{
+		/* every clique's table measured, from the truth's marginals */
+		MrfMeasurement meas[8];
+		MrfEstimateOptions eo;
+		MrfEstimateReport rep;
+		int			nm = set->m < 8 ? set->m : 8;
+
+		for (int q = 0; q < nm; q++)
+		{
+			meas[q].clique = q;
+			meas[q].size = set->start[q + 1] - set->start[q];
+			for (int v = 0; v < meas[q].size; v++)
+				meas[q].vars[v] = set->var[set->start[q] + v];
+			meas[q].y = c->marg + set->offset[q];
+			meas[q].precision = NULL;
+			meas[q].sigma2 = 1.0;
+		}
+		MrfEstimateDefaultOptions(&eo);
+		eo.iterations = 5;
+		eo.bp = c->opt.bp;
+		st = MrfEstimate(set, set->card, meas, nm, 1, &eo, env, c->logpot, &rep);
+		if (st == MRF_OK)
+			c->exact = rep.exact;
+	}
+	else
+	{
+		MrfCliqueSet *built = NULL;
+
+		st = MrfCliqueSetBuildAlphabets(set->p, set->card, set->m, set->start, set->var, 0,
+										env, &built);
+		CHECK(st == MRF_OK ? built != NULL : built == NULL);
+		if (st == MRF_OK)
+			MrfCliqueSetFree(env, built);
+	}
+	return st;
+}
+
+/*
+ * Every allocation of a clique model's learner, inference and estimation
+ * refused in turn (harness.h's sweep): a chain of triples (a junction tree
+ * of its own cliques) and a cycle of five pairs (exact through the min-fill
+ * triangulation, or loopy BP), CGM and naive MLE; marginals, KL, the
+ * mirror-descent estimate (estimate.c) over each engine, and the set's
+ * construction.
+ */
+static void
+TestOutOfMemory(void)
+{
+	const int	chain[] = {0, 1, 2, 1, 2, 3, 2, 3, 4};
+	const int	cycle[] = {0, 1, 1, 2, 2, 3, 3, 4, 0, 4};
+	MrfCliqueSet *sets[2];
+	long		refused = 0;
+	long		requests = 0;
+	int			sweeps = 0;
+	int			exact = 0;
+	int			loopy = 0;
+	MrfRng		rng;
+
+	sets[0] = MakeSet(5, 3, 3, 3, chain);
+	sets[1] = MakeSet(5, 2, 5, 2, cycle);
+	MrfRngInitSeeded(&rng, 1616);
+	for (int g = 0; g < 2; g++)
+	{
+		const MrfCliqueSet *set = sets[g];
+		int64_t		n = 600;
+		MrfCode    *rows = malloc(sizeof(MrfCode) * (size_t) n * set->p);
+		double	   *truth = malloc(sizeof(double) * (size_t) set->cells);
+		double	   *logpot = malloc(sizeof(double) * (size_t) set->cells);
+		double	   *marg = malloc(sizeof(double) * (size_t) set->cells);
+
+		SynthPotentials(set, &rng, truth);
+		CHECK(MrfCliquesSample(set, truth, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
+		CHECK(MrfCliquesMarginals(set, truth, NULL, &MrfMallocEnv, marg, NULL) == MRF_OK);
+		/* the chain's own engine; the cycle exact (triangulated) and loopy */
+		for (int mode = 0; mode < (g == 0 ? 1 : 2); mode++)
+			for (int op = 0; op < 5; op++)
+				for (int method = 0; method < (op == 0 ? 2 : 1); method++)
+				{
+					CliquesOomCase c;
+					OomSweepResult res;
+					char		what[80];
+
+					memset(&c, 0, sizeof(c));
+					c.op = op;
+					c.set = set;
+					c.rows = rows;
+					c.n = n;
+					MrfCliquesDefaultOptions(&c.opt);
+					c.opt.epsilon = 2.0;
+					c.opt.method = method ? MRF_CLIQUES_NAIVE : MRF_CLIQUES_CGM;
+					c.opt.em_iterations = 3;
+					c.opt.estep_iterations = 20;
+					c.opt.fit_iterations = 20;
+					c.opt.bp.mode = mode ? MRF_INFER_LOOPY : MRF_INFER_AUTO;
+					c.opt.bp.max_iterations = 20;
+					c.truth = truth;
+					c.logpot = logpot;
+					c.marg = marg;
+					c.exact = -1;
+					/* KL and estimate read the learned model (and estimate overwrites it) */
+					if (op == 2)
+						memcpy(logpot, truth, sizeof(double) * (size_t) set->cells);
+					/* the KL enumerates and the set's build has no engine: once per set */
+					if ((op == 2 || op == 4) && mode == 1)
+						continue;
+					snprintf(what, sizeof(what), "cliques %s, %s, op %d, method %d",
+							 g ? "cycle" : "chain", mode ? "loopy" : "auto", op, method);
+					res = OomSweep(what, CliquesOomRelease, &c);
+					refused += res.refused;
+					requests += res.requests;
+					sweeps++;
+					exact += c.exact == 1;
+					loopy += c.exact == 0;
+				}
+		free(rows);
+		free(truth);
+		free(logpot);
+		free(marg);
+	}
+	printf("# cliques out of memory: %ld refused requests (of %ld over %d runs), each a clean MRF_ENOMEM (%d fits exact, %d loopy)\n",
+		   refused, requests, sweeps, exact, loopy);
+	CHECK(sweeps == 16 && exact == 6 && loopy == 3 && refused > 200);
+	MrfCliqueSetFree(&MrfMallocEnv, sets[0]);
+	MrfCliqueSetFree(&MrfMallocEnv, sets[1]);
+}
+
 void
 TestCliques(void)
 {
+	TestOutOfMemory();
 	TestReleaseNoise();
 	TestSimplex();
 	TestValidation();

@@ -753,10 +753,103 @@ TestWorkspacePlan(void)
 	free(rows);
 }
 
+/* One MST release of a sweep: from the rows or from their tables. */
+typedef struct MstOomCase
+{
+	const MrfCode *rows;
+	const int64_t *counts;		/* one-way then two-way tables, or NULL: the rows */
+	int64_t		n;
+	int			p;
+	const int  *card;
+	MrfMstOptions opt;
+	uint64_t	seed;
+	int			compressed;		/* the unrefused run's report */
+	int		   *edges;
+	double	   *logpot;
+} MstOomCase;
+
+static MrfStatus
+MstOomRelease(void *arg, const MrfEnv *env)
+{
+	MstOomCase *c = arg;
+	MrfMstReport rep;
+	MrfRng		rng;
+	MrfStatus	st;
+
+	MrfRngInitSeeded(&rng, c->seed);
+	st = c->counts != NULL ?
+		MrfMstLearnCounts(c->counts, c->counts + MrfMstOneWayCells(c->p, c->card), c->n, c->p,
+						  c->card, &c->opt, &rng, env, c->edges, c->logpot, &rep) :
+		MrfMstLearn(c->rows, c->n, c->p, c->card, &c->opt, &rng, env, c->edges, c->logpot, &rep);
+	if (st == MRF_OK)
+		c->compressed = rep.compressed;
+	return st;
+}
+
+/*
+ * Every allocation of an MST release refused in turn (harness.h's sweep):
+ * from the rows and from their tables, with and without rare values
+ * compressed (a column of 12 values, four of them rare, at rho 0.05).
+ */
+static void
+TestOutOfMemory(void)
+{
+	int			card[5] = {12, 2, 3, 2, 3};
+	int			par[5] = {-1, 0, 0, 1, 2};
+	int			p = 5;
+	int64_t		n = 3000;
+	MrfCode    *rows = malloc(sizeof(MrfCode) * n * p);
+	int64_t		one_cells = MrfMstOneWayCells(p, card);
+	int64_t    *counts = calloc(one_cells + MrfMstTwoWayCells(p, card, NULL), sizeof(int64_t));
+	int			edges[8];
+	double	   *logpot = malloc(sizeof(double) * MrfMstMaxTreeCells(p, card));
+	long		refused = 0;
+	long		requests = 0;
+	int			compressed = 0;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 4242);
+	SampleTree(p, card, par, 0.5, n, &rng, rows);
+	/* values 8..11 of the first column are rare */
+	for (int64_t r = 0; r < n; r++)
+		if (rows[r * p] >= 8 && r % 40 != 0)
+			rows[r * p] -= 8;
+	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, counts, counts + one_cells) == MRF_OK);
+	for (int shape = 0; shape < 4; shape++)
+	{
+		MstOomCase c;
+		OomSweepResult res;
+
+		memset(&c, 0, sizeof(c));
+		c.rows = rows;
+		c.counts = shape % 2 ? counts : NULL;
+		c.n = n;
+		c.p = p;
+		c.card = card;
+		MrfMstDefaultOptions(&c.opt);
+		c.opt.rho = shape < 2 ? 0.05 : 50.0;
+		c.opt.estimate.iterations = 10;
+		c.seed = 61 + shape;
+		c.edges = edges;
+		c.logpot = logpot;
+		res = OomSweep(shape % 2 ? "mst from tables" : "mst from rows", MstOomRelease, &c);
+		refused += res.refused;
+		requests += res.requests;
+		compressed += c.compressed > 0;
+	}
+	printf("# mst out of memory: %ld refused requests (of %ld over 4 releases), each a clean MRF_ENOMEM (%d compressed)\n",
+		   refused, requests, compressed);
+	CHECK(compressed == 2 && refused > 40);
+	free(rows);
+	free(counts);
+	free(logpot);
+}
+
 /* The test group. */
 void
 TestMst(void)
 {
+	TestOutOfMemory();
 	TestCounts();
 	TestCalibration();
 	TestSelectionRounding();

@@ -889,10 +889,163 @@ TestChainHugeCouplingModes(void)
 	free(codes);
 }
 
+/* One sampler run of a sweep: a model kind, its size and its sampler's options. */
+typedef struct SampleOomCase
+{
+	int			kind;			/* 0 Ising, 1 pairwise, 2 t-wise, 3 cliques */
+	int			p;
+	int64_t		n;
+	MrfSampleOptions opt;
+	const double *A;
+	const double *theta;
+	const double *W;
+	const double *coef;
+	const MrfCliqueSet *set;
+	const double *logpot;
+	void	   *out;
+	MrfSampler	used;			/* the sampler of the last run that succeeded */
+} SampleOomCase;
+
+static MrfStatus
+SampleOomRelease(void *arg, const MrfEnv *env)
+{
+	SampleOomCase *c = arg;
+	MrfSampler	used = MRF_SAMPLER_NONE;
+	MrfStatus	st;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 808);
+	switch (c->kind)
+	{
+		case 0:
+			st = MrfIsingSampleWith(c->A, c->theta, c->p, c->n, &c->opt, &rng, env, c->out,
+									&used);
+			break;
+		case 1:
+			st = MrfPairwiseSampleWith(c->W, c->theta, c->p, 2, c->n, &c->opt, &rng, env,
+									   c->out, &used);
+			break;
+		case 2:
+			st = MrfTwiseSampleWith(c->coef, c->p, 2, c->n, &c->opt, &rng, env, c->out,
+									&used);
+			break;
+		default:
+			st = MrfCliquesSampleWith(c->set, c->logpot, c->n, &c->opt, &rng, env, c->out,
+									  &used);
+			break;
+	}
+	if (st == MRF_OK)
+		c->used = used;
+	return st;
+}
+
+/*
+ * Every allocation of a sampler's run refused in turn (harness.h's sweep):
+ * a star of 14 variables (enumerated) and of 20 (the chain sampler with
+ * tempering and its R-hat, the junction tree sampler, allocation through
+ * the junction tree), for each model kind that has the sampler.
+ */
+static void
+TestSampleOutOfMemory(void)
+{
+	enum
+	{
+		P = 20,
+		N = 30
+	};
+	double	   *A = calloc((size_t) P * P, sizeof(double));
+	double	   *theta = calloc((size_t) P * 2, sizeof(double));
+	double	   *W = calloc((size_t) P * P * 4, sizeof(double));
+	double	   *coef = calloc((size_t) MrfTwiseCoefCount(P, 2), sizeof(double));
+	double	   *logpot = calloc((size_t) (P - 1) * 4, sizeof(double));
+	int			start[P];
+	int			var[2 * (P - 1)];
+	void	   *out = malloc(sizeof(MrfCode) * N * P);
+	MrfCliqueSet *set[2] = {NULL, NULL};
+	MrfChainReport report;
+	long		refused = 0;
+	long		requests = 0;
+	int			sweeps = 0;
+	int			samplers[5] = {0};
+
+	for (int j = 1; j < P; j++)
+	{
+		int			pair[2] = {0, j};
+		double		x = 0.3 + 0.05 * j;
+
+		start[j - 1] = 2 * (j - 1);
+		var[2 * (j - 1)] = 0;
+		var[2 * (j - 1) + 1] = j;
+		A[j] = A[(size_t) j * P] = x;
+		theta[j] = 0.1;
+		W[(((size_t) 0 * P + j) * 2 + 1) * 2 + 1] = x;
+		W[(((size_t) j * P + 0) * 2 + 1) * 2 + 1] = x;
+		coef[MrfSubsetIndex(P, pair, 2)] = x;
+		logpot[(size_t) (j - 1) * 4] = x;
+	}
+	start[P - 1] = 2 * (P - 1);
+	/* the 14-variable star is the first 13 pairs */
+	CHECK(MrfCliqueSetBuild(14, 2, 13, start, var, 0, &MrfMallocEnv, &set[0]) == MRF_OK);
+	CHECK(MrfCliqueSetBuild(P, 2, P - 1, start, var, 0, &MrfMallocEnv, &set[1]) == MRF_OK);
+	for (int kind = 0; kind < 4 && set[0] != NULL && set[1] != NULL; kind++)
+		for (int sampler = 0; sampler < 4; sampler++)
+		{
+			static const char *const kinds[4] = {"ising", "pairwise", "t-wise", "cliques"};
+			SampleOomCase c;
+			OomSweepResult res;
+			char		what[80];
+
+			/* t-wise models have neither a junction tree nor allocation */
+			if (kind == 2 && sampler >= 2)
+				continue;
+			memset(&c, 0, sizeof(c));
+			c.kind = kind;
+			c.p = sampler == 0 ? 14 : P;
+			c.n = N;
+			c.opt.burn_in = 20;
+			c.opt.thin = 2;
+			/* 1: the chains (a junction tree of one cell never fits); 2: the tree; 3: allocation */
+			c.opt.max_tree_cells = sampler == 1 ? 1 : 0;
+			c.opt.allocate = sampler == 3;
+			c.opt.report = &report;
+			c.A = A;
+			c.theta = theta;
+			c.W = W;
+			c.coef = coef;
+			c.set = set[c.p == P];
+			c.logpot = logpot;
+			c.out = out;
+			c.used = MRF_SAMPLER_NONE;
+			/* enumeration: the clique model of 14 variables (the others' matrices are P x P) */
+			if (sampler == 0 && kind != 3)
+				continue;
+			snprintf(what, sizeof(what), "%s sampler %d", kinds[kind], sampler);
+			res = OomSweep(what, SampleOomRelease, &c);
+			refused += res.refused;
+			requests += res.requests;
+			sweeps++;
+			samplers[c.used]++;
+		}
+	printf("# sample out of memory: %ld refused requests (of %ld over %d runs), each a clean MRF_ENOMEM; samplers: %d exact, %d tree, %d chains, %d allocate\n",
+		   refused, requests, sweeps, samplers[MRF_SAMPLER_ENUMERATE], samplers[MRF_SAMPLER_TREE],
+		   samplers[MRF_SAMPLER_CHAINS], samplers[MRF_SAMPLER_ALLOCATE]);
+	CHECK(sweeps == 11 && samplers[MRF_SAMPLER_ENUMERATE] == 1 && samplers[MRF_SAMPLER_TREE] == 3 &&
+		  samplers[MRF_SAMPLER_CHAINS] == 4 && samplers[MRF_SAMPLER_ALLOCATE] == 3);
+	MrfCliqueSetFree(&MrfMallocEnv, set[0]);
+	MrfCliqueSetFree(&MrfMallocEnv, set[1]);
+	free(A);
+	free(theta);
+	free(W);
+	free(coef);
+	free(logpot);
+	free(out);
+}
+
 /* The sampler's test group. */
 void
 TestSample(void)
 {
+	TestSampleOutOfMemory();
 	TestSampleArguments();
 	TestExactEnumeration();
 	TestExactEdgeCases();
