@@ -258,7 +258,14 @@ SingletonsAndPairs(int p, const int *card, int (*pair) (const void *ctx, int i, 
 	if (status != MRF_OK)
 		return status;
 	*logpot = MrfAlloc(env, sizeof(double) * (size_t) (*set)->cells);
-	return *logpot == NULL ? MRF_ENOMEM : MRF_OK;
+	if (*logpot == NULL)
+	{
+		/* no half-built model: the caller sees NULL outputs on any failure */
+		MrfCliqueSetFree(env, *set);
+		*set = NULL;
+		return MRF_ENOMEM;
+	}
+	return MRF_OK;
 }
 
 typedef struct IsingCtx

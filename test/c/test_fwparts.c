@@ -192,6 +192,7 @@ typedef struct IsingCtx
 	int64_t		n;
 	int			p;
 	MrfIsingOptions opt;
+	const MrfEnv *env;			/* the learner's (NULL: MrfMallocEnv) */
 } IsingCtx;
 
 /* See CompareParts. */
@@ -206,12 +207,12 @@ static MrfStatus
 IsingLearnFn(void *ctx, const PartsArg *parts, MrfRng *rng, double *out)
 {
 	IsingCtx   *c = ctx;
+	const MrfEnv *env = c->env != NULL ? c->env : &MrfMallocEnv;
 
 	if (parts == NULL)
-		return MrfIsingLearn(c->bits, c->n, c->p, &c->opt, rng, &MrfMallocEnv, out,
-							 out + c->p * c->p);
+		return MrfIsingLearn(c->bits, c->n, c->p, &c->opt, rng, env, out, out + c->p * c->p);
 	return MrfIsingLearnParts(PartsScores, (void *) parts, c->n, c->p, &c->opt, rng,
-							  &MrfMallocEnv, out, out + c->p * c->p);
+							  env, out, out + c->p * c->p);
 }
 
 /* The structure of the threshold method, as edge flags p x p. */
@@ -219,20 +220,21 @@ static MrfStatus
 ThresholdLearnFn(void *ctx, const PartsArg *parts, MrfRng *rng, double *out)
 {
 	IsingCtx   *c = ctx;
+	const MrfEnv *env = c->env != NULL ? c->env : &MrfMallocEnv;
 	MrfStructure s;
 	MrfStatus	st;
 
 	MrfStructureInit(&s, c->p);
 	if (parts == NULL)
 		st = MrfStructureThresholdIsing(c->bits, c->n, c->p, &c->opt, 0.2, MRF_EDGE_AVERAGE, rng,
-										&MrfMallocEnv, &s);
+										env, &s);
 	else
 		st = MrfStructureThresholdIsingParts(PartsScores, (void *) parts, c->n, c->p, &c->opt,
-											 0.2, MRF_EDGE_AVERAGE, rng, &MrfMallocEnv, &s);
+											 0.2, MRF_EDGE_AVERAGE, rng, env, &s);
 	for (int i = 0; i < c->p; i++)
 		for (int j = 0; j < c->p; j++)
 			out[i * c->p + j] = MrfStructureHasEdge(&s, i, j);
-	MrfStructureFree(&s, &MrfMallocEnv);
+	MrfStructureFree(&s, env);
 	return st;
 }
 
@@ -311,6 +313,7 @@ typedef struct PairwiseCtx
 	int			k;
 	const uint8_t *kv;
 	MrfPairwiseOptions opt;
+	const MrfEnv *env;			/* the learner's (NULL: MrfMallocEnv) */
 } PairwiseCtx;
 
 /* See CompareParts. */
@@ -327,11 +330,13 @@ PairwiseLearnFn(void *ctx, const PartsArg *parts, MrfRng *rng, double *out)
 	PairwiseCtx *c = ctx;
 	double	   *theta = out + (size_t) c->p * c->p * c->k * c->k;
 
+	const MrfEnv *env = c->env != NULL ? c->env : &MrfMallocEnv;
+
 	if (parts == NULL)
 		return MrfPairwiseLearnAlphabets(c->z, c->n, c->p, c->k, c->kv, &c->opt, rng,
-										 &MrfMallocEnv, out, theta);
+										 env, out, theta);
 	return MrfPairwiseLearnParts(PartsScores, (void *) parts, c->n, c->p, c->k, c->kv, &c->opt,
-								 rng, &MrfMallocEnv, out, theta);
+								 rng, env, out, theta);
 }
 
 /* k = 3, one alphabet and per-variable alphabets; a value outside its alphabet. */
@@ -418,6 +423,7 @@ typedef struct TwiseCtx
 	int64_t		n;
 	int			p;
 	MrfTwiseOptions opt;
+	const MrfEnv *env;			/* the learner's (NULL: MrfMallocEnv) */
 } TwiseCtx;
 
 /* See CompareParts. */
@@ -432,11 +438,11 @@ static MrfStatus
 TwiseLearnFn(void *ctx, const PartsArg *parts, MrfRng *rng, double *out)
 {
 	TwiseCtx   *c = ctx;
+	const MrfEnv *env = c->env != NULL ? c->env : &MrfMallocEnv;
 
 	if (parts == NULL)
-		return MrfTwiseLearn(c->bits, c->n, c->p, &c->opt, rng, &MrfMallocEnv, out);
-	return MrfTwiseLearnParts(PartsScores, (void *) parts, c->n, c->p, &c->opt, rng,
-							  &MrfMallocEnv, out);
+		return MrfTwiseLearn(c->bits, c->n, c->p, &c->opt, rng, env, out);
+	return MrfTwiseLearnParts(PartsScores, (void *) parts, c->n, c->p, &c->opt, rng, env, out);
 }
 
 /* t = 3 (objective l1); linf is refused without rows. */
@@ -516,10 +522,164 @@ TestCitusCosts(void)
 	CHECK(!(d < MRF_FW_COST_MARGIN * g));
 }
 
+/* One Frank-Wolfe learner's run of a sweep: from rows (parts NULL) or parts. */
+typedef struct FwOomCase
+{
+	void	   *ctx;
+	const MrfEnv **env;			/* the context's env field */
+	LearnFn		learn;
+	const PartsArg *parts;
+	double	   *out;
+} FwOomCase;
+
+static MrfStatus
+FwOomRelease(void *arg, const MrfEnv *env)
+{
+	FwOomCase  *c = arg;
+	MrfRng		rng;
+	MrfStatus	st;
+
+	MrfRngInitSeeded(&rng, 5150);
+	*c->env = env;
+	st = c->learn(c->ctx, c->parts, &rng, c->out);
+	*c->env = NULL;
+	return st;
+}
+
+/*
+ * Every allocation of the Frank-Wolfe learners refused in turn (harness.h's
+ * sweep): Ising (and symmetrized), the threshold structure method,
+ * pairwise with per-variable alphabets, t-wise (l1, and l_inf with the
+ * Gaussian release and with private multiplicative weights), each from
+ * rows and, where it has one, from parts; both mechanisms, one thread.
+ */
+static void
+TestOutOfMemory(void)
+{
+	const int64_t n = 600;
+	const int	p = 5;
+	const uint8_t kv[5] = {3, 2, 3, 2, 3};
+	uint64_t   *bits = BinaryRows(n, p, 909);
+	uint8_t    *z = malloc((size_t) n * p);
+	double	   *out = malloc(sizeof(double) * (p * p * 9 + p * 3 + MrfTwiseCoefCount(p, 3)));
+	int64_t		cut[5];
+	IsingCtx	ic;
+	PairwiseCtx pc;
+	TwiseCtx	tc;
+	MrfFwDesign idesign,
+				pdesign,
+				tdesign;
+	PartsArg	ia,
+				pa,
+				ta;
+	long		refused = 0;
+	long		requests = 0;
+	int			sweeps = 0;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 808);
+	for (int64_t m = 0; m < n; m++)
+		for (int i = 0; i < p; i++)
+			z[m * p + i] = (uint8_t) (i == 2 && m % 5 ? z[m * p] % kv[i] :
+									  MrfRngU64(&rng) % (uint64_t) kv[i]);
+	memset(&ic, 0, sizeof(ic));
+	ic.bits = bits;
+	ic.n = n;
+	ic.p = p;
+	ic.opt.rho = 2.0;
+	ic.opt.lambda = 1.0;
+	ic.opt.iterations = 4;
+	memset(&pc, 0, sizeof(pc));
+	pc.z = z;
+	pc.n = n;
+	pc.p = p;
+	pc.k = 3;
+	pc.kv = kv;
+	pc.opt.rho = 4.0;
+	pc.opt.lambda = 0.5;
+	pc.opt.iterations = 4;
+	memset(&tc, 0, sizeof(tc));
+	tc.bits = bits;
+	tc.n = n;
+	tc.p = p;
+	tc.opt.t = 3;
+	tc.opt.rho = 4.0;
+	tc.opt.lambda = 1.0;
+	tc.opt.iterations = 4;
+	tc.opt.pmw_rounds = 3;
+	MrfIsingFwDesignOf(p, ic.opt.lambda, &idesign);
+	MrfPairwiseFwDesignOf(p, 3, kv, pc.opt.lambda, &pdesign);
+	MrfTwiseFwDesignOf(p, 3, tc.opt.lambda, &tdesign);
+	PartsInit(&ia, &idesign, bits, n, cut);
+	PartsInit(&pa, &pdesign, z, n, cut);
+	PartsInit(&ta, &tdesign, bits, n, cut);
+	MrfFwForceKernel(MRF_FW_KERNEL_AUTO);
+	MrfFwSetThreads(1);
+	for (int mech = 0; mech < 2; mech++)
+		for (int learner = 0; learner < 7; learner++)
+			for (int parted = 0; parted < 2; parted++)
+			{
+				static const char *const names[7] = {
+					"ising", "ising symmetrized", "threshold structure", "pairwise",
+					"t-wise l1", "t-wise linf gaussian", "t-wise linf pmw"
+				};
+				FwOomCase	c;
+				OomSweepResult res;
+				char		what[96];
+				MrfMechanism mechanism = mech ? MRF_MECH_LAPLACE : MRF_MECH_EXPONENTIAL;
+
+				/* l_inf needs the rows */
+				if (parted && learner >= 5)
+					continue;
+				memset(&c, 0, sizeof(c));
+				c.out = out;
+				if (learner <= 2)
+				{
+					ic.opt.mechanism = mechanism;
+					ic.opt.symmetrize = learner == 1;
+					c.ctx = &ic;
+					c.env = &ic.env;
+					c.learn = learner == 2 ? ThresholdLearnFn : IsingLearnFn;
+					c.parts = parted ? &ia : NULL;
+				}
+				else if (learner == 3)
+				{
+					pc.opt.mechanism = mechanism;
+					c.ctx = &pc;
+					c.env = &pc.env;
+					c.learn = PairwiseLearnFn;
+					c.parts = parted ? &pa : NULL;
+				}
+				else
+				{
+					tc.opt.mechanism = mechanism;
+					tc.opt.objective = learner == 4 ? MRF_TWISE_L1 : MRF_TWISE_LINF;
+					tc.opt.release = learner == 6 ? MRF_TWISE_PMW : MRF_TWISE_GAUSSIAN;
+					c.ctx = &tc;
+					c.env = &tc.env;
+					c.learn = TwiseLearnFn;
+					c.parts = parted ? &ta : NULL;
+				}
+				snprintf(what, sizeof(what), "%s, mechanism %d, %s", names[learner], mech,
+						 parted ? "parts" : "rows");
+				res = OomSweep(what, FwOomRelease, &c);
+				refused += res.refused;
+				requests += res.requests;
+				sweeps++;
+			}
+	printf("# fwparts out of memory: %ld refused requests (of %ld over %d runs: Ising, threshold, pairwise, t-wise), each a clean MRF_ENOMEM\n",
+		   refused, requests, sweeps);
+	CHECK(sweeps == 24 && refused > 300);
+	free(bits);
+	free(z);
+	free(out);
+}
+
 /* The distributed Frank-Wolfe tests. */
 void
 TestFwParts(void)
 {
+	TestOutOfMemory();
 	TestIsingParts();
 	TestPairwiseParts();
 	TestTwiseParts();

@@ -1918,6 +1918,165 @@ TestSolverExp(void)
 }
 
 /* The structure tests. */
+/* One structure release of a sweep: the stable mode, or blocks then shards. */
+typedef struct StructureOomCase
+{
+	const MrfBlockLearner *learner;
+	const void *rows;
+	int64_t		n;
+	int			blocks;
+	int			shards;			/* 1: MrfStructureLearnBlock per block, then the shards' selection */
+	uint8_t    *scratch;		/* the blocks' rows (overwritten) */
+	int			released;		/* the unrefused run's */
+	int			items;
+} StructureOomCase;
+
+static MrfStatus
+StructureOomRelease(void *arg, const MrfEnv *env)
+{
+	StructureOomCase *c = arg;
+	MrfStructureOptions opt = {8.0, 1e-3, c->blocks};
+	MrfStructure out;
+	MrfStatus	st = MRF_OK;
+	MrfRng		rng;
+	int			released = -1;
+
+	MrfRngInitSeeded(&rng, 2323);
+	MrfStructureInit(&out, c->learner->p);
+	if (!c->shards)
+		st = MrfStructureLearn(c->rows, c->n, c->learner, &opt, &rng, env, &out, &released);
+	else
+	{
+		MrfStructure blocks[16];
+		int			nblocks = 0;
+
+		memcpy(c->scratch, c->rows, c->learner->row_bytes * (size_t) c->n);
+		for (int k = 0; k < c->blocks && st == MRF_OK; k++)
+		{
+			int64_t		first = c->n * k / c->blocks;
+			int			learned = 0;
+
+			MrfStructureInit(&blocks[nblocks], c->learner->p);
+			st = MrfStructureLearnBlock(c->scratch + c->learner->row_bytes * (size_t) first,
+										c->n * (k + 1) / c->blocks - first, c->learner, &rng,
+										env, &blocks[nblocks], &learned);
+			CHECK(st == MRF_OK || blocks[nblocks].words == NULL);
+			nblocks += st == MRF_OK && learned;
+		}
+		if (st == MRF_OK)
+			st = MrfStructureSelectShards(blocks, nblocks, opt.epsilon, opt.delta, &rng, env,
+										  &out, &released);
+		else
+			for (int k = 0; k < nblocks; k++)
+				MrfStructureFree(&blocks[k], env);
+	}
+	if (st == MRF_OK)
+	{
+		c->released = released;
+		c->items = out.nitems;
+	}
+	else
+		CHECK_MSG(out.words == NULL && out.nitems == 0, "a refused release left %d items",
+				  out.nitems);
+	MrfStructureFree(&out, env);
+	return st;
+}
+
+/*
+ * Every allocation of the structure learners refused in turn (harness.h's
+ * sweep): the stable mode and the shards' blocks and selection, with the
+ * Ising, pairwise (per-variable alphabets) and t-wise block learners (their
+ * logistic regressions, logreg.c), on four variables that copy each other.
+ */
+static void
+TestOutOfMemory(void)
+{
+	enum
+	{
+		P = 4, N = 480, BLOCKS = 4
+	};
+	uint64_t   *bits = calloc(N, sizeof(uint64_t));
+	uint8_t    *z = malloc((size_t) N * P);
+	uint8_t    *scratch = malloc(sizeof(uint64_t) * N);
+	const uint8_t kv[P] = {3, 2, 3, 2};
+	MrfIsingBlockOptions iopt;
+	MrfPairwiseBlockOptions popt;
+	MrfTwiseBlockOptions topt;
+	MrfBlockLearner learners[3];
+	long		refused = 0;
+	long		requests = 0;
+	int			released = 0;
+	int			sweeps = 0;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 2121);
+	for (int64_t r = 0; r < N; r++)
+	{
+		int			a = (int) MrfRngBelow(&rng, 3);
+
+		for (int i = 0; i < P; i++)
+		{
+			int			v = MrfRngUniform(&rng) < 0.85 ? a % kv[i] : (int) MrfRngBelow(&rng, kv[i]);
+
+			z[r * P + i] = (uint8_t) v;
+			if (v % 2)
+				MrfBitSet(&bits[r], i);
+		}
+	}
+	memset(&iopt, 0, sizeof(iopt));
+	iopt.p = P;
+	iopt.eta = 0.5;
+	iopt.lambda = 2.0;
+	iopt.rule = MRF_EDGE_AVERAGE;
+	iopt.max_iterations = 20;
+	MrfIsingBlockLearner(&iopt, &learners[0]);
+	memset(&popt, 0, sizeof(popt));
+	popt.p = P;
+	popt.k = 3;
+	popt.kv = kv;
+	popt.eta = 0.5;
+	popt.lambda = 2.0;
+	popt.max_iterations = 20;
+	MrfPairwiseBlockLearner(&popt, &learners[1]);
+	memset(&topt, 0, sizeof(topt));
+	topt.p = P;
+	topt.t = 3;
+	topt.eta = 0.5;
+	topt.lambda = 2.0;
+	topt.max_iterations = 20;
+	MrfTwiseBlockLearner(&topt, &learners[2]);
+	for (int l = 0; l < 3; l++)
+		for (int shards = 0; shards < 2; shards++)
+		{
+			static const char *const names[3] = {"ising", "pairwise", "t-wise"};
+			StructureOomCase c;
+			OomSweepResult res;
+			char		what[80];
+
+			memset(&c, 0, sizeof(c));
+			c.learner = &learners[l];
+			c.rows = l == 1 ? (const void *) z : (const void *) bits;
+			c.n = N;
+			c.blocks = BLOCKS;
+			c.shards = shards;
+			c.scratch = scratch;
+			c.released = -1;
+			snprintf(what, sizeof(what), "structure %s, %s", names[l],
+					 shards ? "shards" : "stable mode");
+			res = OomSweep(what, StructureOomRelease, &c);
+			refused += res.refused;
+			requests += res.requests;
+			released += c.released == 1 && c.items > 0;
+			sweeps++;
+		}
+	printf("# structure out of memory: %ld refused requests (of %ld over %d runs), each a clean MRF_ENOMEM (%d released a structure)\n",
+		   refused, requests, sweeps, released);
+	CHECK(sweeps == 6 && refused > 100);
+	free(bits);
+	free(z);
+	free(scratch);
+}
+
 void
 TestStructure(void)
 {
@@ -1925,6 +2084,7 @@ TestStructure(void)
 
 	/* small problems: BLAS threads only add overhead */
 	openblas_set_num_threads(1);
+	TestOutOfMemory();
 	TestCanonical();
 	TestCalibration();
 	TestModeMechanism();

@@ -563,6 +563,171 @@ CheckLargerSets(MrfRng *rng)
 	MrfCliqueSetFree(&MrfMallocEnv, set);
 }
 
+/* One run of a sweep over workload.c and the inference engine's queries. */
+typedef struct WorkloadOomCase
+{
+	int			op;
+	const MrfCliqueSet *set;
+	const double *logpot;
+	const double *cmarg;		/* the model's clique marginals */
+	const double *A;			/* an Ising model (p x p) and its fields */
+	const double *theta;
+	const double *W;			/* a pairwise model of k 3 and its fields */
+	const double *wtheta;
+	const int  *wcard;
+	int			p;				/* of the Ising and pairwise models */
+	double	   *out;
+	MrfCode    *rows;
+} WorkloadOomCase;
+
+static MrfStatus
+WorkloadOomRelease(void *arg, const MrfEnv *env)
+{
+	WorkloadOomCase *c = arg;
+	const int	spread[3] = {0, 2, 5};	/* in no clique: eliminated from the tree */
+	const int	inside[2] = {3, 4};
+	MrfStatus	st = MRF_EINVAL;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, 3131);
+	switch (c->op)
+	{
+		case 0:
+			st = MrfSubsetMarginal(c->set, c->logpot, NULL, 3, spread, NULL, env, c->out);
+			break;
+		case 1:
+			st = MrfSubsetMarginal(c->set, c->logpot, c->cmarg, 2, inside, NULL, env, c->out);
+			break;
+		case 2:
+			{
+				const int  *vars[3] = {spread, inside, spread + 1};
+				const int	sizes[3] = {3, 2, 2};
+				const int64_t offset[4] = {0, 100, 200, 300};
+
+				st = MrfSubsetMarginalsEnumerate(c->set, c->logpot, 3, sizes, vars, offset,
+												 1 << 20, env, c->out);
+				break;
+			}
+		case 3:
+		case 4:
+			{
+				MrfCliqueSet *set = NULL;
+				double	   *lp = NULL;
+
+				st = c->op == 3 ?
+					MrfIsingAsCliques(c->A, c->theta, c->p, env, &set, &lp) :
+					MrfPairwiseAsCliques(c->W, c->wtheta, c->p, 3, c->wcard, env, &set, &lp);
+				if (st == MRF_OK)
+				{
+					MrfCliqueSetFree(env, set);
+					MrfFree(env, lp);
+				}
+				else
+					CHECK(set == NULL && lp == NULL);
+				break;
+			}
+		case 5:
+			{
+				int			decomposable;
+				int			parent[8];
+				int			order[8];
+				int64_t		cells;
+				int64_t		fill;
+
+				st = MrfCliquesJunctionTree(c->set, env, &decomposable, parent, order);
+				if (st == MRF_OK)
+					st = MrfBpTriangulatedCells(c->set, 1 << 20, env, &cells, &fill);
+				break;
+			}
+		default:
+			{
+				/* the engine: calibration, queries in env, sampling, allocation */
+				MrfBp	   *bp = NULL;
+				MrfBpOptions bo = {MRF_INFER_EXACT, 0, 0, 0, 0};
+
+				st = MrfBpBuild(c->set, &bo, env, &bp);
+				CHECK(st == MRF_OK || bp == NULL);
+				if (st == MRF_OK)
+					st = MrfBpMarginals(bp, c->logpot, c->out, NULL);
+				if (st == MRF_OK)
+					st = MrfBpPrepareQueries(bp);
+				if (st == MRF_OK)
+					st = MrfBpSetMarginalIn(bp, env, 3, spread, 0, c->out, NULL);
+				if (st == MRF_OK)
+					st = MrfBpSetMarginal(bp, 3, spread, 0, c->out, NULL);
+				if (st == MRF_OK)
+					st = MrfBpSample(bp, c->logpot, 20, &rng, c->rows);
+				if (st == MRF_OK)
+					st = MrfBpAllocate(bp, c->logpot, 20, &rng, c->rows);
+				if (bp != NULL)
+					MrfBpFree(bp);
+				break;
+			}
+	}
+	return st;
+}
+
+/*
+ * Every allocation of workload.c's functions and of the inference engine's
+ * queries refused in turn (harness.h's sweep): marginals of sets in no
+ * clique of a loopy model (its triangulated junction tree) and inside one,
+ * by enumeration, the Ising and pairwise models' clique forms, the junction
+ * tree test and the triangulation's cells, and an engine's calibration,
+ * queries, sampling and allocation.
+ */
+static void
+TestOutOfMemory(MrfRng *rng)
+{
+	enum
+	{
+		P = 6
+	};
+	int			card[7] = {2, 3, 4, 2, 5, 3, 2};
+	int			start[] = {0, 2, 4, 6, 8, 10, 12};
+	int			var[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 0, 4, 5};
+	MrfCliqueSet *set = Build(7, card, 6, start, var);
+	double	   *lp = RandomModel(set, rng);
+	double	   *cmarg = malloc(sizeof(double) * (size_t) set->cells);
+	double	   *out = malloc(sizeof(double) * (size_t) (set->cells + 400));
+	MrfCode    *rows = malloc(sizeof(MrfCode) * 20 * 7);
+	double		A[P * P] = {0};
+	double		theta[P] = {0.1, -0.2, 0.3, 0, 0.1, 0};
+	double	   *W = calloc((size_t) P * P * 9, sizeof(double));
+	double		wtheta[P * 3] = {0};
+	int			wcard[P] = {3, 2, 3, 3, 2, 3};
+	long		refused = 0;
+	long		requests = 0;
+	int			ops = 0;
+
+	CHECK(MrfCliquesMarginals(set, lp, NULL, &MrfMallocEnv, cmarg, NULL) == MRF_OK);
+	for (int i = 0; i + 1 < P; i++)
+	{
+		A[i * P + i + 1] = 0.4;
+		W[(((size_t) i * P + i + 1) * 3 + 1) * 3 + 1] = 0.5;
+	}
+	for (int op = 0; op < 7; op++)
+	{
+		WorkloadOomCase c = {op, set, lp, cmarg, A, theta, W, wtheta, wcard, P, out, rows};
+		OomSweepResult res;
+		char		what[40];
+
+		snprintf(what, sizeof(what), "workload op %d", op);
+		res = OomSweep(what, WorkloadOomRelease, &c);
+		refused += res.refused;
+		requests += res.requests;
+		ops++;
+	}
+	printf("# workload out of memory: %ld refused requests (of %ld over %d runs), each a clean MRF_ENOMEM\n",
+		   refused, requests, ops);
+	CHECK(ops == 7 && refused > 50);
+	free(lp);
+	free(cmarg);
+	free(out);
+	free(rows);
+	free(W);
+	MrfCliqueSetFree(&MrfMallocEnv, set);
+}
+
 void
 TestWorkload(void)
 {
@@ -570,6 +735,7 @@ TestWorkload(void)
 	int			card[7] = {2, 3, 4, 2, 5, 3, 2};
 
 	MrfRngInitSeeded(&rng, 1201);
+	TestOutOfMemory(&rng);
 	CheckKindsAsCliques(&rng);
 	CheckWideChain();
 	CheckWideAlphabets(&rng);
