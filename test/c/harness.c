@@ -163,13 +163,26 @@ OomRun(const char *what, OomRelease release, void *arg, long fail_at, long *requ
 	return st;
 }
 
+/* Seconds since t0 (CLOCK_MONOTONIC). */
+static double
+SecondsSince(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double) (t1.tv_sec - t0->tv_sec) + 1e-9 * (double) (t1.tv_nsec - t0->tv_nsec);
+}
+
 /* Refuses each request of the release in turn. */
 OomSweepResult
 OomSweep(const char *what, OomRelease release, void *arg)
 {
-	OomSweepResult res = {0, 0, 0};
-	MrfStatus	st = OomRun(what, release, arg, 0, &res.requests);
+	OomSweepResult res = {0, 0, 0, 0.0};
+	struct timespec t0;
+	MrfStatus	st;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = OomRun(what, release, arg, 0, &res.requests);
 	CHECK_MSG(st == MRF_OK, "%s: status %d without refusals", what, (int) st);
 	if (st != MRF_OK)
 		return res;
@@ -183,6 +196,7 @@ OomSweep(const char *what, OomRelease release, void *arg)
 		res.refused++;
 		res.reached += made >= k;
 	}
+	res.seconds = SecondsSince(&t0);
 	return res;
 }
 
@@ -190,9 +204,12 @@ OomSweep(const char *what, OomRelease release, void *arg)
 OomSweepResult
 OomSweepSampled(const char *what, OomRelease release, void *arg, int samples, int repeats)
 {
-	OomSweepResult res = {0, 0, 0};
-	MrfStatus	st = OomRun(what, release, arg, 0, &res.requests);
+	OomSweepResult res = {0, 0, 0, 0.0};
+	struct timespec t0;
+	MrfStatus	st;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = OomRun(what, release, arg, 0, &res.requests);
 	CHECK_MSG(st == MRF_OK, "%s: status %d without refusals", what, (int) st);
 	if (st != MRF_OK || res.requests == 0)
 		return res;
@@ -214,6 +231,7 @@ OomSweepSampled(const char *what, OomRelease release, void *arg, int samples, in
 			res.reached += made >= k;
 		}
 	}
+	res.seconds = SecondsSince(&t0);
 	return res;
 }
 

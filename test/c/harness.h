@@ -99,6 +99,7 @@ typedef struct OomSweepResult
 	long		requests;		/* allocation requests of the unrefused run */
 	long		refused;		/* runs with one request refused */
 	long		reached;		/* of those, runs that reached their refusal */
+	double		seconds;		/* the sweep's time, the unrefused run's included */
 } OomSweepResult;
 
 /*

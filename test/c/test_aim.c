@@ -2149,16 +2149,58 @@ TestCandidatesMove(void)
 	free(rows);
 }
 
+/* One AIM release of a sweep: from the rows, or from their tables. */
+typedef struct AimOomCase
+{
+	const MrfCode *rows;
+	int64_t		n;
+	int			p;
+	const int  *card;
+	const MrfAimTables *tables; /* NULL: from the rows */
+	const int64_t *counts;
+	MrfAimOptions opt;
+	uint64_t	seed;
+	int			compressed;		/* the last run that succeeded */
+} AimOomCase;
+
+static MrfStatus
+AimOomRelease(void *arg, const MrfEnv *env)
+{
+	AimOomCase *c = arg;
+	MrfCliqueSet *set = NULL;
+	double	   *lp = NULL;
+	MrfAimReport rep;
+	MrfStatus	st;
+	MrfRng		rng;
+
+	MrfRngInitSeeded(&rng, c->seed);
+	st = c->tables != NULL ?
+		MrfAimLearnTables(c->tables, c->counts, c->n, c->p, c->card, &c->opt, &rng, env, &set,
+						  &lp, &rep) :
+		MrfAimLearn(c->rows, c->n, c->p, c->card, &c->opt, &rng, env, &set, &lp, &rep);
+	if (st == MRF_OK)
+	{
+		c->compressed = rep.compressed;
+		MrfCliqueSetFree(env, set);
+		MrfFree(env, lp);
+	}
+	else
+		CHECK_MSG(set == NULL && lp == NULL, "status %d with an output", (int) st);
+	return st;
+}
+
 /*
- * Every allocation of a release refused in turn: the release must return
- * MRF_ENOMEM, with no output, and hand back every block it took
- * (CountingEnv's fail_at).  Under PostgreSQL the core's allocator returns
- * NULL when memory runs out, so every such path is reachable after the
- * charge; a crash there takes the server's backends with it.  The
- * shapes reach the rare-value compression (a 40-value column, [MMSM22]'s
- * one-ways: its cleanup on each of its failure paths), the seeded
- * schedule's tree (at rho 0.1), the default workload's triples,
- * and the tables' path.
+ * Every allocation of a release refused in turn (harness.h's sweep): the
+ * release must return MRF_ENOMEM, with no output, and hand back every
+ * block it took.  Under PostgreSQL the core's allocator returns NULL when
+ * memory runs out, so every such path is reachable after the charge; a
+ * crash there takes the server's backends with it.  The shapes reach the
+ * rare-value compression (a 40-value column, [MMSM22]'s one-ways: its
+ * cleanup on each of its failure paths), the seeded schedule's tree (at
+ * rho 0.1), the default workload's triples, and the tables' path.  Then
+ * with two scoring threads, whose allocations come in no fixed order: a
+ * sample of request numbers refused three times each, MRF_ENOMEM (or
+ * MRF_OK when the run never reached that request) and every block back.
  */
 static void
 TestOutOfMemory(void)
@@ -2170,7 +2212,11 @@ TestOutOfMemory(void)
 	int			card[P] = {40, 4, 3, 2, 3, 2};
 	MrfCode    *rows = malloc(sizeof(MrfCode) * N * P);
 	MrfRng		rng;
-	int64_t		swept = 0;
+	long		swept = 0;
+	long		threaded = 0;
+	long		reached = 0;
+	double		seconds = 0.0;
+	double		tseconds = 0.0;
 	int			compressed = 0;
 
 	MrfRngInitSeeded(&rng, 9090);
@@ -2186,21 +2232,31 @@ TestOutOfMemory(void)
 		z[4] = (MrfCode) (MrfRngUniform(&rng) < 0.7 ? (z[1] + z[2]) % 3 : MrfRngBelow(&rng, 3));
 		z[5] = (MrfCode) (MrfRngUniform(&rng) < 0.7 ? (z[3] + z[4]) % 2 : MrfRngBelow(&rng, 2));
 	}
-	for (int shape = 0; shape < 3; shape++)
+	/* shapes 0-2 on one thread; 3 (shape 0) and 4 (shape 2) on two */
+	for (int shape = 0; shape < 5; shape++)
 	{
-		MrfAimOptions opt;
+		int			form = shape < 3 ? shape : (shape == 3 ? 0 : 2);
+		AimOomCase	c;
 		MrfAimTables t;
 		int64_t    *counts = NULL;
-		int64_t		total = 0;
+		OomSweepResult res;
+		char		what[48];
 
-		MrfAimDefaultOptions(&opt);
-		opt.threads = 1;
-		opt.round_iterations = 5;
-		opt.estimate.iterations = 10;
-		opt.rho = shape == 1 ? 0.1 : 1.0;
-		opt.schedule = shape == 1 ? MRF_AIM_SCHEDULE_SEEDED : MRF_AIM_SCHEDULE_PAPER;
-		opt.rounds = shape == 1 ? 4 : 12;
-		if (shape == 2)
+		memset(&c, 0, sizeof(c));
+		c.rows = rows;
+		c.n = N;
+		c.p = P;
+		c.card = card;
+		MrfAimDefaultOptions(&c.opt);
+		c.opt.threads = shape < 3 ? 1 : 2;
+		c.opt.round_iterations = 5;
+		c.opt.estimate.iterations = 10;
+		c.opt.rho = form == 1 ? 0.1 : 1.0;
+		c.opt.schedule = form == 1 ? MRF_AIM_SCHEDULE_SEEDED : MRF_AIM_SCHEDULE_PAPER;
+		c.opt.rounds = form == 1 ? 4 : 12;
+		/* the tables' path is shape 0's release (the same noise) by another road */
+		c.seed = 55 + (form == 1);
+		if (form == 2)
 		{
 			int64_t		cells = MrfAimTablesPlan(P, card, 0, NULL, NULL, 1 << 20, 1 << 24,
 												 &MrfMallocEnv, &t);
@@ -2210,55 +2266,34 @@ TestOutOfMemory(void)
 				continue;
 			counts = calloc(cells, sizeof(int64_t));
 			MrfAimTablesCount(&t, rows, N, P, card, counts);
+			c.tables = &t;
+			c.counts = counts;
 		}
-		/* fail_at 0 counts the release's requests; then each one fails in turn */
-		for (int64_t k = 0; k == 0 || k <= total; k++)
+		snprintf(what, sizeof(what), "aim shape %d, %d threads", form, c.opt.threads);
+		if (c.opt.threads == 1)
 		{
-			CountingEnv ce;
-			MrfEnv		env;
-			MrfCliqueSet *set = NULL;
-			double	   *lp = NULL;
-			MrfAimReport rep;
-			MrfStatus	st;
-
-			CountingEnvInit(&ce, &env);
-			ce.fail_at = k;
-			/* the tables' path is shape 0's release (the same noise) by another road */
-			MrfRngInitSeeded(&rng, 55 + (shape == 1));
-			st = shape == 2 ?
-				MrfAimLearnTables(&t, counts, N, P, card, &opt, &rng, &env, &set, &lp, &rep) :
-				MrfAimLearn(rows, N, P, card, &opt, &rng, &env, &set, &lp, &rep);
-			if (k == 0)
-			{
-				CHECK_MSG(st == MRF_OK, "shape %d: status %d", shape, (int) st);
-				total = ce.requests;
-				compressed += rep.compressed > 0;
-			}
-			else
-			{
-				CHECK_MSG(st == MRF_ENOMEM && set == NULL && lp == NULL,
-						  "shape %d, request %lld of %lld refused: status %d", shape,
-						  (long long) k, (long long) total, (int) st);
-				swept++;
-			}
-			if (st == MRF_OK)
-			{
-				MrfCliqueSetFree(&env, set);
-				MrfFree(&env, lp);
-			}
-			CHECK_MSG(ce.live == 0 && ce.allocs == ce.frees,
-					  "shape %d, request %lld of %lld refused: %ld blocks (%zu bytes) not handed back",
-					  shape, (long long) k, (long long) total, ce.allocs - ce.frees, ce.live);
+			res = OomSweep(what, AimOomRelease, &c);
+			swept += res.refused;
+			seconds += res.seconds;
+			compressed += c.compressed > 0;
 		}
-		if (shape == 2)
+		else
+		{
+			res = OomSweepSampled(what, AimOomRelease, &c, 60, 3);
+			threaded += res.refused;
+			reached += res.reached;
+			tseconds += res.seconds;
+		}
+		if (form == 2)
 		{
 			free(counts);
 			MrfAimTablesFree(&MrfMallocEnv, &t);
 		}
 	}
-	printf("# aim out of memory: %lld refused requests, each a clean MRF_ENOMEM (%d of 3 shapes compressed)\n",
-		   (long long) swept, compressed);
-	CHECK(compressed == 3 && swept > 300);
+	printf("# aim out of memory: %ld refused requests in %.2f s, each a clean MRF_ENOMEM (%d of 3 shapes compressed); "
+		   "two scoring threads: %ld refused (%ld reached) in %.2f s\n",
+		   swept, seconds, compressed, threaded, reached, tseconds);
+	CHECK(compressed == 3 && swept > 300 && threaded == 2 * 60 * 3 && reached > threaded / 2);
 	free(rows);
 }
 
