@@ -2197,7 +2197,8 @@ AimOomRelease(void *arg, const MrfEnv *env)
  * crash there takes the server's backends with it.  The shapes reach the
  * rare-value compression (a 40-value column, [MMSM22]'s one-ways: its
  * cleanup on each of its failure paths), the seeded schedule's tree (at
- * rho 0.1), the default workload's triples, and the tables' path.  Then
+ * rho 0.1), the default workload's triples, and the tables' path; a given
+ * workload on a graph with cycles under a binding cap.  Then
  * with two scoring threads, whose allocations come in no fixed order: a
  * sample of request numbers refused three times each, MRF_ENOMEM (or
  * MRF_OK when the run never reached that request) and every block back.
@@ -2289,6 +2290,47 @@ TestOutOfMemory(void)
 			free(counts);
 			MrfAimTablesFree(&MrfMallocEnv, &t);
 		}
+	}
+	/*
+	 * A given workload with triples on 8 columns whose graph gets cycles
+	 * (two parents a column), a binding cap on the model's cells and
+	 * adaptive steps: the junction tree's fill, candidates refused for the
+	 * cap, the estimator's early stops.
+	 */
+	{
+		enum
+		{
+			P8 = 8, N8 = 1500
+		};
+		int			card8[P8];
+		MrfCode    *rows8 = malloc(sizeof(MrfCode) * N8 * P8);
+		int			wstart[5] = {0, 3, 6, 8, 11};
+		int			wvar[11] = {0, 1, 2, 2, 4, 5, 3, 7, 1, 5, 6};
+		AimOomCase	c;
+		OomSweepResult res;
+
+		SampleTwoParents(P8, N8, 4747, card8, rows8);
+		memset(&c, 0, sizeof(c));
+		c.rows = rows8;
+		c.n = N8;
+		c.p = P8;
+		c.card = card8;
+		MrfAimDefaultOptions(&c.opt);
+		c.opt.threads = 1;
+		c.opt.rho = 5.0;
+		c.opt.rounds = 10;
+		c.opt.round_iterations = 5;
+		c.opt.round_stop_fraction = 0.1;
+		c.opt.estimate.iterations = 10;
+		c.opt.max_model_cells = 400;
+		c.opt.nworkload = 4;
+		c.opt.wstart = wstart;
+		c.opt.wvar = wvar;
+		c.seed = 57;
+		res = OomSweep("aim workload, capped", AimOomRelease, &c);
+		swept += res.refused;
+		seconds += res.seconds;
+		free(rows8);
 	}
 	printf("# aim out of memory: %ld refused requests in %.2f s, each a clean MRF_ENOMEM (%d of 3 shapes compressed); "
 		   "two scoring threads: %ld refused (%ld reached) in %.2f s\n",

@@ -1359,7 +1359,8 @@ TestWideAlphabets(void)
 /* One clique-model run of a sweep. */
 typedef struct CliquesOomCase
 {
-	int			op;				/* 0 learn, 1 marginals, 2 KL, 3 estimate, 4 build */
+	int			op;				/* 0 learn, 1 marginals, 2 KL, 3 estimate, 4 build,
+								 * 5 workspace plan, 6 the fit of marginals */
 	const MrfCliqueSet *set;
 	const MrfCode *rows;
 	int64_t		n;
@@ -1428,10 +1429,25 @@ CliquesOomRelease(void *arg, const MrfEnv *env)
 		if (st == MRF_OK)
 			c->exact = rep.exact;
 	}
+	else if (c->op == 5)
+	{
+		size_t		bytes = 0;
+
+		st = MrfCliquesWorkspaceBytes(set, &c->opt, env, &bytes);
+	}
+	else if (c->op == 6)
+	{
+		MrfCliquesReport rep;
+
+		st = MrfCliquesFitMarginals(c->marg, set, &c->opt, env, c->logpot, &rep);
+		if (st == MRF_OK)
+			c->exact = rep.exact;
+	}
 	else
 	{
 		MrfCliqueSet *built = NULL;
 
+		/* op 4 */
 		st = MrfCliqueSetBuildAlphabets(set->p, set->card, set->m, set->start, set->var, 0,
 										env, &built);
 		CHECK(st == MRF_OK ? built != NULL : built == NULL);
@@ -1446,8 +1462,9 @@ CliquesOomRelease(void *arg, const MrfEnv *env)
  * refused in turn (harness.h's sweep): a chain of triples (a junction tree
  * of its own cliques) and a cycle of five pairs (exact through the min-fill
  * triangulation, or loopy BP), CGM and naive MLE; marginals, KL, the
- * mirror-descent estimate (estimate.c) over each engine, and the set's
- * construction.
+ * mirror-descent estimate (estimate.c) over each engine, the set's
+ * construction, the workspace plan and the maximum-likelihood fit of
+ * given marginals.
  */
 static void
 TestOutOfMemory(void)
@@ -1479,7 +1496,7 @@ TestOutOfMemory(void)
 		CHECK(MrfCliquesMarginals(set, truth, NULL, &MrfMallocEnv, marg, NULL) == MRF_OK);
 		/* the chain's own engine; the cycle exact (triangulated) and loopy */
 		for (int mode = 0; mode < (g == 0 ? 1 : 2); mode++)
-			for (int op = 0; op < 5; op++)
+			for (int op = 0; op < 7; op++)
 				for (int method = 0; method < (op == 0 ? 2 : 1); method++)
 				{
 					CliquesOomCase c;
@@ -1525,7 +1542,7 @@ TestOutOfMemory(void)
 	}
 	printf("# cliques out of memory: %ld refused requests over %d runs in %.2f s, each a clean MRF_ENOMEM (%d fits exact, %d loopy)\n",
 		   refused, sweeps, seconds, exact, loopy);
-	CHECK(sweeps == 16 && exact == 6 && loopy == 3 && refused > 200);
+	CHECK(sweeps == 22 && exact == 8 && loopy == 4 && refused > 200);
 	MrfCliqueSetFree(&MrfMallocEnv, sets[0]);
 	MrfCliqueSetFree(&MrfMallocEnv, sets[1]);
 }

@@ -546,6 +546,43 @@ FwOomRelease(void *arg, const MrfEnv *env)
 	return st;
 }
 
+/* A worker's part of a sweep: open, three iterations, and the one-call sums. */
+typedef struct PartOomCase
+{
+	const MrfFwDesign *design;
+	const void *rows;
+	int64_t		n;
+	int			d;
+	int			q;
+	int		   *sel_j;			/* 3 x q */
+	int		   *sel_sign;
+	int64_t    *scores;			/* d x q */
+} PartOomCase;
+
+static MrfStatus
+PartOomRelease(void *arg, const MrfEnv *env)
+{
+	PartOomCase *c = arg;
+	MrfFwDesignPart *part = NULL;
+	MrfStatus	st = MrfFwDesignPartOpen(c->design, c->rows, c->n, env, &part);
+
+	if (st != MRF_OK)
+	{
+		CHECK(part == NULL);
+		return st;
+	}
+	for (int t = 2; t <= 4 && st == MRF_OK; t++)
+		st = t == 4 ?
+			MrfFwDesignPartAdvanceFrom(part, t, t - 1, c->sel_j + (size_t) (t - 2) * c->q,
+									   c->sel_sign + (size_t) (t - 2) * c->q, c->scores) :
+			MrfFwDesignPartAdvance(part, t, c->sel_j, c->sel_sign, c->scores);
+	MrfFwDesignPartClose(part);
+	if (st == MRF_OK)
+		st = MrfFwDesignPartScores(c->design, c->rows, c->n, 3, c->sel_j, c->sel_sign, env,
+								   c->scores);
+	return st;
+}
+
 /*
  * Every allocation of the Frank-Wolfe learners refused in turn (harness.h's
  * sweep): Ising (and symmetrized), the threshold structure method,
@@ -702,9 +739,38 @@ TestOutOfMemory(void)
 		}
 	MrfFwForceKernel(MRF_FW_KERNEL_AUTO);
 	MrfFwSetThreads(1);
-	printf("# fwparts out of memory: %ld refused requests over %d runs (Ising, threshold, pairwise, t-wise; %d kernels on two threads) in %.2f s, each a clean MRF_ENOMEM\n",
+	/* a Citus worker's parts (kept between iterations, or one call) of each design */
+	for (int dz = 0; dz < 3; dz++)
+	{
+		const MrfFwDesign *design = dz == 0 ? &idesign : dz == 1 ? &pdesign : &tdesign;
+		PartOomCase c;
+		OomSweepResult res;
+
+		memset(&c, 0, sizeof(c));
+		c.design = design;
+		c.rows = dz == 1 ? (const void *) z : (const void *) bits;
+		c.n = n;
+		CHECK(MrfFwDesignSizes(design, &c.d, &c.q) == MRF_OK);
+		c.sel_j = calloc((size_t) 3 * c.q, sizeof(int));
+		c.sel_sign = calloc((size_t) 3 * c.q, sizeof(int));
+		c.scores = malloc(sizeof(int64_t) * (size_t) c.d * c.q);
+		for (int e = 0; e < 3 * c.q; e++)
+		{
+			c.sel_j[e] = (e * 7) % c.d;
+			c.sel_sign[e] = e % 2 ? 1 : -1;
+		}
+		res = OomSweep(dz == 0 ? "ising parts" : dz == 1 ? "pairwise parts" : "t-wise parts",
+					   PartOomRelease, &c);
+		refused += res.refused;
+		seconds += res.seconds;
+		sweeps++;
+		free(c.sel_j);
+		free(c.sel_sign);
+		free(c.scores);
+	}
+	printf("# fwparts out of memory: %ld refused requests over %d runs (Ising, threshold, pairwise, t-wise; %d kernels on two threads; workers' parts) in %.2f s, each a clean MRF_ENOMEM\n",
 		   refused, sweeps, kernels, seconds);
-	CHECK(sweeps == 24 + 2 * kernels && kernels >= 1 && refused > 300);
+	CHECK(sweeps == 27 + 2 * kernels && kernels >= 1 && refused > 300);
 	free(bits);
 	free(z);
 	free(out);

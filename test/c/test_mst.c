@@ -753,7 +753,7 @@ TestWorkspacePlan(void)
 	free(rows);
 }
 
-/* One MST release of a sweep: from the rows or from their tables. */
+/* One MST release of a sweep: from the rows or from their tables; or the counting. */
 typedef struct MstOomCase
 {
 	const MrfCode *rows;
@@ -764,6 +764,7 @@ typedef struct MstOomCase
 	MrfMstOptions opt;
 	uint64_t	seed;
 	int			compressed;		/* the unrefused run's report */
+	int64_t    *tables;			/* not NULL: only MrfMstCount into these */
 	int		   *edges;
 	double	   *logpot;
 } MstOomCase;
@@ -776,6 +777,9 @@ MstOomRelease(void *arg, const MrfEnv *env)
 	MrfRng		rng;
 	MrfStatus	st;
 
+	if (c->tables != NULL)
+		return MrfMstCount(c->rows, c->n, c->p, c->card, env, c->tables,
+						   c->tables + MrfMstOneWayCells(c->p, c->card));
 	MrfRngInitSeeded(&rng, c->seed);
 	st = c->counts != NULL ?
 		MrfMstLearnCounts(c->counts, c->counts + MrfMstOneWayCells(c->p, c->card), c->n, c->p,
@@ -789,7 +793,8 @@ MstOomRelease(void *arg, const MrfEnv *env)
 /*
  * Every allocation of an MST release refused in turn (harness.h's sweep):
  * from the rows and from their tables, with and without rare values
- * compressed (a column of 12 values, four of them rare, at rho 0.05).
+ * compressed (a column of 12 values, four of them rare, at rho 0.05); and
+ * the tables' one scan (a Citus worker's).
  */
 static void
 TestOutOfMemory(void)
@@ -801,6 +806,7 @@ TestOutOfMemory(void)
 	MrfCode    *rows = malloc(sizeof(MrfCode) * n * p);
 	int64_t		one_cells = MrfMstOneWayCells(p, card);
 	int64_t    *counts = calloc(one_cells + MrfMstTwoWayCells(p, card, NULL), sizeof(int64_t));
+	int64_t    *scan = calloc(one_cells + MrfMstTwoWayCells(p, card, NULL), sizeof(int64_t));
 	int			edges[8];
 	double	   *logpot = malloc(sizeof(double) * MrfMstMaxTreeCells(p, card));
 	long		refused = 0;
@@ -815,7 +821,7 @@ TestOutOfMemory(void)
 		if (rows[r * p] >= 8 && r % 40 != 0)
 			rows[r * p] -= 8;
 	CHECK(MrfMstCount(rows, n, p, card, &MrfMallocEnv, counts, counts + one_cells) == MRF_OK);
-	for (int shape = 0; shape < 4; shape++)
+	for (int shape = 0; shape < 5; shape++)
 	{
 		MstOomCase c;
 		OomSweepResult res;
@@ -832,16 +838,19 @@ TestOutOfMemory(void)
 		c.seed = 61 + shape;
 		c.edges = edges;
 		c.logpot = logpot;
-		res = OomSweep(shape % 2 ? "mst from tables" : "mst from rows", MstOomRelease, &c);
+		c.tables = shape == 4 ? scan : NULL;
+		res = OomSweep(shape == 4 ? "mst counts" : shape % 2 ? "mst from tables" : "mst from rows",
+					   MstOomRelease, &c);
 		refused += res.refused;
 		seconds += res.seconds;
 		compressed += c.compressed > 0;
 	}
-	printf("# mst out of memory: %ld refused requests over 4 releases in %.2f s, each a clean MRF_ENOMEM (%d compressed)\n",
+	printf("# mst out of memory: %ld refused requests over 4 releases and a scan in %.2f s, each a clean MRF_ENOMEM (%d compressed)\n",
 		   refused, seconds, compressed);
 	CHECK(compressed == 2 && refused > 40);
 	free(rows);
 	free(counts);
+	free(scan);
 	free(logpot);
 }
 

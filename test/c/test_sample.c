@@ -953,10 +953,12 @@ TestSampleOutOfMemory(void)
 		P = 20,
 		N = 30
 	};
-	double	   *A = calloc((size_t) P * P, sizeof(double));
-	double	   *theta = calloc((size_t) P * 2, sizeof(double));
-	double	   *W = calloc((size_t) P * P * 4, sizeof(double));
-	double	   *coef = calloc((size_t) MrfTwiseCoefCount(P, 2), sizeof(double));
+	/* the models of 14 (enumerated) and of P variables: a star, each its own arrays */
+	const int	size[2] = {14, P};
+	double	   *A[2];
+	double	   *theta[2];
+	double	   *W[2];
+	double	   *coef[2];
 	double	   *logpot = calloc((size_t) (P - 1) * 4, sizeof(double));
 	int			start[P];
 	int			var[2 * (P - 1)];
@@ -968,20 +970,32 @@ TestSampleOutOfMemory(void)
 	int			sweeps = 0;
 	int			samplers[5] = {0};
 
+	for (int z = 0; z < 2; z++)
+	{
+		int			p = size[z];
+
+		A[z] = calloc((size_t) p * p, sizeof(double));
+		theta[z] = calloc((size_t) p * 2, sizeof(double));
+		W[z] = calloc((size_t) p * p * 4, sizeof(double));
+		coef[z] = calloc((size_t) MrfTwiseCoefCount(p, 2), sizeof(double));
+		for (int j = 1; j < p; j++)
+		{
+			int			pair[2] = {0, j};
+			double		x = 0.3 + 0.05 * j;
+
+			A[z][j] = A[z][(size_t) j * p] = x;
+			theta[z][j] = 0.1;
+			W[z][(((size_t) 0 * p + j) * 2 + 1) * 2 + 1] = x;
+			W[z][(((size_t) j * p + 0) * 2 + 1) * 2 + 1] = x;
+			coef[z][MrfSubsetIndex(p, pair, 2)] = x;
+		}
+	}
 	for (int j = 1; j < P; j++)
 	{
-		int			pair[2] = {0, j};
-		double		x = 0.3 + 0.05 * j;
-
 		start[j - 1] = 2 * (j - 1);
 		var[2 * (j - 1)] = 0;
 		var[2 * (j - 1) + 1] = j;
-		A[j] = A[(size_t) j * P] = x;
-		theta[j] = 0.1;
-		W[(((size_t) 0 * P + j) * 2 + 1) * 2 + 1] = x;
-		W[(((size_t) j * P + 0) * 2 + 1) * 2 + 1] = x;
-		coef[MrfSubsetIndex(P, pair, 2)] = x;
-		logpot[(size_t) (j - 1) * 4] = x;
+		logpot[(size_t) (j - 1) * 4] = 0.3 + 0.05 * j;
 	}
 	start[P - 1] = 2 * (P - 1);
 	/* the 14-variable star is the first 13 pairs */
@@ -994,31 +1008,32 @@ TestSampleOutOfMemory(void)
 			SampleOomCase c;
 			OomSweepResult res;
 			char		what[80];
+			int			z = sampler != 0;
 
 			/* t-wise models have neither a junction tree nor allocation */
 			if (kind == 2 && sampler >= 2)
 				continue;
 			memset(&c, 0, sizeof(c));
 			c.kind = kind;
-			c.p = sampler == 0 ? 14 : P;
+			/*
+			 * 0: enumeration (14 variables); 1: the chains (a junction tree
+			 * of one cell never fits); 2: the tree; 3: allocation
+			 */
+			c.p = size[z];
 			c.n = N;
 			c.opt.burn_in = 20;
 			c.opt.thin = 2;
-			/* 1: the chains (a junction tree of one cell never fits); 2: the tree; 3: allocation */
 			c.opt.max_tree_cells = sampler == 1 ? 1 : 0;
 			c.opt.allocate = sampler == 3;
 			c.opt.report = &report;
-			c.A = A;
-			c.theta = theta;
-			c.W = W;
-			c.coef = coef;
-			c.set = set[c.p == P];
+			c.A = A[z];
+			c.theta = theta[z];
+			c.W = W[z];
+			c.coef = coef[z];
+			c.set = set[z];
 			c.logpot = logpot;
 			c.out = out;
 			c.used = MRF_SAMPLER_NONE;
-			/* enumeration: the clique model of 14 variables (the others' matrices are P x P) */
-			if (sampler == 0 && kind != 3)
-				continue;
 			snprintf(what, sizeof(what), "%s sampler %d", kinds[kind], sampler);
 			res = OomSweep(what, SampleOomRelease, &c);
 			refused += res.refused;
@@ -1029,14 +1044,17 @@ TestSampleOutOfMemory(void)
 	printf("# sample out of memory: %ld refused requests over %d runs in %.2f s, each a clean MRF_ENOMEM; samplers: %d exact, %d tree, %d chains, %d allocate\n",
 		   refused, sweeps, seconds, samplers[MRF_SAMPLER_ENUMERATE], samplers[MRF_SAMPLER_TREE],
 		   samplers[MRF_SAMPLER_CHAINS], samplers[MRF_SAMPLER_ALLOCATE]);
-	CHECK(sweeps == 11 && samplers[MRF_SAMPLER_ENUMERATE] == 1 && samplers[MRF_SAMPLER_TREE] == 3 &&
+	CHECK(sweeps == 14 && samplers[MRF_SAMPLER_ENUMERATE] == 4 && samplers[MRF_SAMPLER_TREE] == 3 &&
 		  samplers[MRF_SAMPLER_CHAINS] == 4 && samplers[MRF_SAMPLER_ALLOCATE] == 3);
 	MrfCliqueSetFree(&MrfMallocEnv, set[0]);
 	MrfCliqueSetFree(&MrfMallocEnv, set[1]);
-	free(A);
-	free(theta);
-	free(W);
-	free(coef);
+	for (int z = 0; z < 2; z++)
+	{
+		free(A[z]);
+		free(theta[z]);
+		free(W[z]);
+		free(coef[z]);
+	}
 	free(logpot);
 	free(out);
 }
