@@ -2189,6 +2189,31 @@ AimOomRelease(void *arg, const MrfEnv *env)
 	return st;
 }
 
+/* The tables' plan (a Citus count's) of a sweep: the default workload, or a given one. */
+typedef struct AimTablesOomCase
+{
+	int			p;
+	const int  *card;
+	int			nworkload;
+	const int  *wstart;
+	const int  *wvar;
+} AimTablesOomCase;
+
+static MrfStatus
+AimTablesOomRelease(void *arg, const MrfEnv *env)
+{
+	AimTablesOomCase *c = arg;
+	MrfAimTables t;
+	int64_t		cells = MrfAimTablesPlan(c->p, c->card, c->nworkload, c->wstart, c->wvar,
+										 1 << 20, 1 << 24, env, &t);
+
+	if (cells > 0)
+		MrfAimTablesFree(env, &t);
+	else
+		CHECK(t.start == NULL && t.vars == NULL && t.offset == NULL && t.hash == NULL);
+	return cells > 0 ? MRF_OK : cells == -2 ? MRF_ENOMEM : MRF_EINVAL;
+}
+
 /*
  * Every allocation of a release refused in turn (harness.h's sweep): the
  * release must return MRF_ENOMEM, with no output, and hand back every
@@ -2198,7 +2223,7 @@ AimOomRelease(void *arg, const MrfEnv *env)
  * rare-value compression (a 40-value column, [MMSM22]'s one-ways: its
  * cleanup on each of its failure paths), the seeded schedule's tree (at
  * rho 0.1), the default workload's triples, and the tables' path; a given
- * workload on a graph with cycles under a binding cap.  Then
+ * workload on a graph with cycles under a binding cap; the tables' plans.  Then
  * with two scoring threads, whose allocations come in no fixed order: a
  * sample of request numbers refused three times each, MRF_ENOMEM (or
  * MRF_OK when the run never reached that request) and every block back.
@@ -2331,6 +2356,23 @@ TestOutOfMemory(void)
 		swept += res.refused;
 		seconds += res.seconds;
 		free(rows8);
+	}
+	/* the tables' plans: 12 columns' pairs and triples (its arrays grown many times), a given workload */
+	{
+		int			card12[12] = {2, 3, 4, 5, 2, 3, 4, 5, 2, 3, 4, 5};
+		int			wstart[4] = {0, 3, 5, 9};
+		int			wvar[9] = {0, 4, 9, 2, 3, 1, 5, 7, 11};
+
+		for (int given = 0; given < 2; given++)
+		{
+			AimTablesOomCase tc = {12, card12, given ? 3 : 0, wstart, wvar};
+			OomSweepResult res = OomSweep(given ? "aim tables' plan, a workload" :
+										  "aim tables' plan, the default workload",
+										  AimTablesOomRelease, &tc);
+
+			swept += res.refused;
+			seconds += res.seconds;
+		}
 	}
 	printf("# aim out of memory: %ld refused requests in %.2f s, each a clean MRF_ENOMEM (%d of 3 shapes compressed); "
 		   "two scoring threads: %ld refused (%ld reached) in %.2f s\n",
