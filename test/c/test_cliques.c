@@ -1461,10 +1461,10 @@ CliquesOomRelease(void *arg, const MrfEnv *env)
  * Every allocation of a clique model's learner, inference and estimation
  * refused in turn (harness.h's sweep): a chain of triples (a junction tree
  * of its own cliques) and a cycle of five pairs (exact through the min-fill
- * triangulation, or loopy BP), CGM and naive MLE; marginals, KL, the
- * mirror-descent estimate (estimate.c) over each engine, the set's
- * construction, the workspace plan and the maximum-likelihood fit of
- * given marginals.
+ * triangulation, or loopy BP, asked for or when the triangulation is over
+ * the cell limit), CGM and naive MLE; marginals, KL, the mirror-descent
+ * estimate (estimate.c) over each engine, the set's construction, the
+ * workspace plan and the maximum-likelihood fit of given marginals.
  */
 static void
 TestOutOfMemory(void)
@@ -1495,7 +1495,8 @@ TestOutOfMemory(void)
 		CHECK(MrfCliquesSample(set, truth, n, 0, 1, &rng, &MrfMallocEnv, rows) == MRF_OK);
 		CHECK(MrfCliquesMarginals(set, truth, NULL, &MrfMallocEnv, marg, NULL) == MRF_OK);
 		/* the chain's own engine; the cycle exact (triangulated) and loopy */
-		for (int mode = 0; mode < (g == 0 ? 1 : 2); mode++)
+		/* mode 2: auto with a junction tree over its cell limit (loopy after all) */
+		for (int mode = 0; mode < (g == 0 ? 1 : 3); mode++)
 			for (int op = 0; op < 7; op++)
 				for (int method = 0; method < (op == 0 ? 2 : 1); method++)
 				{
@@ -1514,7 +1515,8 @@ TestOutOfMemory(void)
 					c.opt.em_iterations = 3;
 					c.opt.estep_iterations = 20;
 					c.opt.fit_iterations = 20;
-					c.opt.bp.mode = mode ? MRF_INFER_LOOPY : MRF_INFER_AUTO;
+					c.opt.bp.mode = mode == 1 ? MRF_INFER_LOOPY : MRF_INFER_AUTO;
+					c.opt.bp.max_exact_cells = mode == 2 ? 4 : 0;
 					c.opt.bp.max_iterations = 20;
 					c.truth = truth;
 					c.logpot = logpot;
@@ -1524,10 +1526,11 @@ TestOutOfMemory(void)
 					if (op == 2)
 						memcpy(logpot, truth, sizeof(double) * (size_t) set->cells);
 					/* the KL enumerates and the set's build has no engine: once per set */
-					if ((op == 2 || op == 4) && mode == 1)
+					if ((op == 2 || op == 4) && mode >= 1)
 						continue;
 					snprintf(what, sizeof(what), "cliques %s, %s, op %d, method %d",
-							 g ? "cycle" : "chain", mode ? "loopy" : "auto", op, method);
+							 g ? "cycle" : "chain", mode == 1 ? "loopy" : mode ? "auto, over the limit" : "auto",
+							 op, method);
 					res = OomSweep(what, CliquesOomRelease, &c);
 					refused += res.refused;
 					seconds += res.seconds;
@@ -1542,7 +1545,7 @@ TestOutOfMemory(void)
 	}
 	printf("# cliques out of memory: %ld refused requests over %d runs in %.2f s, each a clean MRF_ENOMEM (%d fits exact, %d loopy)\n",
 		   refused, sweeps, seconds, exact, loopy);
-	CHECK(sweeps == 22 && exact == 8 && loopy == 4 && refused > 200);
+	CHECK(sweeps == 28 && exact == 8 && loopy == 8 && refused > 200);
 	MrfCliqueSetFree(&MrfMallocEnv, sets[0]);
 	MrfCliqueSetFree(&MrfMallocEnv, sets[1]);
 }
