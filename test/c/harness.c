@@ -79,7 +79,9 @@ ChiSquareStatistic(const long *observed, const double *prob, int k, long n)
 
 /*
  * Allocates with a size header so that frees can be accounted.  Atomic
- * counters: scoring threads allocate through the same environment.
+ * counters, so that threads may share one environment (a learner's own
+ * threads take memory from arenas the caller allocated, workers.h; a
+ * test's threads need not).
  */
 static void *
 CountingAlloc(void *ctx, size_t bytes)

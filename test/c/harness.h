@@ -111,11 +111,11 @@ typedef struct OomSweepResult
 OomSweepResult OomSweep(const char *what, OomRelease release, void *arg);
 
 /*
- * For releases whose allocation order is not deterministic (threads):
- * after the unrefused run, refuses `samples` request numbers spread evenly
- * over 1..requests, each `repeats` times; each run must return MRF_ENOMEM,
- * or MRF_OK if it never reached the refused request, and hand back every
- * block.
+ * For releases whose allocation order need not be the same from run to run
+ * (threads): after the unrefused run, refuses `samples` request numbers
+ * spread evenly over 1..requests, each `repeats` times; each run must
+ * return MRF_ENOMEM, or MRF_OK if it never reached the refused request,
+ * and hand back every block.
  */
 OomSweepResult OomSweepSampled(const char *what, OomRelease release, void *arg,
 							   int samples, int repeats);
