@@ -2223,10 +2223,11 @@ AimTablesOomRelease(void *arg, const MrfEnv *env)
  * rare-value compression (a 40-value column, [MMSM22]'s one-ways: its
  * cleanup on each of its failure paths), the seeded schedule's tree (at
  * rho 0.1), the default workload's triples, and the tables' path; a given
- * workload on a graph with cycles under a binding cap; the tables' plans.  Then
- * with two scoring threads, whose allocations come in no fixed order: a
- * sample of request numbers refused three times each, MRF_ENOMEM (or
- * MRF_OK when the run never reached that request) and every block back.
+ * workload on a graph with cycles under a binding cap; the tables' plans.
+ * Then with two scoring threads (their arenas, the redone candidates), a
+ * sweep that does not rely on one order of requests: a sample of request
+ * numbers refused three times each, MRF_ENOMEM (or MRF_OK when the run
+ * never reached that request) and every block back.
  */
 static void
 TestOutOfMemory(void)
