@@ -184,11 +184,32 @@ CountsStart(ShippedState *s)
 		s->ncells = 0;
 		return;
 	}
-	/* the tables and one batch's tables (count_rows), before allocating them */
-	MrfCheckMemory(learner->name, 2.0 * sizeof(int64) * (double) s->ncells);
+	s->batch = CountsBatch(s->ncells, s->rows->row_bytes);
+
+	/*
+	 * Everything the state holds at once, checked in one sum before any of
+	 * it is allocated (CountsStart runs at the first row, before that row
+	 * is stored: no row storage yet):
+	 *
+	 * - its tables: ncells + 1 counts;
+	 * - the tables count_rows fills for one batch before adding them, as
+	 * many (the clique learner's and MST's; AIM's counts into the state's
+	 * tables, for which this term is a margin);
+	 * - the batch of rows gathered before they are counted: the row storage,
+	 * reserved here for the whole batch so that it never grows past what
+	 * was checked (a batch is counted as soon as it is full).
+	 *
+	 * The batch is at least the tables' size, so the rows are about a third
+	 * of the sum: checking the tables alone let a worker hold 1.5 times
+	 * what mrfdp.max_learner_memory allows.
+	 */
+	Assert(s->rows->capacity == 0);
+	MrfCheckMemory(learner->name,
+				   2.0 * sizeof(int64) * (double) (s->ncells + 1) +
+				   MrfRowsStateBytes(s->rows, s->batch));
 	s->counts = MemoryContextAllocHuge(s->hdr.eoh_context, sizeof(int64) * (s->ncells + 1));
 	memset(s->counts, 0, sizeof(int64) * (s->ncells + 1));
-	s->batch = CountsBatch(s->ncells, s->rows->row_bytes);
+	MrfRowsStateReserve(s->rows, s->hdr.eoh_context, s->batch, learner->name);
 }
 
 /* See ShippedMethods. */

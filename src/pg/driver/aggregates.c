@@ -122,6 +122,13 @@ Reserve(MrfRowsState *state, MemoryContext cxt, int64 rows, const char *learner)
 	return true;
 }
 
+/* See driver/aggregates.h. */
+void
+MrfRowsStateReserve(MrfRowsState *state, MemoryContext cxt, int64 rows, const char *learner)
+{
+	(void) Reserve(state, cxt, rows, learner);
+}
+
 /* Room for one more row, zeroed, growing geometrically under the memory limit. */
 void *
 MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner)

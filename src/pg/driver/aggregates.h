@@ -109,6 +109,15 @@ void		MrfRowsStateSetShape(MrfRowsState *state, int p, int k);
 void		MrfRowsStateInitReader(MrfRowsState *state, Oid typid, const MrfOptions *opt,
 								   MemoryContext cxt, const char *learner);
 
+/*
+ * Room for at least `rows` rows at once, under mrfdp.max_learner_memory (an
+ * error naming learner beyond it): the storage grows, if it must, to what
+ * MrfRowsStateBytes(state, rows) said before the call, and appending then
+ * does not grow it while n stays at most `rows`.
+ */
+void		MrfRowsStateReserve(MrfRowsState *state, MemoryContext cxt, int64 rows,
+								const char *learner);
+
 /* Room for one more row, zeroed, under mrfdp.max_learner_memory. */
 void	   *MrfRowsStateAppend(MrfRowsState *state, MemoryContext cxt, const char *learner);
 
