@@ -193,6 +193,7 @@ TwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	MrfModel   *model;
 	StringInfoData meta;
 	double	   *coef;
+	double		width;
 
 	coef = MemoryContextAllocHuge(run->mcxt, sizeof(double) * (Size) ncoef);
 	if (rows->fw_scores != NULL)
@@ -211,7 +212,11 @@ TwiseRun(MrfPlan *plan, const MrfRowsState *rows, MrfRun *run)
 	if (rows->fw_scores != NULL)
 		appendStringInfoString(&meta, ", \"distributed\": \"frank-wolfe score sums from the shards\"");
 	coef[0] = 0;
-	MrfMetaAppendWidth(&meta, MrfTwiseWidth(coef, p, to->t, &run->env), to->lambda);
+	width = MrfTwiseWidth(coef, p, to->t, &run->env);
+	/* p and t were checked: -1 here is the core's allocator refusing memory */
+	if (width < 0.0)
+		MrfRunCheck(run, MRF_ENOMEM);
+	MrfMetaAppendWidth(&meta, width, to->lambda);
 	if (linf)
 	{
 		int64		n2 = MrfTwiseQueryRows(to, n);
