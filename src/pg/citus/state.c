@@ -200,8 +200,9 @@ CountsStart(ShippedState *s)
 	 * was checked (a batch is counted as soon as it is full).
 	 *
 	 * The batch is at least the tables' size, so the rows are about a third
-	 * of the sum: checking the tables alone let a worker hold 1.5 times
-	 * what mrfdp.max_learner_memory allows.
+	 * of the sum; checked alone while they grew by doubling past the batch,
+	 * they let a worker hold up to about twice what the check of the
+	 * tables allowed for.
 	 */
 	Assert(s->rows->capacity == 0);
 	MrfCheckMemory(learner->name,
