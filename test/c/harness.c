@@ -175,6 +175,22 @@ SecondsSince(const struct timespec *t0)
 	return (double) (t1.tv_sec - t0->tv_sec) + 1e-9 * (double) (t1.tv_nsec - t0->tv_nsec);
 }
 
+/*
+ * The release once without refusals, from t0 on: it must succeed, and its
+ * requests are counted into res.  Whether there is anything to refuse.
+ */
+static int
+OomBaseline(const char *what, OomRelease release, void *arg, struct timespec *t0,
+			OomSweepResult *res)
+{
+	MrfStatus	st;
+
+	clock_gettime(CLOCK_MONOTONIC, t0);
+	st = OomRun(what, release, arg, 0, &res->requests);
+	CHECK_MSG(st == MRF_OK, "%s: status %d without refusals", what, (int) st);
+	return st == MRF_OK && res->requests > 0;
+}
+
 /* Refuses each request of the release in turn. */
 OomSweepResult
 OomSweep(const char *what, OomRelease release, void *arg)
@@ -183,10 +199,7 @@ OomSweep(const char *what, OomRelease release, void *arg)
 	struct timespec t0;
 	MrfStatus	st;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	st = OomRun(what, release, arg, 0, &res.requests);
-	CHECK_MSG(st == MRF_OK, "%s: status %d without refusals", what, (int) st);
-	if (st != MRF_OK)
+	if (!OomBaseline(what, release, arg, &t0, &res))
 		return res;
 	for (long k = 1; k <= res.requests; k++)
 	{
@@ -210,10 +223,7 @@ OomSweepSampled(const char *what, OomRelease release, void *arg, int samples, in
 	struct timespec t0;
 	MrfStatus	st;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	st = OomRun(what, release, arg, 0, &res.requests);
-	CHECK_MSG(st == MRF_OK, "%s: status %d without refusals", what, (int) st);
-	if (st != MRF_OK || res.requests == 0)
+	if (!OomBaseline(what, release, arg, &t0, &res))
 		return res;
 	for (int s = 0; s < samples; s++)
 	{
@@ -289,15 +299,12 @@ main(void)
 	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 	{
 		struct timespec t0;
-		struct timespec t1;
 
 		if (only != NULL && !GroupListed(only, groups[i].name))
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		groups[i].fn();
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		printf("# %s: %.2f s\n", groups[i].name,
-			   (double) (t1.tv_sec - t0.tv_sec) + 1e-9 * (double) (t1.tv_nsec - t0.tv_nsec));
+		printf("# %s: %.2f s\n", groups[i].name, SecondsSince(&t0));
 	}
 	printf("%d passed, %d failed\n", TestPassed, TestFailed);
 	return TestFailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -36,14 +36,7 @@ EXCEPTION WHEN OTHERS THEN
 	INSERT INTO mc VALUES (src, NULL, msg);
 END $$;
 -- the workers' setting, changed and reloaded (their next statement reads it)
-CREATE FUNCTION pg_temp.workers_memory(setting text) RETURNS text[] LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM run_command_on_workers(CASE WHEN setting IS NULL THEN 'ALTER SYSTEM RESET mrfdp.max_learner_memory'
-									   ELSE format('ALTER SYSTEM SET mrfdp.max_learner_memory = %L', setting) END);
-	PERFORM run_command_on_workers('SELECT pg_reload_conf()');
-	PERFORM pg_sleep(0.5);
-	RETURN (SELECT array_agg(result ORDER BY nodeport) FROM run_command_on_workers('SHOW mrfdp.max_learner_memory'));
-END $$;
+\ir lib/workers_memory.psql
 SET client_min_messages = warning;
 
 -- the coordinator at 16 MB, the workers at their default

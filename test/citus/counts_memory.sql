@@ -101,14 +101,7 @@ SELECT is(cm_partial('cm8_local', 64, cm_fits_kb(8, 64)), 'ok', 'and at the figu
 
 -- The workers: their setting, changed and reloaded (their next statement reads it).
 SET client_min_messages = error;
-CREATE FUNCTION pg_temp.workers_memory(setting text) RETURNS text[] LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM run_command_on_workers(CASE WHEN setting IS NULL THEN 'ALTER SYSTEM RESET mrfdp.max_learner_memory'
-									   ELSE format('ALTER SYSTEM SET mrfdp.max_learner_memory = %L', setting) END);
-	PERFORM run_command_on_workers('SELECT pg_reload_conf()');
-	PERFORM pg_sleep(0.5);
-	RETURN (SELECT array_agg(result ORDER BY nodeport) FROM run_command_on_workers('SHOW mrfdp.max_learner_memory'));
-END $$;
+\ir lib/workers_memory.psql
 SET client_min_messages = warning;
 CREATE FUNCTION cm_spent(rel regclass) RETURNS numeric LANGUAGE sql
 	AS $$SELECT coalesce(spent_zcdp_rho, 0) FROM mrfdp.budget WHERE relation = rel$$;

@@ -702,7 +702,7 @@ AimPaperFromRows(int p, const MrfAimOptions *given)
 	MrfAimBudgetPlan b;
 	int64		n = AimFirstRowsAtSignal(given->rho, p, MRF_AIM_PAPER_SIGNAL);
 
-	if (n < 1 || MrfAimAutoPaper(given->rho, n, p) != 1)
+	if (n < 1)
 		return 0;
 	o.schedule = MRF_AIM_SCHEDULE_AUTO;
 	o.n = n;
@@ -802,7 +802,9 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 	 * (small n's), and below the first n at which [MMSM22]'s would run
 	 * (AimPaperFromRows), so that the answer never hides the other schedule.
 	 */
-	if (PG_ARGISNULL(2) && ao.schedule == MRF_AIM_SCHEDULE_AUTO)
+	if (!PG_ARGISNULL(2))
+		ao.n = PG_GETARG_INT64(2);
+	else if (ao.schedule == MRF_AIM_SCHEDULE_AUTO)
 	{
 		paper_from = AimPaperFromRows(p, &ao);
 		ao.schedule = MRF_AIM_SCHEDULE_SEEDED;
@@ -821,8 +823,6 @@ mrf_learn_aim_plan(PG_FUNCTION_ARGS)
 		if (paper_from > 0 && middle_from >= paper_from)
 			middle_from = 0;
 	}
-	else if (!PG_ARGISNULL(2))
-		ao.n = PG_GETARG_INT64(2);
 	if (!PG_ARGISNULL(2) && ao.n < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
