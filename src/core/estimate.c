@@ -230,6 +230,21 @@ Evaluate(Estimator *e, const double *theta, double *mu, double *grad, double *lo
 	return MRF_OK;
 }
 
+/*
+ * The largest magnitude a step may give a potential.  When noisy targets
+ * lie where no distribution reaches (a negative count, or more than n: a
+ * tiny budget over few rows), the loss keeps falling as a potential runs
+ * off toward infinity, every step is accepted and the step doubles each
+ * time: after some hundreds of steps the potentials overflowed, inference
+ * refused them, and AIM failed after the protected path's charge ("internal
+ * status 2"; rho 1e-8 over 40 rows of 101 binary columns).  A trial step
+ * past this bound is rejected as too long, as one that does not lower the
+ * loss is.  2^900 is far beyond any potential a converging estimate holds
+ * (exp(-745) already underflows), and sums of potentials over the cliques
+ * and their messages stay finite.
+ */
+#define ESTIMATE_MAX_POTENTIAL 0x1p900
+
 /* See estimate.h. */
 MrfStatus
 MrfEstimate(const MrfCliqueSet *set, const int *card, const MrfMeasurement *meas,
@@ -359,9 +374,19 @@ MrfEstimate(const MrfCliqueSet *set, const int *card, const MrfMeasurement *meas
 		for (int ls = 0; ls < 30; ls++)
 		{
 			double		predicted = 0.0;
+			int			bounded = 1;
 
 			for (int64_t c = 0; c < cells; c++)
+			{
 				logpot[c] = omega[c] - alpha * grad[c];
+				/* NaN fails this too */
+				bounded &= fabs(logpot[c]) <= ESTIMATE_MAX_POTENTIAL;
+			}
+			if (!bounded)
+			{
+				alpha *= 0.5;
+				continue;
+			}
 			status = Evaluate(&e, logpot, mu, NULL, &new_loss);
 			if (status != MRF_OK)
 				goto done;

@@ -135,6 +135,8 @@ AimCaps(const MrfOptions *opt, const char *learner, int64 *max_model_cells,
 	return NULL;
 }
 
+static int64 AimFirstRowsAtSignal(double rho, int p, double threshold);
+
 /*
  * The rates of a release of rho over p variables with T = rounds and the
  * one-way share (0: the schedule's defaults, MrfAimBudget), checked as
@@ -152,6 +154,8 @@ AimRates(const char *learner, double rho, int p, int rounds, double share, int s
 	MrfAimBudgetPlan b;
 	uint64		num,
 				den;
+	int64		tiers[5] = {1, 0, 0, 0, INT64_MAX};
+	int			ntiers = schedule == MRF_AIM_SCHEDULE_PAPER ? 1 : 5;
 
 	if (schedule == MRF_AIM_SCHEDULE_PAPER && share == 0.0 && rounds > 0 && 0.9 * p >= rounds)
 		return MrfRefuse(ERRCODE_INVALID_PARAMETER_VALUE,
@@ -159,19 +163,33 @@ AimRates(const char *learner, double rho, int p, int rounds, double share, int s
 						 psprintf("Under schedule 'paper' each of the %d one-way marginals costs 0.9 rho / T, so T must be above %g; %d rounds would spend more than rho on them.",
 								  p, 0.9 * p, rounds),
 						 "Give more rounds or a one_way_share, or use schedule 'auto' or 'seeded'.");
+	/*
+	 * The rates depend on n (counted later, after the charge on the
+	 * protected path) through the signal (MrfAimScheduleSignal): the
+	 * automatic schedule picks [MMSM22]'s from MRF_AIM_PAPER_SIGNAL on, and
+	 * the seeded schedule's shares and T step at MRF_AIM_SEED_LOW_SIGNAL
+	 * and MRF_AIM_SEED_MID_SIGNAL (MrfAimSeedShares).  Within a tier they
+	 * do not depend on n, so every tier is checked at its first row count:
+	 * the middle tier's seed measures its pairs at 0.2925 rho against the
+	 * lowest tier's 0.3, and a rho between the two passed a check of the
+	 * smallest and largest n only, then failed after the charge on a
+	 * relation of some 350 million rows.  [MMSM22]'s schedule by name does
+	 * not depend on n.
+	 */
+	tiers[1] = AimFirstRowsAtSignal(rho, p, MRF_AIM_SEED_LOW_SIGNAL);
+	tiers[2] = AimFirstRowsAtSignal(rho, p, MRF_AIM_SEED_MID_SIGNAL);
+	tiers[3] = AimFirstRowsAtSignal(rho, p, MRF_AIM_PAPER_SIGNAL);
 	MrfAimDefaultOptions(&ao);
 	ao.rho = rho;
 	ao.rounds = rounds;
 	ao.one_way_share = share;
 	ao.schedule = schedule;
-	/*
-	 * the automatic schedule's two outcomes (n is counted later): the
-	 * smallest n's and the largest's (privacy.c MrfAimAutoPaper); the
-	 * others do not depend on n
-	 */
-	for (int big = 0; big < (schedule == MRF_AIM_SCHEDULE_AUTO ? 2 : 1); big++)
+	for (int t = 0; t < ntiers; t++)
 	{
-		ao.n = big ? INT64_MAX : 1;
+		/* 0: no row count reaches that signal */
+		if (tiers[t] < 1)
+			continue;
+		ao.n = tiers[t];
 		if (MrfAimBudget(p, &ao, &b) == 0 &&
 			MrfAimGaussianVariance(b.rho_one, &num, &den) == 0 &&
 			MrfAimGaussianVariance(b.rho_measure, &num, &den) == 0 &&

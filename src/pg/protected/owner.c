@@ -39,7 +39,10 @@
  * view (a table can still become one by CREATE RULE "_RETURN") runs its
  * owner's query and functions; a policy forced on the owner may raise on a
  * row.  Whether such a read fails is a deterministic function of the data,
- * which no charge would make private.
+ * which no charge would make private.  A materialized view that has not
+ * been populated (created WITH NO DATA, or refreshed so) fails every read:
+ * a catalog fact, refused before the charge like the others, rather than
+ * charged and then withheld as a failed read.
  */
 static bool
 IsFallibleSource(Oid relid)
@@ -53,9 +56,24 @@ IsFallibleSource(Oid relid)
 	form = (Form_pg_class) GETSTRUCT(tup);
 	fallible = (form->relkind != RELKIND_RELATION && form->relkind != RELKIND_PARTITIONED_TABLE &&
 				form->relkind != RELKIND_MATVIEW) ||
+		(form->relkind == RELKIND_MATVIEW && !form->relispopulated) ||
 		(form->relrowsecurity && form->relforcerowsecurity);
 	ReleaseSysCache(tup);
 	return fallible;
+}
+
+/* Whether materialized view relid holds data (pg_class.relispopulated). */
+static bool
+MatviewIsPopulated(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		populated;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	populated = ((Form_pg_class) GETSTRUCT(tup))->relispopulated;
+	ReleaseSysCache(tup);
+	return populated;
 }
 
 /*
@@ -80,6 +98,12 @@ MrfRefuseFallibleSource(Oid relid, const char *fname)
 				 errmsg("%s cannot read foreign table %s", fname, name),
 				 errdetail("Whether a foreign table can be read depends on its data (a malformed line, a remote error), which would tell the caller about the data."),
 				 errhint("Copy the data into a table, or a materialized view, and protect that.")));
+	if (relkind == RELKIND_MATVIEW && !MatviewIsPopulated(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s cannot read materialized view %s, which has not been populated", fname, name),
+				 errdetail("Every read of it fails until it is populated, whatever its data."),
+				 errhint("Its owner can populate it with REFRESH MATERIALIZED VIEW.")));
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
 		relkind != RELKIND_MATVIEW)
 		ereport(ERROR,
