@@ -341,7 +341,8 @@ SELECT is((SELECT v->'labels' FROM released, jsonb_array_elements(i->'variables'
 SELECT is((SELECT count(*) FROM mrfdp.ledger WHERE relation = 'atk_aim'::regclass), 6::bigint,
 		  'the release was charged once');
 
-DROP TABLE atk_aim, atk_aim_mem, atk_aim_wide, atk_aim_101, atk_aim_10 CASCADE;
+DROP MATERIALIZED VIEW atk_aim_mv;
+DROP TABLE atk_aim, atk_aim_mem, atk_aim_wide, atk_aim_101, atk_aim_10;
 DROP TYPE atk_colour;
 RESET mrfdp.test_seed;
 SELECT * FROM finish();
