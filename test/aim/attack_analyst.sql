@@ -19,7 +19,9 @@
 --      release) keep their ledger row and release nothing; the plan
 --      function told the memory refusal from public sizes beforehand.
 --   4. Every call is charged: three calls in one statement are three
---      releases, a call the statement never makes is none.
+--      releases, a call the statement never makes is none; a WITH HOLD
+--      cursor's calls run (and are charged) at COMMIT, a cursor fetched
+--      once charges one call.
 --   5. Crafted workloads and options (unknown, unread, repeated or
 --      out-of-range columns, wrong shapes, NaN, infinite, negative or
 --      subnormal numbers, a column list with duplicates or system columns)
@@ -30,7 +32,7 @@
 --      count; an alphabet value no row holds is learned like the others.
 -- Not in a transaction (charges are committed by a background worker),
 -- except where a test needs one.  No output here depends on a NOTICE.
-SELECT plan(40);
+SELECT plan(43);
 
 \ir ../lib/protected.psql
 SET client_min_messages = warning;
@@ -164,6 +166,10 @@ SELECT ok((SELECT m IS NOT NULL AND mrf_info(m)->>'rho_spent' = '0.000000001' FR
 SELECT is((SELECT count(*) FROM tiny, mrf_sample(m, 5)), 5::bigint, 'which samples');
 SELECT ok((SELECT abs(rho - 1.0078125e-9) < 1e-22 AND rows_read = 10 FROM mrfdp.ledger WHERE relation = 'atk_aim_10'::regclass),
 		  'charged once, at rho (1 + 1/128)');
+SET ROLE mrfdp_tap_analyst;
+SELECT ok(mrf_learn_mst_from('atk_aim_10', NULL, rho => 1e-9) IS NOT NULL,
+		  'MST, whose estimator it is too, releases at that budget');
+RESET ROLE;
 
 -- 3. Failures after the charge
 SET mrfdp.max_learner_memory = '2MB';
@@ -232,6 +238,45 @@ SELECT is((SELECT count(*) FROM (SELECT mrf_learn_aim_from('atk_aim', NULL, rho 
 RESET ROLE;
 SELECT is(pg_temp.atk_ledger('atk_aim'), '5 / 0.31494140625 / 5',
 		  'is not charged; the three are charged one each');
+-- cursors: a WITH HOLD cursor runs its calls at COMMIT, a cursor fetched once runs one
+CREATE TEMP TABLE fetched (released boolean);
+GRANT INSERT ON fetched TO mrfdp_tap_analyst;
+SET ROLE mrfdp_tap_analyst;
+BEGIN;
+DECLARE held CURSOR WITH HOLD FOR
+SELECT mrf_learn_aim_from('atk_aim', NULL, rho => 0.0625, columns => ARRAY['flag', 'level']) IS NOT NULL AS released
+FROM generate_series(1, 2);
+COMMIT;
+DO $$
+DECLARE
+	c refcursor := 'held';
+	r record;
+BEGIN
+	LOOP
+		FETCH c INTO r;
+		EXIT WHEN NOT FOUND;
+		INSERT INTO fetched VALUES (r.released);
+	END LOOP;
+END $$;
+CLOSE held;
+BEGIN;
+DECLARE once CURSOR FOR
+SELECT mrf_learn_aim_from('atk_aim', NULL, rho => 0.0625, columns => ARRAY['flag', 'level']) IS NOT NULL AS released
+FROM generate_series(1, 3);
+DO $$
+DECLARE
+	c refcursor := 'once';
+	r record;
+BEGIN
+	FETCH c INTO r;
+	INSERT INTO fetched VALUES (r.released);
+END $$;
+CLOSE once;
+COMMIT;
+RESET ROLE;
+SELECT is((SELECT count(*) FROM fetched WHERE released), 3::bigint,
+		  'a WITH HOLD cursor released its two rows (run at COMMIT), a cursor fetched once one');
+SELECT is(pg_temp.atk_ledger('atk_aim'), '8 / 0.50390625 / 8', 'each call made was charged, none that was not');
 CREATE TEMP TABLE before_refusals AS SELECT pg_temp.atk_ledger('atk_aim') AS s;
 
 -- 5. Crafted workloads and options: refused before the charge, each with its SQLSTATE
@@ -338,7 +383,7 @@ SELECT is((SELECT i->'source' FROM released), '{"columns": ["colour", "flag", "l
 SELECT is((SELECT v->'labels' FROM released, jsonb_array_elements(i->'variables') v WHERE v->>'name' = 'level'),
 		  '["lo", "hi", "mid"]'::jsonb,
 		  'a value of the declared alphabet that no row holds is learned like the others');
-SELECT is((SELECT count(*) FROM mrfdp.ledger WHERE relation = 'atk_aim'::regclass), 6::bigint,
+SELECT is((SELECT count(*) FROM mrfdp.ledger WHERE relation = 'atk_aim'::regclass), 9::bigint,
 		  'the release was charged once');
 
 DROP MATERIALIZED VIEW atk_aim_mv;
