@@ -120,7 +120,53 @@ FindRoot(int *parent, int v)
 	return v;
 }
 
-/* See mst.h. */
+/*
+ * Whether key[a] ranks above key[b] in the selections' order: the larger
+ * key first, the lower pair index on a tie (a tie has probability 0).
+ */
+static inline int
+RanksAbove(const double *key, int32_t a, int32_t b)
+{
+	return key[a] > key[b] || (key[a] == key[b] && a < b);
+}
+
+/* Restores the max-heap order of heap[0..size) below position at. */
+static void
+SiftDown(const double *key, int32_t *heap, int64_t size, int64_t at)
+{
+	int32_t		moving = heap[at];
+
+	for (;;)
+	{
+		int64_t		child = 2 * at + 1;
+
+		if (child >= size)
+			break;
+		if (child + 1 < size && RanksAbove(key, heap[child + 1], heap[child]))
+			child++;
+		if (!RanksAbove(key, heap[child], moving))
+			break;
+		heap[at] = heap[child];
+		at = child;
+	}
+	heap[at] = moving;
+}
+
+/*
+ * See mst.h.  The selections as one draw (privacy.md 12, "The selections
+ * as one draw"): each given pair e gets one Gumbel G_e, and the pairs are
+ * taken in decreasing order of scale q_e + G_e, each kept when it joins
+ * two trees and fits max_cells (Kruskal's order).  The kept sequence has
+ * the law of the sequential mechanisms, one MrfExponentialSelect at scale
+ * per kept pair over the pairs that then join two trees and fit: a pair
+ * that does not is never eligible again (trees only merge, the cells only
+ * grow), and by the exponential race behind Gumbel-max the first of the
+ * still eligible pairs to come is e with probability proportional to
+ * exp(scale q_e), whatever came before.  So the privacy is the sequential
+ * mechanisms' (section 12's M2, as charged), and the work is
+ * O(p^2 log p) instead of O(p^3): one Gumbel a pair instead of one a pair
+ * per edge.
+ */
 MrfStatus
 MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 				   const double *const *prob, int64_t n, double scale, int64_t max_cells,
@@ -129,8 +175,9 @@ MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 {
 	int64_t		cells = 0;
 	int64_t		npairs = (int64_t) p * (p - 1) / 2;
-	double	   *score;
-	uint8_t    *eligible;
+	int64_t		given = 0;
+	double	   *key;
+	int32_t    *heap;
 	int		   *pi;
 	int		   *pj;
 	int		   *root;
@@ -142,17 +189,21 @@ MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 		*selections = 0;
 	if (p < 2 || npairs > (int64_t) 1 << 30)
 		return MRF_EINVAL;
-	score = MrfAlloc(env, sizeof(double) * npairs);
-	eligible = MrfAlloc(env, npairs);
+	key = MrfAlloc(env, sizeof(double) * npairs);
+	heap = MrfAlloc(env, sizeof(int32_t) * npairs);
 	pi = MrfAlloc(env, sizeof(int) * npairs);
 	pj = MrfAlloc(env, sizeof(int) * npairs);
 	root = MrfAlloc(env, sizeof(int) * p);
-	if (!score || !eligible || !pi || !pj || !root)
+	if (!key || !heap || !pi || !pj || !root)
 	{
 		status = MRF_ENOMEM;
 		goto done;
 	}
-	/* the quality of every pair: L1 between its table and the product model */
+
+	/*
+	 * the quality of every given pair (L1 between its table and the product
+	 * model), and its key: scale times the quality plus its one Gumbel
+	 */
 	for (int i = 0, e = 0; i < p; i++)
 		for (int j = i + 1; j < p; j++, e++)
 		{
@@ -161,64 +212,60 @@ MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 
 			pi[e] = i;
 			pj[e] = j;
-			score[e] = 0.0;
+			key[e] = 0.0;
 			if (t == NULL)
 				continue;
+			if (!isfinite(scale) || scale <= 0.0)
+			{
+				status = MRF_EINVAL;
+				goto done;
+			}
 			MrfPollWork(env, &work, (int64_t) ccard[i] * ccard[j]);
 			for (int a = 0; a < ccard[i]; a++)
 				for (int b = 0; b < ccard[j]; b++)
 					l1 += fabs((double) t[a * ccard[j] + b] -
 							   (double) n * prob[i][a] * prob[j][b]);
-			score[e] = l1;
+			key[e] = scale * l1 + MrfRngGumbel(rng);
+			heap[given++] = e;
 		}
+	for (int64_t at = given / 2 - 1; at >= 0; at--)
+		SiftDown(key, heap, given, at);
 	for (int v = 0; v < p; v++)
 		root[v] = v;
 
 	/*
-	 * up to p - 1 rounds, each over the given pairs that join two
-	 * components (Kruskal) and keep the forest's tables within max_cells;
-	 * fewer when no such pair is left
+	 * the given pairs by decreasing key, each kept when it joins two trees
+	 * and keeps the forest's tables within max_cells, until p - 1 are kept
+	 * or none is left
 	 */
-	for (int round = 0; round < p - 1; round++)
+	while (given > 0 && *nedges < p - 1)
 	{
-		int			pick;
-		int			a;
-		int			b;
-		int			any = 0;
+		int32_t		e = heap[0];
+		int			a = FindRoot(root, pi[e]);
+		int			b = FindRoot(root, pj[e]);
+		int64_t		ecells = (int64_t) ccard[pi[e]] * ccard[pj[e]];
 
-		for (int64_t e = 0; e < npairs; e++)
-		{
-			eligible[e] = pair[e] != NULL &&
-				(max_cells <= 0 ||
-				 cells + (int64_t) ccard[pi[e]] * ccard[pj[e]] <= max_cells) &&
-				FindRoot(root, pi[e]) != FindRoot(root, pj[e]);
-			any |= eligible[e];
-		}
-		if (!any)
-			break;
+		heap[0] = heap[--given];
+		SiftDown(key, heap, given, 0);
+		MrfPollWork(env, &work, 32);
+		if (a == b || (max_cells > 0 && cells + ecells > max_cells))
+			continue;
+		/* one exponential mechanism's pick, counted as the sequential form counts it */
 		if (selections != NULL)
 			(*selections)++;
-		pick = MrfExponentialSelect(score, eligible, (int) npairs, scale, rng);
-		if (pick < 0)
-		{
-			status = MRF_EINVAL;
-			goto done;
-		}
-		edges[2 * round] = pi[pick];
-		edges[2 * round + 1] = pj[pick];
-		*nedges = round + 1;
-		cells += (int64_t) ccard[pi[pick]] * ccard[pj[pick]];
-		a = FindRoot(root, pi[pick]);
-		b = FindRoot(root, pj[pick]);
+		edges[2 * *nedges] = pi[e];
+		edges[2 * *nedges + 1] = pj[e];
+		(*nedges)++;
+		cells += ecells;
 		root[a] = b;
 		if (progress != NULL)
 			MrfPoll(env, progress[0], progress[1]);
 		else
-			MrfPoll(env, round + 1, p - 1);
+			MrfPoll(env, *nedges, p - 1);
 	}
 done:
-	MrfFree(env, score);
-	MrfFree(env, eligible);
+	MrfFree(env, key);
+	MrfFree(env, heap);
 	MrfFree(env, pi);
 	MrfFree(env, pj);
 	MrfFree(env, root);

@@ -137,14 +137,15 @@ MrfStatus	MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 /*
  * The same over the pairs given: pair[e] (pairs in MrfMstPairIndex order)
  * is pair e's table over ccard, or NULL when the pair may not be chosen.
- * Selects edges of a spanning forest of the given pairs' graph, Kruskal's
- * order, one MrfExponentialSelect per edge among the given pairs that join
- * two trees and keep the chosen pairs' cells (sum of ccard_i ccard_j)
- * within max_cells (0: no limit), until none does: *nedges edges, p minus
- * that graph's components at most (p - 1 when every pair is given and
- * there is no limit).  *selections (when not NULL): the exponential
- * mechanisms run, each counted before it draws, what the caller charges
- * for (today one edge each).  Polls after each edge with progress[0] done
+ * Selects edges of a spanning forest of the given pairs' graph, in the law
+ * of one exponential mechanism at scale per edge among the given pairs
+ * that join two trees and keep the chosen pairs' cells (sum of ccard_i
+ * ccard_j) within max_cells (0: no limit), until none does, drawn at once
+ * (one Gumbel a pair, then Kruskal's order: privacy.md 12, "The selections
+ * as one draw"): *nedges edges, p minus that graph's components at most
+ * (p - 1 when every pair is given and there is no limit).  *selections
+ * (when not NULL): the exponential mechanisms it stands for, one an edge,
+ * what the caller charges for.  Polls after each edge with progress[0] done
  * of progress[1] (NULL: the edges of p - 1).  MST's tree and AIM's seed
  * (aim.c).
  */

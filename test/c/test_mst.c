@@ -360,6 +360,199 @@ TestSelectionLaw(void)
 }
 
 /*
+ * The exact law of the ordered pairs the sequential mechanisms select over
+ * a forest's given pairs (given[e]) within max_cells: each round picks,
+ * with probability proportional to exp(c q), one of the given pairs that
+ * join two components and fit, until none does; prob[code] by sequence,
+ * code = sum over rounds k of (pair + 1) 7^k.
+ */
+static void
+ForestLaw(const double *q, double c, const int *pi, const int *pj, const int *given,
+		  const int *pcells, int64_t max_cells, int mask, int64_t cells, int code,
+		  int depth, double pr, double *prob)
+{
+	double		z = 0.0;
+	int			step = 1;
+
+	for (int k = 0; k < depth; k++)
+		step *= 7;
+	for (int e = 0; e < SEL_PAIRS; e++)
+		if (given[e] && !((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj) &&
+			cells + pcells[e] <= max_cells)
+			z += exp(c * q[e]);
+	if (z == 0.0)
+	{
+		prob[code] += pr;
+		return;
+	}
+	for (int e = 0; e < SEL_PAIRS; e++)
+		if (given[e] && !((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj) &&
+			cells + pcells[e] <= max_cells)
+			ForestLaw(q, c, pi, pj, given, pcells, max_cells, mask | (1 << e),
+					  cells + pcells[e], code + (e + 1) * step, depth + 1,
+					  pr * exp(c * q[e]) / z, prob);
+}
+
+/*
+ * Black box: MrfMstSelectForest, which takes the pairs in one draw
+ * (Kruskal's order over scale q + Gumbel), against the exact law of the
+ * sequential mechanisms it stands for, over the ordered sequence of pairs
+ * it returns, with a pair not given and a cell limit that ends some
+ * forests before they span (p = 4: 2 to 3 pairs kept); chi-square over the
+ * sequences of expected count 5 or more and the rest as one bin.  Twice
+ * the scale must be rejected, and so must the law read in the reverse
+ * order (the order is part of the release: AIM's seed adds the pairs in it).
+ */
+static void
+TestForestLaw(void)
+{
+	int			ccard[SEL_P] = {2, 3, 2, 4};
+	int			pi[SEL_PAIRS];
+	int			pj[SEL_PAIRS];
+	int			pcells[SEL_PAIRS];
+	int			given[SEL_PAIRS] = {0, 1, 1, 1, 1, 1};
+	int64_t    *tables[SEL_PAIRS];
+	const int64_t *pair[SEL_PAIRS];
+	double		store[11];
+	const double *prob[SEL_P];
+	double		q[SEL_PAIRS];
+	int64_t		n = 200;
+	int64_t		max_cells = 20;
+	double		scale = MrfMstSelectionScale(0.002, SEL_P - 1);
+	static double law[343];
+	static double twice[343];
+	static double reversed[343];
+	static long observed[343];
+	int			bin[343];
+	long		obs[344];
+	double		exp_law[344];
+	double		exp_twice[344];
+	double		exp_rev[344];
+	int			nbins = 0;
+	int			sizes[SEL_P] = {0};
+	const int	runs = 60000;
+	MrfRng		rng;
+	double		stat,
+				stat_twice,
+				stat_rev;
+
+	MrfRngInitSeeded(&rng, 4343);
+	for (int i = 0, off = 0; i < SEL_P; off += ccard[i], i++)
+	{
+		double		s = 0.0;
+
+		for (int a = 0; a < ccard[i]; a++)
+			s += store[off + a] = 1.0 + (a % 3);
+		for (int a = 0; a < ccard[i]; a++)
+			store[off + a] /= s;
+		prob[i] = store + off;
+	}
+	for (int i = 0, e = 0; i < SEL_P; i++)
+		for (int j = i + 1; j < SEL_P; j++, e++)
+		{
+			int64_t    *t = calloc((size_t) ccard[i] * ccard[j], sizeof(int64_t));
+
+			pi[e] = i;
+			pj[e] = j;
+			pcells[e] = ccard[i] * ccard[j];
+			for (int64_t r = 0; r < n; r++)
+			{
+				int			a = (int) MrfRngBelow(&rng, ccard[i]);
+				int			b = MrfRngBelow(&rng, 12) < (uint64_t) (2 * e) ? a % ccard[j] :
+					(int) MrfRngBelow(&rng, ccard[j]);
+
+				t[a * ccard[j] + b]++;
+			}
+			q[e] = 0.0;
+			for (int a = 0; a < ccard[i]; a++)
+				for (int b = 0; b < ccard[j]; b++)
+					q[e] += fabs((double) t[a * ccard[j] + b] - (double) n * prob[i][a] * prob[j][b]);
+			tables[e] = t;
+			pair[e] = given[e] ? t : NULL;
+		}
+	memset(law, 0, sizeof(law));
+	memset(twice, 0, sizeof(twice));
+	memset(reversed, 0, sizeof(reversed));
+	ForestLaw(q, scale, pi, pj, given, pcells, max_cells, 0, 0, 0, 0, 1.0, law);
+	ForestLaw(q, 2.0 * scale, pi, pj, given, pcells, max_cells, 0, 0, 0, 0, 1.0, twice);
+	for (int code = 0; code < 343; code++)
+	{
+		int			d[3] = {code % 7, code / 7 % 7, code / 49};
+		int			len = d[2] ? 3 : d[1] ? 2 : d[0] ? 1 : 0;
+		int			rev = 0;
+
+		for (int k = 0, step = 1; k < len; k++, step *= 7)
+			rev += d[len - 1 - k] * step;
+		reversed[rev] += law[code];
+	}
+	memset(observed, 0, sizeof(observed));
+	for (int r = 0; r < runs; r++)
+	{
+		int			edges[2 * (SEL_P - 1)];
+		int			nedges = 0;
+		int			selections = 0;
+		int			code = 0;
+
+		if (MrfMstSelectForest(SEL_P, ccard, pair, prob, n, scale, max_cells, NULL, &rng,
+							   &MrfMallocEnv, edges, &nedges, &selections) != MRF_OK ||
+			selections != nedges)
+		{
+			CHECK(0);
+			break;
+		}
+		sizes[nedges]++;
+		for (int k = 0, step = 1; k < nedges; k++, step *= 7)
+			code += (MrfMstPairIndex(SEL_P, edges[2 * k], edges[2 * k + 1]) + 1) * step;
+		observed[code]++;
+	}
+	/* the cell limit ends some forests early: both sizes occur */
+	CHECK(sizes[2] > 0 && sizes[3] > 0 && sizes[0] == 0 && sizes[1] == 0);
+	for (int code = 0; code < 343; code++)
+		bin[code] = law[code] * runs >= 5.0 ? nbins++ : -1;
+	memset(obs, 0, sizeof(obs));
+	memset(exp_law, 0, sizeof(exp_law));
+	memset(exp_twice, 0, sizeof(exp_twice));
+	memset(exp_rev, 0, sizeof(exp_rev));
+	for (int code = 0; code < 343; code++)
+	{
+		int			b = bin[code] >= 0 ? bin[code] : nbins;
+
+		obs[b] += observed[code];
+		exp_law[b] += law[code];
+		exp_twice[b] += twice[code];
+		exp_rev[b] += reversed[code];
+	}
+	/* the rest as a bin when it has sequences; no bin is empty under the law */
+	if (exp_law[nbins] > 0.0)
+		nbins++;
+	CHECK(nbins >= 10);
+	stat = ChiSquareStatistic(obs, exp_law, nbins, runs);
+	stat_twice = ChiSquareStatistic(obs, exp_twice, nbins, runs);
+	stat_rev = 0.0;
+	for (int b = 0; b < nbins; b++)
+	{
+		/* a sequence seen that the reversed law never gives: rejected outright */
+		if (exp_rev[b] == 0.0)
+			stat_rev = obs[b] > 0 ? INFINITY : stat_rev;
+		else
+			stat_rev += ((double) obs[b] - exp_rev[b] * runs) *
+				((double) obs[b] - exp_rev[b] * runs) / (exp_rev[b] * runs);
+	}
+	CHECK_MSG(ChiSquareSurvival(stat, nbins - 1) > P_REJECT,
+			  "MST forest law: chi2 = %.2f (df %d)", stat, nbins - 1);
+	CHECK_MSG(ChiSquareSurvival(stat_twice, nbins - 1) < 1e-12,
+			  "forest law at twice the scale not rejected: chi2 = %.2f", stat_twice);
+	CHECK_MSG(isinf(stat_rev) || ChiSquareSurvival(stat_rev, nbins - 1) < 1e-12,
+			  "forest law in reverse order not rejected: chi2 = %.2f", stat_rev);
+	printf("# mst forest (p = 4, a pair not given, %lld cells at most, %d runs: %d of 2 pairs, "
+		   "%d of 3): %d bins, chi2 %.2f (df %d); twice the scale %.0f, reversed %.0f\n",
+		   (long long) max_cells, runs, sizes[2], sizes[3], nbins, stat, nbins - 1, stat_twice,
+		   stat_rev);
+	for (int e = 0; e < SEL_PAIRS; e++)
+		free(tables[e]);
+}
+
+/*
  * Samples n rows of a tree model: variable 0 uniform, each other variable v
  * from its parent par[v]: with probability strength its value is the
  * parent's mod card[v], otherwise uniform.
@@ -863,6 +1056,7 @@ TestMst(void)
 	TestCalibration();
 	TestSelectionRounding();
 	TestSelectionLaw();
+	TestForestLaw();
 	TestEstimateOneWay();
 	TestRecovery();
 	TestCompression();
