@@ -211,6 +211,35 @@ JoinsComponents(int mask, int e, const int *pi, const int *pj)
 }
 
 /*
+ * Adds n rows to a ci x cj table: a uniform, b a's value mod cj with
+ * probability copy / of, else uniform.
+ */
+static void
+SamplePairTable(int64_t *t, int ci, int cj, int64_t n, int copy, int of, MrfRng *rng)
+{
+	for (int64_t r = 0; r < n; r++)
+	{
+		int			a = (int) MrfRngBelow(rng, ci);
+		int			b = MrfRngBelow(rng, of) < (uint64_t) copy ? a % cj :
+			(int) MrfRngBelow(rng, cj);
+
+		t[a * cj + b]++;
+	}
+}
+
+/* MST's quality of a pair: L1 between its table and n times the product of the one-ways. */
+static double
+PairQuality(const int64_t *t, int ci, int cj, int64_t n, const double *pa, const double *pb)
+{
+	double		q = 0.0;
+
+	for (int a = 0; a < ci; a++)
+		for (int b = 0; b < cj; b++)
+			q += fabs((double) t[a * cj + b] - (double) n * pa[a] * pb[b]);
+	return q;
+}
+
+/*
  * The exact law of the tree that p - 1 rounds of the exponential mechanism
  * (probability proportional to exp(c q) over the pairs joining two
  * components) select: prob[mask] over all sets of pairs, by recursion over
@@ -291,18 +320,8 @@ TestSelectionLaw(void)
 
 			pi[e] = i;
 			pj[e] = j;
-			for (int64_t r = 0; r < n; r++)
-			{
-				int			a = (int) MrfRngBelow(&rng, ccard[i]);
-				int			b = MrfRngBelow(&rng, 10) < (uint64_t) e ? a % ccard[j] :
-					(int) MrfRngBelow(&rng, ccard[j]);
-
-				t[a * ccard[j] + b]++;
-			}
-			q[e] = 0.0;
-			for (int a = 0; a < ccard[i]; a++)
-				for (int b = 0; b < ccard[j]; b++)
-					q[e] += fabs((double) t[a * ccard[j] + b] - (double) n * prob[i][a] * prob[j][b]);
+			SamplePairTable(t, ccard[i], ccard[j], n, e, 10, &rng);
+			q[e] = PairQuality(t, ccard[i], ccard[j], n, prob[i], prob[j]);
 		}
 	CHECK_NEAR(scale, sqrt(8.0 * rho_select / (SEL_P - 1)) / 4.0, 1e-15);
 	memset(law, 0, sizeof(law));
@@ -455,18 +474,8 @@ TestForestLaw(void)
 			pi[e] = i;
 			pj[e] = j;
 			pcells[e] = ccard[i] * ccard[j];
-			for (int64_t r = 0; r < n; r++)
-			{
-				int			a = (int) MrfRngBelow(&rng, ccard[i]);
-				int			b = MrfRngBelow(&rng, 12) < (uint64_t) (2 * e) ? a % ccard[j] :
-					(int) MrfRngBelow(&rng, ccard[j]);
-
-				t[a * ccard[j] + b]++;
-			}
-			q[e] = 0.0;
-			for (int a = 0; a < ccard[i]; a++)
-				for (int b = 0; b < ccard[j]; b++)
-					q[e] += fabs((double) t[a * ccard[j] + b] - (double) n * prob[i][a] * prob[j][b]);
+			SamplePairTable(t, ccard[i], ccard[j], n, 2 * e, 12, &rng);
+			q[e] = PairQuality(t, ccard[i], ccard[j], n, prob[i], prob[j]);
 			tables[e] = t;
 			pair[e] = given[e] ? t : NULL;
 		}
