@@ -419,6 +419,7 @@ ChainLadder(double strength, int p, double *beta)
 {
 	double		betaMin;
 	double		span;
+	double		want;
 	int			rungs;
 	int			r;
 
@@ -427,11 +428,11 @@ ChainLadder(double strength, int p, double *beta)
 		return 1;
 	betaMin = 0.5 / strength;
 	span = log(1.0 / betaMin);
-	rungs = 1 + (int) ceil(span * sqrt((double) p) / 2.0);
+	/* capped as a double: only a value within int's range may be cast */
+	want = 1.0 + ceil(span * sqrt((double) p) / 2.0);
+	rungs = want < MRF_SAMPLE_MAX_TEMPERATURES ? (int) want : MRF_SAMPLE_MAX_TEMPERATURES;
 	if (rungs < 2)
 		rungs = 2;
-	if (rungs > MRF_SAMPLE_MAX_TEMPERATURES)
-		rungs = MRF_SAMPLE_MAX_TEMPERATURES;
 	for (r = 1; r < rungs; r++)
 		beta[r] = exp(-span * r / (rungs - 1));
 	return rungs;
@@ -507,7 +508,7 @@ RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
 {
 	const int	chains = MRF_SAMPLE_CHAINS;
 	double		beta[MRF_SAMPLE_MAX_TEMPERATURES];
-	int			rungs = ChainLadder(kind->strength, kind->p, beta);
+	int			rungs;
 	int64_t		perChain = (n + chains - 1) / chains;
 	int64_t		kept = perChain * (int64_t) thin;
 	int64_t		rounds = (int64_t) burn_in + kept;
@@ -529,6 +530,13 @@ RunChains(const ChainKind *kind, int64_t n, int burn_in, int thin,
 
 	if (!(kind->bound <= CHAIN_MAX_BOUND))
 		return MRF_ERANGE;
+
+	/*
+	 * The ladder after the refusal: a model whose couplings sum past DBL_MAX
+	 * has an infinite strength (at most the bound), whose ladder would cast
+	 * an infinite rung count to int, which C leaves undefined.
+	 */
+	rungs = ChainLadder(kind->strength, kind->p, beta);
 	/* running sums whose differences would round ordinary terms away: term by term */
 	precise = !(0.5 * kind->p * kind->bound <= CHAIN_SWAP_MAX_ENERGY);
 	offset = MrfAlloc(env, sizeof(int64_t) * ((size_t) kind->p + 1));
