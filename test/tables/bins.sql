@@ -7,7 +7,7 @@
 -- values for integers, dates, timestamps; the open end bins at their finite
 -- edge).
 BEGIN;
-SELECT plan(38);
+SELECT plan(39);
 SET LOCAL mrfdp.test_seed = 24;
 -- labels and edges never follow the session's zone
 SET LOCAL TimeZone = 'America/New_York';
@@ -77,6 +77,19 @@ SELECT is((SELECT count(*) FROM bp_syn WHERE born NOT BETWEEN '1949-12-31' AND '
 		  'every synthetic value lies within its bin''s finite edges');
 SELECT cmp_ok((SELECT count(DISTINCT seen) FROM bp_syn)::int, '>', 100,
 			  'timestamps are drawn within their bin, not set to its edges');
+
+-- a bin of an integer column wider than 2^64: its values are drawn within
+-- its part of the column type's range (the span was cast to uint64,
+-- undefined for 1e30, and came out 0 on x86-64: every value was the bin's
+-- lower edge)
+CREATE TEMP TABLE bw (b bigint, i int, ok boolean);
+INSERT INTO bw SELECT g * 1000, g, g % 2 = 0 FROM generate_series(1, 2000) g;
+CREATE TEMP TABLE bw_model AS
+SELECT mrf_learn_mst(w, rho => 5, bins => '{"b": [0, 1e30], "i": [0, 1e30]}') AS m FROM bw w;
+CREATE TEMP TABLE bw_syn AS SELECT * FROM mrf_synthesize((SELECT m FROM bw_model), 200, NULL::bw, seed => 1);
+SELECT ok((SELECT count(DISTINCT b) FILTER (WHERE b >= 0) > 150 AND count(DISTINCT i) FILTER (WHERE i >= 0) > 150
+		   FROM bw_syn),
+		  'bins [0, 1e30) of a bigint and an integer column: values drawn across the part each type holds, not all at the lower edge');
 
 -- mrf_synthesize_into: the source's schema
 SELECT is(mrf_synthesize_into((SELECT m FROM bp_model), 'bp_into', 200, seed => 3), 200::bigint,

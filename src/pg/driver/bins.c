@@ -433,7 +433,33 @@ MrfBinOf(const MrfBins *bins, Oid base, Datum value)
 }
 
 /*
- * The text of a value drawn within bin b (0 .. nedges) of edges on scale,
+ * The whole values of type base as doubles, from *lo up to *end exclusive:
+ * int2's, int4's and int8's ranges (int8's to the largest double below 2^63,
+ * so that end - lo stays below 2^64); dates and timestamps lie far inside
+ * int8's, and their edges are always values of their type.
+ */
+static void
+WholeRange(Oid base, double *lo, double *end)
+{
+	switch (base)
+	{
+		case INT2OID:
+			*lo = PG_INT16_MIN;
+			*end = (double) PG_INT16_MAX + 1;
+			break;
+		case INT4OID:
+			*lo = PG_INT32_MIN;
+			*end = (double) PG_INT32_MAX + 1;
+			break;
+		default:
+			*lo = -9223372036854775808.0;
+			*end = 9223372036854774784.0;
+			break;
+	}
+}
+
+/*
+ * The text of a value drawn within bin b (0 .. nedges) of edges, for a column of base type base (its scale),
  * from rng: uniform within [e_b, e_b+1) (whole scales: a uniform integer
  * there, the edges being whole); the open end bins at their finite edge:
  * e_m for the last; for the first, the largest whole value below e1, or for
@@ -442,8 +468,9 @@ MrfBinOf(const MrfBins *bins, Oid base, Datum value)
  * round, e.g. numeric(6, 2) or real).
  */
 char *
-MrfBinValueText(MrfBinScale scale, const double *edges, int nedges, int b, MrfRng *rng)
+MrfBinValueText(Oid base, const double *edges, int nedges, int b, MrfRng *rng)
 {
+	MrfBinScale scale = MrfBinScaleOf(base);
 	double		x;
 
 	if (b <= 0)
@@ -452,10 +479,27 @@ MrfBinValueText(MrfBinScale scale, const double *edges, int nedges, int b, MrfRn
 		x = edges[nedges - 1];
 	else if (WholeScale(scale))
 	{
-		double		lo = ceil(edges[b - 1]);
-		double		span = ceil(edges[b]) - lo;
+		/*
+		 * Within the bin's part of the type's range: an integer column's
+		 * edges may be any finite numbers, its values may not.  That keeps
+		 * the span below 2^64, as MrfRngBelow's uint64 bound must be:
+		 * casting a larger double is undefined, and for a bin [0, 1e30) it
+		 * gave 0 on x86-64, so every synthetic value was the bin's lower
+		 * edge.  A draw past 2^53 rounds, and must not reach the bin's
+		 * exclusive upper edge.
+		 */
+		double		first = ceil(edges[b - 1]);
+		double		typeLo;
+		double		typeEnd;
+		double		lo;
+		double		span;
 
-		x = span >= 1 ? lo + (double) MrfRngBelow(rng, (uint64) span) : lo;
+		WholeRange(base, &typeLo, &typeEnd);
+		lo = Max(first, typeLo);
+		span = Min(ceil(edges[b]), typeEnd) - lo;
+		x = span >= 1 ? lo + (double) MrfRngBelow(rng, (uint64) span) : first;
+		if (!(x < edges[b]))
+			x = first;
 	}
 	else
 	{

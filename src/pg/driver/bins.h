@@ -48,6 +48,6 @@ int			MrfBinOf(const MrfBins *bins, Oid base, Datum value);
 char	   *MrfBinScaleText(MrfBinScale scale, double x);
 
 /* The text of a value drawn within bin b from rng (see bins.c). */
-char	   *MrfBinValueText(MrfBinScale scale, const double *edges, int nedges, int b, MrfRng *rng);
+char	   *MrfBinValueText(Oid base, const double *edges, int nedges, int b, MrfRng *rng);
 
 #endif

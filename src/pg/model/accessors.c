@@ -310,7 +310,7 @@ SynthValue(const MrfModel *model, const MrfNames *names, int j, int32 code, Oid 
 		*isnull = (label == NULL);
 		/* a bin of a column of a binnable type: a value of that type within the bin */
 		if (label != NULL && names->nedges[j] > 0 && MrfBinScaleOf(base) != MRF_BIN_NONE)
-			return InputFunctionCall(input, MrfBinValueText(MrfBinScaleOf(base), names->edges[j],
+			return InputFunctionCall(input, MrfBinValueText(base, names->edges[j],
 															names->nedges[j], code, rng),
 									 ioparam, typmod);
 		return InputFunctionCall(input, (char *) label, ioparam, typmod);
