@@ -20,6 +20,19 @@ PG_CPPFLAGS = -I$(srcdir)/src $(MRF_BLAS_CFLAGS) $(MRF_DNNL_CPPFLAGS)
 PG_CFLAGS = -O2 -fno-math-errno
 SHLIB_LINK = $(MRF_LIBS)
 
+# SANITIZE=1: UBSan (with float-to-integer casts, which GCC leaves out of
+# -fsanitize=undefined) and ASan, for running the SQL suites against an
+# instrumented server (src/README.md, "Sanitizers"; make clean before and
+# after).  -fno-wrapv: PostgreSQL's -fwrapv would make a signed overflow in
+# the glue wrap silently, out of UBSan's sight.  No JIT bitcode.
+ifdef SANITIZE
+MRF_SANITIZE = -fsanitize=address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=undefined,float-cast-overflow
+PG_CFLAGS = -O1 -g -fno-omit-frame-pointer -fno-math-errno -fno-wrapv $(MRF_SANITIZE)
+PG_LDFLAGS = $(MRF_SANITIZE)
+override with_llvm = no
+endif
+
 # pg_regress tests: test/regress/sql/<name>.sql against
 # test/regress/expected/<name>.out.
 REGRESS = $(patsubst test/regress/sql/%.sql,%,$(wildcard test/regress/sql/*.sql))
