@@ -225,6 +225,17 @@ MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 				for (int b = 0; b < ccard[j]; b++)
 					l1 += fabs((double) t[a * ccard[j] + b] -
 							   (double) n * prob[i][a] * prob[j][b]);
+
+			/*
+			 * a NaN key compares neither above nor below any other, so the
+			 * heap would hold no order and the pairs would not come out in
+			 * Kruskal's order of the keys, the order the law rests on
+			 */
+			if (!isfinite(l1))
+			{
+				status = MRF_EINVAL;
+				goto done;
+			}
 			key[e] = scale * l1 + MrfRngGumbel(rng);
 			heap[given++] = e;
 		}

@@ -125,9 +125,10 @@ int64_t		MrfMstMaxTreeCells(int p, const int *card);
 /*
  * The selection step alone, for tests and other learners: given the
  * compressed two-way tables and the one-way estimates (probabilities per
- * variable over ccard), selects p-1 edges of a spanning tree with
- * MrfExponentialSelect at scale, score = L1 between a pair's table and
- * n times the product of its one-way estimates.
+ * variable over ccard), selects p-1 edges of a spanning tree in the law of
+ * p - 1 exponential mechanisms at scale (MrfMstSelectForest with every
+ * pair given and no cap), score = L1 between a pair's table and n times
+ * the product of its one-way estimates.
  */
 MrfStatus	MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
 							 const int64_t *two, const double *const *prob,
@@ -146,8 +147,10 @@ MrfStatus	MrfMstSelectTree(int p, const int *ccard, const int64_t *pair_offset,
  * (p - 1 when every pair is given and there is no limit).  *selections
  * (when not NULL): the exponential mechanisms it stands for, one an edge,
  * what the caller charges for.  Polls after each edge with progress[0] done
- * of progress[1] (NULL: the edges of p - 1).  MST's tree and AIM's seed
- * (aim.c).
+ * of progress[1] (NULL: the edges of p - 1).  MRF_EINVAL when p < 2, above
+ * 2^30 pairs, when a pair is given and scale is not positive and finite,
+ * or a given pair's score is not finite (a one-way estimate that is not).
+ * MST's tree and AIM's seed (aim.c).
  */
 MrfStatus	MrfMstSelectForest(int p, const int *ccard, const int64_t *const *pair,
 							   const double *const *prob, int64_t n, double scale,

@@ -183,19 +183,25 @@ TestCalibration(void)
 /* Trees over p = 4 variables as bit sets of the 6 pairs. */
 #define SEL_P 4
 #define SEL_PAIRS 6
+/* The forest law's cases: up to 6 variables, 15 pairs. */
+#define FOREST_P 6
+#define FOREST_PAIRS 15
 
-/* Whether adding pair e to the forest of pairs in mask joins two components. */
+/*
+ * Whether adding pair e to the forest of pairs in mask joins two
+ * components (p variables, npairs pairs, p at most FOREST_P).
+ */
 static int
-JoinsComponents(int mask, int e, const int *pi, const int *pj)
+JoinsComponents(int p, int npairs, int mask, int e, const int *pi, const int *pj)
 {
-	int			comp[SEL_P];
+	int			comp[FOREST_P];
 
-	for (int v = 0; v < SEL_P; v++)
+	for (int v = 0; v < p; v++)
 		comp[v] = v;
 	for (int changed = 1; changed;)
 	{
 		changed = 0;
-		for (int f = 0; f < SEL_PAIRS; f++)
+		for (int f = 0; f < npairs; f++)
 			if ((mask >> f) & 1)
 			{
 				int			lo = comp[pi[f]] < comp[pj[f]] ? comp[pi[f]] : comp[pj[f]];
@@ -257,10 +263,10 @@ TreeLaw(const double *q, double c, const int *pi, const int *pj, int mask, doubl
 		return;
 	}
 	for (int e = 0; e < SEL_PAIRS; e++)
-		if (!((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj))
+		if (!((mask >> e) & 1) && JoinsComponents(SEL_P, SEL_PAIRS, mask, e, pi, pj))
 			z += exp(c * q[e]);
 	for (int e = 0; e < SEL_PAIRS; e++)
-		if (!((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj))
+		if (!((mask >> e) & 1) && JoinsComponents(SEL_P, SEL_PAIRS, mask, e, pi, pj))
 			TreeLaw(q, c, pi, pj, mask | (1 << e), pr * exp(c * q[e]) / z, depth + 1, prob);
 }
 
@@ -379,150 +385,231 @@ TestSelectionLaw(void)
 }
 
 /*
+ * A forest selection's case: pair e (MrfMstPairIndex order) is given when
+ * given[e], its table n rows of SamplePairTable(copy[e], of); the one-way
+ * estimates of variable i are proportional to 1 + (a mod 3).
+ */
+typedef struct ForestCase
+{
+	const char *what;
+	int			p;
+	const int  *ccard;
+	const int  *given;
+	const int  *copy;
+	int			of;
+	int64_t		max_cells;
+	double		rho_select;		/* the scale is MrfMstSelectionScale(rho_select, p - 1) */
+	uint64_t	seed;
+} ForestCase;
+
+/* The pairs of a case, for ForestLaw. */
+typedef struct ForestPairs
+{
+	int			p;
+	int			npairs;
+	int			base;			/* npairs + 1: a sequence's code has a digit a round */
+	const double *q;
+	const int  *pi;
+	const int  *pj;
+	const int  *given;
+	const int  *pcells;
+	int64_t		max_cells;
+} ForestPairs;
+
+/*
  * The exact law of the ordered pairs the sequential mechanisms select over
- * a forest's given pairs (given[e]) within max_cells: each round picks,
- * with probability proportional to exp(c q), one of the given pairs that
- * join two components and fit, until none does; prob[code] by sequence,
- * code = sum over rounds k of (pair + 1) 7^k.
+ * a forest's given pairs within max_cells: each round picks, with
+ * probability proportional to exp(c q), one of the given pairs that join
+ * two components and fit, until none does; prob[code] by sequence, code =
+ * sum over rounds k of (pair + 1) base^k.
  */
 static void
-ForestLaw(const double *q, double c, const int *pi, const int *pj, const int *given,
-		  const int *pcells, int64_t max_cells, int mask, int64_t cells, int code,
-		  int depth, double pr, double *prob)
+ForestLaw(const ForestPairs *f, double c, int mask, int64_t cells, int code, int depth,
+		  double pr, double *prob)
 {
 	double		z = 0.0;
 	int			step = 1;
 
 	for (int k = 0; k < depth; k++)
-		step *= 7;
-	for (int e = 0; e < SEL_PAIRS; e++)
-		if (given[e] && !((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj) &&
-			cells + pcells[e] <= max_cells)
-			z += exp(c * q[e]);
+		step *= f->base;
+	for (int e = 0; e < f->npairs; e++)
+		if (f->given[e] && !((mask >> e) & 1) &&
+			JoinsComponents(f->p, f->npairs, mask, e, f->pi, f->pj) &&
+			cells + f->pcells[e] <= f->max_cells)
+			z += exp(c * f->q[e]);
 	if (z == 0.0)
 	{
 		prob[code] += pr;
 		return;
 	}
-	for (int e = 0; e < SEL_PAIRS; e++)
-		if (given[e] && !((mask >> e) & 1) && JoinsComponents(mask, e, pi, pj) &&
-			cells + pcells[e] <= max_cells)
-			ForestLaw(q, c, pi, pj, given, pcells, max_cells, mask | (1 << e),
-					  cells + pcells[e], code + (e + 1) * step, depth + 1,
-					  pr * exp(c * q[e]) / z, prob);
+	for (int e = 0; e < f->npairs; e++)
+		if (f->given[e] && !((mask >> e) & 1) &&
+			JoinsComponents(f->p, f->npairs, mask, e, f->pi, f->pj) &&
+			cells + f->pcells[e] <= f->max_cells)
+			ForestLaw(f, c, mask | (1 << e), cells + f->pcells[e], code + (e + 1) * step,
+					  depth + 1, pr * exp(c * f->q[e]) / z, prob);
 }
 
 /*
  * Black box: MrfMstSelectForest, which takes the pairs in one draw
  * (Kruskal's order over scale q + Gumbel), against the exact law of the
  * sequential mechanisms it stands for, over the ordered sequence of pairs
- * it returns, with a pair not given and a cell limit that ends some
- * forests before they span (p = 4: 2 to 3 pairs kept); chi-square over the
- * sequences of expected count 5 or more and the rest as one bin.  Twice
- * the scale must be rejected, and so must the law read in the reverse
- * order (the order is part of the release: AIM's seed adds the pairs in it).
+ * it returns; chi-square over the sequences of expected count 5 or more
+ * and the rest as one bin.  Twice the scale must be rejected, and so must
+ * the law read in the reverse order (the order is part of the release:
+ * AIM's seed adds the pairs in it).  Every length of sequence the law
+ * gives 5 runs or more must occur and no other, and the case must have
+ * two such lengths (the cap or the given pairs end some forests early).
  */
 static void
-TestForestLaw(void)
+ForestLawCase(const ForestCase *fc)
 {
-	int			ccard[SEL_P] = {2, 3, 2, 4};
-	int			pi[SEL_PAIRS];
-	int			pj[SEL_PAIRS];
-	int			pcells[SEL_PAIRS];
-	int			given[SEL_PAIRS] = {0, 1, 1, 1, 1, 1};
-	int64_t    *tables[SEL_PAIRS];
-	const int64_t *pair[SEL_PAIRS];
-	double		store[11];
-	const double *prob[SEL_P];
-	double		q[SEL_PAIRS];
+	int			p = fc->p;
+	int			npairs = p * (p - 1) / 2;
+	int			base = npairs + 1;
+	int			pi[FOREST_PAIRS];
+	int			pj[FOREST_PAIRS];
+	int			pcells[FOREST_PAIRS];
+	int			root[FOREST_P];
+	int64_t    *tables[FOREST_PAIRS];
+	const int64_t *pair[FOREST_PAIRS];
+	double		store[FOREST_P * 8];
+	const double *prob[FOREST_P];
+	double		q[FOREST_PAIRS];
 	int64_t		n = 200;
-	int64_t		max_cells = 20;
-	double		scale = MrfMstSelectionScale(0.002, SEL_P - 1);
-	static double law[343];
-	static double twice[343];
-	static double reversed[343];
-	static long observed[343];
-	int			bin[343];
-	long		obs[344];
-	double		exp_law[344];
-	double		exp_twice[344];
-	double		exp_rev[344];
+	double		scale = MrfMstSelectionScale(fc->rho_select, p - 1);
+	ForestPairs fp;
+	double	   *law;
+	double	   *twice;
+	double	   *reversed;
+	long	   *observed;
+	int		   *bin;
+	long	   *obs;
+	double	   *exp_law;
+	double	   *exp_twice;
+	double	   *exp_rev;
+	double		len_law[FOREST_P] = {0};
+	long		sizes[FOREST_P] = {0};
+	int			maxlen = 0;
+	int			ncodes = 1;
 	int			nbins = 0;
-	int			sizes[SEL_P] = {0};
+	int			lengths = 0;
 	const int	runs = 60000;
 	MrfRng		rng;
 	double		stat,
 				stat_twice,
 				stat_rev;
 
-	MrfRngInitSeeded(&rng, 4343);
-	for (int i = 0, off = 0; i < SEL_P; off += ccard[i], i++)
+	CHECK(p >= 2 && p <= FOREST_P);
+	MrfRngInitSeeded(&rng, fc->seed);
+	for (int i = 0, off = 0; i < p; off += fc->ccard[i], i++)
 	{
 		double		s = 0.0;
 
-		for (int a = 0; a < ccard[i]; a++)
+		for (int a = 0; a < fc->ccard[i]; a++)
 			s += store[off + a] = 1.0 + (a % 3);
-		for (int a = 0; a < ccard[i]; a++)
+		for (int a = 0; a < fc->ccard[i]; a++)
 			store[off + a] /= s;
 		prob[i] = store + off;
 	}
-	for (int i = 0, e = 0; i < SEL_P; i++)
-		for (int j = i + 1; j < SEL_P; j++, e++)
+	for (int v = 0; v < p; v++)
+		root[v] = v;
+	for (int i = 0, e = 0; i < p; i++)
+		for (int j = i + 1; j < p; j++, e++)
 		{
-			int64_t    *t = calloc((size_t) ccard[i] * ccard[j], sizeof(int64_t));
+			int64_t    *t = calloc((size_t) fc->ccard[i] * fc->ccard[j], sizeof(int64_t));
 
 			pi[e] = i;
 			pj[e] = j;
-			pcells[e] = ccard[i] * ccard[j];
-			SamplePairTable(t, ccard[i], ccard[j], n, 2 * e, 12, &rng);
-			q[e] = PairQuality(t, ccard[i], ccard[j], n, prob[i], prob[j]);
+			pcells[e] = fc->ccard[i] * fc->ccard[j];
+			SamplePairTable(t, fc->ccard[i], fc->ccard[j], n, fc->copy[e], fc->of, &rng);
+			q[e] = PairQuality(t, fc->ccard[i], fc->ccard[j], n, prob[i], prob[j]);
 			tables[e] = t;
-			pair[e] = given[e] ? t : NULL;
+			pair[e] = fc->given[e] ? t : NULL;
+			/* the longest sequence: p minus the given pairs' components */
+			if (fc->given[e])
+			{
+				int			a = i,
+							b = j;
+
+				while (root[a] != a)
+					a = root[a];
+				while (root[b] != b)
+					b = root[b];
+				if (a != b)
+				{
+					root[a] = b;
+					maxlen++;
+				}
+			}
 		}
-	memset(law, 0, sizeof(law));
-	memset(twice, 0, sizeof(twice));
-	memset(reversed, 0, sizeof(reversed));
-	ForestLaw(q, scale, pi, pj, given, pcells, max_cells, 0, 0, 0, 0, 1.0, law);
-	ForestLaw(q, 2.0 * scale, pi, pj, given, pcells, max_cells, 0, 0, 0, 0, 1.0, twice);
-	for (int code = 0; code < 343; code++)
+	for (int k = 0; k < maxlen; k++)
+		ncodes *= base;
+	law = calloc(ncodes, sizeof(double));
+	twice = calloc(ncodes, sizeof(double));
+	reversed = calloc(ncodes, sizeof(double));
+	observed = calloc(ncodes, sizeof(long));
+	bin = calloc(ncodes, sizeof(int));
+	obs = calloc(ncodes + 1, sizeof(long));
+	exp_law = calloc(ncodes + 1, sizeof(double));
+	exp_twice = calloc(ncodes + 1, sizeof(double));
+	exp_rev = calloc(ncodes + 1, sizeof(double));
+	fp.p = p;
+	fp.npairs = npairs;
+	fp.base = base;
+	fp.q = q;
+	fp.pi = pi;
+	fp.pj = pj;
+	fp.given = fc->given;
+	fp.pcells = pcells;
+	fp.max_cells = fc->max_cells > 0 ? fc->max_cells : INT64_MAX / 2;
+	ForestLaw(&fp, scale, 0, 0, 0, 0, 1.0, law);
+	ForestLaw(&fp, 2.0 * scale, 0, 0, 0, 0, 1.0, twice);
+	for (int code = 0; code < ncodes; code++)
 	{
-		int			d[3] = {code % 7, code / 7 % 7, code / 49};
-		int			len = d[2] ? 3 : d[1] ? 2 : d[0] ? 1 : 0;
+		int			d[FOREST_P];
+		int			len = 0;
 		int			rev = 0;
 
-		for (int k = 0, step = 1; k < len; k++, step *= 7)
+		for (int c = code; c > 0; c /= base)
+			d[len++] = c % base;
+		for (int k = 0, step = 1; k < len; k++, step *= base)
 			rev += d[len - 1 - k] * step;
 		reversed[rev] += law[code];
+		len_law[len] += law[code];
 	}
-	memset(observed, 0, sizeof(observed));
 	for (int r = 0; r < runs; r++)
 	{
-		int			edges[2 * (SEL_P - 1)];
+		int			edges[2 * FOREST_P];
 		int			nedges = 0;
 		int			selections = 0;
 		int			code = 0;
 
-		if (MrfMstSelectForest(SEL_P, ccard, pair, prob, n, scale, max_cells, NULL, &rng,
+		if (MrfMstSelectForest(p, fc->ccard, pair, prob, n, scale, fc->max_cells, NULL, &rng,
 							   &MrfMallocEnv, edges, &nedges, &selections) != MRF_OK ||
-			selections != nedges)
+			selections != nedges || nedges > maxlen)
 		{
-			CHECK(0);
+			CHECK_MSG(0, "%s: run %d: %d pairs, %d selections", fc->what, r, nedges, selections);
 			break;
 		}
 		sizes[nedges]++;
-		for (int k = 0, step = 1; k < nedges; k++, step *= 7)
-			code += (MrfMstPairIndex(SEL_P, edges[2 * k], edges[2 * k + 1]) + 1) * step;
+		for (int k = 0, step = 1; k < nedges; k++, step *= base)
+			code += (MrfMstPairIndex(p, edges[2 * k], edges[2 * k + 1]) + 1) * step;
 		observed[code]++;
 	}
-	/* the cell limit ends some forests early: both sizes occur */
-	CHECK(sizes[2] > 0 && sizes[3] > 0 && sizes[0] == 0 && sizes[1] == 0);
-	for (int code = 0; code < 343; code++)
+	/* the lengths the law gives, and only those */
+	for (int len = 0; len < p; len++)
+	{
+		CHECK_MSG(len_law[len] * runs >= 5.0 ? sizes[len] > 0 :
+				  len_law[len] > 0.0 || sizes[len] == 0,
+				  "%s: %ld forests of %d pairs, the law's share %g", fc->what, sizes[len], len,
+				  len_law[len]);
+		lengths += len_law[len] * runs >= 5.0;
+	}
+	CHECK(lengths >= 2);
+	for (int code = 0; code < ncodes; code++)
 		bin[code] = law[code] * runs >= 5.0 ? nbins++ : -1;
-	memset(obs, 0, sizeof(obs));
-	memset(exp_law, 0, sizeof(exp_law));
-	memset(exp_twice, 0, sizeof(exp_twice));
-	memset(exp_rev, 0, sizeof(exp_rev));
-	for (int code = 0; code < 343; code++)
+	for (int code = 0; code < ncodes; code++)
 	{
 		int			b = bin[code] >= 0 ? bin[code] : nbins;
 
@@ -534,6 +621,9 @@ TestForestLaw(void)
 	/* the rest as a bin when it has sequences; no bin is empty under the law */
 	if (exp_law[nbins] > 0.0)
 		nbins++;
+	else
+		CHECK_MSG(obs[nbins] == 0, "%s: %ld runs gave sequences the law never gives",
+				  fc->what, obs[nbins]);
 	CHECK(nbins >= 10);
 	stat = ChiSquareStatistic(obs, exp_law, nbins, runs);
 	stat_twice = ChiSquareStatistic(obs, exp_twice, nbins, runs);
@@ -548,17 +638,273 @@ TestForestLaw(void)
 				((double) obs[b] - exp_rev[b] * runs) / (exp_rev[b] * runs);
 	}
 	CHECK_MSG(ChiSquareSurvival(stat, nbins - 1) > P_REJECT,
-			  "MST forest law: chi2 = %.2f (df %d)", stat, nbins - 1);
+			  "MST forest law (%s): chi2 = %.2f (df %d)", fc->what, stat, nbins - 1);
 	CHECK_MSG(ChiSquareSurvival(stat_twice, nbins - 1) < 1e-12,
-			  "forest law at twice the scale not rejected: chi2 = %.2f", stat_twice);
+			  "forest law (%s) at twice the scale not rejected: chi2 = %.2f", fc->what,
+			  stat_twice);
 	CHECK_MSG(isinf(stat_rev) || ChiSquareSurvival(stat_rev, nbins - 1) < 1e-12,
-			  "forest law in reverse order not rejected: chi2 = %.2f", stat_rev);
-	printf("# mst forest (p = 4, a pair not given, %lld cells at most, %d runs: %d of 2 pairs, "
-		   "%d of 3): %d bins, chi2 %.2f (df %d); twice the scale %.0f, reversed %.0f\n",
-		   (long long) max_cells, runs, sizes[2], sizes[3], nbins, stat, nbins - 1, stat_twice,
-		   stat_rev);
-	for (int e = 0; e < SEL_PAIRS; e++)
+			  "forest law (%s) in reverse order not rejected: chi2 = %.2f", fc->what, stat_rev);
+	printf("# mst forest (p = %d, %s, %d runs; forests of", p, fc->what, runs);
+	for (int len = 0; len < p; len++)
+		if (sizes[len] > 0)
+			printf(" %d pairs %ld", len, sizes[len]);
+	printf("): %d bins, chi2 %.2f (df %d); twice the scale %.0f, reversed %.0f\n",
+		   nbins, stat, nbins - 1, stat_twice, stat_rev);
+	for (int e = 0; e < npairs; e++)
 		free(tables[e]);
+	free(law);
+	free(twice);
+	free(reversed);
+	free(observed);
+	free(bin);
+	free(obs);
+	free(exp_law);
+	free(exp_twice);
+	free(exp_rev);
+}
+
+/*
+ * MrfMstSelectForest's law (ForestLawCase) in two cases.  4 variables, the
+ * pair {0, 1} not given and 20 cells at most: the cap ends some forests at
+ * 2 pairs.  6 variables whose given pairs make two components, the 6 pairs
+ * of {0, 1, 2, 3} and the pair {4, 5} of 16 cells, 30 cells at most: the
+ * forest stops short of spanning whatever the cap (4 pairs at most), and
+ * the cap keeps {4, 5} out when 3 pairs of the other component come first
+ * and lets it in when it comes early, so a pair stays eligible through
+ * some rounds and then drops out, while others stay.
+ */
+static void
+TestForestLaw(void)
+{
+	static const int ccard4[4] = {2, 3, 2, 4};
+	static const int given4[6] = {0, 1, 1, 1, 1, 1};
+	static const int copy4[6] = {0, 2, 4, 6, 8, 10};
+	static const int ccard6[6] = {2, 3, 2, 4, 4, 4};
+	static const int given6[15] = {1, 1, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1};
+	static const int copy6[15] = {1, 3, 5, 0, 0, 7, 9, 0, 0, 11, 0, 0, 0, 0, 6};
+	const ForestCase cases[2] = {
+		{"a pair not given, 20 cells at most", 4, ccard4, given4, copy4, 12, 20, 0.002, 4343},
+		{"two components, 30 cells at most", 6, ccard6, given6, copy6, 12, 30, 0.003, 4444},
+	};
+
+	for (int c = 0; c < 2; c++)
+		ForestLawCase(&cases[c]);
+}
+
+/*
+ * MrfMstSelectForest where the Gumbels cannot reorder the pairs: pair e's
+ * quality is 2 d_e for a permutation d of 1..npairs (a table at the
+ * uniform one-ways' counts but two cells moved by d_e), so at scale 100
+ * the keys' gaps are at least 200, and two of MrfRngGumbel's values differ
+ * by less than 41 (they lie in [-3.61, 36.74]): the output must be
+ * Kruskal's order by decreasing quality over the given pairs, each kept
+ * when it joins two trees and fits max_cells, exactly (the heap's order,
+ * at sizes the law tests never reach).  Random shapes (p 2..45 and 200,
+ * alphabets of 2 or 3, a share of the pairs given, with and without a
+ * cap) reach heaps of up to 19,900 pairs, given graphs of many components
+ * and caps that end forests early.  Then the edge cases: p below 2, p = 2,
+ * no pair given (an invalid scale is then never read, as in the sequential
+ * form, which never drew), an invalid scale with pairs given, a one-way
+ * estimate that is not a number, a cap below every pair, no cap.
+ */
+static void
+TestForestOrder(void)
+{
+	const int	trials = 241;
+	int			capped = 0;
+	int			split = 0;
+	int			largest = 0;
+	MrfRng		shape;
+
+	MrfRngInitSeeded(&shape, 4545);
+	for (int trial = 0; trial < trials; trial++)
+	{
+		int			p = trial == trials - 1 ? 200 : 2 + (int) MrfRngBelow(&shape, 44);
+		int			npairs = p * (p - 1) / 2;
+		int64_t		n = 36 * ((int64_t) npairs + 2);
+		double		share = (double[]) {1.0, 0.9, 0.5, 0.1}[MrfRngBelow(&shape, 4)];
+		int		   *card = malloc(sizeof(int) * p);
+		double	   *store = malloc(sizeof(double) * 3 * p);
+		const double **prob = malloc(sizeof(double *) * p);
+		int		   *d = malloc(sizeof(int) * npairs);
+		int64_t    *tables = malloc(sizeof(int64_t) * 9 * npairs);
+		const int64_t **pair = malloc(sizeof(int64_t *) * npairs);
+		int		   *pi = malloc(sizeof(int) * npairs);
+		int		   *pj = malloc(sizeof(int) * npairs);
+		int		   *byq = malloc(sizeof(int) * npairs);
+		int		   *root = malloc(sizeof(int) * p);
+		int		   *want = malloc(sizeof(int) * 2 * p);
+		int		   *edges = malloc(sizeof(int) * 2 * p);
+		int64_t		max_cells = 0;
+		int64_t		cells = 0;
+		int			nwant = 0;
+		int			nedges = -1;
+		int			selections = -1;
+		int			components = p;
+		int			same = 1;
+		MrfRng		rng;
+		MrfStatus	st;
+
+		for (int i = 0; i < p; i++)
+		{
+			card[i] = 2 + (int) MrfRngBelow(&shape, 2);
+			for (int a = 0; a < card[i]; a++)
+				store[3 * i + a] = 1.0 / card[i];
+			prob[i] = store + 3 * i;
+		}
+		for (int e = 0; e < npairs; e++)
+			d[e] = e + 1;
+		for (int e = npairs - 1; e > 0; e--)
+		{
+			int			f = (int) MrfRngBelow(&shape, e + 1);
+			int			x = d[e];
+
+			d[e] = d[f];
+			d[f] = x;
+		}
+		for (int v = 0; v < p; v++)
+			root[v] = v;
+		for (int i = 0, e = 0; i < p; i++)
+			for (int j = i + 1; j < p; j++, e++)
+			{
+				int64_t    *t = tables + 9 * (int64_t) e;
+				int			cells_ij = card[i] * card[j];
+
+				pi[e] = i;
+				pj[e] = j;
+				for (int c = 0; c < cells_ij; c++)
+					t[c] = n / cells_ij;
+				t[0] += d[e];
+				t[1] -= d[e];
+				pair[e] = share >= 1.0 || MrfRngUniform(&shape) < share ? t : NULL;
+				/* byq: the pairs by decreasing d */
+				byq[npairs - d[e]] = e;
+				if (pair[e] != NULL)
+				{
+					int			a = i,
+								b = j;
+
+					while (root[a] != a)
+						a = root[a];
+					while (root[b] != b)
+						b = root[b];
+					if (a != b)
+					{
+						root[a] = b;
+						components--;
+					}
+				}
+			}
+		split += components > 1;
+		if (MrfRngBelow(&shape, 2))
+			max_cells = 4 + (int64_t) MrfRngBelow(&shape, 9 * (p - 1));
+		/* Kruskal's order by decreasing quality, within the cap */
+		for (int v = 0; v < p; v++)
+			root[v] = v;
+		for (int k = 0; k < npairs && nwant < p - 1; k++)
+		{
+			int			e = byq[k];
+			int			a = pi[e],
+						b = pj[e];
+			int64_t		ecells = (int64_t) card[pi[e]] * card[pj[e]];
+
+			if (pair[e] == NULL)
+				continue;
+			while (root[a] != a)
+				a = root[a];
+			while (root[b] != b)
+				b = root[b];
+			if (a == b || (max_cells > 0 && cells + ecells > max_cells))
+				continue;
+			root[a] = b;
+			cells += ecells;
+			want[2 * nwant] = pi[e];
+			want[2 * nwant + 1] = pj[e];
+			nwant++;
+		}
+		capped += nwant < p - components;
+		MrfRngInitSeeded(&rng, 9000 + trial);
+		st = MrfMstSelectForest(p, card, pair, prob, n, 100.0, max_cells, NULL, &rng,
+								&MrfMallocEnv, edges, &nedges, &selections);
+		for (int k = 0; k < nwant && k < nedges; k++)
+			same &= edges[2 * k] == want[2 * k] && edges[2 * k + 1] == want[2 * k + 1];
+		CHECK_MSG(st == MRF_OK && nedges == nwant && selections == nedges && same,
+				  "forest order, trial %d (p %d, %lld cells at most, %d components): status %d, %d pairs (%d selections) against %d, %s",
+				  trial, p, (long long) max_cells, components, (int) st, nedges, selections,
+				  nwant, same ? "the same order" : "another order");
+		if (npairs > largest)
+			largest = npairs;
+		free(card);
+		free(store);
+		free(prob);
+		free(d);
+		free(tables);
+		free(pair);
+		free(pi);
+		free(pj);
+		free(byq);
+		free(root);
+		free(want);
+		free(edges);
+	}
+	CHECK(capped >= 20 && split >= 20);
+
+	/* the edge cases */
+	{
+		int			card[3] = {2, 3, 2};
+		double		store[7] = {0.5, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3, 0.5, 0.5};
+		const double *prob[3] = {store, store + 2, store + 5};
+		int64_t		t01[6] = {5, 1, 1, 1, 1, 1};
+		int64_t		t02[4] = {1, 2, 3, 4};
+		int64_t		t12[6] = {2, 1, 1, 2, 2, 2};
+		const int64_t *all[3] = {t01, t02, t12};
+		const int64_t *none[3] = {NULL, NULL, NULL};
+		const double bad[4] = {0.0, -1.0, NAN, INFINITY};
+		int			edges[4];
+		int			nedges = -1;
+		int			selections = -1;
+		MrfRng		rng;
+
+		MrfRngInitSeeded(&rng, 4646);
+		CHECK(MrfMstSelectForest(1, card, all, prob, 10, 1.0, 0, NULL, &rng, &MrfMallocEnv,
+								 edges, &nedges, &selections) == MRF_EINVAL &&
+			  nedges == 0 && selections == 0);
+		/* p = 2: the one pair, or none when it is not given */
+		CHECK(MrfMstSelectForest(2, card, all, prob, 10, 1.0, 0, NULL, &rng, &MrfMallocEnv,
+								 edges, &nedges, &selections) == MRF_OK &&
+			  nedges == 1 && selections == 1 && edges[0] == 0 && edges[1] == 1);
+		CHECK(MrfMstSelectForest(2, card, none, prob, 10, 1.0, 0, NULL, &rng, &MrfMallocEnv,
+								 edges, &nedges, &selections) == MRF_OK &&
+			  nedges == 0 && selections == 0);
+		for (int b = 0; b < 4; b++)
+		{
+			CHECK(MrfMstSelectForest(3, card, none, prob, 12, bad[b], 0, NULL, &rng,
+									 &MrfMallocEnv, edges, &nedges, &selections) == MRF_OK &&
+				  nedges == 0 && selections == 0);
+			CHECK(MrfMstSelectForest(3, card, all, prob, 12, bad[b], 0, NULL, &rng,
+									 &MrfMallocEnv, edges, &nedges, &selections) == MRF_EINVAL &&
+				  nedges == 0 && selections == 0);
+		}
+		/* a one-way estimate that is not a number: no order of the keys, refused */
+		{
+			double		nan2[2] = {0.5, NAN};
+			const double *probnan[3] = {store, store + 2, nan2};
+
+			CHECK(MrfMstSelectForest(3, card, all, probnan, 12, 1.0, 0, NULL, &rng,
+									 &MrfMallocEnv, edges, &nedges, &selections) == MRF_EINVAL &&
+				  nedges == 0 && selections == 0);
+		}
+		/* a cap below every pair's cells: nothing fits, nothing is selected */
+		CHECK(MrfMstSelectForest(3, card, all, prob, 12, 1.0, 3, NULL, &rng, &MrfMallocEnv,
+								 edges, &nedges, &selections) == MRF_OK &&
+			  nedges == 0 && selections == 0);
+		/* no cap (0): a spanning tree of the 3 */
+		CHECK(MrfMstSelectForest(3, card, all, prob, 12, 1.0, 0, NULL, &rng, &MrfMallocEnv,
+								 edges, &nedges, &selections) == MRF_OK &&
+			  nedges == 2 && selections == 2);
+	}
+	printf("# mst forest order (scale 100, quality gaps 2): %d shapes of up to %d pairs Kruskal's, %d ended by the cap, %d of several components\n",
+		   trials, largest, capped, split);
 }
 
 /*
@@ -1066,6 +1412,7 @@ TestMst(void)
 	TestSelectionRounding();
 	TestSelectionLaw();
 	TestForestLaw();
+	TestForestOrder();
 	TestEstimateOneWay();
 	TestRecovery();
 	TestCompression();
