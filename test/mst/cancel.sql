@@ -29,19 +29,22 @@ CREATE FUNCTION pg_temp.releases() RETURNS bigint LANGUAGE sql
 
 -- Each call under SET LOCAL statement_timeout in its own transaction; the
 -- timeouts leave the scan of 5,000 rows time to end, so each lands in the learner.
+-- 20,000 estimator steps keep every release far past its timeout: with the
+-- tree's selection drawn at once, a release of the default 1,000 steps can
+-- end within 2.5 s.
 CREATE TEMP TABLE runs (form text, timeout float8, state text, seconds float8, releases_after bigint);
 GRANT INSERT, SELECT ON runs TO mrfdp_tap_analyst;
 BEGIN;
 SET LOCAL statement_timeout = '1s';
 INSERT INTO runs SELECT 'aggregate', 1, *, NULL FROM pg_temp.until_cancelled(
-	'SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 4)) FROM mst_wide');
+	'SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 4, iterations => 20000)) FROM mst_wide');
 SET LOCAL statement_timeout = 0;
 COMMIT;
 UPDATE runs SET releases_after = pg_temp.releases() WHERE form = 'aggregate' AND timeout = 1;
 BEGIN;
 SET LOCAL statement_timeout = '2500ms';
 INSERT INTO runs SELECT 'aggregate', 2.5, *, NULL FROM pg_temp.until_cancelled(
-	'SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 4)) FROM mst_wide');
+	'SELECT mrf_learn_mst_agg(x, mrf_options(rho => 1, k => 4, iterations => 20000)) FROM mst_wide');
 SET LOCAL statement_timeout = 0;
 COMMIT;
 UPDATE runs SET releases_after = pg_temp.releases() WHERE form = 'aggregate' AND timeout = 2.5;
@@ -49,7 +52,7 @@ SET ROLE mrfdp_tap_analyst;
 BEGIN;
 SET LOCAL statement_timeout = '300ms';
 INSERT INTO runs SELECT 'protected', 0.3, *, NULL FROM pg_temp.until_cancelled(
-	$q$SELECT mrf_learn_mst_from('mst_wide', 'x', rho => 1, k => 4, variables => 400)$q$);
+	$q$SELECT mrf_learn_mst_from('mst_wide', 'x', rho => 1, k => 4, variables => 400, iterations => 20000)$q$);
 SET LOCAL statement_timeout = 0;
 COMMIT;
 RESET ROLE;
