@@ -216,6 +216,20 @@ JoinsComponents(int p, int npairs, int mask, int e, const int *pi, const int *pj
 	return comp[pi[e]] != comp[pj[e]];
 }
 
+/* Joins the trees of a and b in the forest root (parent links); 1 when they were apart. */
+static int
+JoinRoots(int *root, int a, int b)
+{
+	while (root[a] != a)
+		a = root[a];
+	while (root[b] != b)
+		b = root[b];
+	if (a == b)
+		return 0;
+	root[a] = b;
+	return 1;
+}
+
 /*
  * Adds n rows to a ci x cj table: a uniform, b a's value mod cj with
  * probability copy / of, else uniform.
@@ -528,20 +542,7 @@ ForestLawCase(const ForestCase *fc)
 			pair[e] = fc->given[e] ? t : NULL;
 			/* the longest sequence: p minus the given pairs' components */
 			if (fc->given[e])
-			{
-				int			a = i,
-							b = j;
-
-				while (root[a] != a)
-					a = root[a];
-				while (root[b] != b)
-					b = root[b];
-				if (a != b)
-				{
-					root[a] = b;
-					maxlen++;
-				}
-			}
+				maxlen += JoinRoots(root, i, j);
 		}
 	for (int k = 0; k < maxlen; k++)
 		ncodes *= base;
@@ -780,20 +781,7 @@ TestForestOrder(void)
 				/* byq: the pairs by decreasing d */
 				byq[npairs - d[e]] = e;
 				if (pair[e] != NULL)
-				{
-					int			a = i,
-								b = j;
-
-					while (root[a] != a)
-						a = root[a];
-					while (root[b] != b)
-						b = root[b];
-					if (a != b)
-					{
-						root[a] = b;
-						components--;
-					}
-				}
+					components -= JoinRoots(root, i, j);
 			}
 		split += components > 1;
 		if (MrfRngBelow(&shape, 2))
